@@ -1,0 +1,48 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# axon: GPU-attached RoCEv2 RDMA SmartNIC stack.
+#
+#   make            kernel module(s), provider, tools
+#   make check      everything, tested in QEMU VMs (installs what it needs)
+#   make demo       the main job: two VMs, the stack end to end
+#   make qemu       QEMU 7.2 with the axon device models
+#   make install    module (modules_install) and provider
+#
+# KDIR selects the kernel to build against (default: the running one).
+# The VM targets build against the Debian 12 stock kernel the VMs boot.
+
+KDIR		?= /lib/modules/$(shell uname -r)/build
+AXON_CACHE	?= $(HOME)/.cache/axon
+export AXON_CACHE
+
+all: modules provider tools
+
+modules:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+provider:
+	$(MAKE) -C provider
+
+tools:
+	$(MAKE) -C tools
+
+qemu:
+	qemu-model/build-qemu
+
+check:
+	tools/axon-check
+
+demo:
+	tools/axon-demo
+
+install: all
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+	$(MAKE) -C provider install
+
+clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
+		find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' | xargs rm -f
+	$(MAKE) -C provider clean
+	$(MAKE) -C tools clean
+
+.PHONY: all modules provider tools qemu check demo install clean

@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon admin queue engine.
+ *
+ * Commands are written to the submission ring and the tail doorbell is
+ * rung; the device completes them in order into the completion ring,
+ * marking each entry with the phase of the pass, and interrupts. Each
+ * command in flight owns a context slot; its command id carries the slot
+ * in the low bits and a generation above, so a completion for a slot that
+ * was already reused (or never used) is recognised as stale and ignored.
+ *
+ * A command that gets no completion within the device's advertised
+ * budget marks the queue failed: later commands fail with -EIO at once
+ * instead of hanging behind a dead device.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/io.h>
+#include <linux/log2.h>
+#include <linux/slab.h>
+
+#include "axon_admin.h"
+
+#define AXON_AQ_TIMEOUT_MIN_MS	100
+#define AXON_AQ_TIMEOUT_MAX_MS	60000
+
+u16 axon_admin_make_id(u16 generation, u32 slot, u32 depth)
+{
+	return (u16)(generation << ilog2(depth)) | (u16)(slot & (depth - 1));
+}
+
+bool axon_admin_cqe_ready(const struct axon_admin_cqe *cqe, bool phase)
+{
+	u16 flags = le16_to_cpu(READ_ONCE(cqe->flags));
+
+	return !!(flags & AXON_ADMIN_CQE_PHASE) == phase;
+}
+
+int axon_admin_status_to_errno(u16 status)
+{
+	switch (status) {
+	case AXON_ADMIN_SUCCESS:
+		return 0;
+	case AXON_ADMIN_BAD_OPCODE:
+		return -EOPNOTSUPP;
+	case AXON_ADMIN_BAD_PARAM:
+	case AXON_ADMIN_BAD_HANDLE:
+		return -EINVAL;
+	case AXON_ADMIN_NO_RESOURCES:
+		return -ENOMEM;
+	case AXON_ADMIN_BUSY:
+		return -EBUSY;
+	case AXON_ADMIN_DMA_ERROR:
+	default:
+		return -EIO;
+	}
+}
+
+int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
+		    void __iomem *regs, u32 depth)
+{
+	u32 timeout;
+	u32 i;
+
+	if (!is_power_of_2(depth) || depth < AXON_QUEUE_MIN_DEPTH ||
+	    depth > AXON_QUEUE_MAX_DEPTH)
+		return -EINVAL;
+
+	aq->dmadev = dmadev;
+	aq->regs = regs;
+	aq->depth = depth;
+	aq->sq_tail = 0;
+	aq->cq_head = 0;
+	aq->cq_phase = true;
+	aq->generation = 0;
+	aq->failed = false;
+	spin_lock_init(&aq->lock);
+	/* One slot stays free so in-order completion never overruns a ring. */
+	sema_init(&aq->slots, depth - 1);
+
+	timeout = readl(regs + AXON_REG_ADMIN_TIMEOUT);
+	aq->timeout_ms = clamp_t(u32, timeout, AXON_AQ_TIMEOUT_MIN_MS,
+				 AXON_AQ_TIMEOUT_MAX_MS);
+
+	aq->ctx = kcalloc(depth, sizeof(*aq->ctx), GFP_KERNEL);
+	if (!aq->ctx)
+		return -ENOMEM;
+	for (i = 0; i < depth; i++)
+		init_completion(&aq->ctx[i].done);
+
+	aq->sq = dma_alloc_coherent(dmadev, depth * sizeof(*aq->sq),
+				    &aq->sq_dma, GFP_KERNEL);
+	if (!aq->sq)
+		goto err_free_ctx;
+	aq->cq = dma_alloc_coherent(dmadev, depth * sizeof(*aq->cq),
+				    &aq->cq_dma, GFP_KERNEL);
+	if (!aq->cq)
+		goto err_free_sq;
+
+	writel(lower_32_bits(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_LO);
+	writel(upper_32_bits(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_HI);
+	writel(depth, regs + AXON_REG_AQ_SQ_DEPTH);
+	writel(lower_32_bits(aq->cq_dma), regs + AXON_REG_AQ_CQ_BASE_LO);
+	writel(upper_32_bits(aq->cq_dma), regs + AXON_REG_AQ_CQ_BASE_HI);
+	writel(depth, regs + AXON_REG_AQ_CQ_DEPTH);
+	return 0;
+
+err_free_sq:
+	dma_free_coherent(dmadev, depth * sizeof(*aq->sq), aq->sq, aq->sq_dma);
+err_free_ctx:
+	kfree(aq->ctx);
+	return -ENOMEM;
+}
+
+/* The device must be stopped (no more DMA) before the rings are freed. */
+void axon_admin_destroy(struct axon_admin_queue *aq)
+{
+	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->cq), aq->cq,
+			  aq->cq_dma);
+	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->sq), aq->sq,
+			  aq->sq_dma);
+	kfree(aq->ctx);
+}
+
+/* Fail every command in flight and every later one. */
+void axon_admin_mark_failed(struct axon_admin_queue *aq)
+{
+	unsigned long flags;
+	u32 i;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	aq->failed = true;
+	for (i = 0; i < aq->depth; i++)
+		if (aq->ctx[i].busy)
+			complete(&aq->ctx[i].done);
+	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
+irqreturn_t axon_admin_irq(int irq, void *data)
+{
+	struct axon_admin_queue *aq = data;
+	struct axon_admin_cqe *cqe;
+	struct axon_admin_ctx *ctx;
+	u16 cid;
+
+	spin_lock(&aq->lock);
+	while (!aq->failed) {
+		cqe = &aq->cq[aq->cq_head];
+		if (!axon_admin_cqe_ready(cqe, aq->cq_phase))
+			break;
+		/* Read the entry only after seeing its phase. */
+		dma_rmb();
+		cid = le16_to_cpu(cqe->command_id);
+		ctx = &aq->ctx[cid & (aq->depth - 1)];
+		if (ctx->busy && ctx->command_id == cid &&
+		    !completion_done(&ctx->done)) {
+			ctx->cqe = *cqe;
+			aq->stat_completed++;
+			complete(&ctx->done);
+		} else {
+			aq->stat_stale++;
+			dev_warn_ratelimited(aq->dmadev,
+					     "stale admin completion, id %u\n",
+					     cid);
+		}
+		if (++aq->cq_head == aq->depth) {
+			aq->cq_head = 0;
+			aq->cq_phase = !aq->cq_phase;
+		}
+	}
+	spin_unlock(&aq->lock);
+	return IRQ_HANDLED;
+}
+
+static struct axon_admin_ctx *axon_admin_get_ctx(struct axon_admin_queue *aq)
+{
+	u32 i;
+
+	for (i = 0; i < aq->depth; i++)
+		if (!aq->ctx[i].busy)
+			return &aq->ctx[i];
+	return NULL;
+}
+
+/*
+ * Execute one command and wait for its completion. On success of the
+ * transport (a completion arrived), *cqe holds it and the device status
+ * is returned as an errno.
+ */
+int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
+		    struct axon_admin_cqe *cqe)
+{
+	unsigned long timeout = msecs_to_jiffies(aq->timeout_ms);
+	struct axon_admin_ctx *ctx;
+	unsigned long flags;
+	u16 opcode = le16_to_cpu(cmd->opcode);
+	int err;
+
+	if (READ_ONCE(aq->failed))
+		return -EIO;
+	err = down_timeout(&aq->slots, timeout);
+	if (err)
+		return err;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	ctx = aq->failed ? NULL : axon_admin_get_ctx(aq);
+	if (!ctx) {
+		/* failed, or the slot accounting is broken */
+		spin_unlock_irqrestore(&aq->lock, flags);
+		up(&aq->slots);
+		return -EIO;
+	}
+	ctx->busy = true;
+	ctx->command_id = axon_admin_make_id(aq->generation++, ctx - aq->ctx,
+					     aq->depth);
+	reinit_completion(&ctx->done);
+	cmd->command_id = cpu_to_le16(ctx->command_id);
+	cmd->flags = 0;
+	memcpy(&aq->sq[aq->sq_tail], cmd, sizeof(*cmd));
+	aq->sq_tail = (aq->sq_tail + 1) & (aq->depth - 1);
+	aq->stat_submitted++;
+	/* writel orders the ring write before the doorbell */
+	writel(aq->sq_tail, aq->regs + AXON_REG_AQ_SQ_TAIL);
+	spin_unlock_irqrestore(&aq->lock, flags);
+
+	if (!wait_for_completion_timeout(&ctx->done, timeout)) {
+		dev_err(aq->dmadev,
+			"admin command %u (opcode %u) timed out after %lu ms, device marked failed\n",
+			ctx->command_id, opcode, aq->timeout_ms);
+		/* The slot is never reused: the device may still answer it. */
+		axon_admin_mark_failed(aq);
+		up(&aq->slots);
+		return -ETIMEDOUT;
+	}
+
+	spin_lock_irqsave(&aq->lock, flags);
+	if (aq->failed) {
+		/* woken by axon_admin_mark_failed(), not by the device */
+		spin_unlock_irqrestore(&aq->lock, flags);
+		up(&aq->slots);
+		return -EIO;
+	}
+	*cqe = ctx->cqe;
+	ctx->busy = false;
+	spin_unlock_irqrestore(&aq->lock, flags);
+	up(&aq->slots);
+
+	err = axon_admin_status_to_errno(le16_to_cpu(cqe->status));
+	if (err)
+		dev_dbg(aq->dmadev, "admin opcode %u failed, status %u\n",
+			opcode, le16_to_cpu(cqe->status));
+	return err;
+}

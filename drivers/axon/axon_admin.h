@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * axon admin queue engine: the submission and completion rings, command
+ * ids, interrupt-driven completion with a timeout. It knows nothing of
+ * verbs; axon_cmds.c builds the commands.
+ */
+#ifndef _AXON_ADMIN_H_
+#define _AXON_ADMIN_H_
+
+#include <linux/completion.h>
+#include <linux/interrupt.h>
+#include <linux/semaphore.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+
+#include <axon/axon_dev.h>
+
+#define AXON_AQ_DEPTH 32
+
+struct axon_admin_ctx {
+	struct completion done;
+	struct axon_admin_cqe cqe;
+	u16 command_id;		/* id in flight in this slot */
+	bool busy;
+};
+
+struct axon_admin_queue {
+	struct device *dmadev;
+	void __iomem *regs;
+
+	struct axon_admin_cmd *sq;
+	dma_addr_t sq_dma;
+	struct axon_admin_cqe *cq;
+	dma_addr_t cq_dma;
+	u32 depth;		/* both rings, a power of 2 */
+
+	spinlock_t lock;	/* rings, ctx[], generation, state */
+	u32 sq_tail;
+	u32 cq_head;
+	bool cq_phase;
+	u16 generation;		/* upper bits of command ids */
+	struct axon_admin_ctx *ctx;	/* one per SQ slot */
+	struct semaphore slots;	/* free ctx slots */
+
+	unsigned long timeout_ms;
+	bool failed;		/* a command timed out: the device is dead */
+	u64 stat_submitted;
+	u64 stat_completed;
+	u64 stat_stale;
+};
+
+int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
+		    void __iomem *regs, u32 depth);
+void axon_admin_destroy(struct axon_admin_queue *aq);
+irqreturn_t axon_admin_irq(int irq, void *data);
+void axon_admin_mark_failed(struct axon_admin_queue *aq);
+
+int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
+		    struct axon_admin_cqe *cqe);
+int axon_admin_status_to_errno(u16 status);
+
+/* Pure helpers, exposed for the KUnit suites. */
+u16 axon_admin_make_id(u16 generation, u32 slot, u32 depth);
+bool axon_admin_cqe_ready(const struct axon_admin_cqe *cqe, bool phase);
+
+#endif /* _AXON_ADMIN_H_ */

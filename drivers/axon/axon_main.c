@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon: PCI driver of the axon RoCEv2 RDMA SmartNIC.
+ *
+ * Probe order: map BAR 0, check the device identity, reset it, set up
+ * MSI-X, the admin and event queues, enable the device, read its
+ * attributes with admin commands, and register the RDMA device.
+ * Remove undoes it in reverse, stopping the device before any memory it
+ * could DMA to is freed.
+ */
+
+#include <linux/iopoll.h>
+#include <linux/module.h>
+
+#include "axon.h"
+#include "axon_cmds.h"
+
+#define AXON_RESET_TIMEOUT_US	(1000 * 1000)
+#define AXON_ENABLE_TIMEOUT_US	(1000 * 1000)
+
+static const struct pci_device_id axon_pci_table[] = {
+	{ PCI_DEVICE(AXON_PCI_VENDOR_ID, AXON_PCI_DEVICE_ID_NIC) },
+	{ }
+};
+MODULE_DEVICE_TABLE(pci, axon_pci_table);
+
+static int axon_check_identity(struct axon_dev *adev)
+{
+	u32 magic = axon_rd(adev, AXON_REG_MAGIC);
+	u32 version = axon_rd(adev, AXON_REG_VERSION);
+	u32 caps = axon_rd(adev, AXON_REG_CAPS);
+
+	if (magic != AXON_DEV_MAGIC) {
+		dev_err(&adev->pdev->dev, "bad magic 0x%08x\n", magic);
+		return -ENODEV;
+	}
+	if (version >> 16 != AXON_DEV_VERSION_MAJOR) {
+		dev_err(&adev->pdev->dev,
+			"device interface %u.%u, driver supports %u.x\n",
+			version >> 16, version & 0xffff,
+			AXON_DEV_VERSION_MAJOR);
+		return -ENODEV;
+	}
+	if ((caps & (AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS)) !=
+	    (AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS)) {
+		dev_err(&adev->pdev->dev, "missing capabilities 0x%x\n", caps);
+		return -ENODEV;
+	}
+	adev->fw_version = axon_rd(adev, AXON_REG_FW_VERSION);
+	return 0;
+}
+
+/* Stops all DMA and brings every register back to its reset value. */
+static int axon_reset(struct axon_dev *adev)
+{
+	u32 ctrl;
+	int err;
+
+	axon_wr(adev, AXON_REG_CTRL, AXON_CTRL_RESET);
+	err = readl_poll_timeout(adev->regs + AXON_REG_CTRL, ctrl,
+				 !(ctrl & AXON_CTRL_RESET), 10,
+				 AXON_RESET_TIMEOUT_US);
+	if (err)
+		dev_err(&adev->pdev->dev, "reset did not complete\n");
+	return err;
+}
+
+static int axon_enable(struct axon_dev *adev)
+{
+	u32 status;
+	int err;
+
+	axon_wr(adev, AXON_REG_CTRL, AXON_CTRL_ENABLE);
+	err = readl_poll_timeout(adev->regs + AXON_REG_STATUS, status,
+				 status & (AXON_STATUS_READY | AXON_STATUS_FATAL) ||
+				 axon_rd(adev, AXON_REG_ERROR), 10,
+				 AXON_ENABLE_TIMEOUT_US);
+	if (err || !(status & AXON_STATUS_READY)) {
+		dev_err(&adev->pdev->dev,
+			"device refused to start: status 0x%x error %u\n",
+			status, axon_rd(adev, AXON_REG_ERROR));
+		return -EIO;
+	}
+	return 0;
+}
+
+static int axon_setup_irqs(struct axon_dev *adev)
+{
+	struct pci_dev *pdev = adev->pdev;
+	int err;
+
+	err = pci_alloc_irq_vectors(pdev, AXON_MSIX_NUM_VECTORS,
+				    AXON_MSIX_NUM_VECTORS, PCI_IRQ_MSIX);
+	if (err < 0) {
+		dev_err(&pdev->dev, "cannot allocate MSI-X vectors: %d\n", err);
+		return err;
+	}
+	err = request_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), axon_admin_irq,
+			  0, "axon-admin", &adev->aq);
+	if (err)
+		goto err_free_vectors;
+	err = request_threaded_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), NULL,
+				   axon_eq_irq_thread, IRQF_ONESHOT,
+				   "axon-async", adev);
+	if (err)
+		goto err_free_admin_irq;
+	return 0;
+
+err_free_admin_irq:
+	free_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), &adev->aq);
+err_free_vectors:
+	pci_free_irq_vectors(pdev);
+	return err;
+}
+
+static void axon_free_irqs(struct axon_dev *adev)
+{
+	struct pci_dev *pdev = adev->pdev;
+
+	free_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), adev);
+	free_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), &adev->aq);
+	pci_free_irq_vectors(pdev);
+}
+
+static int axon_query_attrs(struct axon_dev *adev)
+{
+	struct axon_port_attr port;
+	int err;
+
+	err = axon_cmd_query_device(&adev->aq, &adev->attr);
+	if (err)
+		return err;
+	if (le32_to_cpu(adev->attr.num_ports) != 1) {
+		dev_err(&adev->pdev->dev, "unsupported port count %u\n",
+			le32_to_cpu(adev->attr.num_ports));
+		return -EIO;
+	}
+	err = axon_cmd_query_port(&adev->aq, AXON_PORT, &port);
+	if (err)
+		return err;
+	adev->port_state = le32_to_cpu(port.state) == AXON_PORT_ACTIVE ?
+			   IB_PORT_ACTIVE : IB_PORT_DOWN;
+	return 0;
+}
+
+static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	struct axon_dev *adev;
+	int err;
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	err = pcim_iomap_regions(pdev, BIT(AXON_BAR_REGS), AXON_DRV_NAME);
+	if (err)
+		return err;
+	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
+	if (err)
+		return err;
+	pci_set_master(pdev);
+
+	adev = ib_alloc_device(axon_dev, ibdev);
+	if (!adev)
+		return -ENOMEM;
+	adev->pdev = pdev;
+	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
+	pci_set_drvdata(pdev, adev);
+
+	err = axon_check_identity(adev);
+	if (err)
+		goto err_dealloc;
+	err = axon_reset(adev);
+	if (err)
+		goto err_dealloc;
+	err = axon_admin_init(&adev->aq, &pdev->dev, adev->regs,
+			      AXON_AQ_DEPTH);
+	if (err)
+		goto err_dealloc;
+	err = axon_eq_init(adev, AXON_EQ_DEPTH);
+	if (err)
+		goto err_destroy_admin;
+	err = axon_setup_irqs(adev);
+	if (err)
+		goto err_destroy_eq;
+	err = axon_enable(adev);
+	if (err)
+		goto err_stop_device;
+	err = axon_query_attrs(adev);
+	if (err)
+		goto err_stop_device;
+	err = axon_ib_register(adev);
+	if (err)
+		goto err_stop_device;
+	return 0;
+
+err_stop_device:
+	axon_reset(adev);
+	axon_free_irqs(adev);
+err_destroy_eq:
+	axon_eq_destroy(adev);
+err_destroy_admin:
+	axon_admin_destroy(&adev->aq);
+err_dealloc:
+	ib_dealloc_device(&adev->ibdev);
+	return err;
+}
+
+static void axon_remove(struct pci_dev *pdev)
+{
+	struct axon_dev *adev = pci_get_drvdata(pdev);
+
+	axon_ib_unregister(adev);
+	axon_reset(adev);
+	axon_free_irqs(adev);
+	axon_eq_destroy(adev);
+	axon_admin_destroy(&adev->aq);
+	ib_dealloc_device(&adev->ibdev);
+}
+
+static struct pci_driver axon_pci_driver = {
+	.name = AXON_DRV_NAME,
+	.id_table = axon_pci_table,
+	.probe = axon_probe,
+	.remove = axon_remove,
+};
+module_pci_driver(axon_pci_driver);
+
+MODULE_AUTHOR("axon developers");
+MODULE_DESCRIPTION("axon RoCEv2 RDMA SmartNIC driver");
+MODULE_LICENSE("Dual BSD/GPL");

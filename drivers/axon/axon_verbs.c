@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon verbs: the ib_device and its operations. Turns ib_* objects and
+ * udata into admin commands; never touches a ring itself.
+ *
+ * Verbs that are not listed in axon_dev_ops are left to the RDMA core,
+ * which fails them with EOPNOTSUPP.
+ */
+
+#include <rdma/ib_mad.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/uverbs_ioctl.h>
+#include <rdma/axon-abi.h>
+
+#include "axon.h"
+#include "axon_cmds.h"
+
+/* The 64-bit fw_ver handed to userspace: 47:32 major, 31:16 minor, 15:0 sub */
+static u64 axon_fw_ver(u32 reg)
+{
+	return (u64)(reg >> 24) << 32 | (u64)((reg >> 16) & 0xff) << 16 |
+	       (reg & 0xffff);
+}
+
+static void axon_get_dev_fw_str(struct ib_device *ibdev, char *str)
+{
+	u32 fw = to_adev(ibdev)->fw_version;
+
+	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", fw >> 24,
+		 (fw >> 16) & 0xff, fw & 0xffff);
+}
+
+static int axon_query_device(struct ib_device *ibdev,
+			     struct ib_device_attr *props,
+			     struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibdev);
+	const struct axon_dev_attr *a = &adev->attr;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(ibdev, "query_device: non-zero udata\n");
+		return -EINVAL;
+	}
+
+	memset(props, 0, sizeof(*props));
+	props->fw_ver = axon_fw_ver(adev->fw_version);
+	props->sys_image_guid = cpu_to_be64(le64_to_cpu(a->sys_image_guid));
+	props->max_mr_size = le64_to_cpu(a->max_mr_size);
+	props->page_size_cap = le64_to_cpu(a->page_size_cap);
+	props->vendor_id = adev->pdev->vendor;
+	props->vendor_part_id = le32_to_cpu(a->vendor_part_id);
+	props->hw_ver = le32_to_cpu(a->hw_ver);
+	props->max_qp = le32_to_cpu(a->max_qp);
+	props->max_qp_wr = le32_to_cpu(a->max_qp_wr);
+	props->max_send_sge = le32_to_cpu(a->max_sge);
+	props->max_recv_sge = le32_to_cpu(a->max_sge);
+	props->max_sge_rd = le32_to_cpu(a->max_sge);
+	props->max_cq = le32_to_cpu(a->max_cq);
+	props->max_cqe = le32_to_cpu(a->max_cqe);
+	props->max_mr = le32_to_cpu(a->max_mr);
+	props->max_pd = le32_to_cpu(a->max_pd);
+	props->max_qp_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
+	props->max_qp_init_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
+	props->atomic_cap = IB_ATOMIC_NONE;
+	props->max_pkeys = 1;
+	return 0;
+}
+
+static enum ib_mtu axon_mtu_enum(u32 bytes)
+{
+	if (bytes >= 4096)
+		return IB_MTU_4096;
+	if (bytes >= 2048)
+		return IB_MTU_2048;
+	if (bytes >= 1024)
+		return IB_MTU_1024;
+	if (bytes >= 512)
+		return IB_MTU_512;
+	return IB_MTU_256;
+}
+
+/* Express an Ethernet link speed as four IB lanes. */
+static void axon_speed_width(u32 mbps, u16 *speed, u8 *width)
+{
+	u32 lane = mbps / 4;
+
+	*width = IB_WIDTH_4X;
+	if (lane >= 100000)
+		*speed = IB_SPEED_NDR;
+	else if (lane >= 50000)
+		*speed = IB_SPEED_HDR;
+	else if (lane >= 25000)
+		*speed = IB_SPEED_EDR;
+	else if (lane >= 10000)
+		*speed = IB_SPEED_QDR;
+	else
+		*speed = IB_SPEED_SDR;
+}
+
+static int axon_query_port(struct ib_device *ibdev, u32 port,
+			   struct ib_port_attr *props)
+{
+	struct axon_dev *adev = to_adev(ibdev);
+	struct axon_port_attr pa;
+	int err;
+
+	err = axon_cmd_query_port(&adev->aq, port, &pa);
+	if (err)
+		return err;
+
+	/* props arrives zeroed from ib_query_port() */
+	props->state = le32_to_cpu(pa.state) == AXON_PORT_ACTIVE ?
+		       IB_PORT_ACTIVE : IB_PORT_DOWN;
+	props->phys_state = props->state == IB_PORT_ACTIVE ?
+			    IB_PORT_PHYS_STATE_LINK_UP :
+			    IB_PORT_PHYS_STATE_DISABLED;
+	props->max_mtu = axon_mtu_enum(le32_to_cpu(pa.max_mtu));
+	props->active_mtu = axon_mtu_enum(le32_to_cpu(pa.active_mtu));
+	props->gid_tbl_len = le32_to_cpu(pa.gid_tbl_len);
+	props->pkey_tbl_len = 1;
+	props->max_msg_sz = le32_to_cpu(pa.max_msg_sz);
+	props->lid = 0;
+	props->lmc = 0;
+	props->sm_lid = 0;
+	props->max_vl_num = 1;
+	axon_speed_width(le32_to_cpu(pa.speed_mbps), &props->active_speed,
+			 &props->active_width);
+	return 0;
+}
+
+static int axon_query_pkey(struct ib_device *ibdev, u32 port, u16 index,
+			   u16 *pkey)
+{
+	if (index > 0)
+		return -EINVAL;
+	*pkey = IB_DEFAULT_PKEY_FULL;
+	return 0;
+}
+
+static int axon_get_port_immutable(struct ib_device *ibdev, u32 port,
+				   struct ib_port_immutable *immutable)
+{
+	struct ib_port_attr attr;
+	int err;
+
+	err = ib_query_port(ibdev, port, &attr);
+	if (err)
+		return err;
+
+	immutable->pkey_tbl_len = attr.pkey_tbl_len;
+	immutable->gid_tbl_len = attr.gid_tbl_len;
+	immutable->core_cap_flags = AXON_PORT_CORE_CAPS;
+	return 0;
+}
+
+static enum rdma_link_layer axon_get_link_layer(struct ib_device *ibdev,
+						u32 port)
+{
+	return IB_LINK_LAYER_ETHERNET;
+}
+
+static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
+			       struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibuctx->device);
+	const struct axon_dev_attr *a = &adev->attr;
+	struct axon_alloc_ucontext_resp resp = {};
+	struct axon_alloc_ucontext_req req = {};
+	int err;
+
+	/* Older, shorter requests are fine; longer ones must be zero-padded. */
+	if (udata->inlen > sizeof(req) &&
+	    !ib_is_udata_cleared(udata, sizeof(req),
+				 udata->inlen - sizeof(req))) {
+		ibdev_dbg(&adev->ibdev, "alloc_ucontext: unknown udata\n");
+		return -EINVAL;
+	}
+	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
+	if (err)
+		return err;
+	if (req.comp_mask || req.reserved) {
+		ibdev_dbg(&adev->ibdev,
+			  "alloc_ucontext: comp_mask 0x%x reserved 0x%x\n",
+			  req.comp_mask, req.reserved);
+		return -EOPNOTSUPP;
+	}
+
+	resp.max_inline = le32_to_cpu(a->max_inline);
+	resp.max_sge = le32_to_cpu(a->max_sge);
+	resp.max_qp_wr = le32_to_cpu(a->max_qp_wr);
+	resp.max_cqe = le32_to_cpu(a->max_cqe);
+	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+}
+
+static void axon_dealloc_ucontext(struct ib_ucontext *ibuctx)
+{
+}
+
+/*
+ * Having this op tells the RDMA core that a device can be unregistered
+ * while user contexts are open: it destroys their objects (through the
+ * usual destroy verbs) and leaves the processes with a dead context.
+ * Nothing is mapped into processes yet, so there is nothing more to undo.
+ */
+static void axon_disassociate_ucontext(struct ib_ucontext *ibuctx)
+{
+}
+
+static int axon_alloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibpd->device);
+	struct axon_pd *pd = to_apd(ibpd);
+	struct axon_alloc_pd_resp resp = {};
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		ibdev_dbg(&adev->ibdev, "alloc_pd: non-zero udata\n");
+		return -EINVAL;
+	}
+
+	err = axon_cmd_create_pd(&adev->aq, &pd->pdn);
+	if (err)
+		return err;
+
+	if (udata && udata->outlen) {
+		resp.pdn = pd->pdn;
+		err = ib_copy_to_udata(udata, &resp,
+				       min(sizeof(resp), udata->outlen));
+		if (err) {
+			axon_cmd_destroy_pd(&adev->aq, pd->pdn);
+			return err;
+		}
+	}
+	return 0;
+}
+
+/*
+ * The core cannot handle a failing destroy while it tears a context down,
+ * so a device error is logged and the PD is considered gone.
+ */
+static int axon_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibpd->device);
+	struct axon_pd *pd = to_apd(ibpd);
+	int err;
+
+	err = axon_cmd_destroy_pd(&adev->aq, pd->pdn);
+	if (err)
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "destroy pd %u failed: %d\n", pd->pdn,
+				      err);
+	return 0;
+}
+
+static const struct ib_device_ops axon_dev_ops = {
+	.owner = THIS_MODULE,
+	.driver_id = RDMA_DRIVER_UNKNOWN,
+	.uverbs_abi_ver = AXON_UVERBS_ABI_VERSION,
+
+	.alloc_pd = axon_alloc_pd,
+	.alloc_ucontext = axon_alloc_ucontext,
+	.dealloc_pd = axon_dealloc_pd,
+	.dealloc_ucontext = axon_dealloc_ucontext,
+	.disassociate_ucontext = axon_disassociate_ucontext,
+	.get_dev_fw_str = axon_get_dev_fw_str,
+	.get_link_layer = axon_get_link_layer,
+	.get_port_immutable = axon_get_port_immutable,
+	.query_device = axon_query_device,
+	.query_pkey = axon_query_pkey,
+	.query_port = axon_query_port,
+
+	INIT_RDMA_OBJ_SIZE(ib_pd, axon_pd, ibpd),
+	INIT_RDMA_OBJ_SIZE(ib_ucontext, axon_ucontext, ibucontext),
+};
+
+int axon_ib_register(struct axon_dev *adev)
+{
+	struct ib_device *ibdev = &adev->ibdev;
+	int err;
+
+	ibdev->node_type = RDMA_NODE_IB_CA;
+	ibdev->phys_port_cnt = 1;
+	ibdev->num_comp_vectors = 1;
+	ibdev->node_guid = cpu_to_be64(le64_to_cpu(adev->attr.sys_image_guid));
+	ibdev->dev.parent = &adev->pdev->dev;
+	strscpy(ibdev->node_desc, "axon RoCEv2 SmartNIC", sizeof(ibdev->node_desc));
+	ib_set_device_ops(ibdev, &axon_dev_ops);
+
+	err = ib_register_device(ibdev, "axon%d", &adev->pdev->dev);
+	if (err) {
+		dev_err(&adev->pdev->dev, "ib_register_device failed: %d\n", err);
+		return err;
+	}
+	WRITE_ONCE(adev->registered, true);
+	return 0;
+}
+
+void axon_ib_unregister(struct axon_dev *adev)
+{
+	WRITE_ONCE(adev->registered, false);
+	ib_unregister_device(&adev->ibdev);
+}
+
+void axon_ib_port_event(struct axon_dev *adev, enum ib_port_state state)
+{
+	struct ib_event event = {
+		.device = &adev->ibdev,
+		.element.port_num = AXON_PORT,
+		.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+						   IB_EVENT_PORT_ERR,
+	};
+
+	if (adev->port_state == state)
+		return;
+	adev->port_state = state;
+	if (READ_ONCE(adev->registered))
+		ib_dispatch_event(&event);
+}
+
+void axon_ib_fatal_event(struct axon_dev *adev)
+{
+	struct ib_event event = {
+		.device = &adev->ibdev,
+		.event = IB_EVENT_DEVICE_FATAL,
+	};
+
+	if (READ_ONCE(adev->registered))
+		ib_dispatch_event(&event);
+}

@@ -1,0 +1,121 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon libibverbs provider: device matching, registration and contexts.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <axon/axon_dev.h>
+
+#include "axon.h"
+
+static const struct verbs_match_ent axon_table[] = {
+	{
+		.vendor = AXON_PCI_VENDOR_ID,
+		.device = AXON_PCI_DEVICE_ID_NIC,
+		.kind = VERBS_MATCH_PCI,
+	},
+	{}
+};
+
+static void axon_free_context(struct ibv_context *ibctx);
+
+/* Ops left out here fail with EOPNOTSUPP through libibverbs' defaults. */
+static const struct verbs_context_ops axon_ctx_ops = {
+	.alloc_pd = axon_alloc_pd,
+	.dealloc_pd = axon_dealloc_pd,
+	.free_context = axon_free_context,
+	.query_device_ex = axon_query_device_ex,
+	.query_port = axon_query_port,
+};
+
+static struct verbs_context *axon_alloc_context(struct ibv_device *ibdev,
+						int cmd_fd,
+						void *private_data __maybe_unused)
+{
+	struct axon_alloc_ucontext_cmd_resp resp = {};
+	struct axon_alloc_ucontext_cmd cmd = {};
+	struct axon_context *ctx;
+	int err;
+
+	ctx = verbs_init_and_alloc_context(ibdev, cmd_fd, ctx, ibvctx,
+					   RDMA_DRIVER_UNKNOWN);
+	if (!ctx)
+		return NULL;
+
+	/* No optional request fields are defined yet. */
+	cmd.drv_payload.comp_mask = 0;
+
+	err = ibv_cmd_get_context(&ctx->ibvctx, &cmd.ibv_cmd, sizeof(cmd),
+				  &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_err(&ctx->ibvctx, "ibv_cmd_get_context failed: %d\n",
+			  err);
+		goto err_uninit;
+	}
+
+	ctx->resp_comp_mask = resp.drv_payload.comp_mask;
+	ctx->max_inline = resp.drv_payload.max_inline;
+	ctx->max_sge = resp.drv_payload.max_sge;
+	ctx->max_qp_wr = resp.drv_payload.max_qp_wr;
+	ctx->max_cqe = resp.drv_payload.max_cqe;
+
+	verbs_set_ops(&ctx->ibvctx, &axon_ctx_ops);
+
+	return &ctx->ibvctx;
+
+err_uninit:
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+	errno = err;
+	return NULL;
+}
+
+static void axon_free_context(struct ibv_context *ibctx)
+{
+	struct axon_context *ctx = to_axon_ctx(ibctx);
+
+	verbs_uninit_context(&ctx->ibvctx);
+	free(ctx);
+}
+
+static struct verbs_device *
+axon_device_alloc(struct verbs_sysfs_dev *sysfs_dev __maybe_unused)
+{
+	struct axon_device *dev;
+
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return NULL;
+
+	dev->pg_sz = sysconf(_SC_PAGESIZE);
+
+	return &dev->vdev;
+}
+
+static void axon_uninit_device(struct verbs_device *vdev)
+{
+	struct axon_device *dev = to_axon_dev(&vdev->device);
+
+	free(dev);
+}
+
+static const struct verbs_device_ops axon_dev_ops = {
+	.name = "axon",
+	.match_min_abi_version = AXON_UVERBS_ABI_VERSION,
+	.match_max_abi_version = AXON_UVERBS_ABI_VERSION,
+	.match_table = axon_table,
+	.alloc_device = axon_device_alloc,
+	.uninit_device = axon_uninit_device,
+	.alloc_context = axon_alloc_context,
+};
+
+/*
+ * libibverbs dlopen()s the provider; registering from a constructor is all
+ * a shared provider does at load time (rdma-core's PROVIDER_DRIVER()).
+ */
+static __attribute__((constructor)) void axon_register_driver(void)
+{
+	verbs_register_driver_34(&axon_dev_ops);
+}

@@ -1,0 +1,396 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The private provider ABI of libibverbs, as exported by rdma-core 44 under
+ * the symbol version IBVERBS_PRIVATE_34.
+ *
+ * rdma-core builds its providers in-tree against libibverbs/driver.h and
+ * libibverbs/kern-abi.h, which no distribution installs: Debian 12 ships
+ * libibverbs-dev 44 with only the public headers (infiniband/verbs.h) and the
+ * kernel uAPI (rdma/ib_user_verbs.h). An out-of-tree provider therefore has
+ * to declare this ABI itself. This header does so for exactly what axon uses,
+ * plus every structure whose layout libibverbs reads or writes on our behalf.
+ *
+ * Nothing here is negotiated at run time: libibverbs trusts the layouts
+ * blindly. verbs_set_ops() walks struct verbs_context_ops by field, and
+ * try_driver() reads struct verbs_device_ops and writes struct verbs_device
+ * inside memory we allocate. Any change of these layouts in rdma-core comes
+ * with a new IBVERBS_PRIVATE_<N> version, which is why the Makefile refuses to
+ * build unless libibverbs exports IBVERBS_PRIVATE_34, and why the symbols
+ * below are bound to that version at link time.
+ *
+ * The sizes and offsets asserted at the end of this file were read from the
+ * installed rdma-core 44 binaries (see provider/tests/check-layout and
+ * Documentation/provider.rst); provider/tests/run re-checks them against the
+ * libibverbs on the build machine.
+ */
+#ifndef AXON_IBVERBS_PRIVATE_H
+#define AXON_IBVERBS_PRIVATE_H
+
+#include <assert.h>
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+#include <rdma/ib_user_verbs.h>
+#include <rdma/ib_user_ioctl_verbs.h>
+
+/* The "34" in the provider file name and in verbs_register_driver_34. */
+#define IBVERBS_PABI_VERSION 34
+
+/* A node of the ccan intrusive doubly linked list used inside libibverbs. */
+struct list_node {
+	struct list_node *next;
+	struct list_node *prev;
+};
+
+/*
+ * One RDMA device found by libibverbs (in sysfs or over netlink). Providers
+ * only receive pointers to it; axon never looks inside, so it stays opaque.
+ */
+struct verbs_sysfs_dev;
+
+/* Defined by libibverbs; providers only pass pointers around. */
+struct verbs_mr;
+
+/* How one entry of verbs_device_ops.match_table is compared. */
+enum {
+	VERBS_MATCH_SENTINEL = 0,	/* ends the table */
+	VERBS_MATCH_PCI = 1,		/* vendor/device against the modalias */
+	VERBS_MATCH_MODALIAS = 2,	/* fnmatch() pattern on the modalias */
+	VERBS_MATCH_DRIVER_ID = 3,	/* enum rdma_driver_id from netlink */
+};
+
+struct verbs_match_ent {
+	void *driver_data;
+	union {
+		const char *modalias;
+		uint64_t driver_id;
+	} u;
+	uint16_t vendor;
+	uint16_t device;
+	uint8_t kind;			/* VERBS_MATCH_* */
+};
+
+struct verbs_device;
+struct verbs_context;
+
+/* What a provider hands to verbs_register_driver_34(). */
+struct verbs_device_ops {
+	const char *name;
+
+	/* Accepted range of the uverbs device's abi_version (driver ABI). */
+	uint32_t match_min_abi_version;
+	uint32_t match_max_abi_version;
+	const struct verbs_match_ent *match_table;
+	/* Only used when libibverbs is linked statically; NULL here. */
+	const struct verbs_device_ops **static_providers;
+
+	bool (*match_device)(struct verbs_sysfs_dev *sysfs_dev);
+
+	struct verbs_context *(*alloc_context)(struct ibv_device *device,
+					       int cmd_fd,
+					       void *private_data);
+	struct verbs_context *(*import_context)(struct ibv_device *device,
+						int cmd_fd);
+
+	struct verbs_device *(*alloc_device)(struct verbs_sysfs_dev *sysfs_dev);
+	void (*uninit_device)(struct verbs_device *device);
+};
+
+/*
+ * The provider allocates this (embedded first in its own device struct) from
+ * alloc_device; libibverbs fills in every field after the call.
+ */
+struct verbs_device {
+	struct ibv_device device;	/* must stay first */
+	const struct verbs_device_ops *ops;
+	atomic_int refcount;
+	struct list_node entry;
+	struct verbs_sysfs_dev *sysfs;
+	uint64_t core_support;
+};
+
+/*
+ * Every op a provider may implement, in the order rdma-core 44 declares them
+ * (alphabetical). verbs_set_ops() copies each non-NULL member into the
+ * context; members left NULL keep libibverbs' defaults, which fail with
+ * EOPNOTSUPP (a few "event" and "unimport" ops are no-ops, and
+ * query_qp_data_in_order reports no ordering guarantee).
+ */
+struct verbs_context_ops {
+	int (*advise_mr)(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+			 uint32_t flags, struct ibv_sge *sg_list,
+			 uint32_t num_sges);
+	struct ibv_dm *(*alloc_dm)(struct ibv_context *context,
+				   struct ibv_alloc_dm_attr *attr);
+	struct ibv_mw *(*alloc_mw)(struct ibv_pd *pd, enum ibv_mw_type type);
+	struct ibv_mr *(*alloc_null_mr)(struct ibv_pd *pd);
+	struct ibv_pd *(*alloc_parent_domain)(
+		struct ibv_context *context,
+		struct ibv_parent_domain_init_attr *attr);
+	struct ibv_pd *(*alloc_pd)(struct ibv_context *context);
+	struct ibv_td *(*alloc_td)(struct ibv_context *context,
+				   struct ibv_td_init_attr *init_attr);
+	void (*async_event)(struct ibv_context *context,
+			    struct ibv_async_event *event);
+	int (*attach_counters_point_flow)(struct ibv_counters *counters,
+					  struct ibv_counter_attach_attr *attr,
+					  struct ibv_flow *flow);
+	int (*attach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	int (*bind_mw)(struct ibv_qp *qp, struct ibv_mw *mw,
+		       struct ibv_mw_bind *mw_bind);
+	int (*close_xrcd)(struct ibv_xrcd *xrcd);
+	void (*cq_event)(struct ibv_cq *cq);
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd,
+				    struct ibv_ah_attr *attr);
+	struct ibv_counters *(*create_counters)(
+		struct ibv_context *context,
+		struct ibv_counters_init_attr *init_attr);
+	struct ibv_cq *(*create_cq)(struct ibv_context *context, int cqe,
+				    struct ibv_comp_channel *channel,
+				    int comp_vector);
+	struct ibv_cq_ex *(*create_cq_ex)(
+		struct ibv_context *context,
+		struct ibv_cq_init_attr_ex *init_attr);
+	struct ibv_flow *(*create_flow)(struct ibv_qp *qp,
+					struct ibv_flow_attr *flow_attr);
+	struct ibv_flow_action *(*create_flow_action_esp)(
+		struct ibv_context *context,
+		struct ibv_flow_action_esp_attr *attr);
+	struct ibv_qp *(*create_qp)(struct ibv_pd *pd,
+				    struct ibv_qp_init_attr *attr);
+	struct ibv_qp *(*create_qp_ex)(
+		struct ibv_context *context,
+		struct ibv_qp_init_attr_ex *qp_init_attr_ex);
+	struct ibv_rwq_ind_table *(*create_rwq_ind_table)(
+		struct ibv_context *context,
+		struct ibv_rwq_ind_table_init_attr *init_attr);
+	struct ibv_srq *(*create_srq)(struct ibv_pd *pd,
+				      struct ibv_srq_init_attr *srq_init_attr);
+	struct ibv_srq *(*create_srq_ex)(
+		struct ibv_context *context,
+		struct ibv_srq_init_attr_ex *srq_init_attr_ex);
+	struct ibv_wq *(*create_wq)(struct ibv_context *context,
+				    struct ibv_wq_init_attr *wq_init_attr);
+	int (*dealloc_mw)(struct ibv_mw *mw);
+	int (*dealloc_pd)(struct ibv_pd *pd);
+	int (*dealloc_td)(struct ibv_td *td);
+	int (*dereg_mr)(struct verbs_mr *vmr);
+	int (*destroy_ah)(struct ibv_ah *ah);
+	int (*destroy_counters)(struct ibv_counters *counters);
+	int (*destroy_cq)(struct ibv_cq *cq);
+	int (*destroy_flow)(struct ibv_flow *flow);
+	int (*destroy_flow_action)(struct ibv_flow_action *action);
+	int (*destroy_qp)(struct ibv_qp *qp);
+	int (*destroy_rwq_ind_table)(struct ibv_rwq_ind_table *rwq_ind_table);
+	int (*destroy_srq)(struct ibv_srq *srq);
+	int (*destroy_wq)(struct ibv_wq *wq);
+	int (*detach_mcast)(struct ibv_qp *qp, const union ibv_gid *gid,
+			    uint16_t lid);
+	void (*free_context)(struct ibv_context *context);
+	int (*free_dm)(struct ibv_dm *dm);
+	int (*get_srq_num)(struct ibv_srq *srq, uint32_t *srq_num);
+	struct ibv_dm *(*import_dm)(struct ibv_context *context,
+				    uint32_t dm_handle);
+	struct ibv_mr *(*import_mr)(struct ibv_pd *pd, uint32_t mr_handle);
+	struct ibv_pd *(*import_pd)(struct ibv_context *context,
+				    uint32_t pd_handle);
+	int (*modify_cq)(struct ibv_cq *cq, struct ibv_modify_cq_attr *attr);
+	int (*modify_flow_action_esp)(struct ibv_flow_action *action,
+				      struct ibv_flow_action_esp_attr *attr);
+	int (*modify_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask);
+	int (*modify_qp_rate_limit)(struct ibv_qp *qp,
+				    struct ibv_qp_rate_limit_attr *attr);
+	int (*modify_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+			  int srq_attr_mask);
+	int (*modify_wq)(struct ibv_wq *wq, struct ibv_wq_attr *wq_attr);
+	struct ibv_qp *(*open_qp)(struct ibv_context *context,
+				  struct ibv_qp_open_attr *attr);
+	struct ibv_xrcd *(*open_xrcd)(
+		struct ibv_context *context,
+		struct ibv_xrcd_init_attr *xrcd_init_attr);
+	int (*poll_cq)(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc);
+	int (*post_recv)(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+			 struct ibv_recv_wr **bad_wr);
+	int (*post_send)(struct ibv_qp *qp, struct ibv_send_wr *wr,
+			 struct ibv_send_wr **bad_wr);
+	int (*post_srq_ops)(struct ibv_srq *srq, struct ibv_ops_wr *op,
+			    struct ibv_ops_wr **bad_op);
+	int (*post_srq_recv)(struct ibv_srq *srq, struct ibv_recv_wr *recv_wr,
+			     struct ibv_recv_wr **bad_recv_wr);
+	int (*query_device_ex)(struct ibv_context *context,
+			       const struct ibv_query_device_ex_input *input,
+			       struct ibv_device_attr_ex *attr,
+			       size_t attr_size);
+	int (*query_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	int (*query_port)(struct ibv_context *context, uint8_t port_num,
+			  struct ibv_port_attr *port_attr);
+	int (*query_qp)(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			int attr_mask, struct ibv_qp_init_attr *init_attr);
+	int (*query_qp_data_in_order)(struct ibv_qp *qp,
+				      enum ibv_wr_opcode op, uint32_t flags);
+	int (*query_rt_values)(struct ibv_context *context,
+			       struct ibv_values_ex *values);
+	int (*query_srq)(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr);
+	int (*read_counters)(struct ibv_counters *counters,
+			     uint64_t *counters_value, uint32_t ncounters,
+			     uint32_t flags);
+	struct ibv_mr *(*reg_dm_mr)(struct ibv_pd *pd, struct ibv_dm *dm,
+				    uint64_t dm_offset, size_t length,
+				    unsigned int access);
+	struct ibv_mr *(*reg_dmabuf_mr)(struct ibv_pd *pd, uint64_t offset,
+					size_t length, uint64_t iova, int fd,
+					int access);
+	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t length,
+				 uint64_t hca_va, int access);
+	int (*req_notify_cq)(struct ibv_cq *cq, int solicited_only);
+	int (*rereg_mr)(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+			void *addr, size_t length, int access);
+	int (*resize_cq)(struct ibv_cq *cq, int cqe);
+	int (*set_ece)(struct ibv_qp *qp, struct ibv_ece *ece);
+	void (*unimport_dm)(struct ibv_dm *dm);
+	void (*unimport_mr)(struct ibv_mr *mr);
+	void (*unimport_pd)(struct ibv_pd *pd);
+};
+
+static inline struct verbs_device *verbs_get_device(const struct ibv_device *dev)
+{
+	return (struct verbs_device *)((uintptr_t)dev -
+				       offsetof(struct verbs_device, device));
+}
+
+/*
+ * Legacy write() commands. libibverbs lays each one out as the uverbs command
+ * header, then the core request of <rdma/ib_user_verbs.h>, then the driver's
+ * own request ("udata in"), with no padding between them. A response is the
+ * core response followed directly by the driver's response ("udata out").
+ * The ibv_cmd_*() helpers take the full size of these wrappers and hand the
+ * tail beyond the core part to the kernel driver.
+ */
+struct ibv_get_context {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_get_context core_payload;
+};
+
+struct ibv_query_port {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_port core_payload;
+};
+
+struct ibv_alloc_pd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_pd core_payload;
+};
+
+/*
+ * Logging to VERBS_LOG_FILE (default stderr) at or below VERBS_LOG_LEVEL, as
+ * the in-tree providers do.
+ */
+enum {
+	VERBS_LOG_LEVEL_NONE,
+	VERBS_LOG_ERR,
+	VERBS_LOG_WARN,
+	VERBS_LOG_INFO,
+	VERBS_LOG_DEBUG,
+};
+
+void __verbs_log(struct verbs_context *ctx, uint32_t level,
+		 const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+#define verbs_log(ctx, level, fmt, ...)					\
+	do {								\
+		int __saved_errno = errno;				\
+		__verbs_log(ctx, level, "%s: %s: " fmt,			\
+			    (ctx)->context.device->name, __func__,	\
+			    ##__VA_ARGS__);				\
+		errno = __saved_errno;					\
+	} while (0)
+
+#define verbs_err(ctx, fmt, ...) verbs_log(ctx, VERBS_LOG_ERR, fmt, ##__VA_ARGS__)
+#define verbs_debug(ctx, fmt, ...) \
+	verbs_log(ctx, VERBS_LOG_DEBUG, fmt, ##__VA_ARGS__)
+
+/* Functions of libibverbs.so.1 at version IBVERBS_PRIVATE_34. */
+void verbs_register_driver_34(const struct verbs_device_ops *ops);
+
+void *_verbs_init_and_alloc_context(struct ibv_device *device, int cmd_fd,
+				    size_t alloc_size,
+				    struct verbs_context *context_offset,
+				    uint32_t driver_id);
+void verbs_uninit_context(struct verbs_context *context);
+void verbs_set_ops(struct verbs_context *vctx,
+		   const struct verbs_context_ops *ops);
+
+int ibv_cmd_get_context(struct verbs_context *context,
+			struct ibv_get_context *cmd, size_t cmd_size,
+			struct ib_uverbs_get_context_resp *resp,
+			size_t resp_size);
+int ibv_cmd_query_device_any(struct ibv_context *context,
+			     const struct ibv_query_device_ex_input *input,
+			     struct ibv_device_attr_ex *attr, size_t attr_size,
+			     struct ib_uverbs_ex_query_device_resp *resp,
+			     size_t *resp_size);
+int ibv_cmd_query_port(struct ibv_context *context, uint8_t port_num,
+		       struct ibv_port_attr *port_attr,
+		       struct ibv_query_port *cmd, size_t cmd_size);
+int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
+		     struct ibv_alloc_pd *cmd, size_t cmd_size,
+		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
+/* Uses the ioctl interface (write() as fallback); no driver udata. */
+int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+
+/*
+ * Allocate a provider context of type *drv_ctx_ptr whose struct
+ * verbs_context member is ctx_memb, and initialise that member. On failure
+ * cmd_fd has been closed and errno is set.
+ */
+#define verbs_init_and_alloc_context(ibdev, cmd_fd, drv_ctx_ptr, ctx_memb,	\
+				     driver_id)					\
+	((__typeof__(drv_ctx_ptr))_verbs_init_and_alloc_context(		\
+		ibdev, cmd_fd, sizeof(*(drv_ctx_ptr)),				\
+		(struct verbs_context *)offsetof(__typeof__(*(drv_ctx_ptr)),	\
+						 ctx_memb),			\
+		driver_id))
+
+/*
+ * Layouts read from rdma-core 44's binaries on x86_64 (LP64). The offsets
+ * of verbs_context_ops members are checked one by one against libibverbs.a
+ * by provider/tests/check-layout.
+ */
+#if defined(__x86_64__)
+static_assert(sizeof(struct verbs_match_ent) == 24, "verbs_match_ent");
+static_assert(offsetof(struct verbs_match_ent, vendor) == 16, "vendor");
+static_assert(offsetof(struct verbs_match_ent, device) == 18, "device");
+static_assert(offsetof(struct verbs_match_ent, kind) == 20, "kind");
+static_assert(sizeof(struct verbs_device_ops) == 72, "verbs_device_ops");
+static_assert(offsetof(struct verbs_device_ops, alloc_context) == 40,
+	      "alloc_context");
+static_assert(offsetof(struct verbs_device_ops, alloc_device) == 56,
+	      "alloc_device");
+static_assert(offsetof(struct verbs_device_ops, uninit_device) == 64,
+	      "uninit_device");
+static_assert(sizeof(struct ibv_device) == 664, "ibv_device");
+static_assert(offsetof(struct verbs_device, sysfs) == 696, "sysfs");
+static_assert(offsetof(struct verbs_device, core_support) == 704,
+	      "core_support");
+static_assert(sizeof(struct verbs_device) == 712, "verbs_device");
+static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
+	      "verbs_context_ops");
+#endif
+
+static_assert(sizeof(struct ibv_get_context) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_get_context), "ibv_get_context");
+static_assert(sizeof(struct ibv_query_port) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_query_port), "ibv_query_port");
+static_assert(sizeof(struct ibv_alloc_pd) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_alloc_pd), "ibv_alloc_pd");
+
+#endif /* AXON_IBVERBS_PRIVATE_H */

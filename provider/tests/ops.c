@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Drive the provider's context through libibverbs against a "null" uverbs
+ * device (tests/run points the uverbs character device at /dev/null, so
+ * every command succeeds and every response is zero).
+ *
+ * What this shows is the wiring, not the kernel: verbs the provider
+ * implements reach the provider (and succeed), every other verb reaches
+ * libibverbs' default and fails with EOPNOTSUPP. A wrong verbs_context_ops
+ * layout would swap these.
+ *
+ * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+
+static int failures;
+
+static void result(const char *name, int ok, const char *why)
+{
+	if (ok) {
+		printf("PASS %s\n", name);
+	} else {
+		printf("FAIL %s: %s\n", name, why);
+		failures++;
+	}
+}
+
+/* A verb returning a pointer must give NULL with errno EOPNOTSUPP. */
+static void expect_eopnotsupp_ptr(const char *name, void *obj)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "returned %p, errno %d (%s)", obj, errno,
+		 strerror(errno));
+	result(name, !obj && errno == EOPNOTSUPP, why);
+}
+
+static void expect_eopnotsupp_ret(const char *name, int ret)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "returned %d", ret);
+	result(name, ret == EOPNOTSUPP, why);
+}
+
+int main(int argc, char **argv)
+{
+	const char *want = argc > 1 ? argv[1] : "axon0";
+	struct ibv_device **list, *dev = NULL;
+	struct ibv_device_attr_ex attr;
+	struct ibv_port_attr port;
+	struct ibv_qp_init_attr qp_attr = {};
+	struct ibv_srq_init_attr srq_attr = {};
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	char buf[64];
+	int i, n, ret;
+
+	list = ibv_get_device_list(&n);
+	for (i = 0; list && i < n; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), want))
+			dev = list[i];
+	if (!dev) {
+		printf("FAIL ops-open: no device %s\n", want);
+		return 1;
+	}
+
+	ctx = ibv_open_device(dev);
+	result("ops-open", ctx != NULL, strerror(errno));
+	if (!ctx)
+		return 1;
+
+	ret = ibv_query_device_ex(ctx, NULL, &attr);
+	result("ops-query-device-ex",
+	       !ret && !strcmp(attr.orig_attr.fw_ver, "0.0.0"),
+	       "not answered by the provider");
+	ret = ibv_query_port(ctx, 1, &port);
+	snprintf(buf, sizeof(buf), "returned %d", ret);
+	result("ops-query-port", !ret, buf);
+
+	pd = ibv_alloc_pd(ctx);
+	result("ops-alloc-pd", pd != NULL, strerror(errno));
+
+	if (pd) {
+		expect_eopnotsupp_ptr("ops-reg-mr-eopnotsupp",
+				      ibv_reg_mr(pd, buf, sizeof(buf), 0));
+		expect_eopnotsupp_ptr("ops-reg-dmabuf-mr-eopnotsupp",
+				      ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1,
+							0));
+		expect_eopnotsupp_ptr("ops-alloc-mw-eopnotsupp",
+				      ibv_alloc_mw(pd, IBV_MW_TYPE_1));
+		qp_attr.qp_type = IBV_QPT_RC;
+		expect_eopnotsupp_ptr("ops-create-qp-eopnotsupp",
+				      ibv_create_qp(pd, &qp_attr));
+		expect_eopnotsupp_ptr("ops-create-srq-eopnotsupp",
+				      ibv_create_srq(pd, &srq_attr));
+		ret = ibv_dealloc_pd(pd);
+		snprintf(buf, sizeof(buf), "returned %d", ret);
+		result("ops-dealloc-pd", !ret, buf);
+	}
+
+	expect_eopnotsupp_ptr("ops-create-cq-eopnotsupp",
+			      ibv_create_cq(ctx, 16, NULL, NULL, 0));
+	expect_eopnotsupp_ptr("ops-alloc-td-eopnotsupp",
+			      ibv_alloc_td(ctx, &(struct ibv_td_init_attr){}));
+	expect_eopnotsupp_ret("ops-query-rt-values-eopnotsupp",
+			      ibv_query_rt_values_ex(ctx,
+						     &(struct ibv_values_ex){
+							.comp_mask =
+							IBV_VALUES_MASK_RAW_CLOCK }));
+
+	ret = ibv_close_device(ctx);
+	snprintf(buf, sizeof(buf), "returned %d", ret);
+	result("ops-close", !ret, buf);
+
+	ibv_free_device_list(list);
+	return failures;
+}

@@ -1,0 +1,731 @@
+/*
+ * axon-nic: model of the axon RoCEv2 RDMA SmartNIC
+ *
+ * This part models the control plane: identity and status registers,
+ * the reset and enable handshake, the admin queue (submission and
+ * completion rings in guest memory), the async event queue and MSI-X.
+ * The device interface is include/uapi/axon/axon_dev.h, shared with the
+ * driver.
+ *
+ * Nothing the guest writes is trusted: queue bases, depths, doorbell
+ * indexes and every command field are checked before use, and a bad
+ * value yields an error status (AXON_REG_ERROR or a completion status),
+ * never an access outside what the guest described.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/bitmap.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/module.h"
+#include "qapi/error.h"
+#include "qapi/visitor.h"
+#include "hw/pci/pci.h"
+#include "hw/pci/msix.h"
+#include "hw/qdev-properties.h"
+#include "net/net.h"
+#include "migration/vmstate.h"
+#include "qom/object.h"
+#include "trace.h"
+
+#include "axon/axon_dev.h"
+
+#define TYPE_AXON_NIC "axon-nic"
+OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
+
+#define AXON_NIC_PORTS		1
+#define AXON_NIC_FW_VERSION	((1U << 24) | (0U << 16) | 1U)
+#define AXON_NIC_ADMIN_TIMEOUT_MS	5000
+
+/* A ring in guest memory, as the device sees it. */
+typedef struct AxonRing {
+    uint64_t base;
+    uint32_t depth;
+    uint32_t idx;       /* the device's own index (consumer or producer) */
+    bool phase;         /* phase written on the current pass (producer) */
+} AxonRing;
+
+struct AxonNicState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    QEMUBH *admin_bh;
+
+    uint32_t ctrl;
+    uint32_t status;
+    uint32_t error;
+
+    AxonRing aq_sq;         /* idx: device consumer (head) */
+    uint32_t aq_sq_tail;    /* driver producer, from the doorbell */
+    AxonRing aq_cq;         /* idx: device producer */
+    AxonRing eq;            /* idx: device producer */
+    uint32_t eq_head;       /* driver consumer */
+
+    uint32_t stat_aq_cmds;
+    uint32_t stat_aq_errors;
+    uint32_t stat_events;
+    uint32_t stat_eq_drops;
+
+    unsigned long *pd_table;
+    bool link_up;
+
+    /* properties */
+    uint32_t max_pd;
+    MACAddr mac;
+};
+
+/* ---- interrupts and events ---------------------------------------- */
+
+static void axon_nic_irq(AxonNicState *s, unsigned vector)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    if (msix_enabled(pdev)) {
+        trace_axon_nic_irq(vector);
+        msix_notify(pdev, vector);
+    }
+}
+
+static bool axon_nic_ready(AxonNicState *s)
+{
+    return (s->status & AXON_STATUS_READY) && !(s->status & AXON_STATUS_FATAL);
+}
+
+static void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
+{
+    trace_axon_nic_fatal(err);
+    s->status |= AXON_STATUS_FATAL;
+    s->error = err;
+}
+
+static void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    AxonRing *eq = &s->eq;
+    struct axon_event ev = {};
+
+    if (!axon_nic_ready(s)) {
+        return;
+    }
+    if ((eq->idx + 1) % eq->depth == s->eq_head) {
+        trace_axon_nic_err_eq_full(type, param);
+        s->stat_eq_drops++;
+        return;
+    }
+
+    ev.type = cpu_to_le16(type);
+    ev.flags = cpu_to_le16(eq->phase ? AXON_EVENT_PHASE : 0);
+    ev.param = cpu_to_le32(param);
+    if (pci_dma_write(pdev, eq->base + (uint64_t)eq->idx * sizeof(ev),
+                      &ev, sizeof(ev)) != MEMTX_OK) {
+        axon_nic_fatal(s, AXON_DEV_ERR_DMA);
+        return;
+    }
+    trace_axon_nic_event(type, param);
+    s->stat_events++;
+    if (++eq->idx == eq->depth) {
+        eq->idx = 0;
+        eq->phase = !eq->phase;
+    }
+    axon_nic_irq(s, AXON_MSIX_ASYNC);
+}
+
+/* ---- admin commands ------------------------------------------------ */
+
+/* The modified EUI-64 of the MAC, as RoCE devices derive their GUID. */
+static uint64_t axon_nic_eui64(const MACAddr *mac)
+{
+    const uint8_t *a = mac->a;
+
+    return (uint64_t)(a[0] ^ 2) << 56 | (uint64_t)a[1] << 48 |
+           (uint64_t)a[2] << 40 | 0xfffeULL << 24 |
+           (uint64_t)a[3] << 16 | (uint64_t)a[4] << 8 | a[5];
+}
+
+static uint16_t axon_nic_write_resp(AxonNicState *s,
+                                    const struct axon_admin_query *q,
+                                    const void *resp, size_t len)
+{
+    uint64_t addr = le64_to_cpu(q->resp_addr);
+
+    if (le32_to_cpu(q->resp_len) < len) {
+        trace_axon_nic_err_resp_len(le32_to_cpu(q->resp_len), len);
+        return AXON_ADMIN_BAD_PARAM;
+    }
+    if (pci_dma_write(PCI_DEVICE(s), addr, resp, len) != MEMTX_OK) {
+        trace_axon_nic_err_resp_dma(addr);
+        return AXON_ADMIN_DMA_ERROR;
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
+static uint16_t axon_nic_query_device(AxonNicState *s,
+                                      const struct axon_admin_cmd *cmd)
+{
+    const struct axon_admin_query *q = &cmd->query;
+    struct axon_dev_attr attr = {};
+
+    if (le32_to_cpu(q->port) ||
+        !buffer_is_zero(q->reserved, sizeof(q->reserved))) {
+        return AXON_ADMIN_BAD_PARAM;
+    }
+
+    /*
+     * Only what the device implements is advertised: PDs so far. Queue
+     * pairs, CQs and MRs arrive with the RDMA engine.
+     */
+    attr.max_mr_size = cpu_to_le64(0);
+    attr.page_size_cap = cpu_to_le64(4096 | (2ULL << 20) | (1ULL << 30));
+    attr.sys_image_guid = cpu_to_le64(axon_nic_eui64(&s->mac));
+    attr.vendor_part_id = cpu_to_le32(AXON_PCI_DEVICE_ID_NIC);
+    attr.hw_ver = cpu_to_le32(PCI_DEVICE_GET_CLASS(s)->revision);
+    attr.max_pd = cpu_to_le32(s->max_pd);
+    attr.num_ports = cpu_to_le32(AXON_NIC_PORTS);
+    memcpy(attr.mac, s->mac.a, sizeof(attr.mac));
+
+    return axon_nic_write_resp(s, q, &attr, sizeof(attr));
+}
+
+static uint16_t axon_nic_query_port(AxonNicState *s,
+                                    const struct axon_admin_cmd *cmd)
+{
+    const struct axon_admin_query *q = &cmd->query;
+    struct axon_port_attr attr = {};
+    uint32_t port = le32_to_cpu(q->port);
+
+    if (port < 1 || port > AXON_NIC_PORTS ||
+        !buffer_is_zero(q->reserved, sizeof(q->reserved))) {
+        return AXON_ADMIN_BAD_PARAM;
+    }
+
+    attr.state = cpu_to_le32(s->link_up ? AXON_PORT_ACTIVE : AXON_PORT_DOWN);
+    attr.max_mtu = cpu_to_le32(4096);
+    attr.active_mtu = cpu_to_le32(1024);
+    attr.gid_tbl_len = cpu_to_le32(16);
+    attr.speed_mbps = cpu_to_le32(100000);
+    attr.max_msg_sz = cpu_to_le32(1U << 31);
+
+    return axon_nic_write_resp(s, q, &attr, sizeof(attr));
+}
+
+static uint16_t axon_nic_create_pd(AxonNicState *s,
+                                   const struct axon_admin_cmd *cmd,
+                                   uint64_t *result)
+{
+    unsigned long pdn;
+
+    if (!buffer_is_zero(cmd->raw, sizeof(cmd->raw))) {
+        return AXON_ADMIN_BAD_PARAM;
+    }
+    pdn = find_first_zero_bit(s->pd_table, s->max_pd);
+    if (pdn >= s->max_pd) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    set_bit(pdn, s->pd_table);
+    *result = pdn;
+    return AXON_ADMIN_SUCCESS;
+}
+
+static uint16_t axon_nic_destroy_pd(AxonNicState *s,
+                                    const struct axon_admin_cmd *cmd)
+{
+    const struct axon_admin_pd *p = &cmd->pd;
+    uint32_t pdn = le32_to_cpu(p->pdn);
+
+    if (!buffer_is_zero(p->reserved, sizeof(p->reserved))) {
+        return AXON_ADMIN_BAD_PARAM;
+    }
+    if (pdn >= s->max_pd || !test_bit(pdn, s->pd_table)) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    clear_bit(pdn, s->pd_table);
+    return AXON_ADMIN_SUCCESS;
+}
+
+static uint16_t axon_nic_exec_admin(AxonNicState *s,
+                                    const struct axon_admin_cmd *cmd,
+                                    uint64_t *result)
+{
+    uint16_t opcode = le16_to_cpu(cmd->opcode);
+
+    trace_axon_nic_admin_cmd(le16_to_cpu(cmd->command_id), opcode);
+    if (cmd->flags) {
+        return AXON_ADMIN_BAD_PARAM;
+    }
+    switch (opcode) {
+    case AXON_ADMIN_QUERY_DEVICE:
+        return axon_nic_query_device(s, cmd);
+    case AXON_ADMIN_QUERY_PORT:
+        return axon_nic_query_port(s, cmd);
+    case AXON_ADMIN_CREATE_PD:
+        return axon_nic_create_pd(s, cmd, result);
+    case AXON_ADMIN_DESTROY_PD:
+        return axon_nic_destroy_pd(s, cmd);
+    default:
+        trace_axon_nic_err_admin_opcode(opcode);
+        return AXON_ADMIN_BAD_OPCODE;
+    }
+}
+
+/* Runs outside the vCPU's MMIO exit: drains the admin SQ up to the tail. */
+static void axon_nic_admin_bh(void *opaque)
+{
+    AxonNicState *s = opaque;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    AxonRing *sq = &s->aq_sq, *cq = &s->aq_cq;
+    bool completed = false;
+
+    while (axon_nic_ready(s) && sq->idx != s->aq_sq_tail) {
+        struct axon_admin_cmd cmd;
+        struct axon_admin_cqe cqe = {};
+        uint64_t result = 0;
+        uint16_t status;
+
+        if (pci_dma_read(pdev, sq->base + (uint64_t)sq->idx * sizeof(cmd),
+                         &cmd, sizeof(cmd)) != MEMTX_OK) {
+            axon_nic_fatal(s, AXON_DEV_ERR_DMA);
+            break;
+        }
+        sq->idx = (sq->idx + 1) % sq->depth;
+
+        status = axon_nic_exec_admin(s, &cmd, &result);
+        s->stat_aq_cmds++;
+        if (status != AXON_ADMIN_SUCCESS) {
+            s->stat_aq_errors++;
+        }
+        trace_axon_nic_admin_cqe(le16_to_cpu(cmd.command_id), status);
+
+        cqe.command_id = cmd.command_id;
+        cqe.status = cpu_to_le16(status);
+        cqe.flags = cpu_to_le16(cq->phase ? AXON_ADMIN_CQE_PHASE : 0);
+        cqe.result = cpu_to_le64(result);
+        if (pci_dma_write(pdev, cq->base + (uint64_t)cq->idx * sizeof(cqe),
+                          &cqe, sizeof(cqe)) != MEMTX_OK) {
+            axon_nic_fatal(s, AXON_DEV_ERR_DMA);
+            break;
+        }
+        if (++cq->idx == cq->depth) {
+            cq->idx = 0;
+            cq->phase = !cq->phase;
+        }
+        completed = true;
+    }
+    if (completed) {
+        axon_nic_irq(s, AXON_MSIX_ADMIN);
+    }
+}
+
+/* ---- reset, enable ------------------------------------------------- */
+
+static void axon_nic_reset_state(AxonNicState *s)
+{
+    qemu_bh_cancel(s->admin_bh);
+    s->ctrl = 0;
+    s->status = 0;
+    s->error = AXON_DEV_ERR_NONE;
+    memset(&s->aq_sq, 0, sizeof(s->aq_sq));
+    memset(&s->aq_cq, 0, sizeof(s->aq_cq));
+    memset(&s->eq, 0, sizeof(s->eq));
+    s->aq_sq_tail = 0;
+    s->eq_head = 0;
+    s->stat_aq_cmds = 0;
+    s->stat_aq_errors = 0;
+    s->stat_events = 0;
+    s->stat_eq_drops = 0;
+    bitmap_zero(s->pd_table, s->max_pd);
+}
+
+static bool axon_nic_check_ring(const AxonRing *r, size_t entry_size)
+{
+    uint64_t bytes = (uint64_t)r->depth * entry_size;
+
+    return r->depth >= AXON_QUEUE_MIN_DEPTH &&
+           r->depth <= AXON_QUEUE_MAX_DEPTH && is_power_of_2(r->depth) &&
+           r->base && QEMU_IS_ALIGNED(r->base, AXON_QUEUE_ALIGN) &&
+           r->base + bytes > r->base;
+}
+
+static enum axon_dev_error axon_nic_check_queues(AxonNicState *s)
+{
+    if (!axon_nic_check_ring(&s->aq_sq, sizeof(struct axon_admin_cmd))) {
+        return AXON_DEV_ERR_AQ_SQ_CONFIG;
+    }
+    /* In-order completion cannot overrun a CQ at least as deep as the SQ. */
+    if (!axon_nic_check_ring(&s->aq_cq, sizeof(struct axon_admin_cqe)) ||
+        s->aq_cq.depth < s->aq_sq.depth) {
+        return AXON_DEV_ERR_AQ_CQ_CONFIG;
+    }
+    if (!axon_nic_check_ring(&s->eq, sizeof(struct axon_event))) {
+        return AXON_DEV_ERR_EQ_CONFIG;
+    }
+    return AXON_DEV_ERR_NONE;
+}
+
+static void axon_nic_enable(AxonNicState *s)
+{
+    enum axon_dev_error err = axon_nic_check_queues(s);
+
+    if (err != AXON_DEV_ERR_NONE) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "axon-nic: enable refused, bad queue setup (%d)\n", err);
+        trace_axon_nic_err_queue_config(err);
+        s->error = err;
+        return;
+    }
+    s->aq_sq.idx = 0;
+    s->aq_sq_tail = 0;
+    s->aq_cq.idx = 0;
+    s->aq_cq.phase = true;
+    s->eq.idx = 0;
+    s->eq.phase = true;
+    s->eq_head = 0;
+    s->error = AXON_DEV_ERR_NONE;
+    s->ctrl |= AXON_CTRL_ENABLE;
+    s->status |= AXON_STATUS_READY;
+    trace_axon_nic_enabled(s->aq_sq.depth, s->aq_cq.depth, s->eq.depth);
+}
+
+static void axon_nic_disable(AxonNicState *s)
+{
+    qemu_bh_cancel(s->admin_bh);
+    s->ctrl &= ~AXON_CTRL_ENABLE;
+    s->status &= ~AXON_STATUS_READY;
+}
+
+/* ---- MMIO ------------------------------------------------------------ */
+
+static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
+{
+    AxonNicState *s = opaque;
+    uint64_t val = 0;
+
+    switch (addr) {
+    case AXON_REG_MAGIC:
+        val = AXON_DEV_MAGIC;
+        break;
+    case AXON_REG_VERSION:
+        val = AXON_DEV_VERSION_MAJOR << 16 | AXON_DEV_VERSION_MINOR;
+        break;
+    case AXON_REG_CAPS:
+        val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS;
+        break;
+    case AXON_REG_FW_VERSION:
+        val = AXON_NIC_FW_VERSION;
+        break;
+    case AXON_REG_CTRL:
+        val = s->ctrl;
+        break;
+    case AXON_REG_STATUS:
+        val = s->status;
+        break;
+    case AXON_REG_ERROR:
+        val = s->error;
+        break;
+    case AXON_REG_ADMIN_TIMEOUT:
+        val = AXON_NIC_ADMIN_TIMEOUT_MS;
+        break;
+    case AXON_REG_AQ_SQ_BASE_LO:
+        val = extract64(s->aq_sq.base, 0, 32);
+        break;
+    case AXON_REG_AQ_SQ_BASE_HI:
+        val = extract64(s->aq_sq.base, 32, 32);
+        break;
+    case AXON_REG_AQ_SQ_DEPTH:
+        val = s->aq_sq.depth;
+        break;
+    case AXON_REG_AQ_SQ_HEAD:
+        val = s->aq_sq.idx;
+        break;
+    case AXON_REG_AQ_CQ_BASE_LO:
+        val = extract64(s->aq_cq.base, 0, 32);
+        break;
+    case AXON_REG_AQ_CQ_BASE_HI:
+        val = extract64(s->aq_cq.base, 32, 32);
+        break;
+    case AXON_REG_AQ_CQ_DEPTH:
+        val = s->aq_cq.depth;
+        break;
+    case AXON_REG_EQ_BASE_LO:
+        val = extract64(s->eq.base, 0, 32);
+        break;
+    case AXON_REG_EQ_BASE_HI:
+        val = extract64(s->eq.base, 32, 32);
+        break;
+    case AXON_REG_EQ_DEPTH:
+        val = s->eq.depth;
+        break;
+    case AXON_REG_STAT_AQ_CMDS:
+        val = s->stat_aq_cmds;
+        break;
+    case AXON_REG_STAT_AQ_ERRORS:
+        val = s->stat_aq_errors;
+        break;
+    case AXON_REG_STAT_EVENTS:
+        val = s->stat_events;
+        break;
+    case AXON_REG_STAT_EQ_DROPS:
+        val = s->stat_eq_drops;
+        break;
+    default:
+        /* write-only doorbells and holes read as zero */
+        break;
+    }
+    trace_axon_nic_mmio_read(addr, val);
+    return val;
+}
+
+static void axon_nic_write_ctrl(AxonNicState *s, uint32_t val)
+{
+    if (val & ~(AXON_CTRL_ENABLE | AXON_CTRL_RESET)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "axon-nic: reserved CTRL bits 0x%x\n", val);
+    }
+    if (val & AXON_CTRL_RESET) {
+        axon_nic_reset_state(s);
+        return;
+    }
+    if ((val & AXON_CTRL_ENABLE) && !(s->ctrl & AXON_CTRL_ENABLE)) {
+        if (s->status & AXON_STATUS_FATAL) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "axon-nic: enable while fatal, reset first\n");
+            return;
+        }
+        axon_nic_enable(s);
+    } else if (!(val & AXON_CTRL_ENABLE) && (s->ctrl & AXON_CTRL_ENABLE)) {
+        axon_nic_disable(s);
+    }
+}
+
+/* Queue setup registers may change only while the queues are stopped. */
+static bool axon_nic_setup_allowed(AxonNicState *s, hwaddr addr)
+{
+    if (s->ctrl & AXON_CTRL_ENABLE) {
+        qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: write to queue register "
+                      "0x%" HWADDR_PRIx " while enabled ignored\n", addr);
+        trace_axon_nic_err_setup_while_enabled(addr);
+        return false;
+    }
+    return true;
+}
+
+static void axon_nic_doorbell(AxonNicState *s, uint32_t *index, uint32_t val,
+                              uint32_t depth, hwaddr addr)
+{
+    if (!axon_nic_ready(s)) {
+        qemu_log_mask(LOG_GUEST_ERROR,
+                      "axon-nic: doorbell 0x%" HWADDR_PRIx " while not ready\n",
+                      addr);
+        return;
+    }
+    if (val >= depth) {
+        qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: doorbell 0x%" HWADDR_PRIx
+                      " index %u out of range (depth %u)\n", addr, val, depth);
+        trace_axon_nic_err_doorbell(addr, val, depth);
+        s->error = AXON_DEV_ERR_DOORBELL;
+        return;
+    }
+    *index = val;
+}
+
+static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
+                                unsigned size)
+{
+    AxonNicState *s = opaque;
+    uint32_t val = val64;
+
+    trace_axon_nic_mmio_write(addr, val);
+    switch (addr) {
+    case AXON_REG_CTRL:
+        axon_nic_write_ctrl(s, val);
+        break;
+    case AXON_REG_AQ_SQ_BASE_LO:
+    case AXON_REG_AQ_SQ_BASE_HI:
+    case AXON_REG_AQ_SQ_DEPTH:
+    case AXON_REG_AQ_CQ_BASE_LO:
+    case AXON_REG_AQ_CQ_BASE_HI:
+    case AXON_REG_AQ_CQ_DEPTH:
+    case AXON_REG_EQ_BASE_LO:
+    case AXON_REG_EQ_BASE_HI:
+    case AXON_REG_EQ_DEPTH:
+        if (!axon_nic_setup_allowed(s, addr)) {
+            break;
+        }
+        switch (addr) {
+        case AXON_REG_AQ_SQ_BASE_LO:
+            s->aq_sq.base = deposit64(s->aq_sq.base, 0, 32, val);
+            break;
+        case AXON_REG_AQ_SQ_BASE_HI:
+            s->aq_sq.base = deposit64(s->aq_sq.base, 32, 32, val);
+            break;
+        case AXON_REG_AQ_SQ_DEPTH:
+            s->aq_sq.depth = val;
+            break;
+        case AXON_REG_AQ_CQ_BASE_LO:
+            s->aq_cq.base = deposit64(s->aq_cq.base, 0, 32, val);
+            break;
+        case AXON_REG_AQ_CQ_BASE_HI:
+            s->aq_cq.base = deposit64(s->aq_cq.base, 32, 32, val);
+            break;
+        case AXON_REG_AQ_CQ_DEPTH:
+            s->aq_cq.depth = val;
+            break;
+        case AXON_REG_EQ_BASE_LO:
+            s->eq.base = deposit64(s->eq.base, 0, 32, val);
+            break;
+        case AXON_REG_EQ_BASE_HI:
+            s->eq.base = deposit64(s->eq.base, 32, 32, val);
+            break;
+        case AXON_REG_EQ_DEPTH:
+            s->eq.depth = val;
+            break;
+        }
+        break;
+    case AXON_REG_AQ_SQ_TAIL:
+        axon_nic_doorbell(s, &s->aq_sq_tail, val, s->aq_sq.depth, addr);
+        if (axon_nic_ready(s)) {
+            qemu_bh_schedule(s->admin_bh);
+        }
+        break;
+    case AXON_REG_EQ_HEAD:
+        axon_nic_doorbell(s, &s->eq_head, val, s->eq.depth, addr);
+        break;
+    default:
+        qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: write to read-only or "
+                      "unknown register 0x%" HWADDR_PRIx "\n", addr);
+        break;
+    }
+}
+
+static const MemoryRegionOps axon_nic_mmio_ops = {
+    .read = axon_nic_mmio_read,
+    .write = axon_nic_mmio_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+/* ---- link state (QOM property "link-up") ---------------------------- */
+
+static bool axon_nic_get_link_up(Object *obj, Error **errp)
+{
+    return AXON_NIC(obj)->link_up;
+}
+
+static void axon_nic_set_link_up(Object *obj, bool value, Error **errp)
+{
+    AxonNicState *s = AXON_NIC(obj);
+
+    if (s->link_up == value) {
+        return;
+    }
+    s->link_up = value;
+    axon_nic_post_event(s, value ? AXON_EVENT_PORT_ACTIVE : AXON_EVENT_PORT_DOWN,
+                        1);
+}
+
+/* ---- realize, reset, type -------------------------------------------- */
+
+static void axon_nic_realize(PCIDevice *pdev, Error **errp)
+{
+    AxonNicState *s = AXON_NIC(pdev);
+    unsigned v;
+
+    if (!s->max_pd || s->max_pd > (1U << 24)) {
+        error_setg(errp, "axon-nic: max-pd must be in 1..%u", 1U << 24);
+        return;
+    }
+    pci_config_set_interrupt_pin(pdev->config, 1);
+    memory_region_init_io(&s->regs, OBJECT(s), &axon_nic_mmio_ops, s,
+                          "axon-nic-regs", AXON_REGS_SIZE);
+    pci_register_bar(pdev, AXON_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
+                     &s->regs);
+    if (msix_init_exclusive_bar(pdev, AXON_MSIX_NUM_VECTORS, AXON_BAR_MSIX,
+                                errp)) {
+        return;
+    }
+    for (v = 0; v < AXON_MSIX_NUM_VECTORS; v++) {
+        msix_vector_use(pdev, v);
+    }
+    s->pd_table = bitmap_new(s->max_pd);
+    s->admin_bh = qemu_bh_new_guarded(axon_nic_admin_bh, s,
+                                      &DEVICE(pdev)->mem_reentrancy_guard);
+    qemu_macaddr_default_if_unset(&s->mac);
+    s->link_up = true;
+}
+
+static void axon_nic_exit(PCIDevice *pdev)
+{
+    AxonNicState *s = AXON_NIC(pdev);
+
+    qemu_bh_delete(s->admin_bh);
+    g_free(s->pd_table);
+    msix_uninit_exclusive_bar(pdev);
+}
+
+static void axon_nic_qdev_reset(DeviceState *dev)
+{
+    axon_nic_reset_state(AXON_NIC(dev));
+}
+
+static void axon_nic_instance_init(Object *obj)
+{
+    object_property_add_bool(obj, "link-up", axon_nic_get_link_up,
+                             axon_nic_set_link_up);
+}
+
+static Property axon_nic_properties[] = {
+    DEFINE_PROP_UINT32("max-pd", AxonNicState, max_pd, 1024),
+    DEFINE_PROP_MACADDR("mac", AxonNicState, mac),
+    DEFINE_PROP_END_OF_LIST(),
+};
+
+static const VMStateDescription axon_nic_vmstate = {
+    .name = TYPE_AXON_NIC,
+    .unmigratable = 1,
+};
+
+static void axon_nic_class_init(ObjectClass *klass, void *data)
+{
+    DeviceClass *dc = DEVICE_CLASS(klass);
+    PCIDeviceClass *k = PCI_DEVICE_CLASS(klass);
+
+    k->realize = axon_nic_realize;
+    k->exit = axon_nic_exit;
+    k->vendor_id = AXON_PCI_VENDOR_ID;
+    k->device_id = AXON_PCI_DEVICE_ID_NIC;
+    k->revision = 1;
+    k->class_id = PCI_CLASS_NETWORK_ETHERNET;
+    dc->desc = "axon RoCEv2 RDMA SmartNIC";
+    dc->reset = axon_nic_qdev_reset;
+    dc->vmsd = &axon_nic_vmstate;
+    device_class_set_props(dc, axon_nic_properties);
+    set_bit(DEVICE_CATEGORY_NETWORK, dc->categories);
+}
+
+static const TypeInfo axon_nic_info = {
+    .name = TYPE_AXON_NIC,
+    .parent = TYPE_PCI_DEVICE,
+    .instance_size = sizeof(AxonNicState),
+    .instance_init = axon_nic_instance_init,
+    .class_init = axon_nic_class_init,
+    .interfaces = (InterfaceInfo[]) {
+        { INTERFACE_CONVENTIONAL_PCI_DEVICE },
+        { },
+    },
+};
+
+static void axon_nic_register_types(void)
+{
+    type_register_static(&axon_nic_info);
+}
+
+type_init(axon_nic_register_types)

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axon-verbs-basic: the verbs the foundation implements, through
+ * libibverbs and the axon provider: open, query device and port, PDs up
+ * to the device limit, and EOPNOTSUPP for what is not implemented yet.
+ *
+ * Usage: axon-verbs-basic [--hold SECONDS] [DEVICE]
+ *   --hold  open the device, allocate a PD, print "holding" and sleep:
+ *           used to unload the driver under an open context.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static int failures;
+
+static void check(bool ok, const char *what)
+{
+	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
+	if (!ok)
+		failures++;
+}
+
+static struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static void test_queries(struct ibv_context *ctx)
+{
+	struct ibv_device_attr_ex attr;
+	struct ibv_port_attr port;
+
+	check(!ibv_query_device_ex(ctx, NULL, &attr), "ibv_query_device_ex");
+	check(attr.orig_attr.vendor_id == 0x1234 &&
+	      attr.orig_attr.vendor_part_id == 0xa0c0, "vendor and part id");
+	check(attr.orig_attr.phys_port_cnt == 1, "one port");
+	check(attr.orig_attr.max_pd > 0, "max_pd reported");
+	check(!ibv_query_port(ctx, 1, &port), "ibv_query_port 1");
+	check(port.link_layer == IBV_LINK_LAYER_ETHERNET, "link layer Ethernet");
+	check(port.state == IBV_PORT_ACTIVE, "port active");
+	check(ibv_query_port(ctx, 2, &port) != 0, "ibv_query_port 2 fails");
+}
+
+static void test_pds(struct ibv_context *ctx)
+{
+	struct ibv_device_attr attr;
+	struct ibv_pd **pds;
+	int n = 0, err = 0, i;
+
+	if (ibv_query_device(ctx, &attr)) {
+		check(false, "ibv_query_device");
+		return;
+	}
+	pds = calloc(attr.max_pd + 1, sizeof(*pds));
+	for (i = 0; i <= attr.max_pd; i++) {
+		pds[i] = ibv_alloc_pd(ctx);
+		if (!pds[i]) {
+			err = errno;
+			break;
+		}
+		n++;
+	}
+	check(n == attr.max_pd, "max_pd PDs allocated");
+	check(err == ENOMEM, "one more PD fails with ENOMEM");
+	for (i = 0; i < n; i++)
+		if (ibv_dealloc_pd(pds[i]))
+			err = -1;
+	check(err != -1, "all PDs deallocated");
+	pds[0] = ibv_alloc_pd(ctx);
+	check(pds[0] != NULL, "PD allocated again after freeing");
+	if (pds[0])
+		ibv_dealloc_pd(pds[0]);
+	free(pds);
+}
+
+static void test_not_supported(struct ibv_context *ctx)
+{
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	char buf[64];
+
+	errno = 0;
+	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	check(!cq && errno == EOPNOTSUPP, "ibv_create_cq: EOPNOTSUPP");
+	errno = 0;
+	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
+	check(pd && !mr && errno == EOPNOTSUPP, "ibv_reg_mr: EOPNOTSUPP");
+	if (pd)
+		ibv_dealloc_pd(pd);
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = "axon0";
+	struct ibv_context *ctx;
+	int hold = 0;
+
+	if (argc > 2 && !strcmp(argv[1], "--hold")) {
+		hold = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 1)
+		name = argv[1];
+
+	ctx = open_device(name);
+	if (!ctx) {
+		fprintf(stderr, "cannot open %s: %s\n", name, strerror(errno));
+		return 1;
+	}
+
+	if (hold) {
+		struct ibv_pd *pd = ibv_alloc_pd(ctx);
+
+		printf("holding %s%s\n", name, pd ? " with a PD" : "");
+		fflush(stdout);
+		sleep(hold);
+		return 0;
+	}
+
+	test_queries(ctx);
+	test_pds(ctx);
+	test_not_supported(ctx);
+	check(!ibv_close_device(ctx), "ibv_close_device");
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}
