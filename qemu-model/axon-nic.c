@@ -36,9 +36,9 @@
 #define TYPE_AXON_NIC "axon-nic"
 OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
 
-#define AXON_NIC_PORTS		1
-#define AXON_NIC_FW_VERSION	((1U << 24) | (0U << 16) | 1U)
-#define AXON_NIC_ADMIN_TIMEOUT_MS	5000
+#define AXON_NIC_PORTS 1
+#define AXON_NIC_FW_VERSION ((1U << 24) | (0U << 16) | 1U)
+#define AXON_NIC_ADMIN_TIMEOUT_MS 5000
 
 /* A ring in guest memory, as the device sees it. */
 typedef struct AxonRing {
@@ -397,6 +397,59 @@ static void axon_nic_disable(AxonNicState *s)
 
 /* ---- MMIO ------------------------------------------------------------ */
 
+/*
+ * Each ring has a 16-byte register block: base low, base high, depth,
+ * then its doorbell (or, for the admin CQ, the SQ head).
+ */
+#define AXON_RING_REG_MASK  0xf
+#define AXON_RING_BASE_LO   0x0
+#define AXON_RING_BASE_HI   0x4
+#define AXON_RING_DEPTH     0x8
+QEMU_BUILD_BUG_ON(AXON_REG_AQ_SQ_BASE_LO & AXON_RING_REG_MASK);
+QEMU_BUILD_BUG_ON(AXON_REG_AQ_CQ_DEPTH - AXON_REG_AQ_CQ_BASE_LO !=
+                  AXON_RING_DEPTH);
+QEMU_BUILD_BUG_ON(AXON_REG_EQ_BASE_HI - AXON_REG_EQ_BASE_LO !=
+                  AXON_RING_BASE_HI);
+
+static AxonRing *axon_nic_setup_ring(AxonNicState *s, hwaddr addr)
+{
+    switch (addr & ~(hwaddr)AXON_RING_REG_MASK) {
+    case AXON_REG_AQ_SQ_BASE_LO:
+        return &s->aq_sq;
+    case AXON_REG_AQ_CQ_BASE_LO:
+        return &s->aq_cq;
+    default:
+        return &s->eq;
+    }
+}
+
+static uint32_t axon_nic_read_setup(const AxonRing *r, unsigned field)
+{
+    switch (field) {
+    case AXON_RING_BASE_LO:
+        return extract64(r->base, 0, 32);
+    case AXON_RING_BASE_HI:
+        return extract64(r->base, 32, 32);
+    default:
+        return r->depth;
+    }
+}
+
+static void axon_nic_write_setup(AxonRing *r, unsigned field, uint32_t val)
+{
+    switch (field) {
+    case AXON_RING_BASE_LO:
+        r->base = deposit64(r->base, 0, 32, val);
+        break;
+    case AXON_RING_BASE_HI:
+        r->base = deposit64(r->base, 32, 32, val);
+        break;
+    default:
+        r->depth = val;
+        break;
+    }
+}
+
 static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
 {
     AxonNicState *s = opaque;
@@ -428,34 +481,19 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = AXON_NIC_ADMIN_TIMEOUT_MS;
         break;
     case AXON_REG_AQ_SQ_BASE_LO:
-        val = extract64(s->aq_sq.base, 0, 32);
-        break;
     case AXON_REG_AQ_SQ_BASE_HI:
-        val = extract64(s->aq_sq.base, 32, 32);
-        break;
     case AXON_REG_AQ_SQ_DEPTH:
-        val = s->aq_sq.depth;
+    case AXON_REG_AQ_CQ_BASE_LO:
+    case AXON_REG_AQ_CQ_BASE_HI:
+    case AXON_REG_AQ_CQ_DEPTH:
+    case AXON_REG_EQ_BASE_LO:
+    case AXON_REG_EQ_BASE_HI:
+    case AXON_REG_EQ_DEPTH:
+        val = axon_nic_read_setup(axon_nic_setup_ring(s, addr),
+                                  addr & AXON_RING_REG_MASK);
         break;
     case AXON_REG_AQ_SQ_HEAD:
         val = s->aq_sq.idx;
-        break;
-    case AXON_REG_AQ_CQ_BASE_LO:
-        val = extract64(s->aq_cq.base, 0, 32);
-        break;
-    case AXON_REG_AQ_CQ_BASE_HI:
-        val = extract64(s->aq_cq.base, 32, 32);
-        break;
-    case AXON_REG_AQ_CQ_DEPTH:
-        val = s->aq_cq.depth;
-        break;
-    case AXON_REG_EQ_BASE_LO:
-        val = extract64(s->eq.base, 0, 32);
-        break;
-    case AXON_REG_EQ_BASE_HI:
-        val = extract64(s->eq.base, 32, 32);
-        break;
-    case AXON_REG_EQ_DEPTH:
-        val = s->eq.depth;
         break;
     case AXON_REG_STAT_AQ_CMDS:
         val = s->stat_aq_cmds;
@@ -550,37 +588,9 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
     case AXON_REG_EQ_BASE_LO:
     case AXON_REG_EQ_BASE_HI:
     case AXON_REG_EQ_DEPTH:
-        if (!axon_nic_setup_allowed(s, addr)) {
-            break;
-        }
-        switch (addr) {
-        case AXON_REG_AQ_SQ_BASE_LO:
-            s->aq_sq.base = deposit64(s->aq_sq.base, 0, 32, val);
-            break;
-        case AXON_REG_AQ_SQ_BASE_HI:
-            s->aq_sq.base = deposit64(s->aq_sq.base, 32, 32, val);
-            break;
-        case AXON_REG_AQ_SQ_DEPTH:
-            s->aq_sq.depth = val;
-            break;
-        case AXON_REG_AQ_CQ_BASE_LO:
-            s->aq_cq.base = deposit64(s->aq_cq.base, 0, 32, val);
-            break;
-        case AXON_REG_AQ_CQ_BASE_HI:
-            s->aq_cq.base = deposit64(s->aq_cq.base, 32, 32, val);
-            break;
-        case AXON_REG_AQ_CQ_DEPTH:
-            s->aq_cq.depth = val;
-            break;
-        case AXON_REG_EQ_BASE_LO:
-            s->eq.base = deposit64(s->eq.base, 0, 32, val);
-            break;
-        case AXON_REG_EQ_BASE_HI:
-            s->eq.base = deposit64(s->eq.base, 32, 32, val);
-            break;
-        case AXON_REG_EQ_DEPTH:
-            s->eq.depth = val;
-            break;
+        if (axon_nic_setup_allowed(s, addr)) {
+            axon_nic_write_setup(axon_nic_setup_ring(s, addr),
+                                 addr & AXON_RING_REG_MASK, val);
         }
         break;
     case AXON_REG_AQ_SQ_TAIL:
@@ -628,8 +638,8 @@ static void axon_nic_set_link_up(Object *obj, bool value, Error **errp)
         return;
     }
     s->link_up = value;
-    axon_nic_post_event(s, value ? AXON_EVENT_PORT_ACTIVE : AXON_EVENT_PORT_DOWN,
-                        1);
+    axon_nic_post_event(s, value ? AXON_EVENT_PORT_ACTIVE
+                                 : AXON_EVENT_PORT_DOWN, 1);
 }
 
 /* ---- realize, reset, type -------------------------------------------- */

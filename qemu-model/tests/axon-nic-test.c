@@ -7,6 +7,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/bswap.h"
 #include "libqtest.h"
 #include "libqos/libqos-pc.h"
 #include "libqos/pci-pc.h"
@@ -15,14 +16,14 @@
 #include "axon/axon_dev.h"
 
 /* Guest physical memory used by the tests (the VM has 128 MiB). */
-#define SQ_ADDR		0x1000000ULL
-#define CQ_ADDR		0x1010000ULL
-#define EQ_ADDR		0x1020000ULL
-#define RESP_ADDR	0x1030000ULL
-#define MSI_ADDR	0x1040000ULL
-#define UNMAPPED_ADDR	0xfff0000000000ULL
+#define SQ_ADDR 0x1000000ULL
+#define CQ_ADDR 0x1010000ULL
+#define EQ_ADDR 0x1020000ULL
+#define RESP_ADDR 0x1030000ULL
+#define MSI_ADDR 0x1040000ULL
+#define UNMAPPED_ADDR 0xfff0000000000ULL
 
-#define POLL_LIMIT	100000
+#define POLL_LIMIT 100000
 
 typedef struct Axon {
     QTestState *qts;

@@ -1,0 +1,15 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# With the driver unbound, attack the device through its BAR; then the
+# driver must load again and work.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+bdf=$(axon_bdf)
+check "unload the driver" rmmod axon
+"$AXON_REPO/tools/tests/axon-bar-fuzz" "$bdf"
+check "axon-bar-fuzz" [ $? -eq 0 ]
+check "driver reloads after the fuzzing" insmod "$AXON_KO"
+check "axon0 registered" wait_for 10 has_ibdev axon0
+check "verbs work" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0 > /dev/null
+finish

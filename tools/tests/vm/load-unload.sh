@@ -1,0 +1,39 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Unload and reload axon.ko, also under an open context and through sysfs
+# remove/rescan. The harness fails the run on any kernel warning.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+cycles=20
+ok=1
+i=0
+while [ $i -lt $cycles ]; do
+	rmmod axon || { ok=0; break; }
+	insmod "$AXON_KO" || { ok=0; break; }
+	wait_for 10 has_ibdev axon0 || { ok=0; break; }
+	ibv_devinfo -d axon0 > /dev/null || { ok=0; break; }
+	i=$((i + 1))
+done
+check "$cycles load/unload cycles ($i done)" [ $ok -eq 1 ]
+
+hold=/tmp/hold.log
+"$AXON_REPO/tools/tests/axon-verbs-basic" --hold 60 axon0 > $hold 2>&1 &
+holder=$!
+check "a process holds axon0 open with a PD" wait_for 30 grep -q holding $hold
+check "rmmod with the context open" rmmod axon
+check "axon0 is gone" no_ibdev axon0
+check "the holding process is unharmed" kill -0 $holder
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
+check "reload after forced unload" insmod "$AXON_KO"
+check "axon0 back" wait_for 10 has_ibdev axon0
+check "verbs work after reload" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0 > /dev/null
+
+bdf=$(axon_bdf)
+echo 1 > "/sys/bus/pci/devices/$bdf/remove"
+check "sysfs remove unregisters axon0" wait_for 10 no_ibdev axon0
+echo 1 > /sys/bus/pci/rescan
+check "sysfs rescan brings axon0 back" wait_for 10 has_ibdev axon0
+check "ibv_devinfo after rescan" sh -c 'ibv_devinfo -d axon0 | grep -q PORT_ACTIVE'
+finish
