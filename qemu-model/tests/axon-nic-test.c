@@ -231,7 +231,8 @@ static void test_bad_queue_config(void)
         { 0, CQ_ADDR, EQ_ADDR, 8, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
         { SQ_ADDR + 64, CQ_ADDR, EQ_ADDR, 8, 8, 8,
           AXON_DEV_ERR_AQ_SQ_CONFIG },
-        { 0xfffffffffffff000ULL, CQ_ADDR, EQ_ADDR, 8, 8, 8,
+        /* a ring that would wrap around the address space */
+        { 0xffffffffffff0000ULL, CQ_ADDR, EQ_ADDR, 4096, 4096, 8,
           AXON_DEV_ERR_AQ_SQ_CONFIG },
         { SQ_ADDR, CQ_ADDR, EQ_ADDR, 8, 4, 8, AXON_DEV_ERR_AQ_CQ_CONFIG },
         { SQ_ADDR, CQ_ADDR + 8, EQ_ADDR, 8, 8, 8,
@@ -245,6 +246,7 @@ static void test_bad_queue_config(void)
     for (i = 0; i < ARRAY_SIZE(cases); i++) {
         const BadConfig *c = &cases[i];
 
+        g_test_message("bad queue config case %zu", i);
         wr(a, AXON_REG_CTRL, AXON_CTRL_RESET);
         program_queues(a, c->sq, c->sqd, c->cq, c->cqd, c->eq, c->eqd);
         wr(a, AXON_REG_CTRL, AXON_CTRL_ENABLE);
