@@ -74,6 +74,7 @@ struct AxonNicState {
 
     /* properties */
     uint32_t max_pd;
+    uint32_t admin_stall_after; /* test hook, 0: never */
     MACAddr mac;
 };
 
@@ -270,6 +271,16 @@ static uint16_t axon_nic_exec_admin(AxonNicState *s,
     }
 }
 
+/* Test hook: like hung firmware, commands stay pending until a reset. */
+static bool axon_nic_admin_stalled(AxonNicState *s)
+{
+    if (s->admin_stall_after && s->stat_aq_cmds >= s->admin_stall_after) {
+        trace_axon_nic_admin_stalled(s->stat_aq_cmds);
+        return true;
+    }
+    return false;
+}
+
 /* Runs outside the vCPU's MMIO exit: drains the admin SQ up to the tail. */
 static void axon_nic_admin_bh(void *opaque)
 {
@@ -278,7 +289,8 @@ static void axon_nic_admin_bh(void *opaque)
     AxonRing *sq = &s->aq_sq, *cq = &s->aq_cq;
     bool completed = false;
 
-    while (axon_nic_ready(s) && sq->idx != s->aq_sq_tail) {
+    while (axon_nic_ready(s) && sq->idx != s->aq_sq_tail &&
+           !axon_nic_admin_stalled(s)) {
         struct axon_admin_cmd cmd;
         struct axon_admin_cqe cqe = {};
         uint64_t result = 0;
@@ -695,6 +707,9 @@ static void axon_nic_instance_init(Object *obj)
 static Property axon_nic_properties[] = {
     DEFINE_PROP_UINT32("max-pd", AxonNicState, max_pd, 1024),
     DEFINE_PROP_MACADDR("mac", AxonNicState, mac),
+    /* Test hook: stop completing admin commands after this many. */
+    DEFINE_PROP_UINT32("x-admin-stall-after", AxonNicState,
+                       admin_stall_after, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -4,15 +4,19 @@
  * libibverbs and the axon provider: open, query device and port, PDs up
  * to the device limit, and EOPNOTSUPP for what is not implemented yet.
  *
- * Usage: axon-verbs-basic [--hold SECONDS] [DEVICE]
- *   --hold  open the device, allocate a PD, print "holding" and sleep:
- *           used to unload the driver under an open context.
+ * Usage: axon-verbs-basic [--hold SECONDS | --until-failure] [DEVICE]
+ *   --hold           open the device, allocate a PD, print "holding" and
+ *                    sleep: used to unload the driver under an open context.
+ *   --until-failure  allocate PDs until one fails and print the errno of
+ *                    that one and of the next: used with a device whose
+ *                    admin queue stalls (x-admin-stall-after).
  */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -106,16 +110,46 @@ static void test_not_supported(struct ibv_context *ctx)
 		ibv_dealloc_pd(pd);
 }
 
+static double seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Allocate PDs (never freed) until the device stops answering. */
+static int until_failure(struct ibv_context *ctx)
+{
+	double t;
+	int n = 0;
+
+	while (ibv_alloc_pd(ctx))
+		n++;
+	printf("alloc_pd %d failed: %s\n", n + 1, strerror(errno));
+	t = seconds();
+	errno = 0;
+	if (!ibv_alloc_pd(ctx))
+		printf("next alloc_pd failed: %s (%.3f s)\n", strerror(errno),
+		       seconds() - t);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = "axon0";
 	struct ibv_context *ctx;
+	bool stall = false;
 	int hold = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "--hold")) {
 		hold = atoi(argv[2]);
 		argc -= 2;
 		argv += 2;
+	} else if (argc > 1 && !strcmp(argv[1], "--until-failure")) {
+		stall = true;
+		argc--;
+		argv++;
 	}
 	if (argc > 1)
 		name = argv[1];
@@ -126,6 +160,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
+	if (stall)
+		return until_failure(ctx);
 	if (hold) {
 		struct ibv_pd *pd = ibv_alloc_pd(ctx);
 

@@ -23,7 +23,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		0
+#define AXON_DEV_VERSION_MINOR		1
 
 /* BARs */
 #define AXON_BAR_REGS			0 /* registers below, 4 KiB */
@@ -34,7 +34,8 @@
 enum axon_msix_vector {
 	AXON_MSIX_ADMIN		= 0, /* admin completion queue */
 	AXON_MSIX_ASYNC		= 1, /* async event queue */
-	AXON_MSIX_NUM_VECTORS	= 2,
+	AXON_MSIX_ETH		= 2, /* Ethernet TX and RX, when armed */
+	AXON_MSIX_NUM_VECTORS	= 3,
 };
 
 /*
@@ -71,6 +72,29 @@ enum axon_reg {
 	AXON_REG_STAT_AQ_ERRORS	= 0x84, /* RO: admin commands failed */
 	AXON_REG_STAT_EVENTS	= 0x88, /* RO: async events posted */
 	AXON_REG_STAT_EQ_DROPS	= 0x8c, /* RO: events lost, event ring full */
+
+	/* Ethernet function, see "Ethernet function" below */
+	AXON_REG_ETH_CTRL	= 0x100, /* RW: AXON_ETH_CTRL_* */
+	AXON_REG_ETH_MTU	= 0x104, /* RW: L3 MTU, AXON_ETH_MIN_MTU..MAX */
+	AXON_REG_ETH_IRQ_ARM	= 0x108, /* WO: 1 arms AXON_MSIX_ETH once */
+	AXON_REG_ETH_TX_BASE_LO	= 0x110, /* RW: TX descriptor ring, 4 KiB aligned */
+	AXON_REG_ETH_TX_BASE_HI	= 0x114,
+	AXON_REG_ETH_TX_DEPTH	= 0x118, /* RW: descriptors, power of 2 */
+	AXON_REG_ETH_TX_TAIL	= 0x11c, /* WO: doorbell, producer index < depth */
+	AXON_REG_ETH_RX_BASE_LO	= 0x120, /* RW: RX descriptor ring, 4 KiB aligned */
+	AXON_REG_ETH_RX_BASE_HI	= 0x124,
+	AXON_REG_ETH_RX_DEPTH	= 0x128, /* RW: descriptors, power of 2 */
+	AXON_REG_ETH_RX_TAIL	= 0x12c, /* WO: doorbell, buffers posted < depth */
+	AXON_REG_ETH_TX_HEAD	= 0x130, /* RO: device consumer index */
+	AXON_REG_ETH_RX_HEAD	= 0x134, /* RO: device consumer index */
+
+	/* Ethernet counters, 32 bits, wrapping */
+	AXON_REG_STAT_RX_NOBUF	= 0x140, /* RO: frames dropped, no RX buffer */
+	AXON_REG_STAT_RX_RUNT	= 0x144, /* RO: frames shorter than a header */
+	AXON_REG_STAT_RX_OVERSIZE = 0x148, /* RO: frames longer than MTU */
+	AXON_REG_STAT_RX_ROCE	= 0x14c, /* RO: RoCEv2 frames for the engine */
+	AXON_REG_STAT_TX_ERRORS	= 0x150, /* RO: TX descriptors rejected */
+	AXON_REG_STAT_RX_DMA_ERRORS = 0x154, /* RO: RX buffers not writable */
 };
 
 /* Ring depth limits, in entries, for the admin and event queues. */
@@ -81,6 +105,7 @@ enum axon_reg {
 /* AXON_REG_CAPS */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
+#define AXON_CAP_ETHERNET		0x4
 
 /*
  * AXON_REG_CTRL
@@ -108,6 +133,9 @@ enum axon_dev_error {
 	AXON_DEV_ERR_EQ_CONFIG		= 3, /* bad event queue base or depth */
 	AXON_DEV_ERR_DOORBELL		= 4, /* doorbell index out of range */
 	AXON_DEV_ERR_DMA		= 5, /* a queue DMA failed */
+	AXON_DEV_ERR_ETH_TX_CONFIG	= 6, /* bad TX ring base or depth */
+	AXON_DEV_ERR_ETH_RX_CONFIG	= 7, /* bad RX ring base or depth */
+	AXON_DEV_ERR_ETH_MTU		= 8, /* MTU out of range */
 };
 
 /*
@@ -125,6 +153,7 @@ enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_PORT		= 2,
 	AXON_ADMIN_CREATE_PD		= 3,
 	AXON_ADMIN_DESTROY_PD		= 4,
+	AXON_ADMIN_SET_GID		= 5, /* write one GID table entry */
 };
 
 enum axon_admin_status {
@@ -149,6 +178,22 @@ struct axon_admin_pd {
 	__u8 reserved[52];
 };
 
+/* RoCE GID types, as stored in the device's GID table */
+enum axon_gid_type {
+	AXON_GID_TYPE_NONE	= 0, /* the entry is unused */
+	AXON_GID_TYPE_ROCE_V1	= 1,
+	AXON_GID_TYPE_ROCE_V2	= 2,
+};
+
+struct axon_admin_gid {
+	__le32 port;		/* 1-based */
+	__le32 index;		/* < gid_tbl_len */
+	__le32 type;		/* enum axon_gid_type; NONE clears the entry */
+	__le32 reserved0;
+	__u8 gid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__u8 reserved[24];
+};
+
 struct axon_admin_cmd {
 	__le16 opcode;		/* enum axon_admin_opcode */
 	__le16 command_id;	/* echoed in the completion */
@@ -156,6 +201,7 @@ struct axon_admin_cmd {
 	union {
 		struct axon_admin_query query;
 		struct axon_admin_pd pd;
+		struct axon_admin_gid gid;
 		__u8 raw[56];
 	};
 };
@@ -235,6 +281,46 @@ struct axon_event {
 	__le16 flags;		/* AXON_EVENT_PHASE */
 	__le32 param;
 	__le64 data;
+};
+
+/*
+ * Ethernet function.
+ *
+ * Frames that are not RoCEv2 (UDP destination port 4791) travel through two
+ * descriptor rings. TX: the driver fills descriptors and writes the tail;
+ * the device sends each frame and writes back flags DONE (and ERROR for a
+ * descriptor it rejected: length outside 14..MTU+18, unreachable buffer).
+ * RX: the driver posts empty buffers up to the tail; the device fills them
+ * in order, writing back the frame length and DONE. The rings are checked
+ * when AXON_ETH_CTRL_ENABLE goes to 1 (errors in AXON_REG_ERROR) and may not
+ * be changed while it is set. After the driver writes AXON_REG_ETH_IRQ_ARM
+ * the device raises AXON_MSIX_ETH once, at the next TX or RX completion.
+ *
+ * Received frames shorter than an Ethernet header or longer than the MTU
+ * plus header and one VLAN tag are dropped and counted.
+ */
+#define AXON_ETH_CTRL_ENABLE		0x1
+
+#define AXON_ETH_MIN_MTU		68
+#define AXON_ETH_MAX_MTU		9000
+#define AXON_ETH_HLEN			14
+#define AXON_ETH_OVERHEAD		18 /* header and one VLAN tag */
+#define AXON_ROCEV2_UDP_PORT		4791
+
+/*
+ * flags
+ * 0:0 : done - written by the device when it is finished with the entry
+ * 1:1 : error - TX: the frame was not sent; RX: never set
+ */
+#define AXON_ETH_DESC_DONE		0x1
+#define AXON_ETH_DESC_ERROR		0x2
+
+struct axon_eth_desc {
+	__le64 addr;		/* DMA address of the buffer */
+	__le16 buf_len;		/* TX: frame length; RX: buffer size */
+	__le16 len;		/* RX: frame length, written by the device */
+	__le16 flags;		/* AXON_ETH_DESC_*, written by the device */
+	__le16 reserved;
 };
 
 #endif /* _UAPI_AXON_DEV_H */
