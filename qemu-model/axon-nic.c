@@ -3,8 +3,9 @@
  *
  * This part models the control plane: identity and status registers,
  * the reset and enable handshake, the admin queue (submission and
- * completion rings in guest memory), the async event queue and MSI-X.
- * The device interface is include/uapi/axon/axon_dev.h, shared with the
+ * completion rings in guest memory), the async event queue, the port
+ * state and MSI-X. The Ethernet function is in axon-nic-eth.c. The
+ * device interface is include/uapi/axon/axon_dev.h, shared with the
  * driver.
  *
  * Nothing the guest writes is trusted: queue bases, depths, doorbell
@@ -28,59 +29,16 @@
 #include "hw/qdev-properties.h"
 #include "net/net.h"
 #include "migration/vmstate.h"
-#include "qom/object.h"
 #include "trace.h"
 
-#include "axon/axon_dev.h"
+#include "axon-nic.h"
 
-#define TYPE_AXON_NIC "axon-nic"
-OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
-
-#define AXON_NIC_PORTS 1
 #define AXON_NIC_FW_VERSION ((1U << 24) | (0U << 16) | 1U)
 #define AXON_NIC_ADMIN_TIMEOUT_MS 5000
 
-/* A ring in guest memory, as the device sees it. */
-typedef struct AxonRing {
-    uint64_t base;
-    uint32_t depth;
-    uint32_t idx;       /* the device's own index (consumer or producer) */
-    bool phase;         /* phase written on the current pass (producer) */
-} AxonRing;
-
-struct AxonNicState {
-    PCIDevice parent_obj;
-
-    MemoryRegion regs;
-    QEMUBH *admin_bh;
-
-    uint32_t ctrl;
-    uint32_t status;
-    uint32_t error;
-
-    AxonRing aq_sq;         /* idx: device consumer (head) */
-    uint32_t aq_sq_tail;    /* driver producer, from the doorbell */
-    AxonRing aq_cq;         /* idx: device producer */
-    AxonRing eq;            /* idx: device producer */
-    uint32_t eq_head;       /* driver consumer */
-
-    uint32_t stat_aq_cmds;
-    uint32_t stat_aq_errors;
-    uint32_t stat_events;
-    uint32_t stat_eq_drops;
-
-    unsigned long *pd_table;
-    bool link_up;
-
-    /* properties */
-    uint32_t max_pd;
-    uint32_t admin_stall_after; /* test hook, 0: never */
-    MACAddr mac;
-};
-
 /* ---- interrupts and events ---------------------------------------- */
 
-static void axon_nic_irq(AxonNicState *s, unsigned vector)
+void axon_nic_irq(AxonNicState *s, unsigned vector)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
 
@@ -90,12 +48,12 @@ static void axon_nic_irq(AxonNicState *s, unsigned vector)
     }
 }
 
-static bool axon_nic_ready(AxonNicState *s)
+bool axon_nic_ready(AxonNicState *s)
 {
     return (s->status & AXON_STATUS_READY) && !(s->status & AXON_STATUS_FATAL);
 }
 
-static void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
+void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
 {
     trace_axon_nic_fatal(err);
     s->status |= AXON_STATUS_FATAL;
@@ -180,12 +138,12 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
      */
     attr.max_mr_size = cpu_to_le64(0);
     attr.page_size_cap = cpu_to_le64(4096 | (2ULL << 20) | (1ULL << 30));
-    attr.sys_image_guid = cpu_to_le64(axon_nic_eui64(&s->mac));
+    attr.sys_image_guid = cpu_to_le64(axon_nic_eui64(&s->conf.macaddr));
     attr.vendor_part_id = cpu_to_le32(AXON_PCI_DEVICE_ID_NIC);
     attr.hw_ver = cpu_to_le32(PCI_DEVICE_GET_CLASS(s)->revision);
     attr.max_pd = cpu_to_le32(s->max_pd);
     attr.num_ports = cpu_to_le32(AXON_NIC_PORTS);
-    memcpy(attr.mac, s->mac.a, sizeof(attr.mac));
+    memcpy(attr.mac, s->conf.macaddr.a, sizeof(attr.mac));
 
     return axon_nic_write_resp(s, q, &attr, sizeof(attr));
 }
@@ -205,7 +163,7 @@ static uint16_t axon_nic_query_port(AxonNicState *s,
     attr.state = cpu_to_le32(s->link_up ? AXON_PORT_ACTIVE : AXON_PORT_DOWN);
     attr.max_mtu = cpu_to_le32(4096);
     attr.active_mtu = cpu_to_le32(1024);
-    attr.gid_tbl_len = cpu_to_le32(16);
+    attr.gid_tbl_len = cpu_to_le32(AXON_NIC_GID_TBL_LEN);
     attr.speed_mbps = cpu_to_le32(100000);
     attr.max_msg_sz = cpu_to_le32(1U << 31);
 
@@ -246,6 +204,33 @@ static uint16_t axon_nic_destroy_pd(AxonNicState *s,
     return AXON_ADMIN_SUCCESS;
 }
 
+/* The GID table is the RDMA engine's: it resolves a QP's sgid_index. */
+static uint16_t axon_nic_set_gid(AxonNicState *s,
+                                 const struct axon_admin_cmd *cmd)
+{
+    const struct axon_admin_gid *g = &cmd->gid;
+    uint32_t port = le32_to_cpu(g->port);
+    uint32_t index = le32_to_cpu(g->index);
+    uint32_t type = le32_to_cpu(g->type);
+    AxonGid *e;
+
+    if (port < 1 || port > AXON_NIC_PORTS || index >= AXON_NIC_GID_TBL_LEN ||
+        type > AXON_GID_TYPE_ROCE_V2 || g->reserved0 ||
+        !buffer_is_zero(g->reserved, sizeof(g->reserved))) {
+        trace_axon_nic_err_set_gid(port, index, type);
+        return AXON_ADMIN_BAD_PARAM;
+    }
+    e = &s->gid_tbl[index];
+    e->type = type;
+    if (type == AXON_GID_TYPE_NONE) {
+        memset(e->gid, 0, sizeof(e->gid));
+    } else {
+        memcpy(e->gid, g->gid, sizeof(e->gid));
+    }
+    trace_axon_nic_set_gid(index, type);
+    return AXON_ADMIN_SUCCESS;
+}
+
 static uint16_t axon_nic_exec_admin(AxonNicState *s,
                                     const struct axon_admin_cmd *cmd,
                                     uint64_t *result)
@@ -265,6 +250,8 @@ static uint16_t axon_nic_exec_admin(AxonNicState *s,
         return axon_nic_create_pd(s, cmd, result);
     case AXON_ADMIN_DESTROY_PD:
         return axon_nic_destroy_pd(s, cmd);
+    case AXON_ADMIN_SET_GID:
+        return axon_nic_set_gid(s, cmd);
     default:
         trace_axon_nic_err_admin_opcode(opcode);
         return AXON_ADMIN_BAD_OPCODE;
@@ -348,9 +335,11 @@ static void axon_nic_reset_state(AxonNicState *s)
     s->stat_events = 0;
     s->stat_eq_drops = 0;
     bitmap_zero(s->pd_table, s->max_pd);
+    memset(s->gid_tbl, 0, sizeof(s->gid_tbl));
+    axon_nic_eth_reset(s);
 }
 
-static bool axon_nic_check_ring(const AxonRing *r, size_t entry_size)
+bool axon_nic_check_ring(const AxonRing *r, size_t entry_size)
 {
     uint64_t bytes = (uint64_t)r->depth * entry_size;
 
@@ -402,6 +391,7 @@ static void axon_nic_enable(AxonNicState *s)
 
 static void axon_nic_disable(AxonNicState *s)
 {
+    axon_nic_eth_stop(s);
     qemu_bh_cancel(s->admin_bh);
     s->ctrl &= ~AXON_CTRL_ENABLE;
     s->status &= ~AXON_STATUS_READY;
@@ -475,7 +465,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = AXON_DEV_VERSION_MAJOR << 16 | AXON_DEV_VERSION_MINOR;
         break;
     case AXON_REG_CAPS:
-        val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS;
+        val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
+              AXON_CAP_ETHERNET;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -519,6 +510,9 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_STAT_EQ_DROPS:
         val = s->stat_eq_drops;
         break;
+    case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
+        val = axon_nic_eth_mmio_read(s, addr);
+        break;
     default:
         /* write-only doorbells and holes read as zero */
         break;
@@ -550,9 +544,9 @@ static void axon_nic_write_ctrl(AxonNicState *s, uint32_t val)
 }
 
 /* Queue setup registers may change only while the queues are stopped. */
-static bool axon_nic_setup_allowed(AxonNicState *s, hwaddr addr)
+bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr)
 {
-    if (s->ctrl & AXON_CTRL_ENABLE) {
+    if (enabled) {
         qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: write to queue register "
                       "0x%" HWADDR_PRIx " while enabled ignored\n", addr);
         trace_axon_nic_err_setup_while_enabled(addr);
@@ -600,7 +594,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
     case AXON_REG_EQ_BASE_LO:
     case AXON_REG_EQ_BASE_HI:
     case AXON_REG_EQ_DEPTH:
-        if (axon_nic_setup_allowed(s, addr)) {
+        if (axon_nic_setup_allowed(s, s->ctrl & AXON_CTRL_ENABLE, addr)) {
             axon_nic_write_setup(axon_nic_setup_ring(s, addr),
                                  addr & AXON_RING_REG_MASK, val);
         }
@@ -613,6 +607,9 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_EQ_HEAD:
         axon_nic_doorbell(s, &s->eq_head, val, s->eq.depth, addr);
+        break;
+    case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
+        axon_nic_eth_mmio_write(s, addr, val);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: write to read-only or "
@@ -635,7 +632,22 @@ static const MemoryRegionOps axon_nic_mmio_ops = {
     },
 };
 
-/* ---- link state (QOM property "link-up") ---------------------------- */
+/* ---- port state -------------------------------------------------------- */
+
+/*
+ * The port is the netdev backend's link (set_link, or the QOM property
+ * "link-up" as an alias); without netdev= it starts up.
+ */
+void axon_nic_set_port_state(AxonNicState *s, bool up)
+{
+    if (s->link_up == up) {
+        return;
+    }
+    s->link_up = up;
+    trace_axon_nic_port_state(up);
+    axon_nic_post_event(s, up ? AXON_EVENT_PORT_ACTIVE : AXON_EVENT_PORT_DOWN,
+                        1);
+}
 
 static bool axon_nic_get_link_up(Object *obj, Error **errp)
 {
@@ -644,14 +656,7 @@ static bool axon_nic_get_link_up(Object *obj, Error **errp)
 
 static void axon_nic_set_link_up(Object *obj, bool value, Error **errp)
 {
-    AxonNicState *s = AXON_NIC(obj);
-
-    if (s->link_up == value) {
-        return;
-    }
-    s->link_up = value;
-    axon_nic_post_event(s, value ? AXON_EVENT_PORT_ACTIVE
-                                 : AXON_EVENT_PORT_DOWN, 1);
+    axon_nic_eth_set_link(AXON_NIC(obj), value);
 }
 
 /* ---- realize, reset, type -------------------------------------------- */
@@ -680,14 +685,16 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
     s->pd_table = bitmap_new(s->max_pd);
     s->admin_bh = qemu_bh_new_guarded(axon_nic_admin_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
-    qemu_macaddr_default_if_unset(&s->mac);
+    qemu_macaddr_default_if_unset(&s->conf.macaddr);
     s->link_up = true;
+    axon_nic_eth_realize(s);
 }
 
 static void axon_nic_exit(PCIDevice *pdev)
 {
     AxonNicState *s = AXON_NIC(pdev);
 
+    axon_nic_eth_exit(s);
     qemu_bh_delete(s->admin_bh);
     g_free(s->pd_table);
     msix_uninit_exclusive_bar(pdev);
@@ -706,7 +713,7 @@ static void axon_nic_instance_init(Object *obj)
 
 static Property axon_nic_properties[] = {
     DEFINE_PROP_UINT32("max-pd", AxonNicState, max_pd, 1024),
-    DEFINE_PROP_MACADDR("mac", AxonNicState, mac),
+    DEFINE_NIC_PROPERTIES(AxonNicState, conf), /* mac=, netdev= */
     /* Test hook: stop completing admin commands after this many. */
     DEFINE_PROP_UINT32("x-admin-stall-after", AxonNicState,
                        admin_stall_after, 0),

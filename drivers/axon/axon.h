@@ -30,9 +30,13 @@ struct axon_dev {
 	struct axon_admin_queue aq;
 	struct axon_eq eq;
 
+	struct net_device *netdev;	/* the Ethernet function */
+
 	struct axon_dev_attr attr;	/* from QUERY_DEVICE, little endian */
 	u32 fw_version;
-	enum ib_port_state port_state;	/* cached, updated by port events */
+	spinlock_t port_lock;		/* link_up, port_state */
+	bool link_up;			/* the wire, as the device reports it */
+	enum ib_port_state port_state;	/* the RoCE port, as reported to the core */
 	bool registered;		/* the ib_device is visible */
 };
 
@@ -65,10 +69,17 @@ static inline void axon_wr(struct axon_dev *adev, enum axon_reg reg, u32 val)
 	writel(val, adev->regs + reg);
 }
 
+void axon_fw_string(struct axon_dev *adev, char *buf, size_t len);
+
+/* axon_netdev.c */
+int axon_netdev_create(struct axon_dev *adev);
+void axon_netdev_destroy(struct axon_dev *adev);
+
 /* axon_verbs.c */
 int axon_ib_register(struct axon_dev *adev);
 void axon_ib_unregister(struct axon_dev *adev);
-void axon_ib_port_event(struct axon_dev *adev, enum ib_port_state state);
+void axon_set_link(struct axon_dev *adev, bool up);
+void axon_port_update(struct axon_dev *adev);
 void axon_ib_fatal_event(struct axon_dev *adev);
 
 #endif /* _AXON_H_ */

@@ -76,3 +76,18 @@ int axon_cmd_destroy_pd(struct axon_admin_queue *aq, u32 pdn)
 	cmd.pd.pdn = cpu_to_le32(pdn);
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
+
+int axon_cmd_set_gid(struct axon_admin_queue *aq, u32 port, u32 index,
+		     enum axon_gid_type type, const u8 *gid)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_SET_GID);
+	cmd.gid.port = cpu_to_le32(port);
+	cmd.gid.index = cpu_to_le32(index);
+	cmd.gid.type = cpu_to_le32(type);
+	if (gid)
+		memcpy(cmd.gid.gid, gid, sizeof(cmd.gid.gid));
+	return axon_admin_exec(aq, &cmd, &cqe);
+}

@@ -13,5 +13,7 @@ int axon_cmd_query_port(struct axon_admin_queue *aq, u32 port,
 			struct axon_port_attr *attr);
 int axon_cmd_create_pd(struct axon_admin_queue *aq, u32 *pdn);
 int axon_cmd_destroy_pd(struct axon_admin_queue *aq, u32 pdn);
+int axon_cmd_set_gid(struct axon_admin_queue *aq, u32 port, u32 index,
+		     enum axon_gid_type type, const u8 *gid);
 
 #endif /* _AXON_CMDS_H_ */

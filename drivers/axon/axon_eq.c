@@ -48,8 +48,7 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 					     param);
 			return;
 		}
-		axon_ib_port_event(adev, type == AXON_EVENT_PORT_ACTIVE ?
-				   IB_PORT_ACTIVE : IB_PORT_DOWN);
+		axon_set_link(adev, type == AXON_EVENT_PORT_ACTIVE);
 		break;
 	case AXON_EVENT_FATAL:
 		dev_err(&adev->pdev->dev, "device reported a fatal error\n");

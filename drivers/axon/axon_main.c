@@ -17,6 +17,8 @@
 
 #define AXON_RESET_TIMEOUT_US	(1000 * 1000)
 #define AXON_ENABLE_TIMEOUT_US	(1000 * 1000)
+#define AXON_REQUIRED_CAPS	(AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS | \
+				 AXON_CAP_ETHERNET)
 
 static const struct pci_device_id axon_pci_table[] = {
 	{ PCI_DEVICE(AXON_PCI_VENDOR_ID, AXON_PCI_DEVICE_ID_NIC) },
@@ -41,8 +43,7 @@ static int axon_check_identity(struct axon_dev *adev)
 			AXON_DEV_VERSION_MAJOR);
 		return -ENODEV;
 	}
-	if ((caps & (AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS)) !=
-	    (AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS)) {
+	if ((caps & AXON_REQUIRED_CAPS) != AXON_REQUIRED_CAPS) {
 		dev_err(&adev->pdev->dev, "missing capabilities 0x%x\n", caps);
 		return -ENODEV;
 	}
@@ -138,8 +139,8 @@ static int axon_query_attrs(struct axon_dev *adev)
 	err = axon_cmd_query_port(&adev->aq, AXON_PORT, &port);
 	if (err)
 		return err;
-	adev->port_state = le32_to_cpu(port.state) == AXON_PORT_ACTIVE ?
-			   IB_PORT_ACTIVE : IB_PORT_DOWN;
+	adev->link_up = le32_to_cpu(port.state) == AXON_PORT_ACTIVE;
+	adev->port_state = IB_PORT_DOWN;
 	return 0;
 }
 
@@ -164,6 +165,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	adev->pdev = pdev;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
+	spin_lock_init(&adev->port_lock);
 	pci_set_drvdata(pdev, adev);
 
 	err = axon_check_identity(adev);
@@ -188,11 +190,16 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = axon_query_attrs(adev);
 	if (err)
 		goto err_stop_device;
-	err = axon_ib_register(adev);
+	err = axon_netdev_create(adev);
 	if (err)
 		goto err_stop_device;
+	err = axon_ib_register(adev);
+	if (err)
+		goto err_destroy_netdev;
 	return 0;
 
+err_destroy_netdev:
+	axon_netdev_destroy(adev);
 err_stop_device:
 	axon_reset(adev);
 	axon_free_irqs(adev);
@@ -210,6 +217,7 @@ static void axon_remove(struct pci_dev *pdev)
 	struct axon_dev *adev = pci_get_drvdata(pdev);
 
 	axon_ib_unregister(adev);
+	axon_netdev_destroy(adev);
 	axon_reset(adev);
 	axon_free_irqs(adev);
 	axon_eq_destroy(adev);

@@ -7,6 +7,7 @@
  * which fails them with EOPNOTSUPP.
  */
 
+#include <rdma/ib_addr.h>
 #include <rdma/ib_mad.h>
 #include <rdma/ib_user_verbs.h>
 #include <rdma/uverbs_ioctl.h>
@@ -22,12 +23,17 @@ static u64 axon_fw_ver(u32 reg)
 	       (reg & 0xffff);
 }
 
+void axon_fw_string(struct axon_dev *adev, char *buf, size_t len)
+{
+	u32 fw = adev->fw_version;
+
+	snprintf(buf, len, "%u.%u.%u", fw >> 24, (fw >> 16) & 0xff,
+		 fw & 0xffff);
+}
+
 static void axon_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	u32 fw = to_adev(ibdev)->fw_version;
-
-	snprintf(str, IB_FW_VERSION_NAME_MAX, "%u.%u.%u", fw >> 24,
-		 (fw >> 16) & 0xff, fw & 0xffff);
+	axon_fw_string(to_adev(ibdev), str, IB_FW_VERSION_NAME_MAX);
 }
 
 static int axon_query_device(struct ib_device *ibdev,
@@ -102,7 +108,9 @@ static int axon_query_port(struct ib_device *ibdev, u32 port,
 			   struct ib_port_attr *props)
 {
 	struct axon_dev *adev = to_adev(ibdev);
+	struct net_device *netdev;
 	struct axon_port_attr pa;
+	bool link;
 	int err;
 
 	err = axon_cmd_query_port(&adev->aq, port, &pa);
@@ -110,13 +118,16 @@ static int axon_query_port(struct ib_device *ibdev, u32 port,
 		return err;
 
 	/* props arrives zeroed from ib_query_port() */
-	props->state = le32_to_cpu(pa.state) == AXON_PORT_ACTIVE ?
+	link = le32_to_cpu(pa.state) == AXON_PORT_ACTIVE;
+	netdev = adev->netdev;
+	props->state = link && netdev && netif_running(netdev) ?
 		       IB_PORT_ACTIVE : IB_PORT_DOWN;
-	props->phys_state = props->state == IB_PORT_ACTIVE ?
-			    IB_PORT_PHYS_STATE_LINK_UP :
-			    IB_PORT_PHYS_STATE_DISABLED;
+	props->phys_state = link ? IB_PORT_PHYS_STATE_LINK_UP :
+				   IB_PORT_PHYS_STATE_DISABLED;
 	props->max_mtu = axon_mtu_enum(le32_to_cpu(pa.max_mtu));
-	props->active_mtu = axon_mtu_enum(le32_to_cpu(pa.active_mtu));
+	props->active_mtu = netdev ? min(props->max_mtu,
+					 iboe_get_mtu(READ_ONCE(netdev->mtu))) :
+				     IB_MTU_256;
 	props->gid_tbl_len = le32_to_cpu(pa.gid_tbl_len);
 	props->pkey_tbl_len = 1;
 	props->max_msg_sz = le32_to_cpu(pa.max_msg_sz);
@@ -152,6 +163,29 @@ static int axon_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->core_cap_flags = AXON_PORT_CORE_CAPS;
 	return 0;
+}
+
+static enum axon_gid_type axon_gid_type(const struct ib_gid_attr *attr)
+{
+	return attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
+	       AXON_GID_TYPE_ROCE_V2 : AXON_GID_TYPE_ROCE_V1;
+}
+
+/* The RDMA core keeps the GID table; the device gets a copy for the wire. */
+static int axon_add_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct axon_dev *adev = to_adev(attr->device);
+
+	return axon_cmd_set_gid(&adev->aq, attr->port_num, attr->index,
+				axon_gid_type(attr), attr->gid.raw);
+}
+
+static int axon_del_gid(const struct ib_gid_attr *attr, void **context)
+{
+	struct axon_dev *adev = to_adev(attr->device);
+
+	return axon_cmd_set_gid(&adev->aq, attr->port_num, attr->index,
+				AXON_GID_TYPE_NONE, NULL);
 }
 
 static enum rdma_link_layer axon_get_link_layer(struct ib_device *ibdev,
@@ -259,10 +293,12 @@ static const struct ib_device_ops axon_dev_ops = {
 	.driver_id = RDMA_DRIVER_UNKNOWN,
 	.uverbs_abi_ver = AXON_UVERBS_ABI_VERSION,
 
+	.add_gid = axon_add_gid,
 	.alloc_pd = axon_alloc_pd,
 	.alloc_ucontext = axon_alloc_ucontext,
 	.dealloc_pd = axon_dealloc_pd,
 	.dealloc_ucontext = axon_dealloc_ucontext,
+	.del_gid = axon_del_gid,
 	.disassociate_ucontext = axon_disassociate_ucontext,
 	.get_dev_fw_str = axon_get_dev_fw_str,
 	.get_link_layer = axon_get_link_layer,
@@ -288,12 +324,16 @@ int axon_ib_register(struct axon_dev *adev)
 	strscpy(ibdev->node_desc, "axon RoCEv2 SmartNIC", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &axon_dev_ops);
 
+	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
+	if (err)
+		return err;
 	err = ib_register_device(ibdev, "axon%d", &adev->pdev->dev);
 	if (err) {
 		dev_err(&adev->pdev->dev, "ib_register_device failed: %d\n", err);
 		return err;
 	}
 	WRITE_ONCE(adev->registered, true);
+	axon_port_update(adev);
 	return 0;
 }
 
@@ -303,20 +343,49 @@ void axon_ib_unregister(struct axon_dev *adev)
 	ib_unregister_device(&adev->ibdev);
 }
 
-void axon_ib_port_event(struct axon_dev *adev, enum ib_port_state state)
+/* The wire went up or down (an async event from the device). */
+void axon_set_link(struct axon_dev *adev, bool up)
 {
+	WRITE_ONCE(adev->link_up, up);
+	axon_port_update(adev);
+}
+
+/*
+ * The RoCE port is active when the wire is up and the netdev is open, as
+ * on other RoCE NICs; the netdev carrier follows the wire. Called on link
+ * events and on netdev open/stop; reports changes to the RDMA core.
+ */
+void axon_port_update(struct axon_dev *adev)
+{
+	struct net_device *netdev = adev->netdev;
+	bool link = READ_ONCE(adev->link_up);
 	struct ib_event event = {
 		.device = &adev->ibdev,
 		.element.port_num = AXON_PORT,
-		.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
-						   IB_EVENT_PORT_ERR,
 	};
+	enum ib_port_state state;
+	unsigned long flags;
+	bool changed;
 
-	if (adev->port_state == state)
-		return;
+	if (netdev) {
+		if (link)
+			netif_carrier_on(netdev);
+		else
+			netif_carrier_off(netdev);
+	}
+	state = link && netdev && netif_running(netdev) ? IB_PORT_ACTIVE :
+							  IB_PORT_DOWN;
+
+	spin_lock_irqsave(&adev->port_lock, flags);
+	changed = adev->port_state != state;
 	adev->port_state = state;
-	if (READ_ONCE(adev->registered))
+	spin_unlock_irqrestore(&adev->port_lock, flags);
+
+	if (changed && READ_ONCE(adev->registered)) {
+		event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+							IB_EVENT_PORT_ERR;
 		ib_dispatch_event(&event);
+	}
 }
 
 void axon_ib_fatal_event(struct axon_dev *adev)

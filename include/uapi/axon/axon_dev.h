@@ -89,15 +89,15 @@ enum axon_reg {
 	AXON_REG_ETH_RX_HEAD	= 0x134, /* RO: device consumer index */
 
 	/* Ethernet counters, 32 bits, wrapping */
-	AXON_REG_STAT_RX_NOBUF	= 0x140, /* RO: frames dropped, no RX buffer */
+	AXON_REG_STAT_RX_NOBUF	= 0x140, /* RO: frames dropped, ETH stopped */
 	AXON_REG_STAT_RX_RUNT	= 0x144, /* RO: frames shorter than a header */
-	AXON_REG_STAT_RX_OVERSIZE = 0x148, /* RO: frames longer than MTU */
+	AXON_REG_STAT_RX_OVERSIZE = 0x148, /* RO: > MTU + 18 or > RX buffer */
 	AXON_REG_STAT_RX_ROCE	= 0x14c, /* RO: RoCEv2 frames for the engine */
 	AXON_REG_STAT_TX_ERRORS	= 0x150, /* RO: TX descriptors rejected */
 	AXON_REG_STAT_RX_DMA_ERRORS = 0x154, /* RO: RX buffers not writable */
 };
 
-/* Ring depth limits, in entries, for the admin and event queues. */
+/* Ring depth limits, in entries, for the admin, event and Ethernet rings. */
 #define AXON_QUEUE_MIN_DEPTH		2
 #define AXON_QUEUE_MAX_DEPTH		4096
 #define AXON_QUEUE_ALIGN		4096
@@ -297,7 +297,9 @@ struct axon_event {
  * the device raises AXON_MSIX_ETH once, at the next TX or RX completion.
  *
  * Received frames shorter than an Ethernet header or longer than the MTU
- * plus header and one VLAN tag are dropped and counted.
+ * plus header and one VLAN tag are dropped and counted. While no RX buffer
+ * is posted, frames wait (nothing is dropped) until the next RX tail write;
+ * while ENABLE is 0 they are dropped and counted in AXON_REG_STAT_RX_NOBUF.
  */
 #define AXON_ETH_CTRL_ENABLE		0x1
 
@@ -310,7 +312,8 @@ struct axon_event {
 /*
  * flags
  * 0:0 : done - written by the device when it is finished with the entry
- * 1:1 : error - TX: the frame was not sent; RX: never set
+ * 1:1 : error - TX: the frame was not sent; RX: the buffer was not
+ *                writable, len is 0 and the frame was dropped
  */
 #define AXON_ETH_DESC_DONE		0x1
 #define AXON_ETH_DESC_ERROR		0x2

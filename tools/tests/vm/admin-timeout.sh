@@ -15,6 +15,6 @@ check "later commands fail with EIO, not another timeout" \
 check "the timeout is logged" sh -c 'dmesg | grep -q "timed out after .* ms, device marked failed"'
 check "rmmod of the failed device" rmmod axon
 check "reload resets the device" insmod "$AXON_KO"
-check "axon0 registered again" wait_for 10 has_ibdev axon0
+check "axon0 registered again" axon_up
 check "the device answers after the reset" sh -c 'ibv_devinfo -d axon0 | grep -q PORT_ACTIVE'
 finish

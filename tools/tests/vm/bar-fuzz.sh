@@ -10,6 +10,6 @@ check "unload the driver" rmmod axon
 "$AXON_REPO/tools/tests/axon-bar-fuzz" "$bdf"
 check "axon-bar-fuzz" [ $? -eq 0 ]
 check "driver reloads after the fuzzing" insmod "$AXON_KO"
-check "axon0 registered" wait_for 10 has_ibdev axon0
+check "axon0 registered" axon_up
 check "verbs work" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0 > /dev/null
 finish

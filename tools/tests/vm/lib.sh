@@ -36,3 +36,27 @@ finish() {
 	echo "$failures failed"
 	[ "$failures" -eq 0 ]
 }
+
+# The net_device of axon0, and bringing it up: the RoCE port is active
+# only while its netdev is up, and a reloaded driver's netdev starts down.
+axon_netdev() {
+	ls /sys/class/infiniband/axon0/device/net/ 2>/dev/null | head -n1
+}
+
+axon_up() {
+	wait_for 10 has_ibdev axon0 && ip link set "$(axon_netdev)" up
+}
+
+# stat NAME: the axon netdev's ethtool -S counter NAME
+stat() {
+	ethtool -S "$AXON_NETDEV" | sed -n "s/^[[:space:]]*$1: //p"
+}
+
+# agrees NAME: ethtool's counter lies between two reads of the stack's
+# counter around it (traffic from the peer may still be arriving)
+agrees() {
+	a=$(cat "/sys/class/net/$AXON_NETDEV/statistics/$1")
+	b=$(stat "$1")
+	c=$(cat "/sys/class/net/$AXON_NETDEV/statistics/$1")
+	[ "$a" -le "$b" ] && [ "$b" -le "$c" ]
+}

@@ -27,13 +27,13 @@ check "the holding process is unharmed" kill -0 $holder
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 check "reload after forced unload" insmod "$AXON_KO"
-check "axon0 back" wait_for 10 has_ibdev axon0
+check "axon0 back" axon_up
 check "verbs work after reload" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0 > /dev/null
 
 bdf=$(axon_bdf)
 echo 1 > "/sys/bus/pci/devices/$bdf/remove"
 check "sysfs remove unregisters axon0" wait_for 10 no_ibdev axon0
 echo 1 > /sys/bus/pci/rescan
-check "sysfs rescan brings axon0 back" wait_for 10 has_ibdev axon0
+check "sysfs rescan brings axon0 back" axon_up
 check "ibv_devinfo after rescan" sh -c 'ibv_devinfo -d axon0 | grep -q PORT_ACTIVE'
 finish

@@ -1,0 +1,119 @@
+/*
+ * axon-nic: model of the axon RoCEv2 RDMA SmartNIC, shared device state
+ *
+ * The device interface (registers, commands, descriptors) is the uAPI
+ * header include/uapi/axon/axon_dev.h, shared with the driver; this file
+ * is the emulator's own state and the prototypes the parts of the model
+ * call each other through:
+ *
+ *   axon-nic.c      control plane: registers, admin queue, events, MSI-X
+ *   axon-nic-eth.c  Ethernet function: TX/RX rings, the netdev backend
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AXON_NIC_H
+#define HW_AXON_NIC_H
+
+#include "hw/pci/pci.h"
+#include "net/net.h"
+#include "qom/object.h"
+
+#include "axon/axon_dev.h"
+
+#define TYPE_AXON_NIC "axon-nic"
+OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
+
+#define AXON_NIC_PORTS 1
+#define AXON_NIC_GID_TBL_LEN 16
+#define AXON_NIC_ETH_MAX_FRAME (AXON_ETH_MAX_MTU + AXON_ETH_OVERHEAD)
+
+/* A ring in guest memory, as the device sees it. */
+typedef struct AxonRing {
+    uint64_t base;
+    uint32_t depth;
+    uint32_t idx;       /* the device's own index (consumer or producer) */
+    bool phase;         /* phase written on the current pass (producer) */
+} AxonRing;
+
+/* One GID table entry, as set by AXON_ADMIN_SET_GID. */
+typedef struct AxonGid {
+    uint32_t type;      /* enum axon_gid_type */
+    uint8_t gid[16];    /* network order */
+} AxonGid;
+
+/* The Ethernet function. */
+typedef struct AxonEth {
+    uint32_t ctrl;          /* AXON_ETH_CTRL_* */
+    uint32_t mtu;
+    bool irq_armed;
+
+    AxonRing tx;            /* idx: device consumer (head) */
+    uint32_t tx_tail;       /* driver producer, from the doorbell */
+    AxonRing rx;            /* idx: next buffer the device fills (head) */
+    uint32_t rx_tail;       /* buffers posted up to here */
+
+    uint32_t stat_rx_nobuf;
+    uint32_t stat_rx_runt;
+    uint32_t stat_rx_oversize;
+    uint32_t stat_rx_roce;
+    uint32_t stat_tx_errors;
+    uint32_t stat_rx_dma_errors;
+
+    /* not cleared by reset: everything above is */
+    QEMUBH *tx_bh;
+    uint8_t tx_buf[AXON_NIC_ETH_MAX_FRAME];
+} AxonEth;
+
+struct AxonNicState {
+    PCIDevice parent_obj;
+
+    MemoryRegion regs;
+    QEMUBH *admin_bh;
+    NICState *nic;          /* NULL without netdev= */
+
+    uint32_t ctrl;
+    uint32_t status;
+    uint32_t error;
+
+    AxonRing aq_sq;         /* idx: device consumer (head) */
+    uint32_t aq_sq_tail;    /* driver producer, from the doorbell */
+    AxonRing aq_cq;         /* idx: device producer */
+    AxonRing eq;            /* idx: device producer */
+    uint32_t eq_head;       /* driver consumer */
+
+    uint32_t stat_aq_cmds;
+    uint32_t stat_aq_errors;
+    uint32_t stat_events;
+    uint32_t stat_eq_drops;
+
+    unsigned long *pd_table;
+    AxonGid gid_tbl[AXON_NIC_GID_TBL_LEN];
+    bool link_up;           /* port state last reported to the driver */
+
+    AxonEth eth;
+
+    /* properties */
+    NICConf conf;           /* mac=, netdev= */
+    uint32_t max_pd;
+    uint32_t admin_stall_after; /* test hook, 0: never */
+};
+
+/* axon-nic.c */
+bool axon_nic_ready(AxonNicState *s);
+void axon_nic_irq(AxonNicState *s, unsigned vector);
+void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
+bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
+bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);
+void axon_nic_set_port_state(AxonNicState *s, bool up);
+
+/* axon-nic-eth.c */
+void axon_nic_eth_realize(AxonNicState *s);
+void axon_nic_eth_exit(AxonNicState *s);
+void axon_nic_eth_reset(AxonNicState *s);
+void axon_nic_eth_stop(AxonNicState *s);
+void axon_nic_eth_set_link(AxonNicState *s, bool up);
+uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr);
+void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);
+
+#endif /* HW_AXON_NIC_H */

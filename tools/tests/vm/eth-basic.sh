@@ -1,0 +1,26 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Every node: the axon netdev is up with its address; ping every peer over
+# IPv4 and IPv6; ethtool reports the driver, rings and counters.
+set -u
+. "$(dirname "$0")/lib.sh"
+
+dev=$AXON_NETDEV
+check "netdev $dev is driven by axon" sh -c "ethtool -i $dev | grep -q '^driver: axon'"
+check "ethtool -g shows the rings" sh -c "ethtool -g $dev | grep -q 'RX:'"
+check "link detected" sh -c "ethtool $dev | grep -q 'Link detected: yes'"
+n=0
+for peer in $AXON_PEERS; do
+	[ "$peer" = "$AXON_IP" ] && { n=$((n + 1)); continue; }
+	check "ping $peer" ping -q -c 3 -W 10 "$peer"
+	set -- $AXON_PEERS6
+	shift $n
+	check "ping -6 $1" ping -6 -q -c 3 -W 10 "$1"
+	n=$((n + 1))
+done
+
+# the driver's counters agree with the stack's
+check "ethtool -S rx_packets agrees with sysfs" agrees rx_packets
+check "ethtool -S tx_bytes agrees with sysfs" agrees tx_bytes
+check "no RX errors" [ "$(stat rx_errors)" = 0 ]
+finish
