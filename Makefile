@@ -5,6 +5,7 @@
 #   make            kernel module(s), provider, tools
 #   make check      everything, tested in QEMU VMs (installs what it needs)
 #   make demo       the main job: two VMs, the stack end to end
+#   make bench      benchmarks (numbers, not tests): TCP over axon vs virtio-net
 #   make qemu       QEMU 7.2 with the axon device models
 #   make install    module (modules_install) and provider
 #
@@ -35,6 +36,11 @@ check:
 demo:
 	tools/axon-demo
 
+bench:
+	tools/axon-build > $(AXON_CACHE)/bench-build.log 2>&1 || \
+		{ tail -n 30 $(AXON_CACHE)/bench-build.log; exit 1; }
+	tools/bench/tcp-throughput
+
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
 	$(MAKE) -C provider install
@@ -45,4 +51,4 @@ clean:
 	$(MAKE) -C provider clean
 	$(MAKE) -C tools clean
 
-.PHONY: all modules provider tools qemu check demo install clean
+.PHONY: all modules provider tools qemu check demo bench install clean

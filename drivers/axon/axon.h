@@ -69,8 +69,6 @@ static inline void axon_wr(struct axon_dev *adev, enum axon_reg reg, u32 val)
 	writel(val, adev->regs + reg);
 }
 
-void axon_fw_string(struct axon_dev *adev, char *buf, size_t len);
-
 /* axon_netdev.c */
 int axon_netdev_create(struct axon_dev *adev);
 void axon_netdev_destroy(struct axon_dev *adev);

@@ -14,24 +14,11 @@
 #include <linux/netdevice.h>
 
 #include "axon.h"
+#include "axon_eth.h"
+#include "axon_util.h"
 
 #define AXON_ETH_RING_DEPTH	256
 #define AXON_ETH_SPEED_MBPS	100000
-
-struct axon_eth_buf {
-	struct sk_buff *skb;
-	dma_addr_t dma;
-	u32 len;
-};
-
-struct axon_eth_ring {
-	struct axon_eth_desc *desc;
-	dma_addr_t desc_dma;
-	struct axon_eth_buf *bufs;
-	u32 depth;
-	u32 head;	/* next entry the driver reclaims (free running) */
-	u32 tail;	/* next entry the driver fills (free running) */
-};
 
 struct axon_eth {
 	struct axon_dev *adev;
@@ -45,11 +32,6 @@ struct axon_eth {
 	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
 	u64 tx_errors, rx_errors, rx_alloc_errors;
 };
-
-static u32 axon_ring_idx(const struct axon_eth_ring *r, u32 n)
-{
-	return n & (r->depth - 1);
-}
 
 static int axon_ring_alloc(struct device *dmadev, struct axon_eth_ring *r,
 			   u32 depth)
@@ -111,7 +93,7 @@ static void axon_rx_refill(struct axon_eth *eth)
 	struct axon_eth_ring *rx = &eth->rx;
 	u32 old_tail = rx->tail;
 
-	while (rx->tail - rx->head < rx->depth - 1) {
+	while (axon_ring_free_slots(rx)) {
 		if (axon_rx_post(eth, axon_ring_idx(rx, rx->tail))) {
 			eth->rx_alloc_errors++;
 			break;
@@ -149,7 +131,7 @@ static int axon_rx_poll(struct axon_eth *eth, int budget)
 		done++;
 
 		/* the device is not trusted with the length either */
-		if (len < ETH_HLEN || len > buf->len) {
+		if (!axon_rx_len_valid(len, buf->len)) {
 			dev_kfree_skb_any(skb);
 			u64_stats_update_begin(&eth->syncp);
 			eth->rx_errors++;
@@ -169,11 +151,6 @@ static int axon_rx_poll(struct axon_eth *eth, int budget)
 }
 
 /* ---- TX ---------------------------------------------------------------- */
-
-static u32 axon_tx_free_slots(const struct axon_eth_ring *tx)
-{
-	return tx->depth - 1 - (tx->tail - tx->head);
-}
 
 static netdev_tx_t axon_start_xmit(struct sk_buff *skb,
 				   struct net_device *netdev)
@@ -203,11 +180,11 @@ static netdev_tx_t axon_start_xmit(struct sk_buff *skb,
 	dma_wmb();
 	axon_wr(eth->adev, AXON_REG_ETH_TX_TAIL, axon_ring_idx(tx, tx->tail));
 
-	if (!axon_tx_free_slots(tx)) {
+	if (!axon_ring_free_slots(tx)) {
 		netif_stop_queue(netdev);
 		/* pairs with the barrier in axon_tx_clean() */
 		smp_mb();
-		if (axon_tx_free_slots(tx))
+		if (axon_ring_free_slots(tx))
 			netif_wake_queue(netdev);
 	}
 	return NETDEV_TX_OK;
@@ -249,7 +226,7 @@ static void axon_tx_clean(struct axon_eth *eth)
 
 	/* pairs with the barrier in axon_start_xmit() */
 	smp_mb();
-	if (netif_queue_stopped(eth->netdev) && axon_tx_free_slots(tx))
+	if (netif_queue_stopped(eth->netdev) && axon_ring_free_slots(tx))
 		netif_wake_queue(eth->netdev);
 }
 
@@ -486,7 +463,8 @@ static void axon_get_drvinfo(struct net_device *netdev,
 	struct axon_eth *eth = netdev_priv(netdev);
 
 	strscpy(info->driver, AXON_DRV_NAME, sizeof(info->driver));
-	axon_fw_string(eth->adev, info->fw_version, sizeof(info->fw_version));
+	axon_fw_string(eth->adev->fw_version, info->fw_version,
+		       sizeof(info->fw_version));
 	strscpy(info->bus_info, pci_name(eth->adev->pdev),
 		sizeof(info->bus_info));
 }

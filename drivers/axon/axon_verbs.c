@@ -15,25 +15,12 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
-
-/* The 64-bit fw_ver handed to userspace: 47:32 major, 31:16 minor, 15:0 sub */
-static u64 axon_fw_ver(u32 reg)
-{
-	return (u64)(reg >> 24) << 32 | (u64)((reg >> 16) & 0xff) << 16 |
-	       (reg & 0xffff);
-}
-
-void axon_fw_string(struct axon_dev *adev, char *buf, size_t len)
-{
-	u32 fw = adev->fw_version;
-
-	snprintf(buf, len, "%u.%u.%u", fw >> 24, (fw >> 16) & 0xff,
-		 fw & 0xffff);
-}
+#include "axon_util.h"
 
 static void axon_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {
-	axon_fw_string(to_adev(ibdev), str, IB_FW_VERSION_NAME_MAX);
+	axon_fw_string(to_adev(ibdev)->fw_version, str,
+		       IB_FW_VERSION_NAME_MAX);
 }
 
 static int axon_query_device(struct ib_device *ibdev,
@@ -71,37 +58,6 @@ static int axon_query_device(struct ib_device *ibdev,
 	props->atomic_cap = IB_ATOMIC_NONE;
 	props->max_pkeys = 1;
 	return 0;
-}
-
-static enum ib_mtu axon_mtu_enum(u32 bytes)
-{
-	if (bytes >= 4096)
-		return IB_MTU_4096;
-	if (bytes >= 2048)
-		return IB_MTU_2048;
-	if (bytes >= 1024)
-		return IB_MTU_1024;
-	if (bytes >= 512)
-		return IB_MTU_512;
-	return IB_MTU_256;
-}
-
-/* Express an Ethernet link speed as four IB lanes. */
-static void axon_speed_width(u32 mbps, u16 *speed, u8 *width)
-{
-	u32 lane = mbps / 4;
-
-	*width = IB_WIDTH_4X;
-	if (lane >= 100000)
-		*speed = IB_SPEED_NDR;
-	else if (lane >= 50000)
-		*speed = IB_SPEED_HDR;
-	else if (lane >= 25000)
-		*speed = IB_SPEED_EDR;
-	else if (lane >= 10000)
-		*speed = IB_SPEED_QDR;
-	else
-		*speed = IB_SPEED_SDR;
 }
 
 static int axon_query_port(struct ib_device *ibdev, u32 port,
@@ -165,19 +121,13 @@ static int axon_get_port_immutable(struct ib_device *ibdev, u32 port,
 	return 0;
 }
 
-static enum axon_gid_type axon_gid_type(const struct ib_gid_attr *attr)
-{
-	return attr->gid_type == IB_GID_TYPE_ROCE_UDP_ENCAP ?
-	       AXON_GID_TYPE_ROCE_V2 : AXON_GID_TYPE_ROCE_V1;
-}
-
 /* The RDMA core keeps the GID table; the device gets a copy for the wire. */
 static int axon_add_gid(const struct ib_gid_attr *attr, void **context)
 {
 	struct axon_dev *adev = to_adev(attr->device);
 
 	return axon_cmd_set_gid(&adev->aq, attr->port_num, attr->index,
-				axon_gid_type(attr), attr->gid.raw);
+				axon_gid_type(attr->gid_type), attr->gid.raw);
 }
 
 static int axon_del_gid(const struct ib_gid_attr *attr, void **context)
@@ -201,23 +151,23 @@ static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
 	const struct axon_dev_attr *a = &adev->attr;
 	struct axon_alloc_ucontext_resp resp = {};
 	struct axon_alloc_ucontext_req req = {};
+	bool tail_zero;
 	int err;
 
 	/* Older, shorter requests are fine; longer ones must be zero-padded. */
-	if (udata->inlen > sizeof(req) &&
-	    !ib_is_udata_cleared(udata, sizeof(req),
-				 udata->inlen - sizeof(req))) {
-		ibdev_dbg(&adev->ibdev, "alloc_ucontext: unknown udata\n");
-		return -EINVAL;
-	}
+	tail_zero = udata->inlen <= sizeof(req) ||
+		    ib_is_udata_cleared(udata, sizeof(req),
+					udata->inlen - sizeof(req));
 	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
 	if (err)
 		return err;
-	if (req.comp_mask || req.reserved) {
+	err = axon_check_ucontext_req(&req, tail_zero);
+	if (err) {
 		ibdev_dbg(&adev->ibdev,
-			  "alloc_ucontext: comp_mask 0x%x reserved 0x%x\n",
-			  req.comp_mask, req.reserved);
-		return -EOPNOTSUPP;
+			  "alloc_ucontext: comp_mask 0x%x reserved 0x%x%s: %d\n",
+			  req.comp_mask, req.reserved,
+			  tail_zero ? "" : ", unknown trailing udata", err);
+		return err;
 	}
 
 	resp.max_inline = le32_to_cpu(a->max_inline);
