@@ -232,8 +232,9 @@ static void axon_gid_ipv4_test(struct kunit *test)
 
 	rdma_gid2ip((struct sockaddr *)&out, &gid);
 	KUNIT_ASSERT_EQ(test, out.ss_family, AF_INET);
-	KUNIT_EXPECT_EQ(test, ((struct sockaddr_in *)&out)->sin_addr.s_addr,
-			in.sin_addr.s_addr);
+	KUNIT_EXPECT_EQ(test,
+			be32_to_cpu(((struct sockaddr_in *)&out)->sin_addr.s_addr),
+			be32_to_cpu(in.sin_addr.s_addr));
 }
 
 /* An IPv6 GID is the address itself, and is not taken for an IPv4 one. */

@@ -21,7 +21,13 @@ hold=/tmp/hold.log
 "$AXON_REPO/tools/tests/axon-verbs-basic" --hold 60 axon0 > $hold 2>&1 &
 holder=$!
 check "a process holds axon0 open with a PD" wait_for 30 grep -q holding $hold
+watch=/tmp/asyncwatch.log
+ibv_asyncwatch -d axon0 > $watch 2>&1 &
+watcher=$!
+sleep 1
 check "rmmod with the context open" rmmod axon
+check "the open context gets DEVICE_FATAL" wait_for 10 grep -q DEVICE_FATAL $watch
+kill $watcher 2>/dev/null
 check "axon0 is gone" no_ibdev axon0
 check "the holding process is unharmed" kill -0 $holder
 kill $holder 2>/dev/null
