@@ -127,6 +127,20 @@ void axon_nic_eth_stop(AxonNicState *s)
     axon_nic_eth_flush_rx(s);
 }
 
+/*
+ * The device died: the function stops at once. Frames held for RX buffers
+ * stay queued (flushing from inside a receive callback could re-enter it)
+ * until the reset that a dead device needs anyway.
+ */
+void axon_nic_eth_halt(AxonNicState *s)
+{
+    AxonEth *e = &s->eth;
+
+    qemu_bh_cancel(e->tx_bh);
+    e->ctrl &= ~AXON_ETH_CTRL_ENABLE;
+    e->irq_armed = false;
+}
+
 void axon_nic_eth_reset(AxonNicState *s)
 {
     AxonEth *e = &s->eth;

@@ -53,22 +53,32 @@ bool axon_nic_ready(AxonNicState *s)
     return (s->status & AXON_STATUS_READY) && !(s->status & AXON_STATUS_FATAL);
 }
 
+static void axon_nic_write_event(AxonNicState *s, uint16_t type,
+                                 uint32_t param);
+
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
 {
+    if (s->status & AXON_STATUS_FATAL) {
+        return;
+    }
     trace_axon_nic_fatal(err);
     s->status |= AXON_STATUS_FATAL;
     s->error = err;
+    axon_nic_eth_halt(s);
+    /* tell the driver, if the event ring itself still works */
+    if (s->status & AXON_STATUS_READY) {
+        axon_nic_write_event(s, AXON_EVENT_FATAL, 0);
+    }
 }
 
-static void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
+/* Queue an event on a validated event ring, even on a dead device. */
+static void axon_nic_write_event(AxonNicState *s, uint16_t type,
+                                 uint32_t param)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     AxonRing *eq = &s->eq;
     struct axon_event ev = {};
 
-    if (!axon_nic_ready(s)) {
-        return;
-    }
     if ((eq->idx + 1) % eq->depth == s->eq_head) {
         trace_axon_nic_err_eq_full(type, param);
         s->stat_eq_drops++;
@@ -90,6 +100,13 @@ static void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
         eq->phase = !eq->phase;
     }
     axon_nic_irq(s, AXON_MSIX_ASYNC);
+}
+
+static void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
+{
+    if (axon_nic_ready(s)) {
+        axon_nic_write_event(s, type, param);
+    }
 }
 
 /* ---- admin commands ------------------------------------------------ */
@@ -686,7 +703,6 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
     s->admin_bh = qemu_bh_new_guarded(axon_nic_admin_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
-    s->link_up = true;
     axon_nic_eth_realize(s);
 }
 
@@ -707,6 +723,8 @@ static void axon_nic_qdev_reset(DeviceState *dev)
 
 static void axon_nic_instance_init(Object *obj)
 {
+    /* before properties are set, so that link-up=off sticks */
+    AXON_NIC(obj)->link_up = true;
     object_property_add_bool(obj, "link-up", axon_nic_get_link_up,
                              axon_nic_set_link_up);
 }

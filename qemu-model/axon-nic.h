@@ -112,6 +112,7 @@ void axon_nic_eth_realize(AxonNicState *s);
 void axon_nic_eth_exit(AxonNicState *s);
 void axon_nic_eth_reset(AxonNicState *s);
 void axon_nic_eth_stop(AxonNicState *s);
+void axon_nic_eth_halt(AxonNicState *s);
 void axon_nic_eth_set_link(AxonNicState *s, bool up);
 uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr);
 void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);

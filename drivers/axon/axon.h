@@ -16,6 +16,7 @@
 
 #define AXON_DRV_NAME "axon"
 #define AXON_PORT 1
+#define AXON_MAX_GIDS 256
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \
@@ -34,10 +35,11 @@ struct axon_dev {
 
 	struct axon_dev_attr attr;	/* from QUERY_DEVICE, little endian */
 	u32 fw_version;
-	spinlock_t port_lock;		/* link_up, port_state */
+	struct mutex port_mutex;	/* netdev, link_up, port_state, registered */
 	bool link_up;			/* the wire, as the device reports it */
 	enum ib_port_state port_state;	/* the RoCE port, as reported to the core */
 	bool registered;		/* the ib_device is visible */
+	bool events_off;		/* teardown: ignore async events */
 };
 
 struct axon_ucontext {

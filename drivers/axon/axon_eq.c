@@ -53,6 +53,7 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 	case AXON_EVENT_FATAL:
 		dev_err(&adev->pdev->dev, "device reported a fatal error\n");
 		axon_admin_mark_failed(&adev->aq);
+		axon_set_link(adev, false);
 		axon_ib_fatal_event(adev);
 		break;
 	default:
@@ -70,6 +71,8 @@ irqreturn_t axon_eq_irq_thread(int irq, void *data)
 	struct axon_event *ev;
 	bool consumed = false;
 
+	if (READ_ONCE(adev->events_off))
+		return IRQ_HANDLED;
 	for (;;) {
 		ev = &eq->ring[eq->head];
 		if (!!(le16_to_cpu(READ_ONCE(ev->flags)) & AXON_EVENT_PHASE) !=

@@ -123,6 +123,16 @@ static void axon_free_irqs(struct axon_dev *adev)
 	pci_free_irq_vectors(pdev);
 }
 
+/*
+ * Teardown: no async event may run any more (it would touch the netdev
+ * and ib_device being taken down).
+ */
+static void axon_quiesce_events(struct axon_dev *adev)
+{
+	WRITE_ONCE(adev->events_off, true);
+	synchronize_irq(pci_irq_vector(adev->pdev, AXON_MSIX_ASYNC));
+}
+
 static int axon_query_attrs(struct axon_dev *adev)
 {
 	struct axon_port_attr port;
@@ -165,7 +175,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 		return -ENOMEM;
 	adev->pdev = pdev;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
-	spin_lock_init(&adev->port_lock);
+	mutex_init(&adev->port_mutex);
 	pci_set_drvdata(pdev, adev);
 
 	err = axon_check_identity(adev);
@@ -199,6 +209,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	return 0;
 
 err_destroy_netdev:
+	axon_quiesce_events(adev);
 	axon_netdev_destroy(adev);
 err_stop_device:
 	axon_reset(adev);
@@ -216,6 +227,7 @@ static void axon_remove(struct pci_dev *pdev)
 {
 	struct axon_dev *adev = pci_get_drvdata(pdev);
 
+	axon_quiesce_events(adev);
 	axon_ib_unregister(adev);
 	axon_netdev_destroy(adev);
 	axon_reset(adev);

@@ -31,6 +31,7 @@ struct axon_eth {
 	struct u64_stats_sync syncp;
 	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
 	u64 tx_errors, rx_errors, rx_alloc_errors;
+	bool rings_up;		/* rings allocated and given to the device */
 };
 
 static int axon_ring_alloc(struct device *dmadev, struct axon_eth_ring *r,
@@ -95,7 +96,9 @@ static void axon_rx_refill(struct axon_eth *eth)
 
 	while (axon_ring_free_slots(rx)) {
 		if (axon_rx_post(eth, axon_ring_idx(rx, rx->tail))) {
+			u64_stats_update_begin(&eth->syncp);
 			eth->rx_alloc_errors++;
+			u64_stats_update_end(&eth->syncp);
 			break;
 		}
 		rx->tail++;
@@ -175,7 +178,8 @@ static netdev_tx_t axon_start_xmit(struct sk_buff *skb,
 	desc->buf_len = cpu_to_le16(skb->len);
 	desc->len = 0;
 	desc->flags = 0;
-	tx->tail++;
+	/* the slot is filled before the cleaner can see it in use */
+	smp_store_release(&tx->tail, tx->tail + 1);
 	skb_tx_timestamp(skb);
 	dma_wmb();
 	axon_wr(eth->adev, AXON_REG_ETH_TX_TAIL, axon_ring_idx(tx, tx->tail));
@@ -197,11 +201,12 @@ drop:
 	return NETDEV_TX_OK;
 }
 
-static void axon_tx_clean(struct axon_eth *eth)
+static void axon_tx_clean(struct axon_eth *eth, int budget)
 {
 	struct device *dmadev = &eth->adev->pdev->dev;
 	struct axon_eth_ring *tx = &eth->tx;
-	u32 tail = READ_ONCE(tx->tail);
+	/* pairs with the release in axon_start_xmit(): slots up to tail are filled */
+	u32 tail = smp_load_acquire(&tx->tail);
 
 	while (tx->head != tail) {
 		u32 slot = axon_ring_idx(tx, tx->head);
@@ -219,7 +224,7 @@ static void axon_tx_clean(struct axon_eth *eth)
 			eth->tx_bytes += buf->len;
 		}
 		u64_stats_update_end(&eth->syncp);
-		napi_consume_skb(buf->skb, 1);
+		napi_consume_skb(buf->skb, budget);
 		buf->skb = NULL;
 		tx->head++;
 	}
@@ -273,8 +278,11 @@ static int axon_napi_poll(struct napi_struct *napi, int budget)
 	struct axon_eth *eth = container_of(napi, struct axon_eth, napi);
 	int done;
 
-	axon_tx_clean(eth);
+	axon_tx_clean(eth, budget);
 	done = axon_rx_poll(eth, budget);
+	/* no buffer could be posted: keep polling until memory frees up */
+	if (eth->rx.head == eth->rx.tail)
+		return budget;
 	if (done < budget && napi_complete_done(napi, done)) {
 		axon_wr(eth->adev, AXON_REG_ETH_IRQ_ARM, 1);
 		/* a completion that landed before the arm raises nothing */
@@ -330,9 +338,16 @@ static int axon_eth_start(struct axon_eth *eth)
 		goto err_free_rx;
 	}
 
-	axon_rx_refill(eth);
+	eth->rings_up = true;
 	napi_enable(&eth->napi);
-	axon_wr(adev, AXON_REG_ETH_IRQ_ARM, 1);
+	/*
+	 * Posting buffers may deliver frames that waited for them before the
+	 * interrupt is armed: the first poll picks them up and arms it.
+	 */
+	axon_rx_refill(eth);
+	local_bh_disable();
+	napi_schedule(&eth->napi);
+	local_bh_enable();
 	return 0;
 
 err_free_rx:
@@ -342,13 +357,18 @@ err_free_tx:
 	return err;
 }
 
+/* Idempotent: a failed restart leaves the rings down. */
 static void axon_eth_halt(struct axon_eth *eth)
 {
 	struct device *dmadev = &eth->adev->pdev->dev;
 
+	if (!eth->rings_up)
+		return;
+	eth->rings_up = false;
+	napi_disable(&eth->napi);
 	/* the device stops touching the rings before they are freed */
 	axon_wr(eth->adev, AXON_REG_ETH_CTRL, 0);
-	napi_disable(&eth->napi);
+	axon_rd(eth->adev, AXON_REG_ETH_CTRL);
 	axon_ring_free_bufs(eth, &eth->tx, DMA_TO_DEVICE);
 	axon_ring_free_bufs(eth, &eth->rx, DMA_FROM_DEVICE);
 	axon_ring_free(dmadev, &eth->rx);
@@ -381,24 +401,28 @@ static int axon_eth_stop(struct net_device *netdev)
 static int axon_eth_change_mtu(struct net_device *netdev, int mtu)
 {
 	struct axon_eth *eth = netdev_priv(netdev);
+	int old_mtu = netdev->mtu;
 	int err;
 
 	if (!netif_running(netdev)) {
-		netdev->mtu = mtu;
+		WRITE_ONCE(netdev->mtu, mtu);
 		return 0;
 	}
 	/* the rings are rebuilt with buffers for the new MTU */
-	netif_stop_queue(netdev);
+	netif_tx_disable(netdev);
 	axon_eth_halt(eth);
-	netdev->mtu = mtu;
+	WRITE_ONCE(netdev->mtu, mtu);
 	err = axon_eth_start(eth);
 	if (err) {
-		/* running but dead: the port goes down until the next open */
-		netif_carrier_off(netdev);
-		return err;
+		WRITE_ONCE(netdev->mtu, old_mtu);
+		if (axon_eth_start(eth)) {
+			/* the rings stay down until the next open */
+			netdev_err(netdev, "cannot restart after MTU change\n");
+			return err;
+		}
 	}
-	netif_start_queue(netdev);
-	return 0;
+	netif_wake_queue(netdev);
+	return err;
 }
 
 static void axon_eth_get_stats64(struct net_device *netdev,
@@ -564,7 +588,13 @@ int axon_netdev_create(struct axon_dev *adev)
 	netdev->ethtool_ops = &axon_ethtool_ops;
 	netdev->min_mtu = AXON_ETH_MIN_MTU;
 	netdev->max_mtu = AXON_ETH_MAX_MTU;
-	eth_hw_addr_set(netdev, adev->attr.mac);
+	if (is_valid_ether_addr(adev->attr.mac)) {
+		eth_hw_addr_set(netdev, adev->attr.mac);
+	} else {
+		dev_warn(&adev->pdev->dev, "invalid MAC %pM, using a random one\n",
+			 adev->attr.mac);
+		eth_hw_addr_random(netdev);
+	}
 	netif_napi_add(netdev, &eth->napi, axon_napi_poll);
 	netif_carrier_off(netdev);
 
@@ -572,14 +602,19 @@ int axon_netdev_create(struct axon_dev *adev)
 			  axon_eth_irq, 0, "axon-eth", eth);
 	if (err)
 		goto err_free_netdev;
+	/* visible to axon_port_update() before anyone can open it */
+	mutex_lock(&adev->port_mutex);
+	adev->netdev = netdev;
+	mutex_unlock(&adev->port_mutex);
 	err = register_netdev(netdev);
 	if (err)
-		goto err_free_irq;
-
-	adev->netdev = netdev;
+		goto err_clear_netdev;
 	return 0;
 
-err_free_irq:
+err_clear_netdev:
+	mutex_lock(&adev->port_mutex);
+	adev->netdev = NULL;
+	mutex_unlock(&adev->port_mutex);
 	free_irq(pci_irq_vector(adev->pdev, AXON_MSIX_ETH), eth);
 err_free_netdev:
 	netif_napi_del(&eth->napi);
@@ -593,7 +628,9 @@ void axon_netdev_destroy(struct axon_dev *adev)
 	struct axon_eth *eth = netdev_priv(netdev);
 
 	unregister_netdev(netdev);
+	mutex_lock(&adev->port_mutex);
 	adev->netdev = NULL;
+	mutex_unlock(&adev->port_mutex);
 	free_irq(pci_irq_vector(adev->pdev, AXON_MSIX_ETH), eth);
 	netif_napi_del(&eth->napi);
 	free_netdev(netdev);

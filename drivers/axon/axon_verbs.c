@@ -81,10 +81,14 @@ static int axon_query_port(struct ib_device *ibdev, u32 port,
 	props->phys_state = link ? IB_PORT_PHYS_STATE_LINK_UP :
 				   IB_PORT_PHYS_STATE_DISABLED;
 	props->max_mtu = axon_mtu_enum(le32_to_cpu(pa.max_mtu));
+	/* iboe_get_mtu() is 0 below the smallest IB MTU */
 	props->active_mtu = netdev ? min(props->max_mtu,
-					 iboe_get_mtu(READ_ONCE(netdev->mtu))) :
+					 max(IB_MTU_256,
+					     iboe_get_mtu(READ_ONCE(netdev->mtu)))) :
 				     IB_MTU_256;
-	props->gid_tbl_len = le32_to_cpu(pa.gid_tbl_len);
+	/* sized by the device; the core allocates the table from it */
+	props->gid_tbl_len = min_t(u32, le32_to_cpu(pa.gid_tbl_len),
+				   AXON_MAX_GIDS);
 	props->pkey_tbl_len = 1;
 	props->max_msg_sz = le32_to_cpu(pa.max_msg_sz);
 	props->lid = 0;
@@ -261,6 +265,39 @@ static const struct ib_device_ops axon_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, axon_ucontext, ibucontext),
 };
 
+/*
+ * The RoCE port is active when the wire is up and the netdev is open, as
+ * on other RoCE NICs; the netdev carrier follows the wire. Reports changes
+ * to the RDMA core while the ib_device is registered.
+ */
+static void axon_port_update_locked(struct axon_dev *adev)
+{
+	struct net_device *netdev = adev->netdev;
+	struct ib_event event = {
+		.device = &adev->ibdev,
+		.element.port_num = AXON_PORT,
+	};
+	enum ib_port_state state;
+
+	lockdep_assert_held(&adev->port_mutex);
+	if (netdev) {
+		if (adev->link_up)
+			netif_carrier_on(netdev);
+		else
+			netif_carrier_off(netdev);
+	}
+	state = adev->link_up && netdev && netif_running(netdev) ?
+		IB_PORT_ACTIVE : IB_PORT_DOWN;
+	if (state == adev->port_state)
+		return;
+	adev->port_state = state;
+	if (adev->registered) {
+		event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
+							IB_EVENT_PORT_ERR;
+		ib_dispatch_event(&event);
+	}
+}
+
 int axon_ib_register(struct axon_dev *adev)
 {
 	struct ib_device *ibdev = &adev->ibdev;
@@ -280,62 +317,40 @@ int axon_ib_register(struct axon_dev *adev)
 	err = ib_register_device(ibdev, "axon%d", &adev->pdev->dev);
 	if (err) {
 		dev_err(&adev->pdev->dev, "ib_register_device failed: %d\n", err);
+		/* an early failure keeps the netdev reference: drop it */
+		ib_device_set_netdev(ibdev, NULL, AXON_PORT);
 		return err;
 	}
-	WRITE_ONCE(adev->registered, true);
-	axon_port_update(adev);
+	mutex_lock(&adev->port_mutex);
+	adev->registered = true;
+	axon_port_update_locked(adev);
+	mutex_unlock(&adev->port_mutex);
 	return 0;
 }
 
 void axon_ib_unregister(struct axon_dev *adev)
 {
-	WRITE_ONCE(adev->registered, false);
+	mutex_lock(&adev->port_mutex);
+	adev->registered = false;
+	mutex_unlock(&adev->port_mutex);
 	ib_unregister_device(&adev->ibdev);
 }
 
 /* The wire went up or down (an async event from the device). */
 void axon_set_link(struct axon_dev *adev, bool up)
 {
-	WRITE_ONCE(adev->link_up, up);
-	axon_port_update(adev);
+	mutex_lock(&adev->port_mutex);
+	adev->link_up = up;
+	axon_port_update_locked(adev);
+	mutex_unlock(&adev->port_mutex);
 }
 
-/*
- * The RoCE port is active when the wire is up and the netdev is open, as
- * on other RoCE NICs; the netdev carrier follows the wire. Called on link
- * events and on netdev open/stop; reports changes to the RDMA core.
- */
+/* The netdev was opened or stopped. */
 void axon_port_update(struct axon_dev *adev)
 {
-	struct net_device *netdev = adev->netdev;
-	bool link = READ_ONCE(adev->link_up);
-	struct ib_event event = {
-		.device = &adev->ibdev,
-		.element.port_num = AXON_PORT,
-	};
-	enum ib_port_state state;
-	unsigned long flags;
-	bool changed;
-
-	if (netdev) {
-		if (link)
-			netif_carrier_on(netdev);
-		else
-			netif_carrier_off(netdev);
-	}
-	state = link && netdev && netif_running(netdev) ? IB_PORT_ACTIVE :
-							  IB_PORT_DOWN;
-
-	spin_lock_irqsave(&adev->port_lock, flags);
-	changed = adev->port_state != state;
-	adev->port_state = state;
-	spin_unlock_irqrestore(&adev->port_lock, flags);
-
-	if (changed && READ_ONCE(adev->registered)) {
-		event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
-							IB_EVENT_PORT_ERR;
-		ib_dispatch_event(&event);
-	}
+	mutex_lock(&adev->port_mutex);
+	axon_port_update_locked(adev);
+	mutex_unlock(&adev->port_mutex);
 }
 
 void axon_ib_fatal_event(struct axon_dev *adev)
@@ -345,6 +360,8 @@ void axon_ib_fatal_event(struct axon_dev *adev)
 		.event = IB_EVENT_DEVICE_FATAL,
 	};
 
-	if (READ_ONCE(adev->registered))
+	mutex_lock(&adev->port_mutex);
+	if (adev->registered)
 		ib_dispatch_event(&event);
+	mutex_unlock(&adev->port_mutex);
 }
