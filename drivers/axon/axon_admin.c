@@ -75,8 +75,9 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	aq->generation = 0;
 	aq->failed = false;
 	spin_lock_init(&aq->lock);
-	/* One slot stays free so in-order completion never overruns a ring. */
-	sema_init(&aq->slots, depth - 1);
+	aq->inflight = 0;
+	init_waitqueue_head(&aq->slot_wait);
+	INIT_LIST_HEAD(&aq->orphans);
 
 	timeout = readl(regs + AXON_REG_ADMIN_TIMEOUT);
 	aq->timeout_ms = clamp_t(u32, timeout, AXON_AQ_TIMEOUT_MIN_MS,
@@ -112,9 +113,45 @@ err_free_ctx:
 	return -ENOMEM;
 }
 
+/*
+ * A response buffer of a command that timed out: the device may still
+ * write it, so it is freed only with the queue, after the device reset.
+ */
+struct axon_admin_orphan {
+	struct list_head node;
+	void *cpu;
+	dma_addr_t dma;
+	size_t len;
+};
+
+void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
+			   dma_addr_t dma, size_t len)
+{
+	struct axon_admin_orphan *o = kmalloc(sizeof(*o), GFP_KERNEL);
+	unsigned long flags;
+
+	if (!o) {
+		/* leaking a buffer beats letting the device write freed memory */
+		dev_warn(aq->dmadev, "leaking a %zu-byte admin buffer\n", len);
+		return;
+	}
+	o->cpu = cpu;
+	o->dma = dma;
+	o->len = len;
+	spin_lock_irqsave(&aq->lock, flags);
+	list_add(&o->node, &aq->orphans);
+	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
 /* The device must be stopped (no more DMA) before the rings are freed. */
 void axon_admin_destroy(struct axon_admin_queue *aq)
 {
+	struct axon_admin_orphan *o, *tmp;
+
+	list_for_each_entry_safe(o, tmp, &aq->orphans, node) {
+		dma_free_coherent(aq->dmadev, o->len, o->cpu, o->dma);
+		kfree(o);
+	}
 	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->cq), aq->cq,
 			  aq->cq_dma);
 	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->sq), aq->sq,
@@ -134,6 +171,7 @@ void axon_admin_mark_failed(struct axon_admin_queue *aq)
 		if (aq->ctx[i].busy)
 			complete(&aq->ctx[i].done);
 	spin_unlock_irqrestore(&aq->lock, flags);
+	wake_up_all(&aq->slot_wait);
 }
 
 irqreturn_t axon_admin_irq(int irq, void *data)
@@ -155,6 +193,7 @@ irqreturn_t axon_admin_irq(int irq, void *data)
 		if (ctx->busy && ctx->command_id == cid &&
 		    !completion_done(&ctx->done)) {
 			ctx->cqe = *cqe;
+			ctx->answered = true;
 			aq->stat_completed++;
 			complete(&ctx->done);
 		} else {
@@ -183,9 +222,53 @@ static struct axon_admin_ctx *axon_admin_get_ctx(struct axon_admin_queue *aq)
 }
 
 /*
- * Execute one command and wait for its completion. On success of the
- * transport (a completion arrived), *cqe holds it and the device status
- * is returned as an errno.
+ * Claim a context slot for a new command; false while every slot is in
+ * use. One slot always stays free, so in-order completion never overruns
+ * a ring. On a failed queue it succeeds with *ctx NULL.
+ */
+static bool axon_admin_claim(struct axon_admin_queue *aq,
+			     struct axon_admin_ctx **ctx)
+{
+	unsigned long flags;
+	bool claimed = true;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	if (aq->failed) {
+		*ctx = NULL;
+	} else if (aq->inflight < aq->depth - 1) {
+		/* busy slots beyond inflight exist only on a failed queue */
+		*ctx = axon_admin_get_ctx(aq);
+		if (*ctx) {
+			(*ctx)->busy = true;
+			(*ctx)->answered = false;
+			aq->inflight++;
+		}
+	} else {
+		claimed = false;
+	}
+	spin_unlock_irqrestore(&aq->lock, flags);
+	return claimed;
+}
+
+/* Give a slot back; @reuse is false for a slot the device may still use. */
+static void axon_admin_release(struct axon_admin_queue *aq,
+			       struct axon_admin_ctx *ctx, bool reuse)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&aq->lock, flags);
+	if (reuse)
+		ctx->busy = false;
+	aq->inflight--;
+	spin_unlock_irqrestore(&aq->lock, flags);
+	wake_up(&aq->slot_wait);
+}
+
+/*
+ * Execute one command and wait for its completion. When the device
+ * answered, *cqe holds its completion and the device status is returned
+ * as an errno; -ETIMEDOUT when it did not answer in time (the queue is
+ * then failed), -EIO on a failed queue, -EBUSY when no slot freed up.
  */
 int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 		    struct axon_admin_cqe *cqe)
@@ -194,23 +277,16 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	struct axon_admin_ctx *ctx;
 	unsigned long flags;
 	u16 opcode = le16_to_cpu(cmd->opcode);
+	bool answered;
 	int err;
 
-	if (READ_ONCE(aq->failed))
+	if (!wait_event_timeout(aq->slot_wait, axon_admin_claim(aq, &ctx),
+				timeout))
+		return -EBUSY;
+	if (!ctx)
 		return -EIO;
-	err = down_timeout(&aq->slots, timeout);
-	if (err)
-		return err;
 
 	spin_lock_irqsave(&aq->lock, flags);
-	ctx = aq->failed ? NULL : axon_admin_get_ctx(aq);
-	if (!ctx) {
-		/* failed, or the slot accounting is broken */
-		spin_unlock_irqrestore(&aq->lock, flags);
-		up(&aq->slots);
-		return -EIO;
-	}
-	ctx->busy = true;
 	ctx->command_id = axon_admin_make_id(aq->generation++, ctx - aq->ctx,
 					     aq->depth);
 	reinit_completion(&ctx->done);
@@ -227,23 +303,20 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 		dev_err(aq->dmadev,
 			"admin command %u (opcode %u) timed out after %lu ms, device marked failed\n",
 			ctx->command_id, opcode, aq->timeout_ms);
-		/* The slot is never reused: the device may still answer it. */
 		axon_admin_mark_failed(aq);
-		up(&aq->slots);
+		axon_admin_release(aq, ctx, false);
 		return -ETIMEDOUT;
 	}
 
 	spin_lock_irqsave(&aq->lock, flags);
-	if (aq->failed) {
-		/* woken by axon_admin_mark_failed(), not by the device */
-		spin_unlock_irqrestore(&aq->lock, flags);
-		up(&aq->slots);
-		return -EIO;
-	}
-	*cqe = ctx->cqe;
-	ctx->busy = false;
+	/* a real completion wins over a failure that raced with it */
+	answered = ctx->answered;
+	if (answered)
+		*cqe = ctx->cqe;
 	spin_unlock_irqrestore(&aq->lock, flags);
-	up(&aq->slots);
+	axon_admin_release(aq, ctx, answered);
+	if (!answered)
+		return -EIO;	/* woken by axon_admin_mark_failed() */
 
 	err = axon_admin_status_to_errno(le16_to_cpu(cqe->status));
 	if (err)

@@ -9,7 +9,8 @@
 
 #include <linux/completion.h>
 #include <linux/interrupt.h>
-#include <linux/semaphore.h>
+#include <linux/list.h>
+#include <linux/wait.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
@@ -22,6 +23,7 @@ struct axon_admin_ctx {
 	struct axon_admin_cqe cqe;
 	u16 command_id;		/* id in flight in this slot */
 	bool busy;
+	bool answered;		/* the device completed it (cqe is valid) */
 };
 
 struct axon_admin_queue {
@@ -40,7 +42,9 @@ struct axon_admin_queue {
 	bool cq_phase;
 	u16 generation;		/* upper bits of command ids */
 	struct axon_admin_ctx *ctx;	/* one per SQ slot */
-	struct semaphore slots;	/* free ctx slots */
+	u32 inflight;		/* commands holding a ctx slot */
+	wait_queue_head_t slot_wait;	/* for a free slot, or failure */
+	struct list_head orphans;	/* DMA buffers of timed-out commands */
 
 	unsigned long timeout_ms;
 	bool failed;		/* a command timed out: the device is dead */
@@ -54,6 +58,8 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 void axon_admin_destroy(struct axon_admin_queue *aq);
 irqreturn_t axon_admin_irq(int irq, void *data);
 void axon_admin_mark_failed(struct axon_admin_queue *aq);
+void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
+			   dma_addr_t dma, size_t len);
 
 int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 		    struct axon_admin_cqe *cqe);

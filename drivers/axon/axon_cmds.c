@@ -27,7 +27,10 @@ static int axon_cmd_query(struct axon_admin_queue *aq, u16 opcode, u32 port,
 	if (!err)
 		memcpy(out, buf, len);
 
-	dma_free_coherent(aq->dmadev, len, buf, dma);
+	if (err == -ETIMEDOUT)
+		axon_admin_orphan_buf(aq, buf, dma, len);
+	else
+		dma_free_coherent(aq->dmadev, len, buf, dma);
 	return err;
 }
 
