@@ -4,6 +4,7 @@
 #
 #   make            kernel module(s), provider, tools
 #   make check      everything, tested in QEMU VMs (installs what it needs)
+#   make kunit      the KUnit suites (kunit/) on the debug kernel
 #   make demo       the main job: two VMs, the stack end to end
 #   make bench      benchmarks (numbers, not tests): TCP over axon vs virtio-net
 #   make qemu       QEMU 7.2 with the axon device models
@@ -36,6 +37,9 @@ check:
 demo:
 	tools/axon-demo
 
+kunit:
+	tools/axon-kunit
+
 bench:
 	tools/axon-build > $(AXON_CACHE)/bench-build.log 2>&1 || \
 		{ tail -n 30 $(AXON_CACHE)/bench-build.log; exit 1; }
@@ -51,4 +55,4 @@ clean:
 	$(MAKE) -C provider clean
 	$(MAKE) -C tools clean
 
-.PHONY: all modules provider tools qemu check demo bench install clean
+.PHONY: all modules provider tools qemu check kunit demo bench install clean

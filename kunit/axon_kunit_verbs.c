@@ -98,7 +98,7 @@ static const struct axon_fw_case axon_fw_cases[] = {
 	{ "1.2.3", 0x01020003, 0x100020003ull, "1.2.3" },
 	{ "major only", 0x07000000, 0x700000000ull, "7.0.0" },
 	{ "sub 65535", 0x0000ffff, 0xffff, "0.0.65535" },
-	{ "all ones", 0xffffffff, 0xff00ffffffffull, "255.255.65535" },
+	{ "all ones", 0xffffffff, 0xff00ffffffull, "255.255.65535" },
 };
 
 AXON_KUNIT_DESC(axon_fw_case)
