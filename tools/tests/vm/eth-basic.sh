@@ -19,17 +19,22 @@ for peer in $AXON_PEERS; do
 	n=$((n + 1))
 done
 
-# jumbo frames: the rings are rebuilt for the new MTU while running
-check "MTU 9000 on a running interface" ip link set "$dev" mtu 9000
-for peer in $AXON_PEERS; do
-	[ "$peer" = "$AXON_IP" ] && continue
-	# the peer may still be switching its own MTU
-	check "8000-byte ping to $peer, no fragmentation" \
-		wait_for 60 ping -q -c 1 -W 2 -s 8000 -M do "$peer"
-done
+# jumbo frames: the rings are rebuilt for the new MTU while running (the
+# harness's bridge has a 1500-byte MTU, so only over the p2p link)
+if [ "$AXON_FABRIC" = p2p ]; then
+	check "MTU 9000 on a running interface" ip link set "$dev" mtu 9000
+	for peer in $AXON_PEERS; do
+		[ "$peer" = "$AXON_IP" ] && continue
+		# the peer may still be switching its own MTU
+		check "8000-byte ping to $peer, no fragmentation" \
+			wait_for 60 ping -q -c 1 -W 2 -s 8000 -M do "$peer"
+	done
+fi
 
 # the driver's counters agree with the stack's
 check "ethtool -S rx_packets agrees with sysfs" agrees rx_packets
 check "ethtool -S tx_bytes agrees with sysfs" agrees tx_bytes
 check "no RX errors" [ "$(stat rx_errors)" = 0 ]
+# stay reachable while slower peers finish their pings
+[ "$AXON_NODES" -gt 1 ] && sleep 20
 finish

@@ -13,16 +13,16 @@ check() {
 	if "$@"; then pass "$name"; else fail "$name"; fi
 }
 
-# wait_for SECONDS COMMAND...: poll until COMMAND succeeds
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds, for at most
+# SECONDS (however long each try takes)
 wait_for() {
-	tries=$(($1 * 10))
+	end=$(($(date +%s) + $1))
 	shift
-	while [ "$tries" -gt 0 ]; do
+	while :; do
 		"$@" 2>/dev/null && return 0
+		[ "$(date +%s)" -lt "$end" ] || return 1
 		sleep 0.1
-		tries=$((tries - 1))
 	done
-	return 1
 }
 
 has_ibdev() { [ -e "/sys/class/infiniband/$1" ]; }
