@@ -23,11 +23,12 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		1
+#define AXON_DEV_VERSION_MINOR		2
 
 /* BARs */
 #define AXON_BAR_REGS			0 /* registers below, 4 KiB */
 #define AXON_BAR_MSIX			2 /* MSI-X table and PBA */
+#define AXON_BAR_DB			4 /* doorbell pages, 64-bit BAR */
 #define AXON_REGS_SIZE			0x1000
 
 /* MSI-X vectors */
@@ -35,7 +36,8 @@ enum axon_msix_vector {
 	AXON_MSIX_ADMIN		= 0, /* admin completion queue */
 	AXON_MSIX_ASYNC		= 1, /* async event queue */
 	AXON_MSIX_ETH		= 2, /* Ethernet TX and RX, when armed */
-	AXON_MSIX_NUM_VECTORS	= 3,
+	AXON_MSIX_COMP		= 3, /* completion event queue */
+	AXON_MSIX_NUM_VECTORS	= 4,
 };
 
 /*
@@ -68,10 +70,22 @@ enum axon_reg {
 	AXON_REG_EQ_DEPTH	= 0x48, /* RW: entries, power of 2 */
 	AXON_REG_EQ_HEAD	= 0x4c, /* WO: driver consumer index < depth */
 
+	AXON_REG_CEQ_BASE_LO	= 0x50, /* RW: completion event ring, 4 KiB aligned */
+	AXON_REG_CEQ_BASE_HI	= 0x54,
+	AXON_REG_CEQ_DEPTH	= 0x58, /* RW: entries, power of 2, >= max_cq */
+	AXON_REG_CEQ_HEAD	= 0x5c, /* WO: driver consumer index < depth */
+	AXON_REG_DB_PAGES	= 0x60, /* RO: doorbell pages in AXON_BAR_DB */
+
 	AXON_REG_STAT_AQ_CMDS	= 0x80, /* RO: admin commands executed */
 	AXON_REG_STAT_AQ_ERRORS	= 0x84, /* RO: admin commands failed */
 	AXON_REG_STAT_EVENTS	= 0x88, /* RO: async events posted */
 	AXON_REG_STAT_EQ_DROPS	= 0x8c, /* RO: events lost, event ring full */
+	AXON_REG_STAT_DB_REJECTS = 0x90, /* RO: doorbells for a foreign or bad QP/CQ */
+	AXON_REG_STAT_TX_PKTS	= 0x94, /* RO: RoCEv2 packets sent (wire + loopback) */
+	AXON_REG_STAT_RX_PKTS	= 0x98, /* RO: RoCEv2 packets accepted */
+	AXON_REG_STAT_RX_DROPS	= 0x9c, /* RO: RoCEv2 packets dropped (bad ICRC, QPN, header) */
+	AXON_REG_STAT_RETRANS	= 0xa0, /* RO: packets retransmitted */
+	AXON_REG_STAT_NAKS	= 0xa4, /* RO: NAKs sent and received */
 
 	/* Ethernet function, see "Ethernet function" below */
 	AXON_REG_ETH_CTRL	= 0x100, /* RW: AXON_ETH_CTRL_* */
@@ -106,6 +120,7 @@ enum axon_reg {
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
 #define AXON_CAP_ETHERNET		0x4
+#define AXON_CAP_RDMA			0x8 /* MR, CQ, RC QP, doorbells, CEQ */
 
 /*
  * AXON_REG_CTRL
@@ -136,6 +151,7 @@ enum axon_dev_error {
 	AXON_DEV_ERR_ETH_TX_CONFIG	= 6, /* bad TX ring base or depth */
 	AXON_DEV_ERR_ETH_RX_CONFIG	= 7, /* bad RX ring base or depth */
 	AXON_DEV_ERR_ETH_MTU		= 8, /* MTU out of range */
+	AXON_DEV_ERR_CEQ_CONFIG		= 9, /* bad completion event queue */
 };
 
 /*
@@ -154,6 +170,14 @@ enum axon_admin_opcode {
 	AXON_ADMIN_CREATE_PD		= 3,
 	AXON_ADMIN_DESTROY_PD		= 4,
 	AXON_ADMIN_SET_GID		= 5, /* write one GID table entry */
+	AXON_ADMIN_CREATE_MR		= 6, /* result: the key (lkey == rkey) */
+	AXON_ADMIN_DESTROY_MR		= 7,
+	AXON_ADMIN_CREATE_CQ		= 8, /* result: the cqn */
+	AXON_ADMIN_DESTROY_CQ		= 9,
+	AXON_ADMIN_CREATE_QP		= 10, /* result: the qpn */
+	AXON_ADMIN_MODIFY_QP		= 11,
+	AXON_ADMIN_QUERY_QP		= 12, /* response: struct axon_qp_attr */
+	AXON_ADMIN_DESTROY_QP		= 13,
 };
 
 enum axon_admin_status {
@@ -164,6 +188,7 @@ enum axon_admin_status {
 	AXON_ADMIN_NO_RESOURCES		= 4, /* object table full */
 	AXON_ADMIN_BAD_HANDLE		= 5, /* no such object */
 	AXON_ADMIN_BUSY			= 6, /* object still in use */
+	AXON_ADMIN_BAD_STATE		= 7, /* QP transition not allowed */
 };
 
 struct axon_admin_query {
@@ -194,6 +219,172 @@ struct axon_admin_gid {
 	__u8 reserved[24];
 };
 
+/* Memory access rights of an MR and of a QP's remote access (bit values of enum ib_access_flags). */
+#define AXON_ACCESS_LOCAL_WRITE		0x1
+#define AXON_ACCESS_REMOTE_WRITE	0x2
+#define AXON_ACCESS_REMOTE_READ		0x4
+#define AXON_ACCESS_REMOTE_ATOMIC	0x8
+#define AXON_ACCESS_ALL			0xf
+
+/*
+ * Page lists. An MR is a virtually contiguous range [iova, iova + length)
+ * backed by npages pages of 2^page_shift bytes; the range starts at byte
+ * (iova & (2^page_shift - 1)) of the first page. Entries are the DMA
+ * (bus) addresses of the pages, 2^page_shift aligned, as __le64.
+ *  levels 1: pbl_addr is a contiguous array of npages entries.
+ *  levels 2: pbl_addr is a contiguous array of DIV_ROUND_UP(npages, 512)
+ *            pointers to 4 KiB leaf pages of 512 entries each.
+ * The device copies the list at CREATE_MR; the driver may free it after
+ * the completion.
+ */
+#define AXON_PBL_LEAF_ENTRIES		512
+#define AXON_MR_MIN_PAGE_SHIFT		12
+#define AXON_MR_MAX_PAGE_SHIFT		30
+#define AXON_MR_MAX_PAGES		(1u << 24)
+
+/*
+ * Keys: 31:8 : index - the MR's slot in the device
+ *        7:0 : tag - bumped every time the slot is reused, so a key of a
+ *              deregistered MR fails even when its slot is taken again.
+ * The device chooses the key; the driver only passes it back.
+ */
+#define AXON_KEY_TAG_MASK		0xff
+#define AXON_KEY_INDEX_SHIFT		8
+
+struct axon_admin_mr {
+	__le32 pdn;		/* CREATE_MR */
+	__le32 access;		/* CREATE_MR: AXON_ACCESS_* */
+	__le64 iova;		/* CREATE_MR: first byte's virtual address */
+	__le64 length;		/* CREATE_MR: bytes, may be 0 */
+	__le64 pbl_addr;	/* CREATE_MR: DMA address of the page list */
+	__le32 npages;		/* CREATE_MR: <= AXON_MR_MAX_PAGES */
+	__u8 page_shift;	/* CREATE_MR: AXON_MR_{MIN,MAX}_PAGE_SHIFT */
+	__u8 levels;		/* CREATE_MR: 1 or 2 */
+	__le16 reserved0;
+	__le32 key;		/* DESTROY_MR */
+	__u8 reserved[12];
+};
+
+/*
+ * Completion queues. A CQ is a contiguous ring of depth 32-byte CQEs
+ * (struct axon_cqe) followed, at byte depth * 32, by a struct
+ * axon_cq_dbrec where the consumer writes its index. The device writes a
+ * CQE only if (producer - dbrec.cons_index) < depth; otherwise the CQ
+ * overflowed: the device stops writing to it and posts
+ * AXON_EVENT_CQ_ERROR.
+ */
+#define AXON_CQE_SIZE			32
+#define AXON_CQ_MIN_DEPTH		2
+#define AXON_CQ_MAX_DEPTH		65536
+
+struct axon_admin_cq {
+	__le64 ring_addr;	/* CREATE_CQ: 4 KiB aligned DMA address */
+	__le32 depth;		/* CREATE_CQ: entries, power of 2 */
+	__le32 uar;		/* CREATE_CQ: doorbell page that may arm it */
+	__le32 cqn;		/* DESTROY_CQ */
+	__u8 reserved[36];
+};
+
+/*
+ * Queue pairs (RC only). The send and receive queues are contiguous
+ * rings of depth WQEs of 2^wqe_shift bytes. The device consumes the send
+ * queue up to the producer index written to the SQ doorbell and the
+ * receive queue up to the RQ doorbell's; both are free-running 16-bit
+ * counters, so depth is at most 32768. No SRQ yet.
+ */
+#define AXON_WQ_MIN_DEPTH		1
+#define AXON_WQ_MAX_DEPTH		32768
+#define AXON_SQ_MIN_WQE_SHIFT		6	/* 64 bytes: a header, no SGE */
+#define AXON_RQ_MIN_WQE_SHIFT		5	/* 32 bytes: a header and one SGE */
+#define AXON_WQE_MAX_SHIFT		12
+#define AXON_MAX_SGE			16
+#define AXON_MAX_INLINE			256
+#define AXON_MAX_RD_ATOMIC		16	/* outstanding READ/atomic, each way */
+#define AXON_MAX_MSG_SIZE		(1u << 31)
+
+struct axon_admin_create_qp {
+	__le32 pdn;
+	__le32 send_cqn;
+	__le32 recv_cqn;
+	__le32 uar;		/* doorbell page allowed to ring it */
+	__le64 sq_addr;		/* 4 KiB aligned */
+	__le64 rq_addr;		/* 4 KiB aligned */
+	__le16 sq_depth;	/* entries, power of 2; 0 means 32768 */
+	__le16 rq_depth;
+	__u8 sq_wqe_shift;
+	__u8 rq_wqe_shift;
+	__u8 sq_sig_all;	/* 1: every WQE completes as if SIGNALED */
+	__u8 reserved0;
+	__u8 reserved[16];
+};
+
+/* MODIFY_QP attr_mask: which fields of struct axon_qp_attr apply. */
+#define AXON_QP_ATTR_STATE		0x00001
+#define AXON_QP_ATTR_ACCESS		0x00002
+#define AXON_QP_ATTR_PATH		0x00004 /* dmac, dgid, sgid_index, hop_limit, tclass, flow_label, udp_sport */
+#define AXON_QP_ATTR_PATH_MTU		0x00008
+#define AXON_QP_ATTR_DEST_QPN		0x00010
+#define AXON_QP_ATTR_RQ_PSN		0x00020
+#define AXON_QP_ATTR_SQ_PSN		0x00040
+#define AXON_QP_ATTR_TIMEOUT		0x00080
+#define AXON_QP_ATTR_RETRY_CNT		0x00100
+#define AXON_QP_ATTR_RNR_RETRY		0x00200
+#define AXON_QP_ATTR_MIN_RNR_TIMER	0x00400
+#define AXON_QP_ATTR_MAX_RD_ATOMIC	0x00800
+#define AXON_QP_ATTR_MAX_DEST_RD_ATOMIC	0x01000
+#define AXON_QP_ATTR_ALL		0x01fff
+
+/* QP states, numbered as enum ib_qp_state */
+enum axon_qp_state {
+	AXON_QPS_RESET	= 0,
+	AXON_QPS_INIT	= 1,
+	AXON_QPS_RTR	= 2,
+	AXON_QPS_RTS	= 3,
+	AXON_QPS_SQD	= 4,
+	AXON_QPS_SQE	= 5,
+	AXON_QPS_ERR	= 6,
+};
+
+/*
+ * The QP attributes MODIFY_QP writes (under attr_mask) and QUERY_QP
+ * returns. Allowed transitions: any -> RESET, any -> ERR, RESET -> INIT,
+ * INIT -> INIT, INIT -> RTR (needs PATH, PATH_MTU, DEST_QPN, RQ_PSN),
+ * RTR -> RTS (needs SQ_PSN), RTS -> RTS, SQE -> RTS (SQD is not
+ * supported: BAD_STATE). Moving to ERR
+ * flushes both queues with AXON_WC_WR_FLUSH_ERR; moving to RESET
+ * forgets all queue state.
+ */
+struct axon_qp_attr {
+	__le32 state;		/* enum axon_qp_state */
+	__le32 access;		/* AXON_ACCESS_REMOTE_* accepted as responder */
+	__le32 dest_qpn;
+	__le32 rq_psn;		/* 24 bits */
+	__le32 sq_psn;		/* 24 bits */
+	__le32 path_mtu;	/* bytes: 256, 512, 1024, 2048 or 4096 */
+	__u8 dmac[6];
+	__u8 sgid_index;	/* into the port's GID table */
+	__u8 hop_limit;
+	__u8 dgid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__le32 flow_label;	/* 20 bits */
+	__le16 udp_sport;	/* RoCEv2 UDP source port, host order value */
+	__u8 tclass;
+	__u8 timeout;		/* local ACK timeout: 4.096 us * 2^timeout, 0: none */
+	__u8 retry_cnt;		/* 0..7 */
+	__u8 rnr_retry;		/* 0..7, 7: infinite */
+	__u8 min_rnr_timer;	/* IB encoding, 0..31 */
+	__u8 max_rd_atomic;	/* <= AXON_MAX_RD_ATOMIC */
+	__u8 max_dest_rd_atomic;
+	__u8 reserved[19];	/* the struct is 80 bytes */
+};
+
+struct axon_admin_modify_qp {
+	__le32 qpn;		/* MODIFY_QP, QUERY_QP, DESTROY_QP */
+	__le32 attr_mask;	/* MODIFY_QP: AXON_QP_ATTR_* */
+	__le64 attr_addr;	/* MODIFY_QP: DMA address of a struct axon_qp_attr;
+				 * QUERY_QP: where to write it */
+	__u8 reserved[40];
+};
+
 struct axon_admin_cmd {
 	__le16 opcode;		/* enum axon_admin_opcode */
 	__le16 command_id;	/* echoed in the completion */
@@ -202,6 +393,10 @@ struct axon_admin_cmd {
 		struct axon_admin_query query;
 		struct axon_admin_pd pd;
 		struct axon_admin_gid gid;
+		struct axon_admin_mr mr;
+		struct axon_admin_cq cq;
+		struct axon_admin_create_qp create_qp;
+		struct axon_admin_modify_qp qp;
 		__u8 raw[56];
 	};
 };
@@ -272,6 +467,12 @@ enum axon_event_type {
 	AXON_EVENT_PORT_ACTIVE	= 1, /* param: port */
 	AXON_EVENT_PORT_DOWN	= 2, /* param: port */
 	AXON_EVENT_FATAL	= 3, /* the device stopped */
+	AXON_EVENT_CQ_ERROR	= 4, /* param: cqn; the CQ overflowed */
+	AXON_EVENT_QP_FATAL	= 5, /* param: qpn; local error, QP in ERR */
+	AXON_EVENT_QP_REQ_ERR	= 6, /* param: qpn; peer sent an invalid request */
+	AXON_EVENT_QP_ACCESS_ERR = 7, /* param: qpn; remote access violation */
+	AXON_EVENT_COMM_EST	= 8, /* param: qpn; first packet received in RTR */
+	AXON_EVENT_COMPLETION	= 16, /* CEQ only. param: cqn */
 };
 
 #define AXON_EVENT_PHASE		0x1
@@ -324,6 +525,149 @@ struct axon_eth_desc {
 	__le16 len;		/* RX: frame length, written by the device */
 	__le16 flags;		/* AXON_ETH_DESC_*, written by the device */
 	__le16 reserved;
+};
+
+/*
+ * Completion event queue (CEQ): same ring and phase convention as the
+ * async event queue, on AXON_MSIX_COMP. A CQ armed through its doorbell
+ * (AXON_DB_CQ_ARM) gets one AXON_EVENT_COMPLETION for the next CQE (ARM
+ * NEXT) or the next solicited or error CQE (ARM SOLICITED); then it is
+ * disarmed. With one event per arm the ring cannot overflow when its
+ * depth is at least max_cq.
+ */
+
+/*
+ * Doorbell pages (BAR AXON_BAR_DB, AXON_REG_DB_PAGES pages of 4 KiB).
+ * Page 0 belongs to the kernel; the driver maps one other page into each
+ * user context. A QP or CQ created with uar = N only accepts doorbells
+ * written to page N; others are ignored and counted in
+ * AXON_REG_STAT_DB_REJECTS. Each doorbell is one 32-bit write:
+ *   31:16 : qpn or cqn
+ *   15:0  : SQ/RQ: the new producer index (free running, mod 2^16)
+ *           CQ_ARM: AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
+ */
+#define AXON_DB_PAGE_SIZE		4096
+#define AXON_DB_SQ			0x00
+#define AXON_DB_RQ			0x04
+#define AXON_DB_CQ_ARM			0x08
+#define AXON_DB_ID_SHIFT		16
+#define AXON_DB_VALUE_MASK		0xffff
+#define AXON_CQ_ARM_NEXT		1
+#define AXON_CQ_ARM_SOLICITED		2
+#define AXON_MAX_QPN			0xffff	/* qpn 0 and 1 are never used */
+#define AXON_MAX_CQN			0xffff
+
+/*
+ * Work requests. A send WQE is a 64-byte header followed by num_sge
+ * scatter/gather entries, or by inline_len bytes of payload when
+ * AXON_WQE_INLINE is set. A receive WQE is a 16-byte header followed by
+ * num_sge entries. A WQE never crosses its 2^wqe_shift slot.
+ */
+enum axon_wr_opcode {
+	AXON_WR_RDMA_WRITE		= 0,
+	AXON_WR_RDMA_WRITE_IMM		= 1,
+	AXON_WR_SEND			= 2,
+	AXON_WR_SEND_IMM		= 3,
+	AXON_WR_RDMA_READ		= 4,
+	AXON_WR_ATOMIC_CMP_SWP		= 5,
+	AXON_WR_ATOMIC_FETCH_ADD	= 6,
+};
+
+#define AXON_WQE_SIGNALED		0x01 /* write a CQE on success */
+#define AXON_WQE_SOLICITED		0x02 /* set SE on the last packet */
+#define AXON_WQE_FENCE			0x04 /* wait for prior READ/atomics */
+#define AXON_WQE_INLINE			0x08 /* payload follows the header */
+
+struct axon_sge {
+	__le64 addr;
+	__le32 length;
+	__le32 lkey;
+};
+
+struct axon_send_wqe {
+	__u8 opcode;		/* enum axon_wr_opcode */
+	__u8 flags;		/* AXON_WQE_* */
+	__u8 num_sge;		/* <= AXON_MAX_SGE; 0 with INLINE */
+	__u8 reserved0;
+	__be32 imm_data;	/* *_IMM: as given to ibv_post_send */
+	__le64 wr_id;		/* returned in the CQE */
+	__le64 remote_addr;	/* WRITE, READ, atomics (8-byte aligned) */
+	__le32 rkey;
+	__le32 inline_len;	/* INLINE: bytes, <= AXON_MAX_INLINE */
+	__le64 compare_add;	/* CMP_SWP: compare; FETCH_ADD: add */
+	__le64 swap;		/* CMP_SWP */
+	__u8 reserved[16];
+	/* struct axon_sge sge[num_sge] or inline payload */
+};
+
+struct axon_recv_wqe {
+	__le64 wr_id;
+	__u8 num_sge;		/* <= AXON_MAX_SGE */
+	__u8 reserved[7];
+	/* struct axon_sge sge[num_sge] */
+};
+
+/* CQE status, numbered as enum ib_wc_status */
+enum axon_wc_status {
+	AXON_WC_SUCCESS			= 0,
+	AXON_WC_LOC_LEN_ERR		= 1,
+	AXON_WC_LOC_QP_OP_ERR		= 2,
+	AXON_WC_LOC_PROT_ERR		= 4,
+	AXON_WC_WR_FLUSH_ERR		= 5,
+	AXON_WC_BAD_RESP_ERR		= 7,
+	AXON_WC_LOC_ACCESS_ERR		= 8,
+	AXON_WC_REM_INV_REQ_ERR		= 9,
+	AXON_WC_REM_ACCESS_ERR		= 10,
+	AXON_WC_REM_OP_ERR		= 11,
+	AXON_WC_RETRY_EXC_ERR		= 12,
+	AXON_WC_RNR_RETRY_EXC_ERR	= 13,
+	AXON_WC_FATAL_ERR		= 19,
+	AXON_WC_GENERAL_ERR		= 21,
+};
+
+/* CQE opcode, numbered as enum ib_wc_opcode */
+enum axon_wc_opcode {
+	AXON_WC_SEND			= 0,
+	AXON_WC_RDMA_WRITE		= 1,
+	AXON_WC_RDMA_READ		= 2,
+	AXON_WC_COMP_SWAP		= 3,
+	AXON_WC_FETCH_ADD		= 4,
+	AXON_WC_RECV			= 128,
+	AXON_WC_RECV_RDMA_WITH_IMM	= 129,
+};
+
+/*
+ * flags
+ * 0:0 : phase - ring pass of this entry (first pass writes 1)
+ * 1:1 : with_imm - imm_data is valid
+ * 2:2 : recv - the CQE completes a receive WQE (else a send WQE)
+ * 3:3 : solicited - the received message had SE set
+ */
+#define AXON_CQE_PHASE			0x1
+#define AXON_CQE_WITH_IMM		0x2
+#define AXON_CQE_RECV			0x4
+#define AXON_CQE_SOLICITED		0x8
+
+struct axon_cqe {
+	__le64 wr_id;
+	__le32 byte_len;	/* RECV: bytes received */
+	__be32 imm_data;
+	__le32 qpn;		/* local QP */
+	__le16 wqe_index;	/* the WQE's producer index, mod 2^16 */
+	__u8 opcode;		/* enum axon_wc_opcode */
+	__u8 status;		/* enum axon_wc_status */
+	__u8 flags;		/* AXON_CQE_* */
+	__u8 vendor_err;
+	__u8 reserved[6];	/* the CQE is AXON_CQE_SIZE bytes */
+};
+
+/*
+ * The consumer index record after the CQ ring. The consumer writes the
+ * number of CQEs it has consumed (free running, mod 2^32).
+ */
+struct axon_cq_dbrec {
+	__le32 cons_index;
+	__le32 reserved;
 };
 
 #endif /* _UAPI_AXON_DEV_H */

@@ -27,11 +27,48 @@ struct axon_alloc_ucontext_resp {
 	__u32 max_qp_wr;
 	__u32 max_cqe;
 	__u32 reserved;
+	/* the context's doorbell page (AXON_DB_* offsets), mmap() offset */
+	__aligned_u64 db_mmap_key;
 };
 
 struct axon_alloc_pd_resp {
 	__u32 comp_mask;
 	__u32 pdn;		/* the device's PD number */
+};
+
+/*
+ * Queues are allocated by the kernel and mapped into the process: mmap()
+ * the context's device fd at *_mmap_key for *_size bytes. Entry formats
+ * (struct axon_send_wqe, axon_recv_wqe, axon_cqe, axon_cq_dbrec) are in
+ * <axon/axon_dev.h>.
+ */
+struct axon_create_cq_resp {
+	__u32 comp_mask;
+	__u32 cqn;
+	__u32 depth;		/* CQEs in the ring, power of 2 */
+	__u32 reserved;
+	__aligned_u64 cq_mmap_key;	/* the ring, then struct axon_cq_dbrec */
+	__aligned_u64 cq_size;	/* bytes to map */
+};
+
+struct axon_create_qp_req {
+	__u32 comp_mask;	/* none defined yet, must be 0 */
+	__u32 reserved;
+};
+
+struct axon_create_qp_resp {
+	__u32 comp_mask;
+	__u32 qpn;
+	__u32 sq_depth;		/* WQEs, power of 2 */
+	__u32 rq_depth;
+	__u8 sq_wqe_shift;	/* log2 of the WQE slot size */
+	__u8 rq_wqe_shift;
+	__u8 reserved[2];
+	__u32 max_inline;	/* inline bytes that fit one SQ slot */
+	__aligned_u64 sq_mmap_key;
+	__aligned_u64 sq_size;
+	__aligned_u64 rq_mmap_key;
+	__aligned_u64 rq_size;
 };
 
 #endif /* _UAPI_RDMA_AXON_ABI_H */
