@@ -309,7 +309,7 @@ struct axon_admin_create_qp {
 	__le32 uar;		/* doorbell page allowed to ring it */
 	__le64 sq_addr;		/* 4 KiB aligned */
 	__le64 rq_addr;		/* 4 KiB aligned */
-	__le16 sq_depth;	/* entries, power of 2; 0 means 32768 */
+	__le16 sq_depth;	/* entries, power of 2, <= AXON_WQ_MAX_DEPTH */
 	__le16 rq_depth;
 	__u8 sq_wqe_shift;
 	__u8 rq_wqe_shift;
