@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <axon/axon_dev.h>
@@ -24,11 +25,70 @@ static void axon_free_context(struct ibv_context *ibctx);
 /* Ops left out here fail with EOPNOTSUPP through libibverbs' defaults. */
 static const struct verbs_context_ops axon_ctx_ops = {
 	.alloc_pd = axon_alloc_pd,
+	.create_cq = axon_create_cq,
+	.create_cq_ex = axon_create_cq_ex,
+	.create_qp = axon_create_qp,
+	.create_qp_ex = axon_create_qp_ex,
 	.dealloc_pd = axon_dealloc_pd,
+	.dereg_mr = axon_dereg_mr,
+	.destroy_cq = axon_destroy_cq,
+	.destroy_qp = axon_destroy_qp,
 	.free_context = axon_free_context,
+	.modify_qp = axon_modify_qp,
+	.poll_cq = axon_poll_cq,
+	.post_recv = axon_post_recv,
+	.post_send = axon_post_send,
 	.query_device_ex = axon_query_device_ex,
 	.query_port = axon_query_port,
+	.query_qp = axon_query_qp,
+	.reg_mr = axon_reg_mr,
+	.req_notify_cq = axon_req_notify_cq,
 };
+
+int axon_map_db_page(struct axon_context *ctx)
+{
+	void *page;
+	int err = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (!ctx->db_page) {
+		page = mmap(NULL, AXON_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED,
+			    ctx->ibvctx.context.cmd_fd, ctx->db_mmap_key);
+		if (page == MAP_FAILED) {
+			err = errno;
+			verbs_err(&ctx->ibvctx,
+				  "cannot map the doorbell page: %d\n", err);
+		} else {
+			ctx->db_page = page;
+		}
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	return err;
+}
+
+int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp)
+{
+	struct axon_qp ***t = &ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT];
+	int err = 0;
+
+	pthread_mutex_lock(&ctx->lock);
+	if (!*t)
+		*t = calloc(AXON_QP_TABLE_SIZE, sizeof(**t));
+	if (*t)
+		(*t)[qp->qpn & (AXON_QP_TABLE_SIZE - 1)] = qp;
+	else
+		err = ENOMEM;
+	pthread_mutex_unlock(&ctx->lock);
+	return err;
+}
+
+void axon_qp_table_del(struct axon_context *ctx, struct axon_qp *qp)
+{
+	pthread_mutex_lock(&ctx->lock);
+	ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT]
+		     [qp->qpn & (AXON_QP_TABLE_SIZE - 1)] = NULL;
+	pthread_mutex_unlock(&ctx->lock);
+}
 
 static struct verbs_context *axon_alloc_context(struct ibv_device *ibdev,
 						int cmd_fd,
@@ -60,6 +120,8 @@ static struct verbs_context *axon_alloc_context(struct ibv_device *ibdev,
 	ctx->max_sge = resp.drv_payload.max_sge;
 	ctx->max_qp_wr = resp.drv_payload.max_qp_wr;
 	ctx->max_cqe = resp.drv_payload.max_cqe;
+	ctx->db_mmap_key = resp.drv_payload.db_mmap_key;
+	pthread_mutex_init(&ctx->lock, NULL);
 
 	verbs_set_ops(&ctx->ibvctx, &axon_ctx_ops);
 
@@ -75,7 +137,13 @@ err_uninit:
 static void axon_free_context(struct ibv_context *ibctx)
 {
 	struct axon_context *ctx = to_axon_ctx(ibctx);
+	int i;
 
+	for (i = 0; i < AXON_QP_TABLE_SIZE; i++)
+		free(ctx->qp_table[i]);
+	if (ctx->db_page)
+		munmap(ctx->db_page, AXON_DB_PAGE_SIZE);
+	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);
 }

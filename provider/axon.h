@@ -5,11 +5,14 @@
 #ifndef AXON_PROVIDER_H
 #define AXON_PROVIDER_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 
 #include <infiniband/verbs.h>
 #include <rdma/axon-abi.h>
+
+#include "wq.h"
 
 #include "ibverbs_private.h"
 
@@ -20,6 +23,12 @@ struct axon_device {
 	size_t pg_sz;
 };
 
+/* QPs by qpn, for poll_cq: 256 tables of 256, allocated on first use. */
+#define AXON_QP_TABLE_SHIFT	8
+#define AXON_QP_TABLE_SIZE	(1 << AXON_QP_TABLE_SHIFT)
+
+struct axon_qp;
+
 struct axon_context {
 	struct verbs_context ibvctx;
 	/* Limits the kernel returned in struct axon_alloc_ucontext_resp. */
@@ -28,11 +37,54 @@ struct axon_context {
 	uint32_t max_sge;
 	uint32_t max_qp_wr;
 	uint32_t max_cqe;
+	uint64_t db_mmap_key;
+
+	/*
+	 * The doorbell page, mapped with the first CQ or QP: a context that
+	 * only queries never needs it.
+	 */
+	pthread_mutex_t lock;		/* db_page and qp_table updates */
+	void *db_page;
+	struct axon_qp **qp_table[AXON_QP_TABLE_SIZE];
 };
 
 struct axon_pd {
 	struct ibv_pd ibvpd;
 	uint32_t pdn;
+};
+
+struct axon_cq {
+	struct verbs_cq vcq;
+	struct axon_cqring ring;
+	pthread_spinlock_t lock;
+	void *buf;			/* the mapping: ring, then dbrec */
+	size_t buf_size;
+	uint32_t cqn;
+	uint32_t *db;			/* the CQ_ARM doorbell */
+	/* ibv_start_poll() to ibv_end_poll(): the CQE being read */
+	struct axon_cqe *cur;
+	struct axon_qp *cur_qp;
+};
+
+struct axon_qp {
+	struct verbs_qp vqp;
+	struct axon_context *ctx;
+	struct axon_wq sq;
+	struct axon_wq rq;
+	pthread_spinlock_t sq_lock;
+	pthread_spinlock_t rq_lock;
+	void *sq_buf;
+	size_t sq_size;
+	void *rq_buf;
+	size_t rq_size;
+	uint32_t *sq_db;
+	uint32_t *rq_db;
+	uint32_t qpn;
+	uint32_t dest_qpn;		/* reported as src_qp */
+	/* ibv_wr_start() to ibv_wr_complete(): the batch being built */
+	struct axon_send_wqe *cur;
+	uint32_t wr_pi;			/* its next slot */
+	int wr_err;
 };
 
 /*
@@ -54,6 +106,21 @@ struct axon_alloc_pd_cmd_resp {
 	struct axon_alloc_pd_resp drv_payload;
 };
 
+struct axon_create_cq_cmd_resp {
+	struct ib_uverbs_ex_create_cq_resp ibv_resp;
+	struct axon_create_cq_resp drv_payload;
+};
+
+struct axon_create_qp_cmd {
+	struct ibv_create_qp ibv_cmd;
+	struct axon_create_qp_req drv_payload;
+};
+
+struct axon_create_qp_cmd_resp {
+	struct ib_uverbs_create_qp_resp ibv_resp;
+	struct axon_create_qp_resp drv_payload;
+};
+
 #define AXON_CHECK_DRV_CMD(type, core)					\
 	static_assert(offsetof(struct type, drv_payload) == sizeof(core) && \
 		      sizeof(struct type) ==				\
@@ -65,6 +132,10 @@ AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd, struct ibv_get_context);
 AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd_resp,
 		   struct ib_uverbs_get_context_resp);
 AXON_CHECK_DRV_CMD(axon_alloc_pd_cmd_resp, struct ib_uverbs_alloc_pd_resp);
+AXON_CHECK_DRV_CMD(axon_create_cq_cmd_resp,
+		   struct ib_uverbs_ex_create_cq_resp);
+AXON_CHECK_DRV_CMD(axon_create_qp_cmd, struct ibv_create_qp);
+AXON_CHECK_DRV_CMD(axon_create_qp_cmd_resp, struct ib_uverbs_create_qp_resp);
 
 #define axon_container_of(ptr, type, member)				\
 	((type *)((uintptr_t)(ptr) - offsetof(type, member)))
@@ -85,6 +156,43 @@ static inline struct axon_pd *to_axon_pd(struct ibv_pd *ibpd)
 	return axon_container_of(ibpd, struct axon_pd, ibvpd);
 }
 
+static inline struct axon_cq *to_axon_cq(struct ibv_cq *ibcq)
+{
+	return axon_container_of(ibcq, struct axon_cq, vcq.cq);
+}
+
+static inline struct axon_cq *to_axon_cq_ex(struct ibv_cq_ex *ibcq)
+{
+	return axon_container_of(ibcq, struct axon_cq, vcq.cq_ex);
+}
+
+static inline struct axon_qp *to_axon_qp(struct ibv_qp *ibqp)
+{
+	return axon_container_of(ibqp, struct axon_qp, vqp.qp);
+}
+
+static inline struct axon_qp *to_axon_qp_ex(struct ibv_qp_ex *ibqp)
+{
+	return axon_container_of(ibqp, struct axon_qp, vqp.qp_ex);
+}
+
+/* axon.c */
+int axon_map_db_page(struct axon_context *ctx);
+int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp);
+void axon_qp_table_del(struct axon_context *ctx, struct axon_qp *qp);
+
+/* Lock-free lookup: entries change only while no CQE can name them. */
+static inline struct axon_qp *axon_qp_find(struct axon_context *ctx,
+					   uint32_t qpn)
+{
+	struct axon_qp **t;
+
+	if (qpn > AXON_MAX_QPN)
+		return NULL;
+	t = ctx->qp_table[qpn >> AXON_QP_TABLE_SHIFT];
+	return t ? t[qpn & (AXON_QP_TABLE_SIZE - 1)] : NULL;
+}
+
 /* verbs.c */
 int axon_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
@@ -93,5 +201,33 @@ int axon_query_port(struct ibv_context *context, uint8_t port,
 		    struct ibv_port_attr *port_attr);
 struct ibv_pd *axon_alloc_pd(struct ibv_context *context);
 int axon_dealloc_pd(struct ibv_pd *ibpd);
+struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t hca_va, int access);
+int axon_dereg_mr(struct verbs_mr *vmr);
+struct ibv_cq *axon_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector);
+struct ibv_cq_ex *axon_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr);
+int axon_destroy_cq(struct ibv_cq *ibcq);
+struct ibv_qp *axon_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr);
+struct ibv_qp *axon_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr);
+int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask);
+int axon_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr);
+int axon_destroy_qp(struct ibv_qp *ibqp);
+
+/* io.c: the data path, no system call */
+int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr);
+int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr);
+int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
+int axon_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
+void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded);
+void axon_qp_ex_set_ops(struct axon_qp *qp);
 
 #endif /* AXON_PROVIDER_H */

@@ -52,8 +52,44 @@ struct list_node {
  */
 struct verbs_sysfs_dev;
 
-/* Defined by libibverbs; providers only pass pointers around. */
-struct verbs_mr;
+struct verbs_xrcd;
+
+/* What kind of memory an MR covers; libibverbs sets it. */
+enum ibv_mr_type {
+	IBV_MR_TYPE_MR,
+	IBV_MR_TYPE_NULL_MR,
+	IBV_MR_TYPE_IMPORTED_MR,
+	IBV_MR_TYPE_DMABUF_MR,
+};
+
+/* A provider embeds these; the ibv_cmd_*() helpers fill them. */
+struct verbs_mr {
+	struct ibv_mr ibv_mr;
+	enum ibv_mr_type mr_type;
+	int access;
+};
+
+/* verbs_qp.comp_mask: VERBS_QP_EX makes ibv_qp_to_qp_ex() return qp_ex. */
+enum verbs_qp_mask {
+	VERBS_QP_XRCD = 1 << 0,
+	VERBS_QP_EX = 1 << 1,
+};
+
+struct verbs_qp {
+	union {
+		struct ibv_qp qp;
+		struct ibv_qp_ex qp_ex;
+	};
+	uint32_t comp_mask;
+	struct verbs_xrcd *xrcd;
+};
+
+struct verbs_cq {
+	union {
+		struct ibv_cq cq;
+		struct ibv_cq_ex cq_ex;
+	};
+};
 
 /* How one entry of verbs_device_ops.match_table is compared. */
 enum {
@@ -287,6 +323,37 @@ struct ibv_alloc_pd {
 	struct ib_uverbs_alloc_pd core_payload;
 };
 
+struct ibv_reg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_reg_mr core_payload;
+};
+
+struct ibv_create_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_qp core_payload;
+};
+
+struct ibv_modify_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_qp core_payload;
+};
+
+struct ibv_query_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_qp core_payload;
+};
+
+/* Extended commands: a second header, and 8-byte aligned payloads. */
+struct ex_hdr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_ex_cmd_hdr ex_hdr;
+};
+
+struct ibv_create_cq_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_create_cq core_payload;
+};
+
 /*
  * Logging to VERBS_LOG_FILE (default stderr) at or below VERBS_LOG_LEVEL, as
  * the in-tree providers do.
@@ -343,6 +410,37 @@ int ibv_cmd_alloc_pd(struct ibv_context *context, struct ibv_pd *pd,
 		     struct ib_uverbs_alloc_pd_resp *resp, size_t resp_size);
 /* Uses the ioctl interface (write() as fallback); no driver udata. */
 int ibv_cmd_dealloc_pd(struct ibv_pd *pd);
+int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
+		   uint64_t hca_va, int access, struct verbs_mr *vmr,
+		   struct ibv_reg_mr *cmd, size_t cmd_size,
+		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* cmd_flags: none used by axon (0). */
+int ibv_cmd_create_cq_ex(struct ibv_context *context,
+			 const struct ibv_cq_init_attr_ex *cq_attr,
+			 struct verbs_cq *cq, struct ibv_create_cq_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_create_cq_resp *resp,
+			 size_t resp_size, uint32_t cmd_flags);
+/* Waits until every event reported for the CQ has been acknowledged. */
+int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+/*
+ * Fills the ibv_qp part of qp (state RESET, CQs, PD, ...) and
+ * attr_ex->cap from the kernel's answer; accepts the PD, XRCD and
+ * SEND_OPS_FLAGS init attributes only.
+ */
+int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
+			 struct ibv_qp_init_attr_ex *attr_ex,
+			 struct ibv_create_qp *cmd, size_t cmd_size,
+			 struct ib_uverbs_create_qp_resp *resp,
+			 size_t resp_size);
+int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
+		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
+		     struct ibv_query_qp *cmd, size_t cmd_size);
+int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+		      int attr_mask, struct ibv_modify_qp *cmd,
+		      size_t cmd_size);
+int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 
 /*
  * Allocate a provider context of type *drv_ctx_ptr whose struct
@@ -381,6 +479,9 @@ static_assert(offsetof(struct verbs_device, core_support) == 704,
 static_assert(sizeof(struct verbs_device) == 712, "verbs_device");
 static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
 	      "verbs_context_ops");
+static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
+static_assert(offsetof(struct verbs_qp, comp_mask) ==
+	      sizeof(struct ibv_qp_ex), "verbs_qp.comp_mask");
 #endif
 
 static_assert(sizeof(struct ibv_get_context) ==
@@ -392,5 +493,7 @@ static_assert(sizeof(struct ibv_query_port) ==
 static_assert(sizeof(struct ibv_alloc_pd) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +
 	      sizeof(struct ib_uverbs_alloc_pd), "ibv_alloc_pd");
+static_assert(sizeof(struct ibv_create_cq_ex) % 8 == 0, "ibv_create_cq_ex");
+static_assert(offsetof(struct verbs_qp, qp_ex.qp_base) == 0, "verbs_qp");
 
 #endif /* AXON_IBVERBS_PRIVATE_H */

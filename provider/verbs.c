@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 
 #include "axon.h"
 
@@ -86,5 +87,484 @@ int axon_dealloc_pd(struct ibv_pd *ibpd)
 
 	free(pd);
 
+	return 0;
+}
+
+struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
+			   uint64_t hca_va, int access)
+{
+	struct ib_uverbs_reg_mr_resp resp;
+	struct ibv_reg_mr cmd;
+	struct verbs_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+
+	err = ibv_cmd_reg_mr(ibpd, addr, length, hca_va, access, mr, &cmd,
+			     sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibpd->context),
+			    "ibv_cmd_reg_mr failed: %d\n", err);
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+
+	return &mr->ibv_mr;
+}
+
+int axon_dereg_mr(struct verbs_mr *mr)
+{
+	int err;
+
+	err = ibv_cmd_dereg_mr(mr);
+	if (err) {
+		verbs_debug(verbs_get_ctx(mr->ibv_mr.context),
+			    "ibv_cmd_dereg_mr failed: %d\n", err);
+		return err;
+	}
+
+	free(mr);
+	return 0;
+}
+
+static bool axon_is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static void *axon_mmap(struct ibv_context *context, uint64_t key, size_t size)
+{
+	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+		    context->cmd_fd, key);
+}
+
+static uint32_t *axon_db(struct axon_context *ctx, unsigned int offset)
+{
+	return (uint32_t *)((uint8_t *)ctx->db_page + offset);
+}
+
+/* The kernel's answer is used to index memory: check it first. */
+static bool axon_cq_resp_ok(const struct axon_create_cq_resp *resp)
+{
+	return axon_is_pow2(resp->depth) &&
+	       resp->depth >= AXON_CQ_MIN_DEPTH &&
+	       resp->depth <= AXON_CQ_MAX_DEPTH &&
+	       resp->cq_size >= (uint64_t)resp->depth * AXON_CQE_SIZE +
+					sizeof(struct axon_cq_dbrec) &&
+	       resp->cqn <= AXON_MAX_CQN;
+}
+
+/* What ibv_create_cq_ex() can do; the rest fails with EOPNOTSUPP. */
+#define AXON_CQ_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+#define AXON_CQ_CREATE_FLAGS	IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+
+static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
+				     struct ibv_cq_init_attr_ex *attr)
+{
+	struct axon_context *ctx = to_axon_ctx(context);
+	struct axon_create_cq_cmd_resp resp = {};
+	struct ibv_create_cq_ex cmd = {};
+	struct axon_create_cq_resp *drv = &resp.drv_payload;
+	struct axon_cq *cq;
+	int err;
+
+	if ((attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
+	    (attr->wc_flags & ~AXON_CQ_WC_FLAGS) ||
+	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+	     (attr->flags & ~AXON_CQ_CREATE_FLAGS))) {
+		verbs_debug(&ctx->ibvctx, "unsupported CQ attributes\n");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!attr->cqe || attr->cqe > ctx->max_cqe) {
+		verbs_debug(&ctx->ibvctx, "cqe %u not in 1..%u\n", attr->cqe,
+			    ctx->max_cqe);
+		errno = EINVAL;
+		return NULL;
+	}
+
+	err = axon_map_db_page(ctx);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return NULL;
+
+	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd, sizeof(cmd),
+				   &resp.ibv_resp, sizeof(resp), 0);
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "ibv_cmd_create_cq_ex failed: %d\n",
+			    err);
+		goto err_free;
+	}
+
+	if (!axon_cq_resp_ok(drv)) {
+		verbs_err(&ctx->ibvctx,
+			  "bad create_cq response: depth %u, size %llu\n",
+			  drv->depth, (unsigned long long)drv->cq_size);
+		err = EPROTO;
+		goto err_destroy;
+	}
+
+	cq->buf_size = drv->cq_size;
+	cq->buf = axon_mmap(context, drv->cq_mmap_key, cq->buf_size);
+	if (cq->buf == MAP_FAILED) {
+		err = errno;
+		verbs_err(&ctx->ibvctx, "cannot map CQ %u: %d\n", drv->cqn,
+			  err);
+		goto err_destroy;
+	}
+
+	cq->cqn = drv->cqn;
+	cq->db = axon_db(ctx, AXON_DB_CQ_ARM);
+	cq->ring.cqes = cq->buf;
+	cq->ring.dbrec = (struct axon_cq_dbrec *)(cq->ring.cqes + drv->depth);
+	cq->ring.depth_shift = __builtin_ctz(drv->depth);
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+
+	return cq;
+
+err_destroy:
+	ibv_cmd_destroy_cq(&cq->vcq.cq);
+err_free:
+	free(cq);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_cq *axon_create_cq(struct ibv_context *context, int cqe,
+			      struct ibv_comp_channel *channel,
+			      int comp_vector)
+{
+	struct ibv_cq_init_attr_ex attr = {
+		.cqe = cqe,
+		.channel = channel,
+		.comp_vector = comp_vector,
+		.wc_flags = IBV_WC_STANDARD_FLAGS,
+	};
+	struct axon_cq *cq;
+
+	if (cqe < 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+
+	cq = axon_cq_alloc(context, &attr);
+	return cq ? &cq->vcq.cq : NULL;
+}
+
+struct ibv_cq_ex *axon_create_cq_ex(struct ibv_context *context,
+				    struct ibv_cq_init_attr_ex *attr)
+{
+	struct axon_cq *cq;
+
+	cq = axon_cq_alloc(context, attr);
+	if (!cq)
+		return NULL;
+
+	axon_cq_ex_set_ops(cq, (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+			       (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED));
+	return &cq->vcq.cq_ex;
+}
+
+int axon_destroy_cq(struct ibv_cq *ibcq)
+{
+	struct axon_cq *cq = to_axon_cq(ibcq);
+	int err;
+
+	err = ibv_cmd_destroy_cq(ibcq);
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibcq->context),
+			    "ibv_cmd_destroy_cq failed: %d\n", err);
+		return err;
+	}
+
+	munmap(cq->buf, cq->buf_size);
+	pthread_spin_destroy(&cq->lock);
+	free(cq);
+	return 0;
+}
+
+/* What ibv_wr_*() can do; other send_ops_flags fail with EOPNOTSUPP. */
+#define AXON_SEND_OPS_FLAGS						\
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+static int axon_check_qp_attr(struct axon_context *ctx,
+			      const struct ibv_qp_init_attr_ex *attr)
+{
+	const struct ibv_qp_cap *cap = &attr->cap;
+
+	if (attr->qp_type != IBV_QPT_RC || attr->srq ||
+	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
+	     (attr->send_ops_flags & ~AXON_SEND_OPS_FLAGS))) {
+		verbs_debug(&ctx->ibvctx, "unsupported QP attributes\n");
+		return EOPNOTSUPP;
+	}
+	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
+	    !attr->send_cq || !attr->recv_cq) {
+		verbs_debug(&ctx->ibvctx, "QP without a PD or CQs\n");
+		return EINVAL;
+	}
+	if (cap->max_send_wr > ctx->max_qp_wr ||
+	    cap->max_recv_wr > ctx->max_qp_wr ||
+	    cap->max_send_sge > ctx->max_sge ||
+	    cap->max_recv_sge > ctx->max_sge ||
+	    cap->max_inline_data > ctx->max_inline) {
+		verbs_debug(&ctx->ibvctx, "QP capabilities beyond limits\n");
+		return EINVAL;
+	}
+	return 0;
+}
+
+static bool axon_wq_resp_ok(uint32_t depth, uint8_t shift, uint8_t min_shift,
+			    uint64_t size)
+{
+	return axon_is_pow2(depth) && depth <= AXON_WQ_MAX_DEPTH &&
+	       shift >= min_shift && shift <= AXON_WQE_MAX_SHIFT &&
+	       size >= (uint64_t)depth << shift;
+}
+
+static bool axon_qp_resp_ok(const struct axon_create_qp_resp *resp)
+{
+	return resp->qpn > 1 && resp->qpn <= AXON_MAX_QPN &&
+	       axon_wq_resp_ok(resp->sq_depth, resp->sq_wqe_shift,
+			       AXON_SQ_MIN_WQE_SHIFT, resp->sq_size) &&
+	       axon_wq_resp_ok(resp->rq_depth, resp->rq_wqe_shift,
+			       AXON_RQ_MIN_WQE_SHIFT, resp->rq_size) &&
+	       resp->max_inline <= AXON_MAX_INLINE &&
+	       resp->max_inline <= (1u << resp->sq_wqe_shift) -
+				   AXON_SEND_HDR_SIZE;
+}
+
+static uint32_t axon_min(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+static void axon_wq_init(struct axon_wq *wq, void *buf, uint32_t depth,
+			 uint8_t shift, size_t hdr, uint32_t max_sge)
+{
+	wq->buf = buf;
+	wq->depth = depth;
+	wq->wqe_shift = shift;
+	wq->max_sge = axon_min(axon_min(max_sge, AXON_MAX_SGE),
+			       ((1u << shift) - hdr) / sizeof(struct axon_sge));
+	wq->pi = 0;
+	wq->ci = 0;
+}
+
+/* What the provider enforces when posting. */
+static void axon_qp_cap(const struct axon_qp *qp, struct ibv_qp_cap *cap)
+{
+	cap->max_send_wr = qp->sq.depth;
+	cap->max_recv_wr = qp->rq.depth;
+	cap->max_send_sge = qp->sq.max_sge;
+	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_inline_data = qp->sq.max_inline;
+}
+
+static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
+				     struct ibv_qp_init_attr_ex *attr)
+{
+	struct axon_context *ctx = to_axon_ctx(context);
+	struct axon_create_qp_cmd_resp resp = {};
+	struct axon_create_qp_cmd cmd = {};
+	struct axon_create_qp_resp *drv = &resp.drv_payload;
+	struct axon_qp *qp;
+	int err;
+
+	err = axon_check_qp_attr(ctx, attr);
+	if (!err)
+		err = axon_map_db_page(ctx);
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+
+	qp = calloc(1, sizeof(*qp));
+	if (!qp)
+		return NULL;
+
+	/* No optional request fields are defined yet. */
+	cmd.drv_payload.comp_mask = 0;
+	err = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "ibv_cmd_create_qp_ex failed: %d\n",
+			    err);
+		goto err_free;
+	}
+
+	if (!axon_qp_resp_ok(drv)) {
+		verbs_err(&ctx->ibvctx,
+			  "bad create_qp response: qpn %u, sq %u x 2^%u, rq %u x 2^%u\n",
+			  drv->qpn, drv->sq_depth, drv->sq_wqe_shift,
+			  drv->rq_depth, drv->rq_wqe_shift);
+		err = EPROTO;
+		goto err_destroy;
+	}
+
+	qp->sq_size = drv->sq_size;
+	qp->sq_buf = axon_mmap(context, drv->sq_mmap_key, qp->sq_size);
+	if (qp->sq_buf == MAP_FAILED) {
+		err = errno;
+		goto err_destroy;
+	}
+	qp->rq_size = drv->rq_size;
+	qp->rq_buf = axon_mmap(context, drv->rq_mmap_key, qp->rq_size);
+	if (qp->rq_buf == MAP_FAILED) {
+		err = errno;
+		goto err_unmap_sq;
+	}
+
+	qp->ctx = ctx;
+	qp->qpn = drv->qpn;
+	qp->sq_db = axon_db(ctx, AXON_DB_SQ);
+	qp->rq_db = axon_db(ctx, AXON_DB_RQ);
+	axon_wq_init(&qp->sq, qp->sq_buf, drv->sq_depth, drv->sq_wqe_shift,
+		     AXON_SEND_HDR_SIZE, ctx->max_sge);
+	qp->sq.max_inline = drv->max_inline;
+	axon_wq_init(&qp->rq, qp->rq_buf, drv->rq_depth, drv->rq_wqe_shift,
+		     AXON_RECV_HDR_SIZE, ctx->max_sge);
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+
+	err = axon_qp_table_add(ctx, qp);
+	if (err)
+		goto err_locks;
+
+	if (attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) {
+		axon_qp_ex_set_ops(qp);
+		qp->vqp.comp_mask |= VERBS_QP_EX;
+	}
+	axon_qp_cap(qp, &attr->cap);
+
+	return qp;
+
+err_locks:
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	munmap(qp->rq_buf, qp->rq_size);
+err_unmap_sq:
+	munmap(qp->sq_buf, qp->sq_size);
+err_destroy:
+	ibv_cmd_destroy_qp(&qp->vqp.qp);
+err_free:
+	free(qp);
+	errno = err;
+	return NULL;
+}
+
+struct ibv_qp *axon_create_qp_ex(struct ibv_context *context,
+				 struct ibv_qp_init_attr_ex *attr)
+{
+	struct axon_qp *qp = axon_qp_alloc(context, attr);
+
+	return qp ? &qp->vqp.qp : NULL;
+}
+
+struct ibv_qp *axon_create_qp(struct ibv_pd *ibpd,
+			      struct ibv_qp_init_attr *attr)
+{
+	struct ibv_qp_init_attr_ex attr_ex = {
+		.qp_context = attr->qp_context,
+		.send_cq = attr->send_cq,
+		.recv_cq = attr->recv_cq,
+		.srq = attr->srq,
+		.cap = attr->cap,
+		.qp_type = attr->qp_type,
+		.sq_sig_all = attr->sq_sig_all,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = ibpd,
+	};
+	struct axon_qp *qp;
+
+	qp = axon_qp_alloc(ibpd->context, &attr_ex);
+	if (!qp)
+		return NULL;
+
+	attr->cap = attr_ex.cap;
+	return &qp->vqp.qp;
+}
+
+int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	struct axon_qp *qp = to_axon_qp(ibqp);
+	struct ibv_modify_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibqp->context),
+			    "ibv_cmd_modify_qp failed: %d\n", err);
+		return err;
+	}
+
+	if (attr_mask & IBV_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+
+	/* The device forgot both queues: start them again from slot 0. */
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
+		pthread_spin_lock(&qp->sq_lock);
+		pthread_spin_lock(&qp->rq_lock);
+		qp->sq.pi = qp->sq.ci = 0;
+		qp->rq.pi = qp->rq.ci = 0;
+		pthread_spin_unlock(&qp->rq_lock);
+		pthread_spin_unlock(&qp->sq_lock);
+	}
+
+	return 0;
+}
+
+int axon_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		  int attr_mask, struct ibv_qp_init_attr *init_attr)
+{
+	struct axon_qp *qp = to_axon_qp(ibqp);
+	struct ibv_query_qp cmd = {};
+	int err;
+
+	err = ibv_cmd_query_qp(ibqp, attr, attr_mask, init_attr, &cmd,
+			       sizeof(cmd));
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibqp->context),
+			    "ibv_cmd_query_qp failed: %d\n", err);
+		return err;
+	}
+
+	axon_qp_cap(qp, &attr->cap);
+	init_attr->cap = attr->cap;
+	return 0;
+}
+
+int axon_destroy_qp(struct ibv_qp *ibqp)
+{
+	struct axon_qp *qp = to_axon_qp(ibqp);
+	int err;
+
+	err = ibv_cmd_destroy_qp(ibqp);
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibqp->context),
+			    "ibv_cmd_destroy_qp failed: %d\n", err);
+		return err;
+	}
+
+	axon_qp_table_del(qp->ctx, qp);
+	munmap(qp->rq_buf, qp->rq_size);
+	munmap(qp->sq_buf, qp->sq_size);
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	free(qp);
 	return 0;
 }

@@ -5,7 +5,8 @@
  * every command succeeds and every response is zero).
  *
  * What this shows is the wiring, not the kernel: verbs the provider
- * implements reach the provider (and succeed), every other verb reaches
+ * implements reach the provider (and succeed, or fail with the provider's
+ * own errno: the null device's limits are all 0), every other verb reaches
  * libibverbs' default and fails with EOPNOTSUPP. A wrong verbs_context_ops
  * layout would swap these.
  *
@@ -29,14 +30,19 @@ static void result(const char *name, int ok, const char *why)
 	}
 }
 
-/* A verb returning a pointer must give NULL with errno EOPNOTSUPP. */
-static void expect_eopnotsupp_ptr(const char *name, void *obj)
+/* A verb returning a pointer must give NULL with errno err. */
+static void expect_errno_ptr(const char *name, void *obj, int err)
 {
 	char why[96];
 
-	snprintf(why, sizeof(why), "returned %p, errno %d (%s)", obj, errno,
-		 strerror(errno));
-	result(name, !obj && errno == EOPNOTSUPP, why);
+	snprintf(why, sizeof(why), "returned %p, errno %d (%s), expected %s",
+		 obj, errno, strerror(errno), strerror(err));
+	result(name, !obj && errno == err, why);
+}
+
+static void expect_eopnotsupp_ptr(const char *name, void *obj)
+{
+	expect_errno_ptr(name, obj, EOPNOTSUPP);
 }
 
 static void expect_eopnotsupp_ret(const char *name, int ret)
@@ -54,6 +60,9 @@ int main(int argc, char **argv)
 	struct ibv_device_attr_ex attr;
 	struct ibv_port_attr port;
 	struct ibv_qp_init_attr qp_attr = {};
+	struct ibv_qp_init_attr_ex qpx_attr = {};
+	struct ibv_cq_init_attr_ex cqx_attr = {};
+	struct ibv_mr *mr;
 	struct ibv_srq_init_attr srq_attr = {};
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
@@ -86,16 +95,31 @@ int main(int argc, char **argv)
 	result("ops-alloc-pd", pd != NULL, strerror(errno));
 
 	if (pd) {
-		expect_eopnotsupp_ptr("ops-reg-mr-eopnotsupp",
-				      ibv_reg_mr(pd, buf, sizeof(buf), 0));
+		mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+		result("ops-reg-mr", mr != NULL, strerror(errno));
+		if (mr) {
+			ret = ibv_dereg_mr(mr);
+			snprintf(buf, sizeof(buf), "returned %d", ret);
+			result("ops-dereg-mr", !ret, buf);
+		}
 		expect_eopnotsupp_ptr("ops-reg-dmabuf-mr-eopnotsupp",
 				      ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1,
 							0));
 		expect_eopnotsupp_ptr("ops-alloc-mw-eopnotsupp",
 				      ibv_alloc_mw(pd, IBV_MW_TYPE_1));
-		qp_attr.qp_type = IBV_QPT_RC;
-		expect_eopnotsupp_ptr("ops-create-qp-eopnotsupp",
+		qp_attr.qp_type = IBV_QPT_UD;
+		expect_eopnotsupp_ptr("ops-create-qp-ud-eopnotsupp",
 				      ibv_create_qp(pd, &qp_attr));
+		qp_attr.qp_type = IBV_QPT_RC;
+		expect_errno_ptr("ops-create-qp-no-cq-einval",
+				 ibv_create_qp(pd, &qp_attr), EINVAL);
+		qpx_attr.qp_type = IBV_QPT_RC;
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qpx_attr.pd = pd;
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-bind-mw-eopnotsupp",
+				      ibv_create_qp_ex(ctx, &qpx_attr));
 		expect_eopnotsupp_ptr("ops-create-srq-eopnotsupp",
 				      ibv_create_srq(pd, &srq_attr));
 		ret = ibv_dealloc_pd(pd);
@@ -103,8 +127,12 @@ int main(int argc, char **argv)
 		result("ops-dealloc-pd", !ret, buf);
 	}
 
-	expect_eopnotsupp_ptr("ops-create-cq-eopnotsupp",
-			      ibv_create_cq(ctx, 16, NULL, NULL, 0));
+	expect_errno_ptr("ops-create-cq-einval",
+			 ibv_create_cq(ctx, 16, NULL, NULL, 0), EINVAL);
+	cqx_attr.cqe = 16;
+	cqx_attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	expect_eopnotsupp_ptr("ops-create-cq-ex-timestamp-eopnotsupp",
+			      ibv_create_cq_ex(ctx, &cqx_attr));
 	expect_eopnotsupp_ptr("ops-alloc-td-eopnotsupp",
 			      ibv_alloc_td(ctx, &(struct ibv_td_init_attr){}));
 	expect_eopnotsupp_ret("ops-query-rt-values-eopnotsupp",

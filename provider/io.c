@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon libibverbs provider: the data path. Posting writes WQEs into the
+ * mapped queues and rings a doorbell, polling reads the mapped CQ ring,
+ * arming writes a doorbell: no system call anywhere in this file.
+ */
+#include <errno.h>
+
+#include "axon.h"
+
+/* Posting is only allowed once the QP has left RESET (receive) or INIT. */
+static bool axon_can_post_send(const struct ibv_qp *ibqp)
+{
+	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT;
+}
+
+/* Publish WQEs up to pi, then tell the device. Called under sq_lock. */
+static void axon_sq_ring(struct axon_qp *qp, uint32_t pi)
+{
+	__atomic_store_n(&qp->sq.pi, pi, __ATOMIC_RELEASE);
+	axon_to_device_barrier();
+	axon_ring_db(qp->sq_db, qp->qpn, pi);
+}
+
+int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
+		   struct ibv_send_wr **bad_wr)
+{
+	struct axon_qp *qp = to_axon_qp(ibqp);
+	struct axon_wq *sq = &qp->sq;
+	uint32_t pi;
+	int err = 0;
+
+	if (!axon_can_post_send(ibqp)) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&qp->sq_lock);
+	pi = sq->pi;
+	for (; wr; wr = wr->next) {
+		if (axon_wq_full(sq, pi)) {
+			err = ENOMEM;
+			break;
+		}
+		err = axon_build_send_wqe(sq, wr, axon_wq_slot(sq, pi));
+		if (err)
+			break;
+		pi++;
+	}
+	if (pi != sq->pi)
+		axon_sq_ring(qp, pi);
+	pthread_spin_unlock(&qp->sq_lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
+		   struct ibv_recv_wr **bad_wr)
+{
+	struct axon_qp *qp = to_axon_qp(ibqp);
+	struct axon_wq *rq = &qp->rq;
+	uint32_t pi;
+	int err = 0;
+
+	if (ibqp->state == IBV_QPS_RESET) {
+		*bad_wr = wr;
+		return EINVAL;
+	}
+
+	pthread_spin_lock(&qp->rq_lock);
+	pi = rq->pi;
+	for (; wr; wr = wr->next) {
+		if (axon_wq_full(rq, pi)) {
+			err = ENOMEM;
+			break;
+		}
+		err = axon_build_recv_wqe(rq, wr, axon_wq_slot(rq, pi));
+		if (err)
+			break;
+		pi++;
+	}
+	if (pi != rq->pi) {
+		__atomic_store_n(&rq->pi, pi, __ATOMIC_RELEASE);
+		axon_to_device_barrier();
+		axon_ring_db(qp->rq_db, qp->qpn, pi);
+	}
+	pthread_spin_unlock(&qp->rq_lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/*
+ * Consume the next CQE and retire the WQEs it completes. CQEs naming no
+ * QP of this context, or no outstanding WQE of it (the QP was destroyed
+ * or reset since), are dropped.
+ */
+static struct axon_cqe *axon_cq_next(struct axon_cq *cq, struct axon_qp **qpp)
+{
+	struct axon_context *ctx = to_axon_ctx(cq->vcq.cq.context);
+	struct axon_cqe *cqe;
+	struct axon_qp *qp;
+	bool live;
+
+	while ((cqe = axon_cqe_peek(&cq->ring))) {
+		cq->ring.ci++;
+		qp = axon_qp_find(ctx, le32toh(cqe->qpn));
+		if (!qp)
+			continue;
+		if (cqe->flags & AXON_CQE_RECV)
+			live = axon_rq_retire(&qp->rq);
+		else
+			live = axon_sq_retire(&qp->sq, le16toh(cqe->wqe_index));
+		if (live) {
+			*qpp = qp;
+			return cqe;
+		}
+	}
+	return NULL;
+}
+
+/* Give consumed CQEs back to the device, if there are new ones. */
+static void axon_cq_update_dbrec(struct axon_cq *cq)
+{
+	if (le32toh(cq->ring.dbrec->cons_index) != cq->ring.ci)
+		axon_cq_publish(&cq->ring);
+}
+
+int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
+{
+	struct axon_cq *cq = to_axon_cq(ibcq);
+	struct axon_cqe *cqe;
+	struct axon_qp *qp;
+	int n;
+
+	pthread_spin_lock(&cq->lock);
+	for (n = 0; n < num_entries; n++) {
+		cqe = axon_cq_next(cq, &qp);
+		if (!cqe)
+			break;
+		axon_cqe_to_wc(cqe, &wc[n]);
+		wc[n].src_qp = qp->dest_qpn;
+	}
+	axon_cq_update_dbrec(cq);
+	pthread_spin_unlock(&cq->lock);
+
+	return n;
+}
+
+int axon_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
+{
+	struct axon_cq *cq = to_axon_cq(ibcq);
+
+	axon_ring_db(cq->db, cq->cqn,
+		     solicited_only ? AXON_CQ_ARM_SOLICITED : AXON_CQ_ARM_NEXT);
+	return 0;
+}
+
+/* --- ibv_create_cq_ex(): ibv_start_poll() and friends ------------------- */
+
+static int axon_cq_read_next(struct axon_cq *cq)
+{
+	struct ibv_cq_ex *ibcq = &cq->vcq.cq_ex;
+	struct axon_cqe *cqe;
+
+	cqe = axon_cq_next(cq, &cq->cur_qp);
+	if (!cqe)
+		return ENOENT;
+	cq->cur = cqe;
+	ibcq->wr_id = le64toh(cqe->wr_id);
+	ibcq->status = (enum ibv_wc_status)cqe->status;
+	return 0;
+}
+
+static int axon_start_poll_unlocked(struct ibv_cq_ex *ibcq,
+				    struct ibv_poll_cq_attr *attr)
+{
+	struct axon_cq *cq = to_axon_cq_ex(ibcq);
+	int err;
+
+	if (attr->comp_mask)
+		return EINVAL;
+	err = axon_cq_read_next(cq);
+	if (err)
+		axon_cq_update_dbrec(cq);
+	return err;
+}
+
+static int axon_next_poll(struct ibv_cq_ex *ibcq)
+{
+	return axon_cq_read_next(to_axon_cq_ex(ibcq));
+}
+
+static void axon_end_poll_unlocked(struct ibv_cq_ex *ibcq)
+{
+	axon_cq_update_dbrec(to_axon_cq_ex(ibcq));
+}
+
+/* The CQ lock is held from a successful start_poll to end_poll. */
+static int axon_start_poll(struct ibv_cq_ex *ibcq,
+			   struct ibv_poll_cq_attr *attr)
+{
+	struct axon_cq *cq = to_axon_cq_ex(ibcq);
+	int err;
+
+	pthread_spin_lock(&cq->lock);
+	err = axon_start_poll_unlocked(ibcq, attr);
+	if (err)
+		pthread_spin_unlock(&cq->lock);
+	return err;
+}
+
+static void axon_end_poll(struct ibv_cq_ex *ibcq)
+{
+	struct axon_cq *cq = to_axon_cq_ex(ibcq);
+
+	axon_cq_update_dbrec(cq);
+	pthread_spin_unlock(&cq->lock);
+}
+
+static enum ibv_wc_opcode axon_wc_read_opcode(struct ibv_cq_ex *ibcq)
+{
+	return (enum ibv_wc_opcode)to_axon_cq_ex(ibcq)->cur->opcode;
+}
+
+static uint32_t axon_wc_read_vendor_err(struct ibv_cq_ex *ibcq)
+{
+	return to_axon_cq_ex(ibcq)->cur->vendor_err;
+}
+
+static uint32_t axon_wc_read_byte_len(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(to_axon_cq_ex(ibcq)->cur->byte_len);
+}
+
+static __be32 axon_wc_read_imm_data(struct ibv_cq_ex *ibcq)
+{
+	return to_axon_cq_ex(ibcq)->cur->imm_data;
+}
+
+static uint32_t axon_wc_read_qp_num(struct ibv_cq_ex *ibcq)
+{
+	return le32toh(to_axon_cq_ex(ibcq)->cur->qpn);
+}
+
+static uint32_t axon_wc_read_src_qp(struct ibv_cq_ex *ibcq)
+{
+	return to_axon_cq_ex(ibcq)->cur_qp->dest_qpn;
+}
+
+static unsigned int axon_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
+{
+	return axon_cqe_wc_flags(to_axon_cq_ex(ibcq)->cur);
+}
+
+/* RoCE: no LIDs, SLs or path bits. */
+static uint32_t axon_wc_read_zero32(struct ibv_cq_ex *ibcq __maybe_unused)
+{
+	return 0;
+}
+
+static uint8_t axon_wc_read_zero8(struct ibv_cq_ex *ibcq __maybe_unused)
+{
+	return 0;
+}
+
+void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded)
+{
+	struct ibv_cq_ex *ibcq = &cq->vcq.cq_ex;
+
+	if (single_threaded) {
+		ibcq->start_poll = axon_start_poll_unlocked;
+		ibcq->end_poll = axon_end_poll_unlocked;
+	} else {
+		ibcq->start_poll = axon_start_poll;
+		ibcq->end_poll = axon_end_poll;
+	}
+	ibcq->next_poll = axon_next_poll;
+	ibcq->read_opcode = axon_wc_read_opcode;
+	ibcq->read_vendor_err = axon_wc_read_vendor_err;
+	ibcq->read_byte_len = axon_wc_read_byte_len;
+	ibcq->read_imm_data = axon_wc_read_imm_data;
+	ibcq->read_qp_num = axon_wc_read_qp_num;
+	ibcq->read_src_qp = axon_wc_read_src_qp;
+	ibcq->read_wc_flags = axon_wc_read_wc_flags;
+	ibcq->read_slid = axon_wc_read_zero32;
+	ibcq->read_sl = axon_wc_read_zero8;
+	ibcq->read_dlid_path_bits = axon_wc_read_zero8;
+}
+
+/* --- ibv_create_qp_ex(): ibv_wr_start() and friends --------------------- */
+
+/*
+ * Start the next WQE of the batch. After the first error the rest of the
+ * batch is ignored and ibv_wr_complete() returns that error.
+ */
+static struct axon_send_wqe *axon_wr_begin(struct axon_qp *qp, uint8_t opcode)
+{
+	struct ibv_qp_ex *ibqp = &qp->vqp.qp_ex;
+
+	qp->cur = NULL;
+	if (qp->wr_err)
+		return NULL;
+	if (axon_wq_full(&qp->sq, qp->wr_pi)) {
+		qp->wr_err = ENOMEM;
+		return NULL;
+	}
+	/* Inline is chosen by ibv_wr_set_inline_data*(), not by the flag. */
+	qp->cur = axon_send_wqe_init(axon_wq_slot(&qp->sq, qp->wr_pi), opcode,
+				     axon_wqe_flags(ibqp->wr_flags &
+						    ~IBV_SEND_INLINE),
+				     ibqp->wr_id);
+	qp->wr_pi++;
+	return qp->cur;
+}
+
+static void axon_wr_send(struct ibv_qp_ex *ibqp)
+{
+	axon_wr_begin(to_axon_qp_ex(ibqp), AXON_WR_SEND);
+}
+
+static void axon_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm_data)
+{
+	struct axon_send_wqe *wqe;
+
+	wqe = axon_wr_begin(to_axon_qp_ex(ibqp), AXON_WR_SEND_IMM);
+	if (wqe)
+		wqe->imm_data = imm_data;
+}
+
+static void axon_wr_remote(struct ibv_qp_ex *ibqp, uint8_t opcode,
+			   uint32_t rkey, uint64_t remote_addr, __be32 imm_data)
+{
+	struct axon_send_wqe *wqe;
+
+	wqe = axon_wr_begin(to_axon_qp_ex(ibqp), opcode);
+	if (!wqe)
+		return;
+	wqe->remote_addr = htole64(remote_addr);
+	wqe->rkey = htole32(rkey);
+	wqe->imm_data = imm_data;
+}
+
+static void axon_wr_rdma_write(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			       uint64_t remote_addr)
+{
+	axon_wr_remote(ibqp, AXON_WR_RDMA_WRITE, rkey, remote_addr, 0);
+}
+
+static void axon_wr_rdma_write_imm(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				   uint64_t remote_addr, __be32 imm_data)
+{
+	axon_wr_remote(ibqp, AXON_WR_RDMA_WRITE_IMM, rkey, remote_addr,
+		       imm_data);
+}
+
+static void axon_wr_rdma_read(struct ibv_qp_ex *ibqp, uint32_t rkey,
+			      uint64_t remote_addr)
+{
+	axon_wr_remote(ibqp, AXON_WR_RDMA_READ, rkey, remote_addr, 0);
+}
+
+static void axon_wr_atomic(struct ibv_qp_ex *ibqp, uint8_t opcode,
+			   uint32_t rkey, uint64_t remote_addr,
+			   uint64_t compare_add, uint64_t swap)
+{
+	struct axon_send_wqe *wqe;
+
+	wqe = axon_wr_begin(to_axon_qp_ex(ibqp), opcode);
+	if (!wqe)
+		return;
+	wqe->remote_addr = htole64(remote_addr);
+	wqe->rkey = htole32(rkey);
+	wqe->compare_add = htole64(compare_add);
+	wqe->swap = htole64(swap);
+}
+
+static void axon_wr_atomic_cmp_swp(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				   uint64_t remote_addr, uint64_t compare,
+				   uint64_t swap)
+{
+	axon_wr_atomic(ibqp, AXON_WR_ATOMIC_CMP_SWP, rkey, remote_addr,
+		       compare, swap);
+}
+
+static void axon_wr_atomic_fetch_add(struct ibv_qp_ex *ibqp, uint32_t rkey,
+				     uint64_t remote_addr, uint64_t add)
+{
+	axon_wr_atomic(ibqp, AXON_WR_ATOMIC_FETCH_ADD, rkey, remote_addr, add,
+		       0);
+}
+
+static void axon_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
+				 const struct ibv_sge *sg_list)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+	struct axon_send_wqe *wqe = qp->cur;
+	struct axon_sge *sge;
+	size_t i;
+
+	if (!wqe)
+		return;
+	if (num_sge > qp->sq.max_sge) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	sge = axon_send_wqe_sges(wqe);
+	for (i = 0; i < num_sge; i++)
+		axon_wqe_set_sge(&sge[i], sg_list[i].addr, sg_list[i].length,
+				 sg_list[i].lkey);
+	wqe->num_sge = num_sge;
+}
+
+static void axon_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
+			    uint64_t addr, uint32_t length)
+{
+	struct ibv_sge sge = { .addr = addr, .length = length, .lkey = lkey };
+
+	axon_wr_set_sge_list(ibqp, 1, &sge);
+}
+
+/* Only data the requester sends can be inline. */
+static bool axon_opcode_sends_data(uint8_t opcode)
+{
+	return opcode == AXON_WR_SEND || opcode == AXON_WR_SEND_IMM ||
+	       opcode == AXON_WR_RDMA_WRITE || opcode == AXON_WR_RDMA_WRITE_IMM;
+}
+
+static void axon_wr_set_inline_data_list(struct ibv_qp_ex *ibqp,
+					 size_t num_buf,
+					 const struct ibv_data_buf *buf_list)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+	struct axon_send_wqe *wqe = qp->cur;
+	size_t i;
+
+	if (!wqe)
+		return;
+	if (!axon_opcode_sends_data(wqe->opcode)) {
+		qp->wr_err = EINVAL;
+		return;
+	}
+	wqe->flags |= AXON_WQE_INLINE;
+	wqe->num_sge = 0;
+	wqe->inline_len = 0;
+	for (i = 0; i < num_buf; i++) {
+		qp->wr_err = axon_wqe_add_inline(&qp->sq, wqe, buf_list[i].addr,
+						 buf_list[i].length);
+		if (qp->wr_err)
+			return;
+	}
+}
+
+static void axon_wr_set_inline_data(struct ibv_qp_ex *ibqp, void *addr,
+				    size_t length)
+{
+	struct ibv_data_buf buf = { .addr = addr, .length = length };
+
+	axon_wr_set_inline_data_list(ibqp, 1, &buf);
+}
+
+/* The SQ lock is held from ibv_wr_start() to ibv_wr_complete()/abort(). */
+static void axon_wr_start(struct ibv_qp_ex *ibqp)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+
+	pthread_spin_lock(&qp->sq_lock);
+	qp->wr_pi = qp->sq.pi;
+	qp->cur = NULL;
+	qp->wr_err = axon_can_post_send(&ibqp->qp_base) ? 0 : EINVAL;
+}
+
+/* Post the batch, or nothing of it if any part failed. */
+static int axon_wr_complete(struct ibv_qp_ex *ibqp)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+	int err = qp->wr_err;
+
+	if (!err && qp->wr_pi != qp->sq.pi)
+		axon_sq_ring(qp, qp->wr_pi);
+	pthread_spin_unlock(&qp->sq_lock);
+	return err;
+}
+
+static void axon_wr_abort(struct ibv_qp_ex *ibqp)
+{
+	pthread_spin_unlock(&to_axon_qp_ex(ibqp)->sq_lock);
+}
+
+void axon_qp_ex_set_ops(struct axon_qp *qp)
+{
+	struct ibv_qp_ex *ibqp = &qp->vqp.qp_ex;
+
+	ibqp->wr_send = axon_wr_send;
+	ibqp->wr_send_imm = axon_wr_send_imm;
+	ibqp->wr_rdma_write = axon_wr_rdma_write;
+	ibqp->wr_rdma_write_imm = axon_wr_rdma_write_imm;
+	ibqp->wr_rdma_read = axon_wr_rdma_read;
+	ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
+	ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;
+	ibqp->wr_set_sge = axon_wr_set_sge;
+	ibqp->wr_set_sge_list = axon_wr_set_sge_list;
+	ibqp->wr_set_inline_data = axon_wr_set_inline_data;
+	ibqp->wr_set_inline_data_list = axon_wr_set_inline_data_list;
+	ibqp->wr_start = axon_wr_start;
+	ibqp->wr_complete = axon_wr_complete;
+	ibqp->wr_abort = axon_wr_abort;
+}

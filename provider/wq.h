@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * axon libibverbs provider: work queue and completion ring formats.
+ *
+ * Pure helpers over memory shared with the device (<axon/axon_dev.h>):
+ * no locks, no system calls, no libibverbs internals, so that
+ * tests/rings.c can run them against rings in ordinary memory.
+ */
+#ifndef AXON_WQ_H
+#define AXON_WQ_H
+
+#include <assert.h>
+#include <endian.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <infiniband/verbs.h>
+#include <axon/axon_dev.h>
+
+/*
+ * Ordering against the device (coherent DMA; doorbells are uncached MMIO):
+ * to_device between writing a WQE and ringing its doorbell, from_device
+ * between seeing a CQE's phase bit and reading the rest of it.
+ */
+#if defined(__x86_64__) || defined(__i386__)
+#define axon_to_device_barrier() asm volatile("" ::: "memory")
+#define axon_from_device_barrier() asm volatile("lfence" ::: "memory")
+#elif defined(__aarch64__)
+#define axon_to_device_barrier() asm volatile("dsb st" ::: "memory")
+#define axon_from_device_barrier() asm volatile("dsb ld" ::: "memory")
+#else
+#define axon_to_device_barrier() __sync_synchronize()
+#define axon_from_device_barrier() __sync_synchronize()
+#endif
+
+#define AXON_SEND_HDR_SIZE	sizeof(struct axon_send_wqe)
+#define AXON_RECV_HDR_SIZE	sizeof(struct axon_recv_wqe)
+
+/*
+ * A send or receive queue. pi counts WQEs posted and ci WQEs completed,
+ * both free running; the device sees pi mod 2^16 through the doorbell.
+ * The poster owns pi, the poller of the QP's CQ owns ci; each reads the
+ * other's with an atomic load.
+ */
+struct axon_wq {
+	uint8_t *buf;
+	uint32_t depth;		/* power of 2 */
+	uint32_t wqe_shift;
+	uint32_t max_sge;	/* what fits one slot, capped by the device */
+	uint32_t max_inline;	/* SQ only */
+	uint32_t pi;
+	uint32_t ci;
+};
+
+static inline void *axon_wq_slot(const struct axon_wq *wq, uint32_t idx)
+{
+	return wq->buf + ((size_t)(idx & (wq->depth - 1)) << wq->wqe_shift);
+}
+
+static inline bool axon_wq_full(const struct axon_wq *wq, uint32_t pi)
+{
+	return pi - __atomic_load_n(&wq->ci, __ATOMIC_ACQUIRE) >= wq->depth;
+}
+
+/* The doorbell word: 31:16 qpn or cqn, 15:0 producer index or arm type. */
+static inline void axon_ring_db(uint32_t *db, uint32_t id, uint32_t value)
+{
+	*(volatile uint32_t *)db = htole32(id << AXON_DB_ID_SHIFT |
+					   (value & AXON_DB_VALUE_MASK));
+}
+
+/* ibv_wr_opcode to enum axon_wr_opcode; -1 for what axon does not do. */
+static inline int axon_wr_opcode(enum ibv_wr_opcode op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+		return AXON_WR_RDMA_WRITE;
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return AXON_WR_RDMA_WRITE_IMM;
+	case IBV_WR_SEND:
+		return AXON_WR_SEND;
+	case IBV_WR_SEND_WITH_IMM:
+		return AXON_WR_SEND_IMM;
+	case IBV_WR_RDMA_READ:
+		return AXON_WR_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return AXON_WR_ATOMIC_CMP_SWP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return AXON_WR_ATOMIC_FETCH_ADD;
+	default:
+		return -1;
+	}
+}
+
+static inline uint8_t axon_wqe_flags(unsigned int send_flags)
+{
+	return (send_flags & IBV_SEND_SIGNALED ? AXON_WQE_SIGNALED : 0) |
+	       (send_flags & IBV_SEND_SOLICITED ? AXON_WQE_SOLICITED : 0) |
+	       (send_flags & IBV_SEND_FENCE ? AXON_WQE_FENCE : 0) |
+	       (send_flags & IBV_SEND_INLINE ? AXON_WQE_INLINE : 0);
+}
+
+/* Start a send WQE: a zeroed header with everything but the payload. */
+static inline struct axon_send_wqe *
+axon_send_wqe_init(void *slot, uint8_t opcode, uint8_t flags, uint64_t wr_id)
+{
+	struct axon_send_wqe *wqe = slot;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->opcode = opcode;
+	wqe->flags = flags;
+	wqe->wr_id = htole64(wr_id);
+	return wqe;
+}
+
+static inline void axon_wqe_set_sge(struct axon_sge *dst, uint64_t addr,
+				    uint32_t length, uint32_t lkey)
+{
+	dst->addr = htole64(addr);
+	dst->length = htole32(length);
+	dst->lkey = htole32(lkey);
+}
+
+static inline struct axon_sge *axon_send_wqe_sges(struct axon_send_wqe *wqe)
+{
+	return (struct axon_sge *)(wqe + 1);
+}
+
+/*
+ * Append inline payload to wqe (INLINE set, inline_len bytes already
+ * there). EINVAL if it would exceed the SQ's max_inline.
+ */
+static inline int axon_wqe_add_inline(const struct axon_wq *sq,
+				      struct axon_send_wqe *wqe,
+				      const void *addr, size_t length)
+{
+	uint32_t len = le32toh(wqe->inline_len);
+
+	if (length > sq->max_inline - len)
+		return EINVAL;
+	memcpy((uint8_t *)(wqe + 1) + len, addr, length);
+	wqe->inline_len = htole32(len + length);
+	return 0;
+}
+
+/*
+ * Encode wr into the SQ slot. EINVAL for an opcode or flags axon does not
+ * support, too many SGEs or too much inline data.
+ */
+static inline int axon_build_send_wqe(const struct axon_wq *sq,
+				      const struct ibv_send_wr *wr, void *slot)
+{
+	struct axon_send_wqe *wqe;
+	struct axon_sge *sge;
+	int op = axon_wr_opcode(wr->opcode);
+	int i, err;
+
+	if (op < 0 || wr->num_sge < 0)
+		return EINVAL;
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		/* Only data the requester sends can be inline. */
+		if (op == AXON_WR_RDMA_READ || op == AXON_WR_ATOMIC_CMP_SWP ||
+		    op == AXON_WR_ATOMIC_FETCH_ADD)
+			return EINVAL;
+	} else if ((uint32_t)wr->num_sge > sq->max_sge) {
+		return EINVAL;
+	}
+
+	wqe = axon_send_wqe_init(slot, op, axon_wqe_flags(wr->send_flags),
+				 wr->wr_id);
+	switch (op) {
+	case AXON_WR_SEND_IMM:
+		wqe->imm_data = wr->imm_data;
+		break;
+	case AXON_WR_RDMA_WRITE_IMM:
+		wqe->imm_data = wr->imm_data;
+		/* fallthrough */
+	case AXON_WR_RDMA_WRITE:
+	case AXON_WR_RDMA_READ:
+		wqe->remote_addr = htole64(wr->wr.rdma.remote_addr);
+		wqe->rkey = htole32(wr->wr.rdma.rkey);
+		break;
+	case AXON_WR_ATOMIC_CMP_SWP:
+		wqe->swap = htole64(wr->wr.atomic.swap);
+		/* fallthrough */
+	case AXON_WR_ATOMIC_FETCH_ADD:
+		wqe->remote_addr = htole64(wr->wr.atomic.remote_addr);
+		wqe->rkey = htole32(wr->wr.atomic.rkey);
+		wqe->compare_add = htole64(wr->wr.atomic.compare_add);
+		break;
+	}
+
+	if (wr->send_flags & IBV_SEND_INLINE) {
+		for (i = 0; i < wr->num_sge; i++) {
+			err = axon_wqe_add_inline(
+				sq, wqe, (void *)(uintptr_t)wr->sg_list[i].addr,
+				wr->sg_list[i].length);
+			if (err)
+				return err;
+		}
+		return 0;
+	}
+
+	sge = axon_send_wqe_sges(wqe);
+	for (i = 0; i < wr->num_sge; i++)
+		axon_wqe_set_sge(&sge[i], wr->sg_list[i].addr,
+				 wr->sg_list[i].length, wr->sg_list[i].lkey);
+	wqe->num_sge = wr->num_sge;
+	return 0;
+}
+
+/* Encode wr into the RQ slot; EINVAL for too many SGEs. */
+static inline int axon_build_recv_wqe(const struct axon_wq *rq,
+				      const struct ibv_recv_wr *wr, void *slot)
+{
+	struct axon_recv_wqe *wqe = slot;
+	struct axon_sge *sge = (struct axon_sge *)(wqe + 1);
+	int i;
+
+	if (wr->num_sge < 0 || (uint32_t)wr->num_sge > rq->max_sge)
+		return EINVAL;
+
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = htole64(wr->wr_id);
+	wqe->num_sge = wr->num_sge;
+	for (i = 0; i < wr->num_sge; i++)
+		axon_wqe_set_sge(&sge[i], wr->sg_list[i].addr,
+				 wr->sg_list[i].length, wr->sg_list[i].lkey);
+	return 0;
+}
+
+/*
+ * A send CQE for SQ WQE wqe_index retires it and every earlier WQE.
+ * Returns false (and retires nothing) if wqe_index is not outstanding.
+ */
+static inline bool axon_sq_retire(struct axon_wq *sq, uint16_t wqe_index)
+{
+	uint32_t ci = sq->ci;
+	uint32_t done = (uint16_t)(wqe_index - (uint16_t)ci) + 1;
+
+	if (done > __atomic_load_n(&sq->pi, __ATOMIC_ACQUIRE) - ci)
+		return false;
+	__atomic_store_n(&sq->ci, ci + done, __ATOMIC_RELEASE);
+	return true;
+}
+
+/* A receive CQE retires the oldest RQ WQE. */
+static inline bool axon_rq_retire(struct axon_wq *rq)
+{
+	uint32_t ci = rq->ci;
+
+	if (ci == __atomic_load_n(&rq->pi, __ATOMIC_ACQUIRE))
+		return false;
+	__atomic_store_n(&rq->ci, ci + 1, __ATOMIC_RELEASE);
+	return true;
+}
+
+/*
+ * A completion ring: 2^depth_shift CQEs, then the consumer index record.
+ * ci counts CQEs consumed; the device sees it once axon_cq_publish()
+ * stores it, and only then may reuse those slots.
+ */
+struct axon_cqring {
+	struct axon_cqe *cqes;
+	struct axon_cq_dbrec *dbrec;
+	uint32_t depth_shift;
+	uint32_t ci;
+};
+
+/* The CQE at ci if the device has written it on this pass, else NULL. */
+static inline struct axon_cqe *axon_cqe_peek(const struct axon_cqring *cq)
+{
+	uint32_t ci = cq->ci;
+	struct axon_cqe *cqe = &cq->cqes[ci & ((1u << cq->depth_shift) - 1)];
+	/* The first pass writes phase 1, the next 0, and so on. */
+	uint8_t phase = ((ci >> cq->depth_shift) & 1) ^ 1;
+
+	if ((*(volatile uint8_t *)&cqe->flags & AXON_CQE_PHASE) != phase)
+		return NULL;
+	axon_from_device_barrier();
+	return cqe;
+}
+
+/* Hand consumed slots back: every read of them happens before. */
+static inline void axon_cq_publish(struct axon_cqring *cq)
+{
+	__atomic_store_n(&cq->dbrec->cons_index, htole32(cq->ci),
+			 __ATOMIC_RELEASE);
+}
+
+static inline unsigned int axon_cqe_wc_flags(const struct axon_cqe *cqe)
+{
+	return cqe->flags & AXON_CQE_WITH_IMM ? IBV_WC_WITH_IMM : 0;
+}
+
+/* Everything of an ibv_wc the CQE carries; src_qp comes from the QP. */
+static inline void axon_cqe_to_wc(const struct axon_cqe *cqe,
+				  struct ibv_wc *wc)
+{
+	wc->wr_id = le64toh(cqe->wr_id);
+	wc->status = (enum ibv_wc_status)cqe->status;
+	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
+	wc->vendor_err = cqe->vendor_err;
+	wc->byte_len = le32toh(cqe->byte_len);
+	wc->imm_data = cqe->imm_data;
+	wc->qp_num = le32toh(cqe->qpn);
+	wc->src_qp = 0;
+	wc->wc_flags = axon_cqe_wc_flags(cqe);
+	wc->pkey_index = 0;
+	wc->slid = 0;
+	wc->sl = 0;
+	wc->dlid_path_bits = 0;
+}
+
+/* The status and opcode numberings are those of libibverbs. */
+#define AXON_SAME(a, b) ((int)(a) == (int)(b))
+static_assert(AXON_SAME(AXON_WC_SUCCESS, IBV_WC_SUCCESS) &&
+	      AXON_SAME(AXON_WC_LOC_LEN_ERR, IBV_WC_LOC_LEN_ERR) &&
+	      AXON_SAME(AXON_WC_LOC_QP_OP_ERR, IBV_WC_LOC_QP_OP_ERR) &&
+	      AXON_SAME(AXON_WC_LOC_PROT_ERR, IBV_WC_LOC_PROT_ERR) &&
+	      AXON_SAME(AXON_WC_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR) &&
+	      AXON_SAME(AXON_WC_BAD_RESP_ERR, IBV_WC_BAD_RESP_ERR) &&
+	      AXON_SAME(AXON_WC_LOC_ACCESS_ERR, IBV_WC_LOC_ACCESS_ERR) &&
+	      AXON_SAME(AXON_WC_REM_INV_REQ_ERR, IBV_WC_REM_INV_REQ_ERR) &&
+	      AXON_SAME(AXON_WC_REM_ACCESS_ERR, IBV_WC_REM_ACCESS_ERR) &&
+	      AXON_SAME(AXON_WC_REM_OP_ERR, IBV_WC_REM_OP_ERR) &&
+	      AXON_SAME(AXON_WC_RETRY_EXC_ERR, IBV_WC_RETRY_EXC_ERR) &&
+	      AXON_SAME(AXON_WC_RNR_RETRY_EXC_ERR, IBV_WC_RNR_RETRY_EXC_ERR) &&
+	      AXON_SAME(AXON_WC_FATAL_ERR, IBV_WC_FATAL_ERR) &&
+	      AXON_SAME(AXON_WC_GENERAL_ERR, IBV_WC_GENERAL_ERR), "wc status");
+static_assert(AXON_SAME(AXON_WC_SEND, IBV_WC_SEND) &&
+	      AXON_SAME(AXON_WC_RDMA_WRITE, IBV_WC_RDMA_WRITE) &&
+	      AXON_SAME(AXON_WC_RDMA_READ, IBV_WC_RDMA_READ) &&
+	      AXON_SAME(AXON_WC_COMP_SWAP, IBV_WC_COMP_SWAP) &&
+	      AXON_SAME(AXON_WC_FETCH_ADD, IBV_WC_FETCH_ADD) &&
+	      AXON_SAME(AXON_WC_RECV, IBV_WC_RECV) &&
+	      AXON_SAME(AXON_WC_RECV_RDMA_WITH_IMM, IBV_WC_RECV_RDMA_WITH_IMM),
+	      "wc opcode");
+static_assert(sizeof(struct axon_send_wqe) == 64 &&
+	      sizeof(struct axon_recv_wqe) == 16 &&
+	      sizeof(struct axon_sge) == 16 &&
+	      sizeof(struct axon_cqe) == AXON_CQE_SIZE, "WQE/CQE sizes");
+
+#endif /* AXON_WQ_H */
