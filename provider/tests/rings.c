@@ -1,0 +1,308 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The provider's WQE encoding and CQE parsing (wq.h) against rings in
+ * ordinary memory, playing the device's side by hand: what a WQE looks
+ * like byte for byte, when a queue is full, which CQEs are valid on
+ * which pass, how completions retire WQEs across the 16-bit wrap.
+ *
+ * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../wq.h"
+
+static int failures;
+
+static void check(const char *name, bool ok, const char *why)
+{
+	if (ok) {
+		printf("PASS %s\n", name);
+	} else {
+		printf("FAIL %s: %s\n", name, why);
+		failures++;
+	}
+}
+
+static uint64_t rd64(const void *p)
+{
+	return le64toh(*(const uint64_t *)p);
+}
+
+static uint32_t rd32(const void *p)
+{
+	return le32toh(*(const uint32_t *)p);
+}
+
+/* An SQ of 8 slots of 256 bytes: 12 SGEs or 192 inline bytes. */
+static struct axon_wq make_sq(void)
+{
+	struct axon_wq sq = {
+		.depth = 8,
+		.wqe_shift = 8,
+		.max_sge = 12,
+		.max_inline = 192,
+	};
+
+	sq.buf = calloc(sq.depth, 1u << sq.wqe_shift);
+	return sq;
+}
+
+static void test_send_encoding(void)
+{
+	struct axon_wq sq = make_sq();
+	struct ibv_sge sg[2] = {
+		{ .addr = 0x1122334455667788ull, .length = 100, .lkey = 0x1201 },
+		{ .addr = 0x1000, .length = 7, .lkey = 0x3402 },
+	};
+	struct ibv_send_wr wr = {
+		.wr_id = 0xdeadbeefcafef00dull,
+		.sg_list = sg,
+		.num_sge = 2,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_SOLICITED |
+			      IBV_SEND_FENCE,
+		.imm_data = htobe32(0xa1b2c3d4),
+		.wr.rdma = { .remote_addr = 0xfedcba9876543210ull,
+			     .rkey = 0x5603 },
+	};
+	uint8_t *w = axon_wq_slot(&sq, 3);
+	int err;
+
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	err = axon_build_send_wqe(&sq, &wr, w);
+	check("send-write-imm",
+	      !err && w[0] == AXON_WR_RDMA_WRITE_IMM &&
+	      w[1] == (AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
+		       AXON_WQE_FENCE) &&
+	      w[2] == 2 && w[3] == 0 &&
+	      w[4] == 0xa1 && w[7] == 0xd4 &&
+	      rd64(w + 8) == wr.wr_id &&
+	      rd64(w + 16) == 0xfedcba9876543210ull &&
+	      rd32(w + 24) == 0x5603 && rd32(w + 28) == 0 &&
+	      rd64(w + 32) == 0 && rd64(w + 40) == 0 &&
+	      rd64(w + 48) == 0 && rd64(w + 56) == 0 &&
+	      rd64(w + 64) == sg[0].addr && rd32(w + 72) == 100 &&
+	      rd32(w + 76) == 0x1201 && rd64(w + 80) == 0x1000 &&
+	      rd32(w + 88) == 7 && rd32(w + 92) == 0x3402,
+	      "header or SGEs not as axon_dev.h describes");
+	check("send-slot", w == sq.buf + 3 * 256 &&
+	      axon_wq_slot(&sq, 11) == (void *)w, "slot address");
+
+	wr.opcode = IBV_WR_ATOMIC_CMP_AND_SWP;
+	wr.send_flags = 0;
+	wr.num_sge = 1;
+	wr.wr.atomic.remote_addr = 0x8000;
+	wr.wr.atomic.rkey = 0x77;
+	wr.wr.atomic.compare_add = 0x0102030405060708ull;
+	wr.wr.atomic.swap = 0x1112131415161718ull;
+	err = axon_build_send_wqe(&sq, &wr, w);
+	check("send-cmp-swp",
+	      !err && w[0] == AXON_WR_ATOMIC_CMP_SWP && w[1] == 0 &&
+	      w[2] == 1 && rd32(w + 4) == 0 && rd64(w + 16) == 0x8000 &&
+	      rd32(w + 24) == 0x77 && rd64(w + 32) == 0x0102030405060708ull &&
+	      rd64(w + 40) == 0x1112131415161718ull,
+	      "atomic fields");
+
+	wr.opcode = IBV_WR_ATOMIC_FETCH_AND_ADD;
+	err = axon_build_send_wqe(&sq, &wr, w);
+	check("send-fetch-add",
+	      !err && w[0] == AXON_WR_ATOMIC_FETCH_ADD &&
+	      rd64(w + 32) == 0x0102030405060708ull && rd64(w + 40) == 0,
+	      "fetch-add carries only the addend");
+
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.wr.rdma.remote_addr = 0x9000;
+	wr.wr.rdma.rkey = 0x99;
+	err = axon_build_send_wqe(&sq, &wr, w);
+	check("send-read", !err && w[0] == AXON_WR_RDMA_READ &&
+	      rd64(w + 16) == 0x9000 && rd32(w + 24) == 0x99 &&
+	      rd32(w + 4) == 0, "read fields");
+
+	wr.opcode = IBV_WR_SEND;
+	wr.num_sge = 0;
+	err = axon_build_send_wqe(&sq, &wr, w);
+	check("send-zero-sge", !err && w[0] == AXON_WR_SEND && w[2] == 0 &&
+	      rd64(w + 16) == 0, "a SEND has no remote address");
+
+	wr.num_sge = 13;
+	check("send-too-many-sge", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "13 SGEs in a 12-SGE slot accepted");
+	wr.num_sge = 1;
+	wr.opcode = IBV_WR_SEND_WITH_INV;
+	check("send-unsupported-opcode",
+	      axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "SEND_WITH_INV accepted");
+	free(sq.buf);
+}
+
+static void test_inline(void)
+{
+	struct axon_wq sq = make_sq();
+	char a[100], b[92];
+	struct ibv_sge sg[2] = {
+		{ .addr = (uintptr_t)a, .length = sizeof(a) },
+		{ .addr = (uintptr_t)b, .length = sizeof(b) },
+	};
+	struct ibv_send_wr wr = {
+		.sg_list = sg,
+		.num_sge = 2,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_INLINE,
+	};
+	uint8_t *w = axon_wq_slot(&sq, 0);
+
+	memset(a, 'a', sizeof(a));
+	memset(b, 'b', sizeof(b));
+	check("inline-192",
+	      !axon_build_send_wqe(&sq, &wr, w) &&
+	      w[1] == AXON_WQE_INLINE && w[2] == 0 &&
+	      rd32(w + 28) == 192 && !memcmp(w + 64, a, 100) &&
+	      !memcmp(w + 164, b, 92),
+	      "payload not concatenated after the header");
+
+	sg[1].length = 93;
+	check("inline-too-long", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "193 inline bytes accepted");
+
+	sg[1].length = 1;
+	wr.opcode = IBV_WR_RDMA_READ;
+	check("inline-read", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "inline RDMA READ accepted");
+	free(sq.buf);
+}
+
+static void test_recv_and_full(void)
+{
+	struct axon_wq rq = {
+		.depth = 2, .wqe_shift = 6, .max_sge = 3,
+	};
+	struct ibv_sge sg[4] = {
+		{ .addr = 0xabc, .length = 4096, .lkey = 0x101 },
+	};
+	struct ibv_recv_wr wr = { .wr_id = 42, .sg_list = sg, .num_sge = 1 };
+	uint8_t *w;
+
+	rq.buf = calloc(rq.depth, 1u << rq.wqe_shift);
+	w = axon_wq_slot(&rq, 1);
+	check("recv-encoding",
+	      !axon_build_recv_wqe(&rq, &wr, w) && rd64(w) == 42 &&
+	      w[8] == 1 && rd64(w + 16) == 0xabc && rd32(w + 24) == 4096 &&
+	      rd32(w + 28) == 0x101,
+	      "receive WQE layout");
+	wr.num_sge = 4;
+	check("recv-too-many-sge", axon_build_recv_wqe(&rq, &wr, w) == EINVAL,
+	      "4 SGEs in a 3-SGE slot accepted");
+
+	rq.pi = 7;
+	rq.ci = 5;
+	check("wq-full", axon_wq_full(&rq, rq.pi), "depth 2 with 2 outstanding");
+	rq.ci = 6;
+	check("wq-room", !axon_wq_full(&rq, rq.pi), "one slot free");
+
+	check("rq-retire", axon_rq_retire(&rq) && rq.ci == 7 &&
+	      !axon_rq_retire(&rq) && rq.ci == 7,
+	      "receive completions retire one WQE, none when empty");
+	free(rq.buf);
+}
+
+static void test_sq_retire(void)
+{
+	struct axon_wq sq = { .depth = 8 };
+
+	sq.pi = 5;
+	check("sq-retire", axon_sq_retire(&sq, 2) && sq.ci == 3,
+	      "WQE 2 completes WQEs 0..2");
+	check("sq-retire-stale", !axon_sq_retire(&sq, 1) && sq.ci == 3,
+	      "an already retired index accepted");
+	check("sq-retire-future", !axon_sq_retire(&sq, 5) && sq.ci == 3,
+	      "an index never posted accepted");
+
+	/* Free-running 32-bit counters, 16-bit index from the device. */
+	sq.ci = 0xfffe;
+	sq.pi = 0x10004;
+	check("sq-retire-wrap", axon_sq_retire(&sq, 0x0001) && sq.ci == 0x10002,
+	      "index 1 after 0xffff");
+}
+
+/* Device side: write the CQE of producer index pi. */
+static void dev_write_cqe(struct axon_cqring *cq, uint32_t pi, uint16_t wqe,
+			  uint8_t flags)
+{
+	struct axon_cqe *cqe = &cq->cqes[pi & ((1u << cq->depth_shift) - 1)];
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = htole64(1000 + pi);
+	cqe->byte_len = htole32(pi * 10);
+	cqe->imm_data = htobe32(0x01020304);
+	cqe->qpn = htole32(0x1234);
+	cqe->wqe_index = htole16(wqe);
+	cqe->opcode = flags & AXON_CQE_RECV ? AXON_WC_RECV : AXON_WC_SEND;
+	cqe->status = AXON_WC_SUCCESS;
+	cqe->vendor_err = 3;
+	cqe->flags = flags | (((pi >> cq->depth_shift) & 1) ^ 1);
+}
+
+static void test_cq(void)
+{
+	struct axon_cqring cq = { .depth_shift = 2 };
+	struct axon_cqe *cqe;
+	struct ibv_wc wc;
+	uint32_t i;
+	bool ok = true;
+
+	cq.cqes = calloc(4 + 1, AXON_CQE_SIZE);
+	cq.dbrec = (struct axon_cq_dbrec *)(cq.cqes + 4);
+
+	check("cq-empty", !axon_cqe_peek(&cq), "a zeroed ring has a CQE");
+
+	for (i = 0; i < 4; i++)
+		dev_write_cqe(&cq, i, i, 0);
+	for (i = 0; i < 4; i++) {
+		cqe = axon_cqe_peek(&cq);
+		ok &= cqe && le64toh(cqe->wr_id) == 1000 + i;
+		cq.ci++;
+	}
+	check("cq-first-pass", ok, "phase 1 CQEs of the first pass");
+	check("cq-old-pass", !axon_cqe_peek(&cq),
+	      "a first-pass CQE taken for a second-pass one");
+
+	axon_cq_publish(&cq);
+	check("cq-dbrec", rd32(&cq.dbrec->cons_index) == 4,
+	      "consumer index record not updated");
+
+	dev_write_cqe(&cq, 4, 9, AXON_CQE_RECV | AXON_CQE_WITH_IMM);
+	cqe = axon_cqe_peek(&cq);
+	check("cq-second-pass", cqe == &cq.cqes[0], "phase 0 on the second pass");
+	if (cqe) {
+		axon_cqe_to_wc(cqe, &wc);
+		check("cq-to-wc",
+		      wc.wr_id == 1004 && wc.byte_len == 40 &&
+		      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
+		      wc.imm_data == htobe32(0x01020304) &&
+		      wc.qp_num == 0x1234 && wc.vendor_err == 3 &&
+		      wc.wc_flags == IBV_WC_WITH_IMM,
+		      "ibv_wc fields");
+	}
+	free(cq.cqes);
+}
+
+static void test_doorbell(void)
+{
+	uint32_t db = 0;
+
+	axon_ring_db(&db, 0x1234, 0x1abcd);
+	check("doorbell", le32toh(db) == 0x1234abcd,
+	      "qpn in 31:16, producer index mod 2^16 in 15:0");
+}
+
+int main(void)
+{
+	test_send_encoding();
+	test_inline();
+	test_recv_and_full();
+	test_sq_retire();
+	test_cq();
+	test_doorbell();
+	return failures;
+}
