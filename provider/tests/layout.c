@@ -41,6 +41,8 @@
 	X(device) X(ops) X(refcount) X(entry) X(sysfs) X(core_support)
 
 #define MATCH_FIELDS(X) X(driver_data) X(u) X(vendor) X(device) X(kind)
+#define MR_FIELDS(X) X(ibv_mr) X(mr_type) X(access)
+#define QP_FIELDS(X) X(qp) X(qp_ex) X(comp_mask) X(xrcd)
 
 #define PRINT(type, f)							\
 	printf("%s.%s %zu\n", #type, #f, offsetof(struct type, f));
@@ -48,6 +50,8 @@
 #define DEV_OPS(f) PRINT(verbs_device_ops, f)
 #define DEV(f) PRINT(verbs_device, f)
 #define MATCH(f) PRINT(verbs_match_ent, f)
+#define MR(f) PRINT(verbs_mr, f)
+#define QP(f) PRINT(verbs_qp, f)
 #define COUNT(f) +1
 
 int main(void)
@@ -56,6 +60,8 @@ int main(void)
 	DEV_OPS_FIELDS(DEV_OPS)
 	DEV_FIELDS(DEV)
 	MATCH_FIELDS(MATCH)
+	MR_FIELDS(MR)
+	QP_FIELDS(QP)
 	printf("sizeof.verbs_context_ops %zu\n",
 	       sizeof(struct verbs_context_ops));
 	printf("count.verbs_context_ops %d\n", 0 OPS_FIELDS(COUNT));
