@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The provider's data path (io.c, linked in) on hand-built objects: a
+ * context, a QP and a CQ whose rings and doorbell page are ordinary
+ * memory. The test plays the device: it reads the WQEs and doorbell words
+ * the verbs wrote and writes the CQEs they poll. This covers what the
+ * device-less tests cannot reach through libibverbs: ibv_post_send/recv,
+ * ibv_poll_cq, ibv_req_notify_cq, the ibv_wr_*() and ibv_start_poll()
+ * families, and their errors.
+ *
+ * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../axon.h"
+
+static int failures;
+
+static void check(const char *name, bool ok, const char *why)
+{
+	if (ok) {
+		printf("PASS %s\n", name);
+	} else {
+		printf("FAIL %s: %s\n", name, why);
+		failures++;
+	}
+}
+
+#define QPN	0x42
+#define CQN	0x7
+#define CQ_SHIFT 3
+
+static struct axon_context *ctx;
+static struct axon_qp *qp;
+static struct axon_cq *cq;
+static uint32_t *db_page;
+static uint32_t cq_pi;		/* the device's CQ producer index */
+
+static uint32_t db_word(unsigned int offset)
+{
+	return le32toh(db_page[offset / 4]);
+}
+
+static void setup(void)
+{
+	ctx = calloc(1, sizeof(*ctx));
+	qp = calloc(1, sizeof(*qp));
+	cq = calloc(1, sizeof(*cq));
+	db_page = calloc(1, AXON_DB_PAGE_SIZE);
+	ctx->db_page = db_page;
+
+	qp->ctx = ctx;
+	qp->qpn = QPN;
+	qp->dest_qpn = 0x99;
+	qp->vqp.qp.context = &ctx->ibvctx.context;
+	qp->vqp.qp.state = IBV_QPS_INIT;
+	/* 4 x 128-byte SQ slots: 4 SGEs or 64 inline bytes */
+	qp->sq = (struct axon_wq){ .depth = 4, .wqe_shift = 7, .max_sge = 4,
+				   .max_inline = 64 };
+	qp->sq.buf = calloc(4, 128);
+	qp->rq = (struct axon_wq){ .depth = 4, .wqe_shift = 5, .max_sge = 1 };
+	qp->rq.buf = calloc(4, 32);
+	qp->sq_db = db_page + AXON_DB_SQ / 4;
+	qp->rq_db = db_page + AXON_DB_RQ / 4;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0] = calloc(AXON_QP_TABLE_SIZE, sizeof(struct axon_qp *));
+	ctx->qp_table[0][QPN] = qp;
+	axon_qp_ex_set_ops(qp);
+
+	cq->vcq.cq.context = &ctx->ibvctx.context;
+	cq->cqn = CQN;
+	cq->db = db_page + AXON_DB_CQ_ARM / 4;
+	cq->buf = calloc((1 << CQ_SHIFT) + 1, AXON_CQE_SIZE);
+	cq->ring.cqes = cq->buf;
+	cq->ring.dbrec = (struct axon_cq_dbrec *)(cq->ring.cqes +
+						  (1 << CQ_SHIFT));
+	cq->ring.depth_shift = CQ_SHIFT;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+}
+
+/* Device side: complete WQE wqe of qpn on the CQ. */
+static void dev_cqe(uint32_t qpn, uint16_t wqe, uint8_t opcode, uint8_t flags,
+		    uint64_t wr_id)
+{
+	struct axon_cqe *cqe = &cq->ring.cqes[cq_pi & ((1 << CQ_SHIFT) - 1)];
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = htole64(wr_id);
+	cqe->byte_len = htole32(512);
+	cqe->imm_data = htobe32(0xabcd);
+	cqe->qpn = htole32(qpn);
+	cqe->wqe_index = htole16(wqe);
+	cqe->opcode = opcode;
+	cqe->flags = flags | (((cq_pi >> CQ_SHIFT) & 1) ^ 1);
+	cq_pi++;
+}
+
+static struct axon_send_wqe *sq_wqe(uint32_t idx)
+{
+	return axon_wq_slot(&qp->sq, idx);
+}
+
+static void test_post_send(void)
+{
+	char payload[64];
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_sge isge = { .addr = (uintptr_t)payload, .length = 64 };
+	struct ibv_send_wr wr[5], *bad = NULL;
+	int i, err;
+
+	memset(payload, 'p', sizeof(payload));
+	memset(wr, 0, sizeof(wr));
+	for (i = 0; i < 5; i++) {
+		wr[i].wr_id = 100 + i;
+		wr[i].sg_list = &sge;
+		wr[i].num_sge = 1;
+		wr[i].opcode = IBV_WR_SEND;
+		wr[i].next = i < 4 ? &wr[i + 1] : NULL;
+	}
+
+	err = axon_post_send(&qp->vqp.qp, &wr[0], &bad);
+	check("post-send-init", err == EINVAL && bad == &wr[0] &&
+	      !db_word(AXON_DB_SQ), "posted in INIT");
+
+	qp->vqp.qp.state = IBV_QPS_RTS;
+	wr[2].next = NULL;
+	wr[1].opcode = IBV_WR_RDMA_WRITE;
+	wr[1].wr.rdma.remote_addr = 0x5000;
+	wr[1].wr.rdma.rkey = 0x201;
+	wr[2].send_flags = IBV_SEND_INLINE | IBV_SEND_SIGNALED;
+	wr[2].sg_list = &isge;
+	err = axon_post_send(&qp->vqp.qp, &wr[0], &bad);
+	check("post-send-list",
+	      !err && qp->sq.pi == 3 &&
+	      db_word(AXON_DB_SQ) == (QPN << 16 | 3) &&
+	      sq_wqe(0)->opcode == AXON_WR_SEND &&
+	      le64toh(sq_wqe(0)->wr_id) == 100 &&
+	      sq_wqe(1)->opcode == AXON_WR_RDMA_WRITE &&
+	      le64toh(sq_wqe(1)->remote_addr) == 0x5000 &&
+	      sq_wqe(2)->flags == (AXON_WQE_INLINE | AXON_WQE_SIGNALED) &&
+	      le32toh(sq_wqe(2)->inline_len) == 64 &&
+	      !memcmp(sq_wqe(2) + 1, payload, 64),
+	      "three WQEs and one doorbell with producer index 3");
+
+	/* One slot left: the second of two fails with ENOMEM. */
+	wr[2].next = &wr[3];
+	err = axon_post_send(&qp->vqp.qp, &wr[3], &bad);
+	check("post-send-full", err == ENOMEM && bad == &wr[4] &&
+	      qp->sq.pi == 4 && db_word(AXON_DB_SQ) == (QPN << 16 | 4),
+	      "the WQE before the full queue must be posted and rung");
+}
+
+static void test_poll(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr swr = { .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 },
+			   *rbad;
+	struct ibv_wc wc[4];
+	int n;
+
+	check("poll-empty", axon_poll_cq(&cq->vcq.cq, 4, wc) == 0,
+	      "a completion from an empty ring");
+
+	/* WQE 1 completes, and WQE 0 with it: two slots free. */
+	dev_cqe(QPN, 1, AXON_WC_RDMA_WRITE, 0, 101);
+	n = axon_poll_cq(&cq->vcq.cq, 4, wc);
+	check("poll-send",
+	      n == 1 && wc[0].wr_id == 101 && wc[0].status == IBV_WC_SUCCESS &&
+	      wc[0].opcode == IBV_WC_RDMA_WRITE && wc[0].qp_num == QPN &&
+	      wc[0].src_qp == 0x99 && !wc[0].wc_flags && qp->sq.ci == 2 &&
+	      le32toh(cq->ring.dbrec->cons_index) == 1,
+	      "send completion, SQ retirement or consumer index");
+	swr.num_sge = 5;
+	check("post-send-sge", axon_post_send(&qp->vqp.qp, &swr, &sbad) ==
+	      EINVAL && sbad == &swr && qp->sq.pi == 4,
+	      "5 SGEs accepted in a 4-SGE slot");
+	swr.num_sge = 1;
+	check("poll-frees-slots",
+	      !axon_post_send(&qp->vqp.qp, &swr, &sbad) &&
+	      !axon_post_send(&qp->vqp.qp, &swr, &sbad) &&
+	      axon_post_send(&qp->vqp.qp, &swr, &sbad) == ENOMEM,
+	      "exactly two slots should be free");
+
+	check("post-recv", !axon_post_recv(&qp->vqp.qp, &rwr, &rbad) &&
+	      db_word(AXON_DB_RQ) == (QPN << 16 | 1), "RQ doorbell");
+
+	/* A CQE of a QP that is gone, then a receive with immediate. */
+	dev_cqe(0x55, 0, AXON_WC_SEND, 0, 1);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_WITH_IMM, 7);
+	n = axon_poll_cq(&cq->vcq.cq, 4, wc);
+	check("poll-recv-imm",
+	      n == 1 && wc[0].wr_id == 7 && wc[0].opcode == IBV_WC_RECV &&
+	      wc[0].wc_flags == IBV_WC_WITH_IMM &&
+	      wc[0].imm_data == htobe32(0xabcd) && wc[0].byte_len == 512 &&
+	      qp->rq.ci == 1 && le32toh(cq->ring.dbrec->cons_index) == 3,
+	      "receive completion (the unknown QP's CQE dropped)");
+
+	/* A stale index (WQE 0 retired already) is dropped too. */
+	dev_cqe(QPN, 0, AXON_WC_SEND, 0, 1);
+	check("poll-stale", axon_poll_cq(&cq->vcq.cq, 4, wc) == 0 &&
+	      qp->sq.ci == 2 && le32toh(cq->ring.dbrec->cons_index) == 4,
+	      "stale send CQE not dropped");
+
+	axon_req_notify_cq(&cq->vcq.cq, 0);
+	check("arm-next", db_word(AXON_DB_CQ_ARM) ==
+	      (CQN << 16 | AXON_CQ_ARM_NEXT), "arm doorbell");
+	axon_req_notify_cq(&cq->vcq.cq, 1);
+	check("arm-solicited", db_word(AXON_DB_CQ_ARM) ==
+	      (CQN << 16 | AXON_CQ_ARM_SOLICITED), "arm doorbell");
+
+	/* Flush the SQ (WQEs 2..5) so the next tests start empty. */
+	dev_cqe(QPN, 5, AXON_WC_SEND, 0, 5);
+	n = axon_poll_cq(&cq->vcq.cq, 4, wc);
+	check("poll-retire-all", n == 1 && qp->sq.ci == 6, "SQ not empty");
+}
+
+static void test_wr_api(void)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_sge sgl[5] = {
+		{ .addr = 0x2000, .length = 8, .lkey = 0x300 },
+		{ .addr = 0x3000, .length = 9, .lkey = 0x301 },
+	};
+	struct ibv_data_buf bufs[2] = {
+		{ .addr = "hello ", .length = 6 },
+		{ .addr = "world", .length = 5 },
+	};
+	uint32_t db;
+	int err;
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 11;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write_imm(qpx, 0x401, 0x6000, htobe32(5));
+	ibv_wr_set_sge_list(qpx, 2, sgl);
+	qpx->wr_id = 12;
+	qpx->wr_flags = IBV_SEND_INLINE;
+	ibv_wr_send(qpx);
+	ibv_wr_set_inline_data_list(qpx, 2, bufs);
+	qpx->wr_id = 13;
+	qpx->wr_flags = IBV_SEND_FENCE;
+	ibv_wr_atomic_cmp_swp(qpx, 0x402, 0x7000, 1, 2);
+	ibv_wr_set_sge(qpx, 0x301, 0x8000, 8);
+	err = ibv_wr_complete(qpx);
+	check("wr-batch",
+	      !err && qp->sq.pi == 9 &&
+	      db_word(AXON_DB_SQ) == (QPN << 16 | 9) &&
+	      sq_wqe(6)->opcode == AXON_WR_RDMA_WRITE_IMM &&
+	      sq_wqe(6)->flags == AXON_WQE_SIGNALED &&
+	      sq_wqe(6)->imm_data == htobe32(5) && sq_wqe(6)->num_sge == 2 &&
+	      le64toh(axon_send_wqe_sges(sq_wqe(6))[1].addr) == 0x3000 &&
+	      sq_wqe(7)->opcode == AXON_WR_SEND &&
+	      sq_wqe(7)->flags == AXON_WQE_INLINE &&
+	      le32toh(sq_wqe(7)->inline_len) == 11 &&
+	      !memcmp(sq_wqe(7) + 1, "hello world", 11) &&
+	      sq_wqe(8)->opcode == AXON_WR_ATOMIC_CMP_SWP &&
+	      sq_wqe(8)->flags == AXON_WQE_FENCE &&
+	      le64toh(sq_wqe(8)->compare_add) == 1 &&
+	      le64toh(sq_wqe(8)->swap) == 2 && le64toh(sq_wqe(8)->wr_id) == 13,
+	      "three WQEs of the batch and one doorbell");
+
+	db = db_word(AXON_DB_SQ);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge_list(qpx, 5, sgl);
+	err = ibv_wr_complete(qpx);
+	check("wr-too-many-sge", err == EINVAL && qp->sq.pi == 9 &&
+	      db_word(AXON_DB_SQ) == db, "a failed batch posted something");
+
+	ibv_wr_start(qpx);
+	ibv_wr_rdma_read(qpx, 1, 2);
+	ibv_wr_set_inline_data(qpx, "x", 1);
+	err = ibv_wr_complete(qpx);
+	check("wr-inline-read", err == EINVAL && qp->sq.pi == 9,
+	      "inline READ accepted");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	err = ibv_wr_complete(qpx);
+	check("wr-full", err == ENOMEM && qp->sq.pi == 9,
+	      "two WQEs in one free slot");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_abort(qpx);
+	check("wr-abort", qp->sq.pi == 9 && db_word(AXON_DB_SQ) == db,
+	      "an aborted batch posted something");
+
+	qp->vqp.qp.state = IBV_QPS_RESET;
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	err = ibv_wr_complete(qpx);
+	check("wr-reset", err == EINVAL && qp->sq.pi == 9, "posted in RESET");
+	qp->vqp.qp.state = IBV_QPS_RTS;
+}
+
+static void test_cq_ex(bool single_threaded)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	const char *name = single_threaded ? "cq-ex-unlocked" : "cq-ex";
+	uint32_t ci = le32toh(cq->ring.dbrec->cons_index);
+	bool ok;
+
+	axon_cq_ex_set_ops(cq, single_threaded);
+	ok = ibv_start_poll(cqx, &attr) == ENOENT;
+
+	dev_cqe(QPN, qp->sq.pi - 2, AXON_WC_SEND, 0, 21);
+	dev_cqe(QPN, qp->sq.pi - 1, AXON_WC_COMP_SWAP, 0, 22);
+	ok &= !ibv_start_poll(cqx, &attr) && cqx->wr_id == 21 &&
+	      cqx->status == IBV_WC_SUCCESS &&
+	      ibv_wc_read_opcode(cqx) == IBV_WC_SEND &&
+	      ibv_wc_read_qp_num(cqx) == QPN &&
+	      ibv_wc_read_src_qp(cqx) == 0x99 &&
+	      ibv_wc_read_byte_len(cqx) == 512 && !ibv_wc_read_wc_flags(cqx);
+	/* Not handed back before end_poll: the CQE is still being read. */
+	ok &= le32toh(cq->ring.dbrec->cons_index) == ci;
+	ok &= !ibv_next_poll(cqx) && cqx->wr_id == 22 &&
+	      ibv_wc_read_opcode(cqx) == IBV_WC_COMP_SWAP;
+	ok &= ibv_next_poll(cqx) == ENOENT;
+	ibv_end_poll(cqx);
+	ok &= le32toh(cq->ring.dbrec->cons_index) == ci + 2 &&
+	      qp->sq.ci == qp->sq.pi;
+	/* The lock must be free again. */
+	ok &= pthread_spin_trylock(&cq->lock) == 0;
+	pthread_spin_unlock(&cq->lock);
+
+	attr.comp_mask = 1;
+	ok &= ibv_start_poll(cqx, &attr) == EINVAL &&
+	      pthread_spin_trylock(&cq->lock) == 0;
+	pthread_spin_unlock(&cq->lock);
+	check(name, ok, "start/next/end_poll and the read_* functions");
+}
+
+int main(void)
+{
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+
+	setup();
+	test_post_send();
+	test_poll();
+	test_wr_api();
+	/* Each variant retires the last two outstanding WQEs. */
+	test_cq_ex(false);
+	axon_post_send(&qp->vqp.qp, &wr, &bad);
+	axon_post_send(&qp->vqp.qp, &wr, &bad);
+	test_cq_ex(true);
+	return failures;
+}
