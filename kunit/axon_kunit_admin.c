@@ -121,7 +121,8 @@ static const struct axon_status_case axon_status_cases[] = {
 	{ "NO_RESOURCES", AXON_ADMIN_NO_RESOURCES, -ENOMEM },
 	{ "BAD_HANDLE", AXON_ADMIN_BAD_HANDLE, -EINVAL },
 	{ "BUSY", AXON_ADMIN_BUSY, -EBUSY },
-	{ "unknown 7", AXON_ADMIN_BUSY + 1, -EIO },
+	{ "BAD_STATE", AXON_ADMIN_BAD_STATE, -EINVAL },
+	{ "unknown 8", AXON_ADMIN_BAD_STATE + 1, -EIO },
 	{ "unknown 0xffff", 0xffff, -EIO },
 };
 

@@ -444,6 +444,7 @@ static const struct axon_exec_status_case axon_exec_status_cases[] = {
 	{ "NO_RESOURCES", AXON_ADMIN_NO_RESOURCES, -ENOMEM },
 	{ "BAD_HANDLE", AXON_ADMIN_BAD_HANDLE, -EINVAL },
 	{ "BUSY", AXON_ADMIN_BUSY, -EBUSY },
+	{ "BAD_STATE", AXON_ADMIN_BAD_STATE, -EINVAL },
 	{ "unknown 0x100", 0x100, -EIO },
 };
 

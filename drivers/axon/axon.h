@@ -6,12 +6,15 @@
 #ifndef _AXON_H_
 #define _AXON_H_
 
+#include <linux/idr.h>
 #include <linux/pci.h>
+#include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
 #include <axon/axon_dev.h>
 
 #include "axon_admin.h"
+#include "axon_compat.h"
 #include "axon_eq.h"
 
 #define AXON_DRV_NAME "axon"
@@ -31,10 +34,21 @@ struct axon_dev {
 	struct axon_admin_queue aq;
 	struct axon_eq eq;
 
+	/* AXON_CAP_RDMA: MRs, CQs, QPs; without it only PDs */
+	bool rdma;
+	struct axon_eq ceq;
+	void __iomem *db;		/* doorbell page 0, the kernel's */
+	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
+	u32 db_pages;
+	struct ida uar_ida;		/* doorbell pages of user contexts */
+	struct xarray cqs;		/* cqn -> struct axon_cq, for events */
+	struct xarray qps;		/* qpn -> struct axon_qp */
+
 	struct net_device *netdev;	/* the Ethernet function */
 
 	struct axon_dev_attr attr;	/* from QUERY_DEVICE, little endian */
 	u32 fw_version;
+	enum ib_mtu max_mtu;		/* the port's, from QUERY_PORT */
 	struct mutex port_mutex;	/* netdev, link_up, port_state, registered */
 	bool link_up;			/* the wire, as the device reports it */
 	enum ib_port_state port_state;	/* the RoCE port, as reported to the core */
@@ -44,11 +58,65 @@ struct axon_dev {
 
 struct axon_ucontext {
 	struct ib_ucontext ibucontext;
+	u32 uar;			/* its doorbell page, 0: none */
+	struct rdma_user_mmap_entry *db_entry;
 };
 
 struct axon_pd {
 	struct ib_pd ibpd;
 	u32 pdn;
+};
+
+/*
+ * Kernel-allocated queue memory: physically contiguous, zeroed, mapped
+ * for the device. A user queue's pages are also mapped into the process;
+ * they then belong to the mmap entry (see axon_mmap.c).
+ */
+struct axon_qmem {
+	void *va;
+	dma_addr_t dma;
+	size_t size;			/* page aligned */
+	struct rdma_user_mmap_entry *entry;	/* user queues */
+};
+
+struct axon_mr {
+	struct ib_mr ibmr;
+	struct ib_umem *umem;
+	u32 key;
+};
+
+struct axon_cq {
+	struct ib_cq ibcq;
+	u32 cqn;
+	u32 depth;
+	struct axon_qmem mem;
+	/* kernel CQs */
+	spinlock_t lock;		/* cons, polling */
+	u32 cons;			/* CQEs consumed, free running */
+};
+
+/* A send or receive queue. head and tail are used by kernel QPs only. */
+struct axon_wq {
+	struct axon_qmem mem;
+	u32 depth;
+	u8 wqe_shift;
+	u32 max_sge;
+	spinlock_t lock;		/* head, posting */
+	u16 head;			/* WQEs posted, free running */
+	u16 tail;			/* WQEs completed, free running */
+};
+
+struct axon_qp {
+	struct ib_qp ibqp;
+	u32 qpn;
+	struct axon_wq sq;
+	struct axon_wq rq;
+	u32 max_inline;
+	bool sig_all;
+	bool kernel;			/* a kernel consumer's: posted here */
+	struct mutex state_mutex;	/* state, dest_qpn: modify_qp */
+	enum ib_qp_state state;		/* as last set; the device may move it to ERR */
+	u32 dest_qpn;
 };
 
 static inline struct axon_dev *to_adev(struct ib_device *ibdev)
@@ -59,6 +127,26 @@ static inline struct axon_dev *to_adev(struct ib_device *ibdev)
 static inline struct axon_pd *to_apd(struct ib_pd *ibpd)
 {
 	return container_of(ibpd, struct axon_pd, ibpd);
+}
+
+static inline struct axon_ucontext *to_auctx(struct ib_ucontext *ibuctx)
+{
+	return container_of(ibuctx, struct axon_ucontext, ibucontext);
+}
+
+static inline struct axon_mr *to_amr(struct ib_mr *ibmr)
+{
+	return container_of(ibmr, struct axon_mr, ibmr);
+}
+
+static inline struct axon_cq *to_acq(struct ib_cq *ibcq)
+{
+	return container_of(ibcq, struct axon_cq, ibcq);
+}
+
+static inline struct axon_qp *to_aqp(struct ib_qp *ibqp)
+{
+	return container_of(ibqp, struct axon_qp, ibqp);
 }
 
 static inline u32 axon_rd(struct axon_dev *adev, enum axon_reg reg)
@@ -75,7 +163,58 @@ static inline void axon_wr(struct axon_dev *adev, enum axon_reg reg, u32 val)
 int axon_netdev_create(struct axon_dev *adev);
 void axon_netdev_destroy(struct axon_dev *adev);
 
+/* Kernel doorbells: page 0, one 32-bit write (AXON_DB_*). */
+static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
+				u32 value)
+{
+	/* writel orders prior ring writes before the doorbell */
+	writel(id << AXON_DB_ID_SHIFT | (value & AXON_DB_VALUE_MASK),
+	       adev->db + offset);
+}
+
+/* axon_mmap.c */
+int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size);
+void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem);
+int axon_qmem_expose(struct axon_ucontext *uctx, struct axon_qmem *mem,
+		     u64 *key);
+int axon_alloc_uar(struct axon_dev *adev, struct axon_ucontext *uctx);
+void axon_free_uar(struct axon_dev *adev, struct axon_ucontext *uctx);
+int axon_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
+void axon_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
+void axon_sync_events(struct axon_dev *adev);
+
+/* axon_mr.c */
+struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
+			       u64 virt_addr, int access,
+			       struct ib_udata *udata);
+int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* axon_cq.c */
+int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata);
+int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int axon_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
+int axon_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
+void axon_cq_event(struct axon_dev *adev, u32 cqn);
+void axon_cq_comp_event(struct axon_dev *adev, u32 cqn);
+
+/* axon_qp.c */
+int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata);
+int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata);
+int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr);
+int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata);
+int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr);
+int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr);
+void axon_qp_event(struct axon_dev *adev, u32 qpn, u16 type);
+void axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index);
+
 /* axon_verbs.c */
+enum ib_mtu axon_active_mtu(struct axon_dev *adev);
 int axon_ib_register(struct axon_dev *adev);
 void axon_ib_unregister(struct axon_dev *adev);
 void axon_set_link(struct axon_dev *adev, bool up);

@@ -45,6 +45,7 @@ int axon_admin_status_to_errno(u16 status)
 		return -EOPNOTSUPP;
 	case AXON_ADMIN_BAD_PARAM:
 	case AXON_ADMIN_BAD_HANDLE:
+	case AXON_ADMIN_BAD_STATE:
 		return -EINVAL;
 	case AXON_ADMIN_NO_RESOURCES:
 		return -ENOMEM;

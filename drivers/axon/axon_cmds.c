@@ -48,26 +48,33 @@ int axon_cmd_query_port(struct axon_admin_queue *aq, u32 port,
 			      sizeof(*attr));
 }
 
+/* The 32-bit result of a CREATE_* command, checked against [min, max]. */
+static int axon_cmd_result(struct axon_admin_queue *aq,
+			   const struct axon_admin_cqe *cqe, const char *what,
+			   u32 min, u32 max, u32 *out)
+{
+	u64 result = le64_to_cpu(cqe->result);
+
+	if (result < min || result > max) {
+		dev_err_ratelimited(aq->dmadev, "device returned bad %s %llu\n",
+				    what, result);
+		return -EIO;
+	}
+	*out = result;
+	return 0;
+}
+
 int axon_cmd_create_pd(struct axon_admin_queue *aq, u32 *pdn)
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
-	u64 result;
 	int err;
 
 	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_PD);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;
-
-	result = le64_to_cpu(cqe.result);
-	if (result > U32_MAX) {
-		dev_err_ratelimited(aq->dmadev, "device returned bad pdn %llu\n",
-				    result);
-		return -EIO;
-	}
-	*pdn = result;
-	return 0;
+	return axon_cmd_result(aq, &cqe, "pdn", 0, U32_MAX, pdn);
 }
 
 int axon_cmd_destroy_pd(struct axon_admin_queue *aq, u32 pdn)
@@ -92,5 +99,148 @@ int axon_cmd_set_gid(struct axon_admin_queue *aq, u32 port, u32 index,
 	cmd.gid.type = cpu_to_le32(type);
 	if (gid)
 		memcpy(cmd.gid.gid, gid, sizeof(cmd.gid.gid));
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+int axon_cmd_create_mr(struct axon_admin_queue *aq,
+		       const struct axon_mr_params *p, u32 *key)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	int err;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_MR);
+	cmd.mr.pdn = cpu_to_le32(p->pdn);
+	cmd.mr.access = cpu_to_le32(p->access);
+	cmd.mr.iova = cpu_to_le64(p->iova);
+	cmd.mr.length = cpu_to_le64(p->length);
+	cmd.mr.pbl_addr = cpu_to_le64(p->pbl_addr);
+	cmd.mr.npages = cpu_to_le32(p->npages);
+	cmd.mr.page_shift = p->page_shift;
+	cmd.mr.levels = p->levels;
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (err)
+		return err;
+	return axon_cmd_result(aq, &cqe, "key", 0, U32_MAX, key);
+}
+
+int axon_cmd_destroy_mr(struct axon_admin_queue *aq, u32 key)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_DESTROY_MR);
+	cmd.mr.key = cpu_to_le32(key);
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+int axon_cmd_create_cq(struct axon_admin_queue *aq, dma_addr_t ring,
+		       u32 depth, u32 uar, u32 *cqn)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	int err;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_CQ);
+	cmd.cq.ring_addr = cpu_to_le64(ring);
+	cmd.cq.depth = cpu_to_le32(depth);
+	cmd.cq.uar = cpu_to_le32(uar);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (err)
+		return err;
+	return axon_cmd_result(aq, &cqe, "cqn", 0, AXON_MAX_CQN, cqn);
+}
+
+int axon_cmd_destroy_cq(struct axon_admin_queue *aq, u32 cqn)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_DESTROY_CQ);
+	cmd.cq.cqn = cpu_to_le32(cqn);
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+int axon_cmd_create_qp(struct axon_admin_queue *aq,
+		       const struct axon_qp_params *p, u32 *qpn)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	int err;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_QP);
+	cmd.create_qp.pdn = cpu_to_le32(p->pdn);
+	cmd.create_qp.send_cqn = cpu_to_le32(p->send_cqn);
+	cmd.create_qp.recv_cqn = cpu_to_le32(p->recv_cqn);
+	cmd.create_qp.uar = cpu_to_le32(p->uar);
+	cmd.create_qp.sq_addr = cpu_to_le64(p->sq_addr);
+	cmd.create_qp.rq_addr = cpu_to_le64(p->rq_addr);
+	cmd.create_qp.sq_depth = cpu_to_le16(p->sq_depth);
+	cmd.create_qp.rq_depth = cpu_to_le16(p->rq_depth);
+	cmd.create_qp.sq_wqe_shift = p->sq_wqe_shift;
+	cmd.create_qp.rq_wqe_shift = p->rq_wqe_shift;
+	cmd.create_qp.sq_sig_all = p->sq_sig_all;
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (err)
+		return err;
+	/* qpn 0 and 1 are never used */
+	return axon_cmd_result(aq, &cqe, "qpn", 2, AXON_MAX_QPN, qpn);
+}
+
+/*
+ * MODIFY_QP and QUERY_QP pass a struct axon_qp_attr by DMA: in from @in,
+ * or out to @out.
+ */
+static int axon_cmd_qp_attr(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
+			    u32 attr_mask, const struct axon_qp_attr *in,
+			    struct axon_qp_attr *out)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	struct axon_qp_attr *buf;
+	dma_addr_t dma;
+	int err;
+
+	buf = dma_alloc_coherent(aq->dmadev, sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	if (in)
+		memcpy(buf, in, sizeof(*buf));
+
+	cmd.opcode = cpu_to_le16(opcode);
+	cmd.qp.qpn = cpu_to_le32(qpn);
+	cmd.qp.attr_mask = cpu_to_le32(attr_mask);
+	cmd.qp.attr_addr = cpu_to_le64(dma);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (!err && out)
+		memcpy(out, buf, sizeof(*out));
+
+	if (err == -ETIMEDOUT)
+		axon_admin_orphan_buf(aq, buf, dma, sizeof(*buf));
+	else
+		dma_free_coherent(aq->dmadev, sizeof(*buf), buf, dma);
+	return err;
+}
+
+int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
+		       const struct axon_qp_attr *attr)
+{
+	return axon_cmd_qp_attr(aq, AXON_ADMIN_MODIFY_QP, qpn, attr_mask, attr,
+				NULL);
+}
+
+int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
+		      struct axon_qp_attr *attr)
+{
+	return axon_cmd_qp_attr(aq, AXON_ADMIN_QUERY_QP, qpn, 0, NULL, attr);
+}
+
+int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_DESTROY_QP);
+	cmd.qp.qpn = cpu_to_le32(qpn);
 	return axon_admin_exec(aq, &cmd, &cqe);
 }

@@ -16,4 +16,45 @@ int axon_cmd_destroy_pd(struct axon_admin_queue *aq, u32 pdn);
 int axon_cmd_set_gid(struct axon_admin_queue *aq, u32 port, u32 index,
 		     enum axon_gid_type type, const u8 *gid);
 
+/* CREATE_MR parameters, CPU byte order (see struct axon_admin_mr). */
+struct axon_mr_params {
+	u32 pdn;
+	u32 access;		/* AXON_ACCESS_* */
+	u64 iova;
+	u64 length;
+	dma_addr_t pbl_addr;
+	u32 npages;
+	u8 page_shift;
+	u8 levels;
+};
+
+/* CREATE_QP parameters, CPU byte order (see struct axon_admin_create_qp). */
+struct axon_qp_params {
+	u32 pdn;
+	u32 send_cqn;
+	u32 recv_cqn;
+	u32 uar;
+	dma_addr_t sq_addr;
+	dma_addr_t rq_addr;
+	u32 sq_depth;
+	u32 rq_depth;
+	u8 sq_wqe_shift;
+	u8 rq_wqe_shift;
+	bool sq_sig_all;
+};
+
+int axon_cmd_create_mr(struct axon_admin_queue *aq,
+		       const struct axon_mr_params *p, u32 *key);
+int axon_cmd_destroy_mr(struct axon_admin_queue *aq, u32 key);
+int axon_cmd_create_cq(struct axon_admin_queue *aq, dma_addr_t ring,
+		       u32 depth, u32 uar, u32 *cqn);
+int axon_cmd_destroy_cq(struct axon_admin_queue *aq, u32 cqn);
+int axon_cmd_create_qp(struct axon_admin_queue *aq,
+		       const struct axon_qp_params *p, u32 *qpn);
+int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
+		       const struct axon_qp_attr *attr);
+int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
+		      struct axon_qp_attr *attr);
+int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);
+
 #endif /* _AXON_CMDS_H_ */

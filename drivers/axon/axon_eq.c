@@ -1,19 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * axon async event queue: the device reports port state changes and fatal
- * errors here. Events are handled in a threaded interrupt so that they can
- * be passed straight to the RDMA core.
+ * axon event queues. Async events (port state, fatal errors, CQ and QP
+ * errors) are handled in a threaded interrupt so that they can be passed
+ * straight to the RDMA core; completion events call the CQ's completion
+ * handler from the hard interrupt, as consumers expect.
+ *
+ * CQs and QPs are looked up by number in xarrays. Their destroy verbs
+ * erase them and then synchronize both interrupts, so a handler never
+ * uses an object that is being freed.
  */
 
 #include <linux/dma-mapping.h>
 
 #include "axon.h"
 
-int axon_eq_init(struct axon_dev *adev, u32 depth)
-{
-	struct axon_eq *eq = &adev->eq;
+#define AXON_EQ_REG(eq, reg) \
+	((eq)->base + (AXON_REG_EQ_##reg - AXON_REG_EQ_BASE_LO))
 
+int axon_eq_init(struct axon_dev *adev, struct axon_eq *eq,
+		 enum axon_reg base, u32 depth)
+{
 	eq->adev = adev;
+	eq->base = base;
 	eq->depth = depth;
 	eq->head = 0;
 	eq->phase = true;
@@ -23,18 +31,43 @@ int axon_eq_init(struct axon_dev *adev, u32 depth)
 	if (!eq->ring)
 		return -ENOMEM;
 
-	axon_wr(adev, AXON_REG_EQ_BASE_LO, lower_32_bits(eq->ring_dma));
-	axon_wr(adev, AXON_REG_EQ_BASE_HI, upper_32_bits(eq->ring_dma));
-	axon_wr(adev, AXON_REG_EQ_DEPTH, depth);
+	axon_wr(adev, AXON_EQ_REG(eq, BASE_LO), lower_32_bits(eq->ring_dma));
+	axon_wr(adev, AXON_EQ_REG(eq, BASE_HI), upper_32_bits(eq->ring_dma));
+	axon_wr(adev, AXON_EQ_REG(eq, DEPTH), depth);
 	return 0;
 }
 
-void axon_eq_destroy(struct axon_dev *adev)
+void axon_eq_destroy(struct axon_eq *eq)
 {
-	struct axon_eq *eq = &adev->eq;
-
-	dma_free_coherent(&adev->pdev->dev, eq->depth * sizeof(*eq->ring),
+	dma_free_coherent(&eq->adev->pdev->dev, eq->depth * sizeof(*eq->ring),
 			  eq->ring, eq->ring_dma);
+}
+
+/* Hand every new event to @handle, then tell the device how far we got. */
+static void axon_eq_poll(struct axon_eq *eq,
+			 void (*handle)(struct axon_dev *adev, u16 type,
+					u32 param))
+{
+	struct axon_event *ev;
+	bool consumed = false;
+
+	for (;;) {
+		ev = &eq->ring[eq->head];
+		if (!!(le16_to_cpu(READ_ONCE(ev->flags)) & AXON_EVENT_PHASE) !=
+		    eq->phase)
+			break;
+		/* Read the entry only after seeing its phase. */
+		dma_rmb();
+		handle(eq->adev, le16_to_cpu(ev->type), le32_to_cpu(ev->param));
+		eq->stat_events++;
+		if (++eq->head == eq->depth) {
+			eq->head = 0;
+			eq->phase = !eq->phase;
+		}
+		consumed = true;
+	}
+	if (consumed)
+		axon_wr(eq->adev, AXON_EQ_REG(eq, HEAD), eq->head);
 }
 
 static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
@@ -56,6 +89,15 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 		axon_set_link(adev, false);
 		axon_ib_fatal_event(adev);
 		break;
+	case AXON_EVENT_CQ_ERROR:
+		axon_cq_event(adev, param);
+		break;
+	case AXON_EVENT_QP_FATAL:
+	case AXON_EVENT_QP_REQ_ERR:
+	case AXON_EVENT_QP_ACCESS_ERR:
+	case AXON_EVENT_COMM_EST:
+		axon_qp_event(adev, param, type);
+		break;
 	default:
 		adev->eq.stat_unknown++;
 		dev_warn_ratelimited(&adev->pdev->dev, "unknown event type %u\n",
@@ -67,29 +109,30 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 irqreturn_t axon_eq_irq_thread(int irq, void *data)
 {
 	struct axon_dev *adev = data;
-	struct axon_eq *eq = &adev->eq;
-	struct axon_event *ev;
-	bool consumed = false;
 
 	if (READ_ONCE(adev->events_off))
 		return IRQ_HANDLED;
-	for (;;) {
-		ev = &eq->ring[eq->head];
-		if (!!(le16_to_cpu(READ_ONCE(ev->flags)) & AXON_EVENT_PHASE) !=
-		    eq->phase)
-			break;
-		/* Read the entry only after seeing its phase. */
-		dma_rmb();
-		axon_eq_handle(adev, le16_to_cpu(ev->type),
-			       le32_to_cpu(ev->param));
-		eq->stat_events++;
-		if (++eq->head == eq->depth) {
-			eq->head = 0;
-			eq->phase = !eq->phase;
-		}
-		consumed = true;
+	axon_eq_poll(&adev->eq, axon_eq_handle);
+	return IRQ_HANDLED;
+}
+
+static void axon_ceq_handle(struct axon_dev *adev, u16 type, u32 param)
+{
+	if (type != AXON_EVENT_COMPLETION) {
+		adev->ceq.stat_unknown++;
+		dev_warn_ratelimited(&adev->pdev->dev,
+				     "unknown completion event type %u\n", type);
+		return;
 	}
-	if (consumed)
-		axon_wr(adev, AXON_REG_EQ_HEAD, eq->head);
+	axon_cq_comp_event(adev, param);
+}
+
+irqreturn_t axon_ceq_irq(int irq, void *data)
+{
+	struct axon_dev *adev = data;
+
+	if (!adev->rdma)
+		return IRQ_NONE;
+	axon_eq_poll(&adev->ceq, axon_ceq_handle);
 	return IRQ_HANDLED;
 }

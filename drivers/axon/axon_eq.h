@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* axon async event queue: device-to-driver events (port state, fatal). */
+/*
+ * axon event queues: the async event queue (port state, fatal errors, CQ
+ * and QP errors) and the completion event queue (CQ notifications). Both
+ * use the same ring format and registers laid out the same way.
+ */
 #ifndef _AXON_EQ_H_
 #define _AXON_EQ_H_
 
@@ -9,13 +13,17 @@
 #include <axon/axon_dev.h>
 
 #define AXON_EQ_DEPTH 64
+/* one event per armed CQ at most: at least max_cq entries */
+#define AXON_CEQ_DEPTH AXON_QUEUE_MAX_DEPTH
 
 struct axon_dev;
 
+/* An event queue's registers: BASE_LO, BASE_HI, DEPTH, HEAD from @base. */
 struct axon_eq {
 	struct axon_dev *adev;
 	struct axon_event *ring;
 	dma_addr_t ring_dma;
+	enum axon_reg base;
 	u32 depth;
 	u32 head;
 	bool phase;
@@ -23,8 +31,10 @@ struct axon_eq {
 	u64 stat_unknown;
 };
 
-int axon_eq_init(struct axon_dev *adev, u32 depth);
-void axon_eq_destroy(struct axon_dev *adev);
+int axon_eq_init(struct axon_dev *adev, struct axon_eq *eq,
+		 enum axon_reg base, u32 depth);
+void axon_eq_destroy(struct axon_eq *eq);
 irqreturn_t axon_eq_irq_thread(int irq, void *data);
+irqreturn_t axon_ceq_irq(int irq, void *data);
 
 #endif /* _AXON_EQ_H_ */

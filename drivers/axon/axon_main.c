@@ -3,8 +3,9 @@
  * axon: PCI driver of the axon RoCEv2 RDMA SmartNIC.
  *
  * Probe order: map BAR 0, check the device identity, reset it, set up
- * MSI-X, the admin and event queues, enable the device, read its
- * attributes with admin commands, and register the RDMA device.
+ * the admin, event and completion event queues and MSI-X, enable the
+ * device, read its attributes with admin commands, and register the RDMA
+ * device.
  * Remove undoes it in reverse, stopping the device before any memory it
  * could DMA to is freed.
  */
@@ -14,6 +15,7 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
+#include "axon_util.h"
 
 #define AXON_RESET_TIMEOUT_US	(1000 * 1000)
 #define AXON_ENABLE_TIMEOUT_US	(1000 * 1000)
@@ -48,6 +50,37 @@ static int axon_check_identity(struct axon_dev *adev)
 		return -ENODEV;
 	}
 	adev->fw_version = axon_rd(adev, AXON_REG_FW_VERSION);
+	adev->rdma = caps & AXON_CAP_RDMA;
+	return 0;
+}
+
+/*
+ * The doorbell pages: page 0 for the kernel, one per user context. A
+ * device without usable doorbells gets no RDMA.
+ */
+static int axon_map_doorbells(struct axon_dev *adev)
+{
+	struct pci_dev *pdev = adev->pdev;
+	int err;
+
+	/* a process maps whole CPU pages: one must be one doorbell page */
+	BUILD_BUG_ON(PAGE_SIZE != AXON_DB_PAGE_SIZE);
+	adev->db_pages = axon_rd(adev, AXON_REG_DB_PAGES);
+	if (adev->db_pages < 2 ||
+	    pci_resource_len(pdev, AXON_BAR_DB) <
+	    (resource_size_t)adev->db_pages * AXON_DB_PAGE_SIZE) {
+		dev_warn(&pdev->dev,
+			 "unusable doorbells (%u pages, BAR %llu bytes): no RDMA\n",
+			 adev->db_pages,
+			 (u64)pci_resource_len(pdev, AXON_BAR_DB));
+		adev->rdma = false;
+		return 0;
+	}
+	err = pcim_iomap_regions(pdev, BIT(AXON_BAR_DB), AXON_DRV_NAME);
+	if (err)
+		return err;
+	adev->db = pcim_iomap_table(pdev)[AXON_BAR_DB];
+	adev->db_phys = pci_resource_start(pdev, AXON_BAR_DB);
 	return 0;
 }
 
@@ -105,8 +138,15 @@ static int axon_setup_irqs(struct axon_dev *adev)
 				   "axon-async", adev);
 	if (err)
 		goto err_free_admin_irq;
+	/* completion events call consumers' handlers from the hard IRQ */
+	err = request_irq(pci_irq_vector(pdev, AXON_MSIX_COMP), axon_ceq_irq,
+			  0, "axon-comp", adev);
+	if (err)
+		goto err_free_async_irq;
 	return 0;
 
+err_free_async_irq:
+	free_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), adev);
 err_free_admin_irq:
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), &adev->aq);
 err_free_vectors:
@@ -118,6 +158,7 @@ static void axon_free_irqs(struct axon_dev *adev)
 {
 	struct pci_dev *pdev = adev->pdev;
 
+	free_irq(pci_irq_vector(pdev, AXON_MSIX_COMP), adev);
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), adev);
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), &adev->aq);
 	pci_free_irq_vectors(pdev);
@@ -150,6 +191,7 @@ static int axon_query_attrs(struct axon_dev *adev)
 	if (err)
 		return err;
 	adev->link_up = le32_to_cpu(port.state) == AXON_PORT_ACTIVE;
+	adev->max_mtu = axon_mtu_enum(le32_to_cpu(port.max_mtu));
 	adev->port_state = IB_PORT_DOWN;
 	return 0;
 }
@@ -176,11 +218,19 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	adev->pdev = pdev;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
 	mutex_init(&adev->port_mutex);
+	ida_init(&adev->uar_ida);
+	xa_init(&adev->cqs);
+	xa_init(&adev->qps);
 	pci_set_drvdata(pdev, adev);
 
 	err = axon_check_identity(adev);
 	if (err)
 		goto err_dealloc;
+	if (adev->rdma) {
+		err = axon_map_doorbells(adev);
+		if (err)
+			goto err_dealloc;
+	}
 	err = axon_reset(adev);
 	if (err)
 		goto err_dealloc;
@@ -188,12 +238,19 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 			      AXON_AQ_DEPTH);
 	if (err)
 		goto err_dealloc;
-	err = axon_eq_init(adev, AXON_EQ_DEPTH);
+	err = axon_eq_init(adev, &adev->eq, AXON_REG_EQ_BASE_LO,
+			   AXON_EQ_DEPTH);
 	if (err)
 		goto err_destroy_admin;
+	if (adev->rdma) {
+		err = axon_eq_init(adev, &adev->ceq, AXON_REG_CEQ_BASE_LO,
+				   AXON_CEQ_DEPTH);
+		if (err)
+			goto err_destroy_eq;
+	}
 	err = axon_setup_irqs(adev);
 	if (err)
-		goto err_destroy_eq;
+		goto err_destroy_ceq;
 	err = axon_enable(adev);
 	if (err)
 		goto err_stop_device;
@@ -214,8 +271,11 @@ err_destroy_netdev:
 err_stop_device:
 	axon_reset(adev);
 	axon_free_irqs(adev);
+err_destroy_ceq:
+	if (adev->rdma)
+		axon_eq_destroy(&adev->ceq);
 err_destroy_eq:
-	axon_eq_destroy(adev);
+	axon_eq_destroy(&adev->eq);
 err_destroy_admin:
 	axon_admin_destroy(&adev->aq);
 err_dealloc:
@@ -232,8 +292,12 @@ static void axon_remove(struct pci_dev *pdev)
 	axon_netdev_destroy(adev);
 	axon_reset(adev);
 	axon_free_irqs(adev);
-	axon_eq_destroy(adev);
+	if (adev->rdma)
+		axon_eq_destroy(&adev->ceq);
+	axon_eq_destroy(&adev->eq);
 	axon_admin_destroy(&adev->aq);
+	WARN_ON(!xa_empty(&adev->cqs) || !xa_empty(&adev->qps));
+	ida_destroy(&adev->uar_ida);
 	ib_dealloc_device(&adev->ibdev);
 }
 

@@ -53,11 +53,43 @@ static int axon_query_device(struct ib_device *ibdev,
 	props->max_cqe = le32_to_cpu(a->max_cqe);
 	props->max_mr = le32_to_cpu(a->max_mr);
 	props->max_pd = le32_to_cpu(a->max_pd);
-	props->max_qp_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
-	props->max_qp_init_rd_atom = le32_to_cpu(a->max_qp_rd_atom);
-	props->atomic_cap = IB_ATOMIC_NONE;
+	props->max_qp_rd_atom = min_t(u32, le32_to_cpu(a->max_qp_rd_atom),
+				      AXON_MAX_RD_ATOMIC);
+	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->max_pkeys = 1;
+	if (!adev->rdma) {
+		/* only PDs: no MR, CQ or QP can be created */
+		props->max_qp = 0;
+		props->max_cq = 0;
+		props->max_mr = 0;
+		props->atomic_cap = IB_ATOMIC_NONE;
+		return 0;
+	}
+	props->page_size_cap &= GENMASK_ULL(AXON_MR_MAX_PAGE_SHIFT,
+					    AXON_MR_MIN_PAGE_SHIFT);
+	props->max_qp = min_t(u32, props->max_qp, AXON_MAX_QPN - 1);
+	props->max_qp_wr = min_t(u32, props->max_qp_wr, AXON_WQ_MAX_DEPTH);
+	props->max_send_sge = min_t(u32, props->max_send_sge, AXON_MAX_SGE);
+	props->max_recv_sge = props->max_send_sge;
+	props->max_sge_rd = props->max_send_sge;
+	/* one completion event per armed CQ must fit the CEQ */
+	props->max_cq = min_t(u32, props->max_cq, AXON_CEQ_DEPTH);
+	props->max_cqe = min_t(u32, props->max_cqe, AXON_CQ_MAX_DEPTH);
+	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
+	props->atomic_cap = IB_ATOMIC_HCA;
 	return 0;
+}
+
+/* The RoCE MTU: the netdev's, within the port's. */
+enum ib_mtu axon_active_mtu(struct axon_dev *adev)
+{
+	struct net_device *netdev = READ_ONCE(adev->netdev);
+
+	/* iboe_get_mtu() is 0 below the smallest IB MTU */
+	return netdev ? min(adev->max_mtu,
+			    max(IB_MTU_256,
+				iboe_get_mtu(READ_ONCE(netdev->mtu)))) :
+			IB_MTU_256;
 }
 
 static int axon_query_port(struct ib_device *ibdev, u32 port,
@@ -81,11 +113,7 @@ static int axon_query_port(struct ib_device *ibdev, u32 port,
 	props->phys_state = link ? IB_PORT_PHYS_STATE_LINK_UP :
 				   IB_PORT_PHYS_STATE_DISABLED;
 	props->max_mtu = axon_mtu_enum(le32_to_cpu(pa.max_mtu));
-	/* iboe_get_mtu() is 0 below the smallest IB MTU */
-	props->active_mtu = netdev ? min(props->max_mtu,
-					 max(IB_MTU_256,
-					     iboe_get_mtu(READ_ONCE(netdev->mtu)))) :
-				     IB_MTU_256;
+	props->active_mtu = axon_active_mtu(adev);
 	/* sized by the device; the core allocates the table from it */
 	props->gid_tbl_len = min_t(u32, le32_to_cpu(pa.gid_tbl_len),
 				   AXON_MAX_GIDS);
@@ -152,6 +180,7 @@ static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
 			       struct ib_udata *udata)
 {
 	struct axon_dev *adev = to_adev(ibuctx->device);
+	struct axon_ucontext *uctx = to_auctx(ibuctx);
 	const struct axon_dev_attr *a = &adev->attr;
 	struct axon_alloc_ucontext_resp resp = {};
 	struct axon_alloc_ucontext_req req = {};
@@ -174,22 +203,34 @@ static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
 		return err;
 	}
 
-	resp.max_inline = le32_to_cpu(a->max_inline);
-	resp.max_sge = le32_to_cpu(a->max_sge);
-	resp.max_qp_wr = le32_to_cpu(a->max_qp_wr);
-	resp.max_cqe = le32_to_cpu(a->max_cqe);
-	return ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	err = axon_alloc_uar(adev, uctx);
+	if (err)
+		return err;
+	resp.max_inline = min_t(u32, le32_to_cpu(a->max_inline),
+				AXON_MAX_INLINE);
+	resp.max_sge = min_t(u32, le32_to_cpu(a->max_sge), AXON_MAX_SGE);
+	resp.max_qp_wr = min_t(u32, le32_to_cpu(a->max_qp_wr),
+			       AXON_WQ_MAX_DEPTH);
+	resp.max_cqe = min_t(u32, le32_to_cpu(a->max_cqe), AXON_CQ_MAX_DEPTH);
+	if (uctx->db_entry)
+		resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
+	if (err)
+		axon_free_uar(adev, uctx);
+	return err;
 }
 
 static void axon_dealloc_ucontext(struct ib_ucontext *ibuctx)
 {
+	axon_free_uar(to_adev(ibuctx->device), to_auctx(ibuctx));
 }
 
 /*
  * Having this op tells the RDMA core that a device can be unregistered
  * while user contexts are open: it destroys their objects (through the
- * usual destroy verbs) and leaves the processes with a dead context.
- * Nothing is mapped into processes yet, so there is nothing more to undo.
+ * usual destroy verbs), zaps the doorbell page mappings and leaves the
+ * processes with a dead context. Queue memory stays mapped but is the
+ * process's alone by then (see axon_mmap.c): nothing more to undo.
  */
 static void axon_disassociate_ucontext(struct ib_ucontext *ibuctx)
 {
@@ -265,6 +306,27 @@ static const struct ib_device_ops axon_dev_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ucontext, axon_ucontext, ibucontext),
 };
 
+/* With AXON_CAP_RDMA: memory regions, CQs, QPs, mapped queues. */
+static const struct ib_device_ops axon_rdma_ops = {
+	.create_cq = axon_create_cq,
+	.create_qp = axon_create_qp,
+	.dereg_mr = axon_dereg_mr,
+	.destroy_cq = axon_destroy_cq,
+	.destroy_qp = axon_destroy_qp,
+	.mmap = axon_mmap,
+	.mmap_free = axon_mmap_free,
+	.modify_qp = axon_modify_qp,
+	.poll_cq = axon_poll_cq,
+	.post_recv = axon_post_recv,
+	.post_send = axon_post_send,
+	.query_qp = axon_query_qp,
+	.reg_user_mr = axon_reg_user_mr,
+	.req_notify_cq = axon_req_notify_cq,
+
+	INIT_RDMA_OBJ_SIZE(ib_cq, axon_cq, ibcq),
+	INIT_RDMA_OBJ_SIZE(ib_qp, axon_qp, ibqp),
+};
+
 /*
  * The RoCE port is active when the wire is up and the netdev is open, as
  * on other RoCE NICs; the netdev carrier follows the wire. Reports changes
@@ -310,6 +372,8 @@ int axon_ib_register(struct axon_dev *adev)
 	ibdev->dev.parent = &adev->pdev->dev;
 	strscpy(ibdev->node_desc, "axon RoCEv2 SmartNIC", sizeof(ibdev->node_desc));
 	ib_set_device_ops(ibdev, &axon_dev_ops);
+	if (adev->rdma)
+		ib_set_device_ops(ibdev, &axon_rdma_ops);
 
 	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
 	if (err)

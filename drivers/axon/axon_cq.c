@@ -1,0 +1,241 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon completion queues. A CQ is a ring of depth CQEs followed by the
+ * consumer index record, in kernel memory the device writes. A user CQ's
+ * memory is mapped into the process, which polls it and arms it through
+ * its doorbell page; a kernel CQ is polled here and armed through page 0.
+ */
+
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "axon.h"
+#include "axon_cmds.h"
+#include "axon_util.h"
+
+static struct axon_cq_dbrec *axon_cq_dbrec(struct axon_cq *cq)
+{
+	return cq->mem.va + (size_t)cq->depth * AXON_CQE_SIZE;
+}
+
+static int axon_create_cq_user(struct axon_dev *adev, struct axon_cq *cq,
+			       struct ib_udata *udata)
+{
+	struct axon_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct axon_ucontext,
+					  ibucontext);
+	struct axon_create_cq_resp resp = {};
+	int err;
+
+	err = axon_qmem_expose(uctx, &cq->mem, &resp.cq_mmap_key);
+	if (err)
+		return err;
+	resp.cqn = cq->cqn;
+	resp.depth = cq->depth;
+	resp.cq_size = cq->mem.size;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
+		   struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibcq->device);
+	struct axon_cq *cq = to_acq(ibcq);
+	u32 uar = 0;
+	int err;
+
+	if (attr->flags) {
+		err = -EOPNOTSUPP;
+		goto err_out;
+	}
+	if (attr->comp_vector >= ibcq->device->num_comp_vectors) {
+		err = -EINVAL;
+		goto err_out;
+	}
+	if (udata) {
+		bool in_zero = !udata->inlen ||
+			       ib_is_udata_cleared(udata, 0, udata->inlen);
+
+		err = axon_check_create_cq_udata(in_zero, udata->outlen);
+		if (err)
+			goto err_out;
+		uar = rdma_udata_to_drv_context(udata, struct axon_ucontext,
+						ibucontext)->uar;
+	}
+	err = axon_cq_depth(attr->cqe, le32_to_cpu(adev->attr.max_cqe),
+			    &cq->depth);
+	if (err)
+		goto err_out;
+
+	spin_lock_init(&cq->lock);
+	cq->cons = 0;
+	err = axon_qmem_alloc(adev, &cq->mem,
+			      (size_t)cq->depth * AXON_CQE_SIZE +
+			      sizeof(struct axon_cq_dbrec));
+	if (err)
+		goto err_out;
+	err = axon_cmd_create_cq(&adev->aq, cq->mem.dma, cq->depth, uar,
+				 &cq->cqn);
+	if (err)
+		goto err_free_mem;
+	err = xa_insert(&adev->cqs, cq->cqn, cq, GFP_KERNEL);
+	if (err) {
+		/* the device handed out a cqn that is in use */
+		if (err == -EBUSY)
+			err = -EIO;
+		goto err_destroy_cq;
+	}
+	if (udata) {
+		err = axon_create_cq_user(adev, cq, udata);
+		if (err)
+			goto err_erase;
+	}
+	ibcq->cqe = cq->depth;
+	return 0;
+
+err_erase:
+	xa_erase(&adev->cqs, cq->cqn);
+	axon_sync_events(adev);
+err_destroy_cq:
+	if (axon_cmd_destroy_cq(&adev->aq, cq->cqn) == -ETIMEDOUT)
+		goto err_out;	/* the device may still write the ring */
+err_free_mem:
+	axon_qmem_free(adev, &cq->mem);
+err_out:
+	ibdev_dbg(&adev->ibdev, "create_cq (%d entries) failed: %d\n",
+		  attr->cqe, err);
+	return err;
+}
+
+/*
+ * Leave the event handlers' table first, so that the cqn is free for the
+ * next CQ the moment the device releases it. Only when the device did not
+ * answer may it still write the ring: it is leaked then.
+ */
+int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibcq->device);
+	struct axon_cq *cq = to_acq(ibcq);
+	int err;
+
+	xa_erase(&adev->cqs, cq->cqn);
+	axon_sync_events(adev);
+	err = axon_cmd_destroy_cq(&adev->aq, cq->cqn);
+	if (err)
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "destroy cq %u failed: %d\n", cq->cqn,
+				      err);
+	if (err != -ETIMEDOUT)
+		axon_qmem_free(adev, &cq->mem);
+	return 0;
+}
+
+/* The CQE at the consumer index if the device has written it. */
+static struct axon_cqe *axon_cq_peek(struct axon_cq *cq)
+{
+	struct axon_cqe *cqe = cq->mem.va +
+			       (size_t)(cq->cons & (cq->depth - 1)) *
+			       AXON_CQE_SIZE;
+	/* the first pass over the ring writes phase 1, the next 0, ... */
+	bool phase = !(cq->cons & cq->depth);
+
+	if (!!(READ_ONCE(cqe->flags) & AXON_CQE_PHASE) != phase)
+		return NULL;
+	/* read the entry only after seeing its phase */
+	dma_rmb();
+	return cqe;
+}
+
+/* Fill @wc from @cqe; false if its QP is gone (the CQE is dropped). */
+static bool axon_cq_complete(struct axon_dev *adev, struct axon_cqe *cqe,
+			     struct ib_wc *wc)
+{
+	struct axon_qp *qp;
+
+	if (axon_cqe_to_wc(cqe, wc))
+		dev_warn_ratelimited(&adev->pdev->dev,
+				     "bad CQE: opcode %u status %u flags 0x%x\n",
+				     cqe->opcode, cqe->status, cqe->flags);
+	qp = xa_load(&adev->qps, le32_to_cpu(cqe->qpn));
+	if (!qp)
+		return false;
+	wc->qp = &qp->ibqp;
+	axon_qp_completed(qp, cqe->flags & AXON_CQE_RECV,
+			  le16_to_cpu(cqe->wqe_index));
+	return true;
+}
+
+int axon_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)
+{
+	struct axon_dev *adev = to_adev(ibcq->device);
+	struct axon_cq *cq = to_acq(ibcq);
+	struct axon_cqe *cqe;
+	unsigned long flags;
+	u32 start;
+	int n = 0;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	start = cq->cons;
+	while (n < num_entries) {
+		cqe = axon_cq_peek(cq);
+		if (!cqe)
+			break;
+		if (axon_cq_complete(adev, cqe, &wc[n]))
+			n++;
+		cq->cons++;
+	}
+	if (cq->cons != start) {
+		/* the entries are read before the device may reuse them */
+		dma_mb();
+		WRITE_ONCE(axon_cq_dbrec(cq)->cons_index,
+			   cpu_to_le32(cq->cons));
+	}
+	spin_unlock_irqrestore(&cq->lock, flags);
+	return n;
+}
+
+int axon_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags)
+{
+	struct axon_dev *adev = to_adev(ibcq->device);
+	struct axon_cq *cq = to_acq(ibcq);
+	unsigned long irqflags;
+	bool pending;
+
+	axon_ring_db(adev, AXON_DB_CQ_ARM, cq->cqn,
+		     (flags & IB_CQ_SOLICITED_MASK) == IB_CQ_SOLICITED ?
+		     AXON_CQ_ARM_SOLICITED : AXON_CQ_ARM_NEXT);
+	if (!(flags & IB_CQ_REPORT_MISSED_EVENTS))
+		return 0;
+	spin_lock_irqsave(&cq->lock, irqflags);
+	pending = axon_cq_peek(cq);
+	spin_unlock_irqrestore(&cq->lock, irqflags);
+	return pending;
+}
+
+/* AXON_EVENT_CQ_ERROR: the CQ overflowed. */
+void axon_cq_event(struct axon_dev *adev, u32 cqn)
+{
+	struct axon_cq *cq = xa_load(&adev->cqs, cqn);
+	struct ib_event event = {
+		.device = &adev->ibdev,
+		.event = IB_EVENT_CQ_ERR,
+	};
+
+	if (!cq) {
+		dev_dbg(&adev->pdev->dev, "event for unknown cq %u\n", cqn);
+		return;
+	}
+	dev_warn_ratelimited(&adev->pdev->dev, "cq %u overflowed\n", cqn);
+	event.element.cq = &cq->ibcq;
+	if (cq->ibcq.event_handler)
+		cq->ibcq.event_handler(&event, cq->ibcq.cq_context);
+}
+
+/* AXON_EVENT_COMPLETION, from the hard interrupt. */
+void axon_cq_comp_event(struct axon_dev *adev, u32 cqn)
+{
+	struct axon_cq *cq = xa_load(&adev->cqs, cqn);
+
+	if (cq && cq->ibcq.comp_handler)
+		cq->ibcq.comp_handler(&cq->ibcq, cq->ibcq.cq_context);
+}

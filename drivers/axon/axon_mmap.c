@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon memory shared with the device and with processes: queue memory and
+ * the doorbell pages of user contexts.
+ *
+ * Queues (CQ rings, send and receive queues) are allocated by the driver:
+ * physically contiguous, zeroed pages mapped for the device. A user
+ * queue's pages are inserted into the process with vm_insert_page(), which
+ * takes a reference on each page, and belong to its mmap entry from then
+ * on: destroying the queue stops the device first, unmaps the pages for
+ * the device and removes the entry; the pages are freed when the last
+ * entry reference goes (axon_mmap_free) and stay alive while the process
+ * maps them. A process that keeps a mapping after the queue was destroyed,
+ * or after its context was disassociated on unplug, can only touch pages
+ * it owns and the device no longer uses.
+ *
+ * A context's doorbell page is device memory mapped uncached through
+ * rdma_user_mmap_io(), so the RDMA core zaps it on disassociation and the
+ * page can go to a new context only once no process maps it.
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/gfp.h>
+#include <linux/mm.h>
+#include <linux/slab.h>
+
+#include "axon.h"
+
+enum axon_mmap_type {
+	AXON_MMAP_DB,		/* a doorbell page */
+	AXON_MMAP_QUEUE,	/* queue memory */
+};
+
+struct axon_mmap_entry {
+	struct rdma_user_mmap_entry rdma;
+	enum axon_mmap_type type;
+	phys_addr_t db_addr;	/* AXON_MMAP_DB */
+	void *va;		/* AXON_MMAP_QUEUE: freed with the entry */
+	size_t size;
+};
+
+static struct axon_mmap_entry *
+to_ammap(struct rdma_user_mmap_entry *rdma_entry)
+{
+	return container_of(rdma_entry, struct axon_mmap_entry, rdma);
+}
+
+int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size)
+{
+	struct device *dev = &adev->pdev->dev;
+
+	mem->entry = NULL;
+	mem->size = PAGE_ALIGN(size);
+	/* large queues may simply not be available: no warning */
+	mem->va = alloc_pages_exact(mem->size,
+				    GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
+	if (!mem->va)
+		return -ENOMEM;
+	mem->dma = dma_map_single(dev, mem->va, mem->size, DMA_BIDIRECTIONAL);
+	if (dma_mapping_error(dev, mem->dma)) {
+		free_pages_exact(mem->va, mem->size);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* Only once the device no longer uses the queue. */
+void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem)
+{
+	dma_unmap_single(&adev->pdev->dev, mem->dma, mem->size,
+			 DMA_BIDIRECTIONAL);
+	if (mem->entry)
+		rdma_user_mmap_entry_remove(mem->entry);
+	else
+		free_pages_exact(mem->va, mem->size);
+}
+
+/* Make queue memory mappable by the context's process at offset *key. */
+int axon_qmem_expose(struct axon_ucontext *uctx, struct axon_qmem *mem,
+		     u64 *key)
+{
+	struct axon_mmap_entry *entry;
+	int err;
+
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->type = AXON_MMAP_QUEUE;
+	entry->va = mem->va;
+	entry->size = mem->size;
+	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma,
+					  mem->size);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+	mem->entry = &entry->rdma;
+	*key = rdma_user_mmap_get_offset(&entry->rdma);
+	return 0;
+}
+
+/* A doorbell page for a new user context; none without RDMA. */
+int axon_alloc_uar(struct axon_dev *adev, struct axon_ucontext *uctx)
+{
+	struct axon_mmap_entry *entry;
+	int uar, err;
+
+	uctx->uar = 0;
+	uctx->db_entry = NULL;
+	if (!adev->rdma)
+		return 0;
+
+	uar = ida_alloc_range(&adev->uar_ida, 1, adev->db_pages - 1,
+			      GFP_KERNEL);
+	if (uar < 0)
+		return uar == -ENOSPC ? -ENOMEM : uar;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry) {
+		err = -ENOMEM;
+		goto err_free_uar;
+	}
+	entry->type = AXON_MMAP_DB;
+	entry->db_addr = adev->db_phys + (phys_addr_t)uar * AXON_DB_PAGE_SIZE;
+	entry->size = AXON_DB_PAGE_SIZE;
+	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma,
+					  AXON_DB_PAGE_SIZE);
+	if (err)
+		goto err_free_entry;
+	uctx->uar = uar;
+	uctx->db_entry = &entry->rdma;
+	return 0;
+
+err_free_entry:
+	kfree(entry);
+err_free_uar:
+	ida_free(&adev->uar_ida, uar);
+	return err;
+}
+
+void axon_free_uar(struct axon_dev *adev, struct axon_ucontext *uctx)
+{
+	if (!uctx->db_entry)
+		return;
+	rdma_user_mmap_entry_remove(uctx->db_entry);
+	ida_free(&adev->uar_ida, uctx->uar);
+}
+
+static int axon_mmap_queue(struct vm_area_struct *vma,
+			   struct axon_mmap_entry *entry)
+{
+	size_t off;
+	int err;
+
+	for (off = 0; off < entry->size; off += PAGE_SIZE) {
+		err = vm_insert_page(vma, vma->vm_start + off,
+				     virt_to_page(entry->va + off));
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+int axon_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
+{
+	struct rdma_user_mmap_entry *rdma_entry;
+	struct axon_mmap_entry *entry;
+	int err;
+
+	/* a private copy would never reach the device */
+	if (!(vma->vm_flags & VM_SHARED))
+		return -EINVAL;
+	/* NULL also when the length does not match the entry */
+	rdma_entry = rdma_user_mmap_entry_get(ibuctx, vma);
+	if (!rdma_entry)
+		return -EINVAL;
+	entry = to_ammap(rdma_entry);
+	if (entry->type == AXON_MMAP_DB)
+		err = rdma_user_mmap_io(ibuctx, vma, PHYS_PFN(entry->db_addr),
+					entry->size,
+					pgprot_noncached(vma->vm_page_prot),
+					rdma_entry);
+	else
+		err = axon_mmap_queue(vma, entry);
+	rdma_user_mmap_entry_put(rdma_entry);
+	if (err)
+		ibdev_dbg(ibuctx->device, "mmap at 0x%lx failed: %d\n",
+			  vma->vm_pgoff, err);
+	return err;
+}
+
+void axon_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
+{
+	struct axon_mmap_entry *entry = to_ammap(rdma_entry);
+
+	if (entry->type == AXON_MMAP_QUEUE)
+		free_pages_exact(entry->va, entry->size);
+	kfree(entry);
+}
+
+/* After a CQ or QP left its xarray: no handler still uses it. */
+void axon_sync_events(struct axon_dev *adev)
+{
+	synchronize_irq(pci_irq_vector(adev->pdev, AXON_MSIX_ASYNC));
+	synchronize_irq(pci_irq_vector(adev->pdev, AXON_MSIX_COMP));
+}

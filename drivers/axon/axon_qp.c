@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon RC queue pairs. The send and receive queues are rings of
+ * power-of-2 WQE slots in kernel memory the device reads; a user QP's
+ * rings are mapped into the process, which posts and rings its doorbell
+ * page itself. A kernel QP is posted here and rung through page 0; its
+ * consumer indexes advance as poll_cq sees its completions.
+ *
+ * The QP state machine runs in the device: modify_qp checks the
+ * transition with ib_modify_qp_is_ok(), converts the attributes and lets
+ * the device decide; query_qp asks the device, which may have moved the
+ * QP to ERR on its own.
+ */
+
+#include <linux/slab.h>
+#include <rdma/uverbs_ioctl.h>
+
+#include "axon.h"
+#include "axon_cmds.h"
+#include "axon_util.h"
+
+static int axon_check_create_qp(struct axon_dev *adev,
+				const struct ib_qp_init_attr *init_attr,
+				struct ib_udata *udata)
+{
+	struct axon_create_qp_req req = {};
+	bool tail_zero;
+	int err;
+
+	if (init_attr->qp_type != IB_QPT_RC || init_attr->srq ||
+	    init_attr->rwq_ind_tbl || init_attr->create_flags)
+		return -EOPNOTSUPP;
+	if (!init_attr->send_cq || !init_attr->recv_cq)
+		return -EINVAL;
+	if (!udata)
+		return 0;
+
+	tail_zero = udata->inlen <= sizeof(req) ||
+		    ib_is_udata_cleared(udata, sizeof(req),
+					udata->inlen - sizeof(req));
+	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
+	if (err)
+		return err;
+	return axon_check_create_qp_req(&req, tail_zero, udata->outlen);
+}
+
+static int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq,
+			 u32 depth, u8 wqe_shift, u32 max_sge)
+{
+	wq->depth = depth;
+	wq->wqe_shift = wqe_shift;
+	wq->max_sge = max_sge;
+	wq->head = 0;
+	wq->tail = 0;
+	spin_lock_init(&wq->lock);
+	return axon_qmem_alloc(adev, &wq->mem, (size_t)depth << wqe_shift);
+}
+
+static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
+{
+	struct axon_ucontext *uctx =
+		rdma_udata_to_drv_context(udata, struct axon_ucontext,
+					  ibucontext);
+	struct axon_create_qp_resp resp = {};
+	int err;
+
+	err = axon_qmem_expose(uctx, &qp->sq.mem, &resp.sq_mmap_key);
+	if (err)
+		return err;
+	err = axon_qmem_expose(uctx, &qp->rq.mem, &resp.rq_mmap_key);
+	if (err)
+		return err;
+	resp.qpn = qp->qpn;
+	resp.sq_depth = qp->sq.depth;
+	resp.rq_depth = qp->rq.depth;
+	resp.sq_wqe_shift = qp->sq.wqe_shift;
+	resp.rq_wqe_shift = qp->rq.wqe_shift;
+	resp.max_inline = qp->max_inline;
+	resp.sq_size = qp->sq.mem.size;
+	resp.rq_size = qp->rq.mem.size;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
+		   struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	const struct axon_dev_attr *a = &adev->attr;
+	struct axon_qp_limits lim = {
+		.max_wr = le32_to_cpu(a->max_qp_wr),
+		.max_sge = le32_to_cpu(a->max_sge),
+		.max_inline = le32_to_cpu(a->max_inline),
+	};
+	struct axon_qp *qp = to_aqp(ibqp);
+	struct axon_qp_params p = {};
+	struct axon_qp_geom g;
+	int err;
+
+	err = axon_check_create_qp(adev, init_attr, udata);
+	if (err)
+		goto err_out;
+	err = axon_qp_geometry(&init_attr->cap, &lim, &g);
+	if (err)
+		goto err_out;
+
+	qp->kernel = !udata;
+	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
+	qp->max_inline = g.max_inline;
+	qp->state = IB_QPS_RESET;
+	qp->dest_qpn = 0;
+	mutex_init(&qp->state_mutex);
+	err = axon_wq_alloc(adev, &qp->sq, g.sq_depth, g.sq_wqe_shift,
+			    g.max_send_sge);
+	if (err)
+		goto err_out;
+	err = axon_wq_alloc(adev, &qp->rq, g.rq_depth, g.rq_wqe_shift,
+			    g.max_recv_sge);
+	if (err)
+		goto err_free_sq;
+
+	p.pdn = to_apd(ibqp->pd)->pdn;
+	p.send_cqn = to_acq(init_attr->send_cq)->cqn;
+	p.recv_cqn = to_acq(init_attr->recv_cq)->cqn;
+	p.uar = udata ? rdma_udata_to_drv_context(udata, struct axon_ucontext,
+						  ibucontext)->uar : 0;
+	p.sq_addr = qp->sq.mem.dma;
+	p.rq_addr = qp->rq.mem.dma;
+	p.sq_depth = g.sq_depth;
+	p.rq_depth = g.rq_depth;
+	p.sq_wqe_shift = g.sq_wqe_shift;
+	p.rq_wqe_shift = g.rq_wqe_shift;
+	p.sq_sig_all = qp->sig_all;
+	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
+	if (err)
+		goto err_free_rq;
+	err = xa_insert(&adev->qps, qp->qpn, qp, GFP_KERNEL);
+	if (err) {
+		/* the device handed out a qpn that is in use */
+		if (err == -EBUSY)
+			err = -EIO;
+		goto err_destroy_qp;
+	}
+	if (udata) {
+		err = axon_create_qp_user(qp, udata);
+		if (err)
+			goto err_erase;
+	}
+	ibqp->qp_num = qp->qpn;
+	axon_qp_geom_caps(&g, &init_attr->cap);
+	return 0;
+
+err_erase:
+	xa_erase(&adev->qps, qp->qpn);
+	axon_sync_events(adev);
+err_destroy_qp:
+	if (axon_cmd_destroy_qp(&adev->aq, qp->qpn) == -ETIMEDOUT)
+		goto err_out;	/* the device may still use the rings */
+err_free_rq:
+	axon_qmem_free(adev, &qp->rq.mem);
+err_free_sq:
+	axon_qmem_free(adev, &qp->sq.mem);
+err_out:
+	ibdev_dbg(&adev->ibdev,
+		  "create_qp (type %d, wr %u/%u, sge %u/%u, inline %u) failed: %d\n",
+		  init_attr->qp_type, init_attr->cap.max_send_wr,
+		  init_attr->cap.max_recv_wr, init_attr->cap.max_send_sge,
+		  init_attr->cap.max_recv_sge, init_attr->cap.max_inline_data,
+		  err);
+	return err;
+}
+
+/* The device forgot the queues' state: so does a kernel QP. */
+static void axon_qp_reset_queues(struct axon_qp *qp)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&qp->sq.lock, flags);
+	qp->sq.head = 0;
+	qp->sq.tail = 0;
+	spin_unlock_irqrestore(&qp->sq.lock, flags);
+	spin_lock_irqsave(&qp->rq.lock, flags);
+	qp->rq.head = 0;
+	qp->rq.tail = 0;
+	spin_unlock_irqrestore(&qp->rq.lock, flags);
+}
+
+int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		   struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	struct axon_qp *qp = to_aqp(ibqp);
+	struct axon_qp_conv conv = {
+		.qpn = qp->qpn,
+		.active_mtu = axon_active_mtu(adev),
+		.max_rd_atomic = min_t(u32, AXON_MAX_RD_ATOMIC,
+				       le32_to_cpu(adev->attr.max_qp_rd_atom)),
+	};
+	enum ib_qp_state cur, next;
+	struct axon_qp_attr aattr;
+	u32 amask;
+	int err;
+
+	if (udata && udata->inlen &&
+	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
+		err = -EINVAL;
+		goto err_out;
+	}
+
+	mutex_lock(&qp->state_mutex);
+	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	next = mask & IB_QP_STATE ? attr->qp_state : cur;
+	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask)) {
+		err = -EINVAL;
+		goto err_unlock;
+	}
+	conv.dest_qpn = qp->dest_qpn;
+	err = axon_qp_attr_from_ib(attr, mask, &conv, &aattr, &amask);
+	if (err)
+		goto err_unlock;
+	err = axon_cmd_modify_qp(&adev->aq, qp->qpn, amask, &aattr);
+	if (err)
+		goto err_unlock;
+
+	qp->state = next;
+	if (mask & IB_QP_DEST_QPN)
+		qp->dest_qpn = attr->dest_qp_num;
+	if (next == IB_QPS_RESET && qp->kernel)
+		axon_qp_reset_queues(qp);
+	mutex_unlock(&qp->state_mutex);
+	return 0;
+
+err_unlock:
+	mutex_unlock(&qp->state_mutex);
+err_out:
+	ibdev_dbg(&adev->ibdev, "modify_qp %u (mask 0x%x, state %d) failed: %d\n",
+		  qp->qpn, mask, mask & IB_QP_STATE ? attr->qp_state : -1, err);
+	return err;
+}
+
+int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
+		  struct ib_qp_init_attr *init_attr)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	struct axon_qp *qp = to_aqp(ibqp);
+	struct axon_qp_attr aattr;
+	int err;
+
+	err = axon_cmd_query_qp(&adev->aq, qp->qpn, &aattr);
+	if (err)
+		return err;
+
+	memset(attr, 0, sizeof(*attr));
+	axon_qp_attr_to_ib(&aattr, attr);
+	attr->cap.max_send_wr = qp->sq.depth;
+	attr->cap.max_recv_wr = qp->rq.depth;
+	attr->cap.max_send_sge = qp->sq.max_sge;
+	attr->cap.max_recv_sge = qp->rq.max_sge;
+	attr->cap.max_inline_data = qp->max_inline;
+
+	memset(init_attr, 0, sizeof(*init_attr));
+	init_attr->qp_type = IB_QPT_RC;
+	init_attr->send_cq = ibqp->send_cq;
+	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->cap = attr->cap;
+	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
+					       IB_SIGNAL_REQ_WR;
+	return 0;
+}
+
+/* Wait for pollers of @ibcq that may have found the QP before it left. */
+static void axon_qp_flush_poller(struct ib_cq *ibcq)
+{
+	struct axon_cq *cq = to_acq(ibcq);
+	unsigned long flags;
+
+	spin_lock_irqsave(&cq->lock, flags);
+	spin_unlock_irqrestore(&cq->lock, flags);
+}
+
+/* As for CQs: leave the tables first; leak the rings if the device hung. */
+int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	struct axon_qp *qp = to_aqp(ibqp);
+	int err;
+
+	xa_erase(&adev->qps, qp->qpn);
+	axon_sync_events(adev);
+	if (qp->kernel) {
+		axon_qp_flush_poller(ibqp->send_cq);
+		axon_qp_flush_poller(ibqp->recv_cq);
+	}
+	err = axon_cmd_destroy_qp(&adev->aq, qp->qpn);
+	if (err)
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "destroy qp %u failed: %d\n", qp->qpn,
+				      err);
+	if (err != -ETIMEDOUT) {
+		axon_qmem_free(adev, &qp->rq.mem);
+		axon_qmem_free(adev, &qp->sq.mem);
+	}
+	return 0;
+}
+
+static void *axon_wq_slot(struct axon_wq *wq)
+{
+	return wq->mem.va + ((size_t)(wq->head & (wq->depth - 1)) <<
+			     wq->wqe_shift);
+}
+
+static bool axon_wq_full(struct axon_wq *wq)
+{
+	return (u16)(wq->head - READ_ONCE(wq->tail)) >= wq->depth;
+}
+
+int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
+		   const struct ib_send_wr **bad_wr)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	struct axon_qp *qp = to_aqp(ibqp);
+	struct axon_wq *sq = &qp->sq;
+	unsigned long flags;
+	u16 start;
+	int err = 0;
+
+	spin_lock_irqsave(&sq->lock, flags);
+	start = sq->head;
+	for (; wr; wr = wr->next) {
+		if (READ_ONCE(qp->state) < IB_QPS_RTS) {
+			err = -EINVAL;
+			break;
+		}
+		if (axon_wq_full(sq)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = axon_build_send_wqe(wr, axon_wq_slot(sq),
+					  1u << sq->wqe_shift, sq->max_sge,
+					  qp->max_inline, qp->sig_all);
+		if (err)
+			break;
+		sq->head++;
+	}
+	if (sq->head != start)
+		axon_ring_db(adev, AXON_DB_SQ, qp->qpn, sq->head);
+	spin_unlock_irqrestore(&sq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
+		   const struct ib_recv_wr **bad_wr)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	struct axon_qp *qp = to_aqp(ibqp);
+	struct axon_wq *rq = &qp->rq;
+	unsigned long flags;
+	u16 start;
+	int err = 0;
+
+	spin_lock_irqsave(&rq->lock, flags);
+	start = rq->head;
+	for (; wr; wr = wr->next) {
+		if (READ_ONCE(qp->state) == IB_QPS_RESET) {
+			err = -EINVAL;
+			break;
+		}
+		if (axon_wq_full(rq)) {
+			err = -ENOMEM;
+			break;
+		}
+		err = axon_build_recv_wqe(wr, axon_wq_slot(rq), rq->max_sge);
+		if (err)
+			break;
+		rq->head++;
+	}
+	if (rq->head != start)
+		axon_ring_db(adev, AXON_DB_RQ, qp->qpn, rq->head);
+	spin_unlock_irqrestore(&rq->lock, flags);
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
+/* poll_cq saw the completion of a kernel QP's WQE: free its slots. */
+void axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index)
+{
+	if (!qp->kernel)
+		return;
+	if (recv)
+		WRITE_ONCE(qp->rq.tail, qp->rq.tail + 1);
+	else
+		/* completions are in order: all WQEs up to this one are done */
+		WRITE_ONCE(qp->sq.tail, wqe_index + 1);
+}
+
+void axon_qp_event(struct axon_dev *adev, u32 qpn, u16 type)
+{
+	struct axon_qp *qp = xa_load(&adev->qps, qpn);
+	struct ib_event event = { .device = &adev->ibdev };
+
+	if (!qp) {
+		dev_dbg(&adev->pdev->dev, "event %u for unknown qp %u\n",
+			type, qpn);
+		return;
+	}
+	if (!axon_qp_event_type(type, &event.event))
+		return;
+	event.element.qp = &qp->ibqp;
+	if (qp->ibqp.event_handler)
+		qp->ibqp.event_handler(&event, qp->ibqp.qp_context);
+}
