@@ -221,7 +221,8 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto err_unlock;
 
-	qp->state = next;
+	/* the post verbs of kernel QPs read it without the mutex */
+	WRITE_ONCE(qp->state, next);
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
 	if (next == IB_QPS_RESET && qp->kernel)
