@@ -166,10 +166,7 @@ int axon_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	struct axon_mmap_entry *entry;
 	int err;
 
-	/* a private copy would never reach the device */
-	if (!(vma->vm_flags & VM_SHARED))
-		return -EINVAL;
-	/* NULL also when the length does not match the entry */
+	/* NULL also for a private mapping or a length not the entry's */
 	rdma_entry = rdma_user_mmap_entry_get(ibuctx, vma);
 	if (!rdma_entry)
 		return -EINVAL;
