@@ -24,6 +24,7 @@
 #include "trace.h"
 
 #include "axon-nic.h"
+#include "axon-nic-rdma.h"
 
 #define AXON_ETH_DESC_SIZE sizeof(struct axon_eth_desc)
 QEMU_BUILD_BUG_ON(sizeof(struct axon_eth_desc) != 16);
@@ -335,9 +336,9 @@ static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
         return size;
     }
     if (axon_nic_eth_is_rocev2(buf, size)) {
-        /* for the RDMA engine, which is not there yet */
         trace_axon_nic_eth_rx_roce(size);
         e->stat_rx_roce++;
+        axon_roce_rx_frame(s, buf, size);
         return size;
     }
     if (e->rx.idx == e->rx_tail) {

@@ -4,9 +4,9 @@
  * This part models the control plane: identity and status registers,
  * the reset and enable handshake, the admin queue (submission and
  * completion rings in guest memory), the async event queue, the port
- * state and MSI-X. The Ethernet function is in axon-nic-eth.c. The
- * device interface is include/uapi/axon/axon_dev.h, shared with the
- * driver.
+ * state and MSI-X. The Ethernet function is in axon-nic-eth.c, the
+ * RDMA engine in axon-nic-rdma.c and axon-nic-roce.c. The device
+ * interface is include/uapi/axon/axon_dev.h, shared with the driver.
  *
  * Nothing the guest writes is trusted: queue bases, depths, doorbell
  * indexes and every command field are checked before use, and a bad
@@ -32,6 +32,7 @@
 #include "trace.h"
 
 #include "axon-nic.h"
+#include "axon-nic-rdma.h"
 
 #define AXON_NIC_FW_VERSION ((1U << 24) | (0U << 16) | 1U)
 #define AXON_NIC_ADMIN_TIMEOUT_MS 5000
@@ -53,8 +54,9 @@ bool axon_nic_ready(AxonNicState *s)
     return (s->status & AXON_STATUS_READY) && !(s->status & AXON_STATUS_FATAL);
 }
 
-static void axon_nic_write_event(AxonNicState *s, uint16_t type,
-                                 uint32_t param);
+static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
+                                 uint32_t head, unsigned vector,
+                                 uint16_t type, uint32_t param);
 
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
 {
@@ -67,19 +69,23 @@ void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
     axon_nic_eth_halt(s);
     /* tell the driver, if the event ring itself still works */
     if (s->status & AXON_STATUS_READY) {
-        axon_nic_write_event(s, AXON_EVENT_FATAL, 0);
+        axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC,
+                             AXON_EVENT_FATAL, 0);
     }
 }
 
-/* Queue an event on a validated event ring, even on a dead device. */
-static void axon_nic_write_event(AxonNicState *s, uint16_t type,
-                                 uint32_t param)
+/*
+ * Queue an event on a validated event ring (the async one or the CEQ),
+ * even on a dead device.
+ */
+static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
+                                 uint32_t head, unsigned vector,
+                                 uint16_t type, uint32_t param)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
-    AxonRing *eq = &s->eq;
     struct axon_event ev = {};
 
-    if ((eq->idx + 1) % eq->depth == s->eq_head) {
+    if ((eq->idx + 1) % eq->depth == head) {
         trace_axon_nic_err_eq_full(type, param);
         s->stat_eq_drops++;
         return;
@@ -99,13 +105,23 @@ static void axon_nic_write_event(AxonNicState *s, uint16_t type,
         eq->idx = 0;
         eq->phase = !eq->phase;
     }
-    axon_nic_irq(s, AXON_MSIX_ASYNC);
+    axon_nic_irq(s, vector);
 }
 
-static void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
+void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
 {
     if (axon_nic_ready(s)) {
-        axon_nic_write_event(s, type, param);
+        axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC, type,
+                             param);
+    }
+}
+
+/* A CQ armed through its doorbell got the CQE it waited for. */
+void axon_nic_post_completion(AxonNicState *s, uint32_t cqn)
+{
+    if (axon_nic_ready(s) && s->ceq.depth) {
+        axon_nic_write_event(s, &s->ceq, s->ceq_head, AXON_MSIX_COMP,
+                             AXON_EVENT_COMPLETION, cqn);
     }
 }
 
@@ -149,16 +165,20 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
         return AXON_ADMIN_BAD_PARAM;
     }
 
-    /*
-     * Only what the device implements is advertised: PDs so far. Queue
-     * pairs, CQs and MRs arrive with the RDMA engine.
-     */
-    attr.max_mr_size = cpu_to_le64(0);
+    attr.max_mr_size = cpu_to_le64(AXON_RDMA_MAX_MR_SIZE);
     attr.page_size_cap = cpu_to_le64(4096 | (2ULL << 20) | (1ULL << 30));
     attr.sys_image_guid = cpu_to_le64(axon_nic_eui64(&s->conf.macaddr));
     attr.vendor_part_id = cpu_to_le32(AXON_PCI_DEVICE_ID_NIC);
     attr.hw_ver = cpu_to_le32(PCI_DEVICE_GET_CLASS(s)->revision);
+    attr.max_qp = cpu_to_le32(AXON_RDMA_MAX_QP);
+    attr.max_qp_wr = cpu_to_le32(AXON_WQ_MAX_DEPTH);
+    attr.max_sge = cpu_to_le32(AXON_MAX_SGE);
+    attr.max_cq = cpu_to_le32(AXON_RDMA_MAX_CQ);
+    attr.max_cqe = cpu_to_le32(AXON_CQ_MAX_DEPTH);
+    attr.max_mr = cpu_to_le32(AXON_RDMA_MAX_MR);
     attr.max_pd = cpu_to_le32(s->max_pd);
+    attr.max_qp_rd_atom = cpu_to_le32(AXON_MAX_RD_ATOMIC);
+    attr.max_inline = cpu_to_le32(AXON_MAX_INLINE);
     attr.num_ports = cpu_to_le32(AXON_NIC_PORTS);
     memcpy(attr.mac, s->conf.macaddr.a, sizeof(attr.mac));
 
@@ -217,6 +237,9 @@ static uint16_t axon_nic_destroy_pd(AxonNicState *s,
     if (pdn >= s->max_pd || !test_bit(pdn, s->pd_table)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
+    if (axon_rdma_pd_busy(s, pdn)) {
+        return AXON_ADMIN_BUSY;
+    }
     clear_bit(pdn, s->pd_table);
     return AXON_ADMIN_SUCCESS;
 }
@@ -270,8 +293,7 @@ static uint16_t axon_nic_exec_admin(AxonNicState *s,
     case AXON_ADMIN_SET_GID:
         return axon_nic_set_gid(s, cmd);
     default:
-        trace_axon_nic_err_admin_opcode(opcode);
-        return AXON_ADMIN_BAD_OPCODE;
+        return axon_rdma_admin(s, cmd, result);
     }
 }
 
@@ -345,8 +367,10 @@ static void axon_nic_reset_state(AxonNicState *s)
     memset(&s->aq_sq, 0, sizeof(s->aq_sq));
     memset(&s->aq_cq, 0, sizeof(s->aq_cq));
     memset(&s->eq, 0, sizeof(s->eq));
+    memset(&s->ceq, 0, sizeof(s->ceq));
     s->aq_sq_tail = 0;
     s->eq_head = 0;
+    s->ceq_head = 0;
     s->stat_aq_cmds = 0;
     s->stat_aq_errors = 0;
     s->stat_events = 0;
@@ -354,6 +378,7 @@ static void axon_nic_reset_state(AxonNicState *s)
     bitmap_zero(s->pd_table, s->max_pd);
     memset(s->gid_tbl, 0, sizeof(s->gid_tbl));
     axon_nic_eth_reset(s);
+    axon_rdma_reset(s);
 }
 
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size)
@@ -379,6 +404,11 @@ static enum axon_dev_error axon_nic_check_queues(AxonNicState *s)
     if (!axon_nic_check_ring(&s->eq, sizeof(struct axon_event))) {
         return AXON_DEV_ERR_EQ_CONFIG;
     }
+    /* a driver without RDMA leaves the CEQ unprogrammed */
+    if ((s->ceq.base || s->ceq.depth) &&
+        !axon_nic_check_ring(&s->ceq, sizeof(struct axon_event))) {
+        return AXON_DEV_ERR_CEQ_CONFIG;
+    }
     return AXON_DEV_ERR_NONE;
 }
 
@@ -400,6 +430,9 @@ static void axon_nic_enable(AxonNicState *s)
     s->eq.idx = 0;
     s->eq.phase = true;
     s->eq_head = 0;
+    s->ceq.idx = 0;
+    s->ceq.phase = true;
+    s->ceq_head = 0;
     s->error = AXON_DEV_ERR_NONE;
     s->ctrl |= AXON_CTRL_ENABLE;
     s->status |= AXON_STATUS_READY;
@@ -429,6 +462,8 @@ QEMU_BUILD_BUG_ON(AXON_REG_AQ_CQ_DEPTH - AXON_REG_AQ_CQ_BASE_LO !=
                   AXON_RING_DEPTH);
 QEMU_BUILD_BUG_ON(AXON_REG_EQ_BASE_HI - AXON_REG_EQ_BASE_LO !=
                   AXON_RING_BASE_HI);
+QEMU_BUILD_BUG_ON(AXON_REG_CEQ_DEPTH - AXON_REG_CEQ_BASE_LO !=
+                  AXON_RING_DEPTH);
 
 static AxonRing *axon_nic_setup_ring(AxonNicState *s, hwaddr addr)
 {
@@ -437,6 +472,8 @@ static AxonRing *axon_nic_setup_ring(AxonNicState *s, hwaddr addr)
         return &s->aq_sq;
     case AXON_REG_AQ_CQ_BASE_LO:
         return &s->aq_cq;
+    case AXON_REG_CEQ_BASE_LO:
+        return &s->ceq;
     default:
         return &s->eq;
     }
@@ -483,7 +520,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case AXON_REG_CAPS:
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
-              AXON_CAP_ETHERNET;
+              AXON_CAP_ETHERNET | AXON_CAP_RDMA;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -509,6 +546,9 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_EQ_BASE_LO:
     case AXON_REG_EQ_BASE_HI:
     case AXON_REG_EQ_DEPTH:
+    case AXON_REG_CEQ_BASE_LO:
+    case AXON_REG_CEQ_BASE_HI:
+    case AXON_REG_CEQ_DEPTH:
         val = axon_nic_read_setup(axon_nic_setup_ring(s, addr),
                                   addr & AXON_RING_REG_MASK);
         break;
@@ -526,6 +566,12 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case AXON_REG_STAT_EQ_DROPS:
         val = s->stat_eq_drops;
+        break;
+    case AXON_REG_DB_PAGES:
+        val = AXON_RDMA_DB_PAGES;
+        break;
+    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_NAKS:
+        val = axon_rdma_stat(s, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         val = axon_nic_eth_mmio_read(s, addr);
@@ -611,6 +657,9 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
     case AXON_REG_EQ_BASE_LO:
     case AXON_REG_EQ_BASE_HI:
     case AXON_REG_EQ_DEPTH:
+    case AXON_REG_CEQ_BASE_LO:
+    case AXON_REG_CEQ_BASE_HI:
+    case AXON_REG_CEQ_DEPTH:
         if (axon_nic_setup_allowed(s, s->ctrl & AXON_CTRL_ENABLE, addr)) {
             axon_nic_write_setup(axon_nic_setup_ring(s, addr),
                                  addr & AXON_RING_REG_MASK, val);
@@ -624,6 +673,9 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_EQ_HEAD:
         axon_nic_doorbell(s, &s->eq_head, val, s->eq.depth, addr);
+        break;
+    case AXON_REG_CEQ_HEAD:
+        axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         axon_nic_eth_mmio_write(s, addr, val);
@@ -704,12 +756,14 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
                                       &DEVICE(pdev)->mem_reentrancy_guard);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     axon_nic_eth_realize(s);
+    axon_rdma_realize(s);
 }
 
 static void axon_nic_exit(PCIDevice *pdev)
 {
     AxonNicState *s = AXON_NIC(pdev);
 
+    axon_rdma_exit(s);
     axon_nic_eth_exit(s);
     qemu_bh_delete(s->admin_bh);
     g_free(s->pd_table);
@@ -735,6 +789,9 @@ static Property axon_nic_properties[] = {
     /* Test hook: stop completing admin commands after this many. */
     DEFINE_PROP_UINT32("x-admin-stall-after", AxonNicState,
                        admin_stall_after, 0),
+    /* Test hooks: RoCE to this device over netdev=, and a lossy wire. */
+    DEFINE_PROP_BOOL("x-wire-loopback", AxonNicState, wire_loopback, false),
+    DEFINE_PROP_UINT32("x-tx-drop-every", AxonNicState, tx_drop_every, 0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -8,6 +8,9 @@
  *
  *   axon-nic.c      control plane: registers, admin queue, events, MSI-X
  *   axon-nic-eth.c  Ethernet function: TX/RX rings, the netdev backend
+ *   axon-nic-rdma.c RDMA resources: doorbells, MRs, CQs, QPs (see
+ *                   axon-nic-rdma.h)
+ *   axon-nic-roce.c the RC transport over RoCEv2
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -65,6 +68,8 @@ typedef struct AxonEth {
     uint8_t tx_buf[AXON_NIC_ETH_MAX_FRAME];
 } AxonEth;
 
+typedef struct AxonRdma AxonRdma;
+
 struct AxonNicState {
     PCIDevice parent_obj;
 
@@ -81,6 +86,8 @@ struct AxonNicState {
     AxonRing aq_cq;         /* idx: device producer */
     AxonRing eq;            /* idx: device producer */
     uint32_t eq_head;       /* driver consumer */
+    AxonRing ceq;           /* completion events; idx: device producer */
+    uint32_t ceq_head;      /* driver consumer */
 
     uint32_t stat_aq_cmds;
     uint32_t stat_aq_errors;
@@ -92,17 +99,22 @@ struct AxonNicState {
     bool link_up;           /* port state last reported to the driver */
 
     AxonEth eth;
+    AxonRdma *rdma;
 
     /* properties */
     NICConf conf;           /* mac=, netdev= */
     uint32_t max_pd;
     uint32_t admin_stall_after; /* test hook, 0: never */
+    bool wire_loopback;     /* test hook: local QPs talk over the wire */
+    uint32_t tx_drop_every; /* test hook: lose every Nth RoCE frame */
 };
 
 /* axon-nic.c */
 bool axon_nic_ready(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
+void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);
+void axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
 bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);
 void axon_nic_set_port_state(AxonNicState *s, bool up);

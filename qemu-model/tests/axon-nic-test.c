@@ -1215,6 +1215,1093 @@ static void test_set_gid(void)
     axon_stop(a);
 }
 
+/* ---- RDMA ------------------------------------------------------------- */
+
+#define R_BASE 0x2000000ULL
+#define PBL_ADDR (R_BASE + 0x000000)    /* page lists, 64 KiB each */
+#define CEQ_ADDR (R_BASE + 0x100000)
+#define ATTR_ADDR (R_BASE + 0x110000)
+#define RCQ_ADDR(i) (R_BASE + 0x120000 + (i) * 0x10000)
+#define RSQ_ADDR(i) (R_BASE + 0x200000 + (i) * 0x40000)
+#define RRQ_ADDR(i) (R_BASE + 0x220000 + (i) * 0x40000)
+#define MEM_ADDR(i) (R_BASE + 0x400000 + (i) * 0x200000)
+#define MEM_PAGES 256                   /* 1 MiB per region */
+#define R_CQ_DEPTH 64
+#define R_WQ_DEPTH 64
+#define R_WQE_SHIFT 9
+#define R_UAR 3
+#define R_MTU 1024
+#define T_MAC "52:54:00:12:34:56"
+
+/* A region of 4 KiB pages in an MR whose page list is shuffled. */
+typedef struct TMr {
+    uint64_t iova;
+    uint32_t key;
+    uint64_t pages[MEM_PAGES];
+} TMr;
+
+typedef struct TCq {
+    uint32_t cqn;
+    uint64_t ring;
+    uint32_t cons;
+} TCq;
+
+typedef struct TQp {
+    uint32_t qpn;
+    uint64_t sq, rq;
+    uint16_t sq_pi, rq_pi;
+    TCq *scq, *rcq;
+} TQp;
+
+typedef struct Rdma {
+    Axon *a;
+    QPCIBar db;
+    uint32_t pdn;
+    TMr mr[2];
+    TCq cq[2];
+    TQp qp[2];
+} Rdma;
+
+static uint16_t cmd_result(Axon *a, struct axon_admin_cmd *cmd, uint16_t op,
+                           uint64_t *result)
+{
+    cmd->opcode = cpu_to_le16(op);
+    return run_cmd(a, cmd, result);
+}
+
+static uint16_t create_pd(Axon *a, uint64_t *pdn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_PD, pdn);
+}
+
+static uint16_t create_mr(Axon *a, uint32_t pdn, uint32_t access,
+                          uint64_t iova, uint64_t length, uint32_t npages,
+                          uint8_t shift, uint8_t levels, uint64_t *key)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.mr.pdn = cpu_to_le32(pdn);
+    cmd.mr.access = cpu_to_le32(access);
+    cmd.mr.iova = cpu_to_le64(iova);
+    cmd.mr.length = cpu_to_le64(length);
+    cmd.mr.pbl_addr = cpu_to_le64(PBL_ADDR);
+    cmd.mr.npages = cpu_to_le32(npages);
+    cmd.mr.page_shift = shift;
+    cmd.mr.levels = levels;
+    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_MR, key);
+}
+
+static uint16_t destroy_mr(Axon *a, uint32_t key)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.mr.key = cpu_to_le32(key);
+    return cmd_result(a, &cmd, AXON_ADMIN_DESTROY_MR, NULL);
+}
+
+static uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
+                          uint64_t *cqn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.cq.ring_addr = cpu_to_le64(ring);
+    cmd.cq.depth = cpu_to_le32(depth);
+    cmd.cq.uar = cpu_to_le32(uar);
+    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_CQ, cqn);
+}
+
+static uint16_t destroy_cq(Axon *a, uint32_t cqn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.cq.cqn = cpu_to_le32(cqn);
+    return cmd_result(a, &cmd, AXON_ADMIN_DESTROY_CQ, NULL);
+}
+
+static uint16_t create_qp(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
+                          uint64_t sq, uint64_t rq, uint16_t depth,
+                          uint8_t sig_all, uint64_t *qpn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.create_qp.pdn = cpu_to_le32(pdn);
+    cmd.create_qp.send_cqn = cpu_to_le32(scqn);
+    cmd.create_qp.recv_cqn = cpu_to_le32(rcqn);
+    cmd.create_qp.uar = cpu_to_le32(R_UAR);
+    cmd.create_qp.sq_addr = cpu_to_le64(sq);
+    cmd.create_qp.rq_addr = cpu_to_le64(rq);
+    cmd.create_qp.sq_depth = cpu_to_le16(depth);
+    cmd.create_qp.rq_depth = cpu_to_le16(depth);
+    cmd.create_qp.sq_wqe_shift = R_WQE_SHIFT;
+    cmd.create_qp.rq_wqe_shift = R_WQE_SHIFT;
+    cmd.create_qp.sq_sig_all = sig_all;
+    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_QP, qpn);
+}
+
+static uint16_t qp_cmd(Axon *a, uint16_t op, uint32_t qpn, uint32_t mask,
+                       uint64_t addr)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.qp.qpn = cpu_to_le32(qpn);
+    cmd.qp.attr_mask = cpu_to_le32(mask);
+    cmd.qp.attr_addr = cpu_to_le64(addr);
+    return cmd_result(a, &cmd, op, NULL);
+}
+
+static uint16_t modify_qp(Axon *a, uint32_t qpn, uint32_t mask,
+                          const struct axon_qp_attr *attr)
+{
+    qtest_memwrite(a->qts, ATTR_ADDR, attr, sizeof(*attr));
+    return qp_cmd(a, AXON_ADMIN_MODIFY_QP, qpn, mask, ATTR_ADDR);
+}
+
+static uint32_t qp_state(Axon *a, uint32_t qpn)
+{
+    g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_QUERY_QP, qpn, 0, ATTR_ADDR), ==,
+                     AXON_ADMIN_SUCCESS);
+    return qtest_readl(a->qts, ATTR_ADDR);
+}
+
+static void rdma_enable(Axon *a)
+{
+    wr(a, AXON_REG_CTRL, AXON_CTRL_RESET);
+    qtest_memset(a->qts, SQ_ADDR, 0, 0x10000);
+    qtest_memset(a->qts, CQ_ADDR, 0, 0x10000);
+    qtest_memset(a->qts, EQ_ADDR, 0, 0x10000);
+    qtest_memset(a->qts, CEQ_ADDR, 0, 0x10000);
+    program_queues(a, SQ_ADDR, 16, CQ_ADDR, 16, EQ_ADDR, 16);
+    wr(a, AXON_REG_CEQ_BASE_LO, (uint32_t)CEQ_ADDR);
+    wr(a, AXON_REG_CEQ_BASE_HI, CEQ_ADDR >> 32);
+    wr(a, AXON_REG_CEQ_DEPTH, 64);
+    wr(a, AXON_REG_CTRL, AXON_CTRL_ENABLE);
+    g_assert_cmpuint(rd(a, AXON_REG_ERROR), ==, AXON_DEV_ERR_NONE);
+    a->sq_depth = a->cq_depth = a->eq_depth = 16;
+    a->sq_tail = a->cq_head = a->eq_head = 0;
+    a->cq_phase = a->eq_phase = true;
+}
+
+/* Region i: MEM_PAGES pages, listed in a shuffled order behind iova. */
+static void make_mr(Rdma *r, int i, uint32_t access)
+{
+    Axon *a = r->a;
+    TMr *m = &r->mr[i];
+    uint64_t pbl[MEM_PAGES], key;
+    int p;
+
+    m->iova = 0x7f0000000000ULL + i * 0x10000000ULL + 0x123;
+    for (p = 0; p < MEM_PAGES; p++) {
+        /* pairs of pages swapped: runs of one and two pages */
+        int phys = (p % 4 == 1) ? p + 1 : (p % 4 == 2) ? p - 1 : p;
+
+        m->pages[p] = MEM_ADDR(i) + phys * 4096ULL;
+        pbl[p] = cpu_to_le64(m->pages[p]);
+    }
+    qtest_memwrite(a->qts, PBL_ADDR, pbl, sizeof(pbl));
+    g_assert_cmpuint(create_mr(a, r->pdn, access, m->iova,
+                               MEM_PAGES * 4096ULL - 0x123 - 5, MEM_PAGES,
+                               12, 1, &key), ==, AXON_ADMIN_SUCCESS);
+    m->key = key;
+}
+
+/* Reads or writes an MR's memory as the device sees it (through iova). */
+static void mr_access(Rdma *r, int i, uint64_t va, void *buf, size_t len,
+                      bool write)
+{
+    TMr *m = &r->mr[i];
+    uint8_t *p = buf;
+
+    while (len) {
+        uint64_t off = va - (m->iova & ~4095ULL);
+        uint64_t n = MIN(len, 4096 - (off & 4095));
+        uint64_t pa = m->pages[off / 4096] + (off & 4095);
+
+        if (write) {
+            qtest_memwrite(r->a->qts, pa, p, n);
+        } else {
+            qtest_memread(r->a->qts, pa, p, n);
+        }
+        p += n;
+        va += n;
+        len -= n;
+    }
+}
+
+static void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
+                       uint32_t rq_psn, uint8_t rnr_retry)
+{
+    Axon *a = r->a;
+    struct axon_qp_attr at = {};
+
+    at.state = cpu_to_le32(AXON_QPS_INIT);
+    at.access = cpu_to_le32(AXON_ACCESS_REMOTE_WRITE |
+                            AXON_ACCESS_REMOTE_READ |
+                            AXON_ACCESS_REMOTE_ATOMIC);
+    g_assert_cmpuint(modify_qp(a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_ACCESS, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTR);
+    at.dest_qpn = cpu_to_le32(dest);
+    at.rq_psn = cpu_to_le32(rq_psn);
+    at.path_mtu = cpu_to_le32(R_MTU);
+    memcpy(at.dmac, "\x52\x54\x00\x12\x34\x56", 6);
+    at.dgid[10] = at.dgid[11] = 0xff;
+    at.dgid[12] = 10;
+    at.dgid[15] = 1;
+    at.hop_limit = 64;
+    at.max_dest_rd_atomic = 16;
+    at.min_rnr_timer = 1;
+    g_assert_cmpuint(modify_qp(a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU |
+                               AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN |
+                               AXON_QP_ATTR_MAX_DEST_RD_ATOMIC |
+                               AXON_QP_ATTR_MIN_RNR_TIMER, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTS);
+    at.sq_psn = cpu_to_le32(sq_psn);
+    at.timeout = 14;
+    at.retry_cnt = 7;
+    at.rnr_retry = rnr_retry;
+    at.max_rd_atomic = 16;
+    g_assert_cmpuint(modify_qp(a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_SQ_PSN | AXON_QP_ATTR_TIMEOUT |
+                               AXON_QP_ATTR_RETRY_CNT |
+                               AXON_QP_ATTR_RNR_RETRY |
+                               AXON_QP_ATTR_MAX_RD_ATOMIC, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qp_state(a, qp->qpn), ==, AXON_QPS_RTS);
+}
+
+/*
+ * Two QPs of this device connected to each other: in loopback, or, with
+ * wire_args, through RoCEv2 frames on a socket netdev that sends to itself.
+ */
+static Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry)
+{
+    Rdma *r = g_new0(Rdma, 1);
+    Axon *a;
+    uint64_t v;
+    int i;
+
+    if (wire_args) {
+        g_autofree char *args = g_strdup_printf(",mac=" T_MAC
+                                                ",x-wire-loopback=on%s",
+                                                wire_args);
+
+        a = axon_start_wire(args);
+    } else {
+        a = axon_start(",mac=" T_MAC);
+    }
+    r->a = a;
+    rdma_enable(a);
+    if (wire_args) {
+        /* frames reach the RoCE engine while the Ethernet function runs */
+        qtest_memset(a->qts, ETX_ADDR, 0, 0x10000);
+        qtest_memset(a->qts, ERX_ADDR, 0, 0x10000);
+        program_eth(a, ETX_ADDR, 64, ERX_ADDR, 64, 9000);
+        wr(a, AXON_REG_ETH_CTRL, AXON_ETH_CTRL_ENABLE);
+        a->tx_depth = a->rx_depth = 64;
+        a->mtu = 9000;
+        a->tx_tail = a->rx_tail = 0;
+        post_rx(a, 8);
+    }
+    r->db = qpci_iomap(a->dev, AXON_BAR_DB, NULL);
+    g_assert_cmpuint(set_gid(a, 1, 0, AXON_GID_TYPE_ROCE_V2, 0, 0), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(create_pd(a, &v), ==, AXON_ADMIN_SUCCESS);
+    r->pdn = v;
+    for (i = 0; i < 2; i++) {
+        make_mr(r, i, AXON_ACCESS_ALL);
+        qtest_memset(a->qts, RCQ_ADDR(i), 0, 0x10000);
+        r->cq[i].ring = RCQ_ADDR(i);
+        g_assert_cmpuint(create_cq(a, RCQ_ADDR(i), R_CQ_DEPTH, R_UAR, &v), ==,
+                         AXON_ADMIN_SUCCESS);
+        r->cq[i].cqn = v;
+    }
+    for (i = 0; i < 2; i++) {
+        TQp *qp = &r->qp[i];
+
+        qp->sq = RSQ_ADDR(i);
+        qp->rq = RRQ_ADDR(i);
+        qp->scq = qp->rcq = &r->cq[i];
+        g_assert_cmpuint(create_qp(a, r->pdn, qp->scq->cqn, qp->rcq->cqn,
+                                   qp->sq, qp->rq, R_WQ_DEPTH, 0, &v), ==,
+                         AXON_ADMIN_SUCCESS);
+        g_assert_cmpuint(v, >=, 2);
+        qp->qpn = v;
+    }
+    /* QP 0 sends across the PSN wrap */
+    connect_qp(r, &r->qp[0], r->qp[1].qpn, 0xfffff0, 0x000100, rnr_retry);
+    connect_qp(r, &r->qp[1], r->qp[0].qpn, 0x000100, 0xfffff0, rnr_retry);
+    return r;
+}
+
+static Rdma *rdma_setup(uint8_t rnr_retry)
+{
+    return rdma_setup_on(NULL, rnr_retry);
+}
+
+static void rdma_stop(Rdma *r)
+{
+    axon_stop(r->a);
+    g_free(r);
+}
+
+static void ring(Rdma *r, uint32_t page, uint32_t reg, uint32_t id,
+                 uint32_t val)
+{
+    qpci_io_writel(r->a->dev, r->db, page * AXON_DB_PAGE_SIZE + reg,
+                   id << AXON_DB_ID_SHIFT | val);
+}
+
+static struct axon_sge sge(Rdma *r, int mr, uint64_t off, uint32_t len)
+{
+    struct axon_sge s = {
+        .addr = cpu_to_le64(r->mr[mr].iova + off),
+        .length = cpu_to_le32(len),
+        .lkey = cpu_to_le32(r->mr[mr].key),
+    };
+    return s;
+}
+
+static void post_send(Rdma *r, TQp *qp, struct axon_send_wqe *w,
+                      const struct axon_sge *sg, const void *inl)
+{
+    uint64_t addr = qp->sq + (qp->sq_pi % R_WQ_DEPTH) * (1u << R_WQE_SHIFT);
+
+    qtest_memwrite(r->a->qts, addr, w, sizeof(*w));
+    if (inl) {
+        qtest_memwrite(r->a->qts, addr + sizeof(*w), inl,
+                       le32_to_cpu(w->inline_len));
+    } else if (w->num_sge) {
+        qtest_memwrite(r->a->qts, addr + sizeof(*w), sg,
+                       MIN(w->num_sge, 28) * sizeof(*sg));
+    }
+    qp->sq_pi++;
+    ring(r, R_UAR, AXON_DB_SQ, qp->qpn, qp->sq_pi);
+}
+
+static void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
+                      const struct axon_sge *sg, int n)
+{
+    uint64_t addr = qp->rq + (qp->rq_pi % R_WQ_DEPTH) * (1u << R_WQE_SHIFT);
+    struct axon_recv_wqe w = { .wr_id = cpu_to_le64(wr_id), .num_sge = n };
+
+    qtest_memwrite(r->a->qts, addr, &w, sizeof(w));
+    if (n) {
+        qtest_memwrite(r->a->qts, addr + sizeof(w), sg, n * sizeof(*sg));
+    }
+    qp->rq_pi++;
+    ring(r, R_UAR, AXON_DB_RQ, qp->qpn, qp->rq_pi);
+}
+
+static bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
+{
+    uint64_t addr = cq->ring + (cq->cons % R_CQ_DEPTH) * AXON_CQE_SIZE;
+    bool phase = !((cq->cons / R_CQ_DEPTH) & 1);
+
+    for (int i = 0; i < POLL_LIMIT / 10; i++) {
+        qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
+        if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
+            cq->cons++;
+            qtest_writel(r->a->qts, cq->ring + R_CQ_DEPTH * AXON_CQE_SIZE,
+                         cq->cons);
+            return true;
+        }
+        qtest_clock_step(r->a->qts, 100000);
+    }
+    return false;
+}
+
+static void expect_cqe(Rdma *r, TCq *cq, uint64_t wr_id, uint8_t opcode,
+                       uint8_t status)
+{
+    struct axon_cqe cqe;
+
+    g_assert_true(poll_cq(r, cq, &cqe));
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, wr_id);
+    g_assert_cmpuint(cqe.status, ==, status);
+    if (status == AXON_WC_SUCCESS) {
+        g_assert_cmpuint(cqe.opcode, ==, opcode);
+    }
+}
+
+static uint8_t *pattern(size_t len, uint8_t seed)
+{
+    uint8_t *p = g_malloc(len);
+
+    for (size_t i = 0; i < len; i++) {
+        p[i] = seed + i * 7 + (i >> 8);
+    }
+    return p;
+}
+
+static void check_mem(Rdma *r, int mr, uint64_t off, const uint8_t *want,
+                      size_t len)
+{
+    g_autofree uint8_t *got = g_malloc(len);
+
+    mr_access(r, mr, r->mr[mr].iova + off, got, len, false);
+    g_assert_cmpmem(got, len, want, len);
+}
+
+static void test_rdma_query(void)
+{
+    Axon *a = axon_start(NULL);
+    struct axon_dev_attr d;
+
+    rdma_enable(a);
+    g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_RDMA, !=, 0);
+    g_assert_cmpuint(rd(a, AXON_REG_DB_PAGES), >=, 2);
+    g_assert_cmpuint(query(a, AXON_ADMIN_QUERY_DEVICE, RESP_ADDR, sizeof(d),
+                           0), ==, AXON_ADMIN_SUCCESS);
+    qtest_memread(a->qts, RESP_ADDR, &d, sizeof(d));
+    g_assert_cmpuint(le32_to_cpu(d.max_qp), >=, 1024);
+    g_assert_cmpuint(le32_to_cpu(d.max_qp_wr), ==, AXON_WQ_MAX_DEPTH);
+    g_assert_cmpuint(le32_to_cpu(d.max_sge), ==, AXON_MAX_SGE);
+    g_assert_cmpuint(le32_to_cpu(d.max_cq), <=, 4095);
+    g_assert_cmpuint(le32_to_cpu(d.max_cqe), ==, AXON_CQ_MAX_DEPTH);
+    g_assert_cmpuint(le32_to_cpu(d.max_qp_rd_atom), ==, AXON_MAX_RD_ATOMIC);
+    g_assert_cmpuint(le32_to_cpu(d.max_inline), ==, AXON_MAX_INLINE);
+    g_assert_cmpuint(le64_to_cpu(d.max_mr_size), >=, 1ULL << 40);
+
+    /* a bad CEQ keeps the device down */
+    wr(a, AXON_REG_CTRL, AXON_CTRL_RESET);
+    program_queues(a, SQ_ADDR, 8, CQ_ADDR, 8, EQ_ADDR, 8);
+    wr(a, AXON_REG_CEQ_BASE_LO, 0x123);
+    wr(a, AXON_REG_CEQ_DEPTH, 64);
+    wr(a, AXON_REG_CTRL, AXON_CTRL_ENABLE);
+    g_assert_cmpuint(rd(a, AXON_REG_ERROR), ==, AXON_DEV_ERR_CEQ_CONFIG);
+    axon_stop(a);
+}
+
+static void test_rdma_mr(void)
+{
+    Axon *a = axon_start(NULL);
+    uint64_t pdn, key, key2, leaf[2], pbl[4];
+    struct axon_admin_cmd cmd = {};
+    int i;
+
+    rdma_enable(a);
+    g_assert_cmpuint(create_pd(a, &pdn), ==, AXON_ADMIN_SUCCESS);
+    for (i = 0; i < 4; i++) {
+        pbl[i] = cpu_to_le64(MEM_ADDR(0) + i * 4096);
+    }
+    qtest_memwrite(a->qts, PBL_ADDR, pbl, sizeof(pbl));
+    /* 3 pages: 0x2f00 bytes from 0x100 into the first */
+    g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_ALL, 0x10100, 0x2f00, 4,
+                               12, 1, &key), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_ALL, 0x10100, 0x2f00, 3, 12,
+                               1, &key), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(key >> 8, !=, 0);
+    /* bad parameters */
+    g_assert_cmpuint(create_mr(a, pdn + 1, 0, 0, 4096, 1, 12, 1, NULL), ==,
+                     AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_REMOTE_WRITE, 0, 4096, 1,
+                               12, 1, NULL), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, 0x10, 0, 4096, 1, 12, 1, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, 0, 0, 4096, 1, 11, 1, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, 0, 0, 4096, 1, 12, 3, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, 0, ~0ULL - 10, 4096, 2, 12, 1, NULL),
+                     ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, 0, 0, 1ULL << 41, 1u << 29, 12, 1,
+                               NULL), ==, AXON_ADMIN_BAD_PARAM);
+    /* a 2 MiB page list entry that is only 4 KiB aligned */
+    qtest_writeq(a->qts, PBL_ADDR, MEM_ADDR(0) + 4096);
+    g_assert_cmpuint(create_mr(a, pdn, 0, 0, 4096, 1, 21, 1, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    cmd.mr.pdn = cpu_to_le32(pdn);
+    cmd.mr.length = cpu_to_le64(0);
+    cmd.mr.levels = 1;
+    cmd.mr.page_shift = 12;
+    cmd.mr.reserved[3] = 1;
+    g_assert_cmpuint(cmd_result(a, &cmd, AXON_ADMIN_CREATE_MR, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    /* two levels: two leaves, 600 pages */
+    leaf[0] = cpu_to_le64(PBL_ADDR + 0x1000);
+    leaf[1] = cpu_to_le64(PBL_ADDR + 0x2000);
+    qtest_memwrite(a->qts, PBL_ADDR, leaf, sizeof(leaf));
+    for (i = 0; i < 600; i++) {
+        qtest_writeq(a->qts, PBL_ADDR + 0x1000 + i * 8, MEM_ADDR(0));
+    }
+    g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_LOCAL_WRITE, 0,
+                               600 * 4096, 600, 12, 2, &key2), ==,
+                     AXON_ADMIN_SUCCESS);
+    /* the PD is in use */
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.pd.pdn = cpu_to_le32(pdn);
+    g_assert_cmpuint(cmd_result(a, &cmd, AXON_ADMIN_DESTROY_PD, NULL), ==,
+                     AXON_ADMIN_BUSY);
+    /* stale keys */
+    g_assert_cmpuint(destroy_mr(a, key), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(destroy_mr(a, key), ==, AXON_ADMIN_BAD_HANDLE);
+    qtest_memwrite(a->qts, PBL_ADDR, pbl, sizeof(pbl));
+    g_assert_cmpuint(create_mr(a, 0, 0, 0, 4096, 1, 12, 1, &key2), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmphex(key2 >> 8, ==, key >> 8);
+    g_assert_cmphex(key2, !=, key);
+    g_assert_cmpuint(destroy_mr(a, key), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(destroy_mr(a, 0), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(destroy_mr(a, 0xffffffff), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmphex(rd(a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+    axon_stop(a);
+}
+
+static void test_rdma_cq_qp(void)
+{
+    Axon *a = axon_start(NULL);
+    uint64_t pdn, cqn, qpn, v;
+    struct axon_qp_attr at = {};
+    struct axon_admin_cmd cmd = {};
+
+    rdma_enable(a);
+    g_assert_cmpuint(create_pd(a, &pdn), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 3, 1, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0) + 8, 64, 1, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 1u << 17, 1, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 64, 100000, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 64, 1, &cqn), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(create_qp(a, pdn, cqn, cqn + 1, RSQ_ADDR(0), RRQ_ADDR(0),
+                               64, 0, NULL), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(create_qp(a, pdn, cqn, cqn, RSQ_ADDR(0), RRQ_ADDR(0),
+                               48, 0, NULL), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_qp(a, pdn, cqn, cqn, RSQ_ADDR(0) + 64,
+                               RRQ_ADDR(0), 64, 0, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_qp(a, pdn, cqn, cqn, RSQ_ADDR(0), RRQ_ADDR(0),
+                               64, 2, NULL), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_qp(a, pdn, cqn, cqn, RSQ_ADDR(0), RRQ_ADDR(0),
+                               64, 0, &qpn), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qpn, >=, 2);
+    g_assert_cmpuint(qp_state(a, qpn), ==, AXON_QPS_RESET);
+
+    /* the state machine */
+    at.state = cpu_to_le32(AXON_QPS_RTR);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_BAD_STATE);
+    at.state = cpu_to_le32(AXON_QPS_SQD);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_BAD_STATE);
+    at.state = cpu_to_le32(9);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    at.state = cpu_to_le32(AXON_QPS_INIT);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE | 0x100000, &at),
+                     ==, AXON_ADMIN_BAD_PARAM);
+    at.reserved[18] = 1;
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    at.reserved[18] = 0;
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTR);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH_MTU, &at), ==,
+                     AXON_ADMIN_BAD_PARAM); /* mtu 0 */
+    at.path_mtu = cpu_to_le32(1024);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH_MTU, &at), ==,
+                     AXON_ADMIN_BAD_STATE); /* no path, dest_qpn, rq_psn */
+    /* the path needs a GID at sgid_index */
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH_MTU | AXON_QP_ATTR_PATH |
+                               AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN,
+                               &at), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(set_gid(a, 1, 0, AXON_GID_TYPE_ROCE_V2, 0, 0), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.rq_psn = cpu_to_le32(1u << 24);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH_MTU | AXON_QP_ATTR_PATH |
+                               AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN,
+                               &at), ==, AXON_ADMIN_BAD_PARAM);
+    at.rq_psn = 0;
+    at.dest_qpn = cpu_to_le32(qpn);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH_MTU | AXON_QP_ATTR_PATH |
+                               AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN,
+                               &at), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qp_state(a, qpn), ==, AXON_QPS_RTR);
+    at.state = cpu_to_le32(AXON_QPS_RTS);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_BAD_STATE); /* no sq_psn */
+    at.retry_cnt = 8;
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_SQ_PSN | AXON_QP_ATTR_RETRY_CNT,
+                               &at), ==, AXON_ADMIN_BAD_PARAM);
+    at.retry_cnt = 7;
+    at.max_rd_atomic = 17;
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_SQ_PSN |
+                               AXON_QP_ATTR_MAX_RD_ATOMIC, &at), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_SQ_PSN, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_INIT);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_BAD_STATE);
+    at.state = cpu_to_le32(AXON_QPS_ERR);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qp_state(a, qpn), ==, AXON_QPS_ERR);
+    at.state = cpu_to_le32(AXON_QPS_RESET);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_QUERY_QP, qpn, 0, UNMAPPED_ADDR),
+                     ==, AXON_ADMIN_DMA_ERROR);
+    g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_QUERY_QP, qpn + 1, 0, ATTR_ADDR),
+                     ==, AXON_ADMIN_BAD_HANDLE);
+
+    /* objects in use */
+    g_assert_cmpuint(destroy_cq(a, cqn), ==, AXON_ADMIN_BUSY);
+    cmd.pd.pdn = cpu_to_le32(pdn);
+    g_assert_cmpuint(cmd_result(a, &cmd, AXON_ADMIN_DESTROY_PD, NULL), ==,
+                     AXON_ADMIN_BUSY);
+    g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_DESTROY_QP, qpn, 0, 0), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_DESTROY_QP, qpn, 0, 0), ==,
+                     AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(destroy_cq(a, cqn), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(destroy_cq(a, cqn), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(cmd_result(a, &cmd, AXON_ADMIN_DESTROY_PD, NULL), ==,
+                     AXON_ADMIN_SUCCESS);
+    /* a reset forgets everything */
+    g_assert_cmpuint(create_pd(a, &pdn), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 64, 1, &cqn), ==,
+                     AXON_ADMIN_SUCCESS);
+    rdma_enable(a);
+    g_assert_cmpuint(destroy_cq(a, cqn), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(create_pd(a, &v), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(v, ==, 0);
+    axon_stop(a);
+}
+
+static void test_rdma_write(void)
+{
+    Rdma *r = rdma_setup(7);
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[AXON_MAX_SGE];
+    g_autofree uint8_t *data = pattern(8100, 1);
+    g_autofree uint8_t *big = pattern(16 * 1000, 9);
+    g_autofree uint8_t *zero = g_malloc0(64);
+    int i;
+
+    mr_access(r, 0, r->mr[0].iova + 10, data, 100, true);
+    mr_access(r, 0, r->mr[0].iova + 20000, data + 100, 5000, true);
+    mr_access(r, 0, r->mr[0].iova + 70001, data + 5100, 3000, true);
+    sg[0] = sge(r, 0, 10, 100);
+    sg[1] = sge(r, 0, 20000, 5000);
+    sg[2] = sge(r, 0, 70001, 3000);
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 3;
+    w.wr_id = cpu_to_le64(0x1111);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 7);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, &r->qp[0], &w, sg, NULL);
+    expect_cqe(r, r->qp[0].scq, 0x1111, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    check_mem(r, 1, 7, data, 8100);
+    /* nothing past the end */
+    check_mem(r, 1, 8107, zero, 64);
+
+    /* 16 SGEs, unsignaled then signaled */
+    for (i = 0; i < AXON_MAX_SGE; i++) {
+        mr_access(r, 0, r->mr[0].iova + 300000 + i * 4099, big + i * 1000,
+                  1000, true);
+        sg[i] = sge(r, 0, 300000 + i * 4099, 1000);
+    }
+    w.num_sge = AXON_MAX_SGE;
+    w.flags = 0;
+    w.wr_id = cpu_to_le64(0x2222);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 100000);
+    post_send(r, &r->qp[0], &w, sg, NULL);
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 0;
+    w.wr_id = cpu_to_le64(0x3333);
+    post_send(r, &r->qp[0], &w, NULL, NULL);
+    expect_cqe(r, r->qp[0].scq, 0x3333, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    check_mem(r, 1, 100000, big, 16 * 1000);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_TX_PKTS), >=, 9 + 16);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+    rdma_stop(r);
+}
+
+static void test_rdma_send_recv(void)
+{
+    Rdma *r = rdma_setup(7);
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[2];
+    struct axon_cqe cqe;
+    struct axon_event ev;
+    g_autofree uint8_t *data = pattern(3000, 3);
+    uint8_t inl[200];
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+
+    mr_access(r, 0, r->mr[0].iova, data, 3000, true);
+    /* 1000 + 4000 bytes of receive buffers */
+    sg[0] = sge(r, 1, 5, 1000);
+    sg[1] = sge(r, 1, 50000, 4000);
+    post_recv(r, b, 0xb1, sg, 2);
+    ring(r, R_UAR, AXON_DB_CQ_ARM, b->rcq->cqn, AXON_CQ_ARM_SOLICITED);
+    sg[0] = sge(r, 0, 0, 3000);
+    w.opcode = AXON_WR_SEND_IMM;
+    w.flags = AXON_WQE_SIGNALED | AXON_WQE_SOLICITED;
+    w.num_sge = 1;
+    w.imm_data = cpu_to_be32(0xdeadbeef);
+    w.wr_id = cpu_to_le64(0xa1);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 0xa1, AXON_WC_SEND, AXON_WC_SUCCESS);
+    g_assert_true(poll_cq(r, b->rcq, &cqe));
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0xb1);
+    g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+    g_assert_cmpuint(cqe.opcode, ==, AXON_WC_RECV);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 3000);
+    g_assert_cmphex(be32_to_cpu(cqe.imm_data), ==, 0xdeadbeef);
+    g_assert_cmphex(cqe.flags & ~AXON_CQE_PHASE, ==, AXON_CQE_WITH_IMM |
+                    AXON_CQE_RECV | AXON_CQE_SOLICITED);
+    g_assert_cmpuint(le32_to_cpu(cqe.qpn), ==, b->qpn);
+    check_mem(r, 1, 5, data, 1000);
+    check_mem(r, 1, 50000, data + 1000, 2000);
+    /* the armed CQ got a completion event on the CEQ */
+    qtest_memread(r->a->qts, CEQ_ADDR, &ev, sizeof(ev));
+    g_assert_cmpuint(le16_to_cpu(ev.type), ==, AXON_EVENT_COMPLETION);
+    g_assert_cmpuint(le32_to_cpu(ev.param), ==, b->rcq->cqn);
+    g_assert_cmpuint(le16_to_cpu(ev.flags), ==, AXON_EVENT_PHASE);
+
+    /* inline */
+    memset(inl, 0x5a, sizeof(inl));
+    sg[0] = sge(r, 1, 9000, 500);
+    post_recv(r, b, 0xb2, sg, 1);
+    memset(&w, 0, sizeof(w));
+    w.opcode = AXON_WR_SEND;
+    w.flags = AXON_WQE_SIGNALED | AXON_WQE_INLINE;
+    w.inline_len = cpu_to_le32(sizeof(inl));
+    w.wr_id = cpu_to_le64(0xa2);
+    post_send(r, a, &w, NULL, inl);
+    expect_cqe(r, a->scq, 0xa2, AXON_WC_SEND, AXON_WC_SUCCESS);
+    expect_cqe(r, b->rcq, 0xb2, AXON_WC_RECV, AXON_WC_SUCCESS);
+    check_mem(r, 1, 9000, inl, sizeof(inl));
+
+    /* WRITE_WITH_IMM consumes a receive */
+    post_recv(r, b, 0xb3, NULL, 0);
+    memset(&w, 0, sizeof(w));
+    w.opcode = AXON_WR_RDMA_WRITE_IMM;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.imm_data = cpu_to_be32(77);
+    w.wr_id = cpu_to_le64(0xa3);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 200000);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    sg[0] = sge(r, 0, 0, 3000);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 0xa3, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    g_assert_true(poll_cq(r, b->rcq, &cqe));
+    g_assert_cmpuint(cqe.opcode, ==, AXON_WC_RECV_RDMA_WITH_IMM);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 3000);
+    g_assert_cmphex(be32_to_cpu(cqe.imm_data), ==, 77);
+    check_mem(r, 1, 200000, data, 3000);
+    rdma_stop(r);
+}
+
+static void test_rdma_read_atomic(void)
+{
+    Rdma *r = rdma_setup(7);
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[2];
+    g_autofree uint8_t *data = pattern(10000, 5);
+    uint64_t v = cpu_to_le64(100), got;
+    TQp *a = &r->qp[0];
+    int i;
+
+    mr_access(r, 1, r->mr[1].iova + 33, data, 10000, true);
+    /* several READs outstanding at once, into two SGEs each */
+    for (i = 0; i < 3; i++) {
+        sg[0] = sge(r, 0, i * 20000, 4000);
+        sg[1] = sge(r, 0, i * 20000 + 8192 + 1, 6000);
+        w.opcode = AXON_WR_RDMA_READ;
+        w.flags = AXON_WQE_SIGNALED;
+        w.num_sge = 2;
+        w.wr_id = cpu_to_le64(0x100 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 33);
+        w.rkey = cpu_to_le32(r->mr[1].key);
+        post_send(r, a, &w, sg, NULL);
+    }
+    for (i = 0; i < 3; i++) {
+        expect_cqe(r, a->scq, 0x100 + i, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
+        check_mem(r, 0, i * 20000, data, 4000);
+        check_mem(r, 0, i * 20000 + 8192 + 1, data + 4000, 6000);
+    }
+
+    /* atomics on the responder's memory */
+    mr_access(r, 1, r->mr[1].iova + 0x1000 - 0x123, &v, 8, true);
+    sg[0] = sge(r, 0, 0x100, 8);
+    memset(&w, 0, sizeof(w));
+    w.opcode = AXON_WR_ATOMIC_FETCH_ADD;
+    w.flags = AXON_WQE_SIGNALED | AXON_WQE_FENCE;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(0x200);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 0x1000 - 0x123);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    w.compare_add = cpu_to_le64(5);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 0x200, AXON_WC_FETCH_ADD, AXON_WC_SUCCESS);
+    mr_access(r, 0, r->mr[0].iova + 0x100, &got, 8, false);
+    g_assert_cmpuint(le64_to_cpu(got), ==, 100);
+    w.opcode = AXON_WR_ATOMIC_CMP_SWP;
+    w.wr_id = cpu_to_le64(0x201);
+    w.compare_add = cpu_to_le64(105);
+    w.swap = cpu_to_le64(0x123456789ULL);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 0x201, AXON_WC_COMP_SWAP, AXON_WC_SUCCESS);
+    mr_access(r, 0, r->mr[0].iova + 0x100, &got, 8, false);
+    g_assert_cmpuint(le64_to_cpu(got), ==, 105);
+    mr_access(r, 1, r->mr[1].iova + 0x1000 - 0x123, &got, 8, false);
+    g_assert_cmphex(le64_to_cpu(got), ==, 0x123456789ULL);
+    /* misaligned: the responder refuses, both QPs go to ERR */
+    w.wr_id = cpu_to_le64(0x202);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 4);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 0x202, 0, AXON_WC_REM_INV_REQ_ERR);
+    g_assert_cmpuint(qp_state(r->a, a->qpn), ==, AXON_QPS_ERR);
+    g_assert_cmpuint(qp_state(r->a, r->qp[1].qpn), ==, AXON_QPS_ERR);
+    rdma_stop(r);
+}
+
+static void test_rdma_errors(void)
+{
+    Rdma *r = rdma_setup(0);
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[1];
+    struct axon_cqe cqe;
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    uint64_t key;
+
+    /* a SEND without a posted receive: RNR, no retries left */
+    sg[0] = sge(r, 0, 0, 100);
+    w.opcode = AXON_WR_SEND;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(1);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 1, 0, AXON_WC_RNR_RETRY_EXC_ERR);
+    /* later WQEs are flushed, also those posted in ERR */
+    w.wr_id = cpu_to_le64(2);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 2, 0, AXON_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_NAKS), >=, 1);
+    rdma_stop(r);
+
+    /* a WRITE into an MR without REMOTE_WRITE */
+    r = rdma_setup(7);
+    a = &r->qp[0];
+    b = &r->qp[1];
+    qtest_writeq(r->a->qts, PBL_ADDR, MEM_ADDR(1));
+    g_assert_cmpuint(create_mr(r->a, r->pdn, AXON_ACCESS_LOCAL_WRITE |
+                               AXON_ACCESS_REMOTE_READ, 0x1000, 4096, 1, 12,
+                               1, &key), ==, AXON_ADMIN_SUCCESS);
+    post_recv(r, b, 0xb0, NULL, 0);
+    sg[0] = sge(r, 0, 0, 100);
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.wr_id = cpu_to_le64(3);
+    w.remote_addr = cpu_to_le64(0x1000);
+    w.rkey = cpu_to_le32(key);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 3, 0, AXON_WC_REM_ACCESS_ERR);
+    expect_cqe(r, b->rcq, 0xb0, 0, AXON_WC_WR_FLUSH_ERR);
+    g_assert_cmpuint(qp_state(r->a, b->qpn), ==, AXON_QPS_ERR);
+    rdma_stop(r);
+
+    /* out of the MR's bounds, and a deregistered key */
+    r = rdma_setup(7);
+    a = &r->qp[0];
+    sg[0] = sge(r, 0, 0, 100);
+    w.opcode = AXON_WR_RDMA_READ;
+    w.wr_id = cpu_to_le64(4);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + MEM_PAGES * 4096ULL - 0x123 -
+                                50);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 4, 0, AXON_WC_REM_ACCESS_ERR);
+    rdma_stop(r);
+
+    r = rdma_setup(7);
+    a = &r->qp[0];
+    g_assert_cmpuint(destroy_mr(r->a, r->mr[0].key), ==, AXON_ADMIN_SUCCESS);
+    sg[0] = sge(r, 0, 0, 100);
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.wr_id = cpu_to_le64(5);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, a, &w, sg, NULL);
+    expect_cqe(r, a->scq, 5, 0, AXON_WC_LOC_PROT_ERR);
+    g_assert_true(!poll_cq(r, r->qp[1].rcq, &cqe) ||
+                  cqe.status == AXON_WC_WR_FLUSH_ERR);
+    rdma_stop(r);
+}
+
+static void test_rdma_garbage_wqe(void)
+{
+    static const struct { uint8_t opcode, num_sge, flags; } bad[] = {
+        { 0x77, 0, 0 },
+        { AXON_WR_SEND, 200, 0 },
+        { AXON_WR_RDMA_READ, 0, AXON_WQE_INLINE },
+        { AXON_WR_SEND, 1, 0x80 },
+    };
+    struct axon_sge sg[28];
+    size_t i;
+
+    memset(sg, 0xee, sizeof(sg));
+    for (i = 0; i < ARRAY_SIZE(bad); i++) {
+        Rdma *r = rdma_setup(7);
+        struct axon_send_wqe w = {};
+        TQp *a = &r->qp[0];
+
+        g_test_message("garbage WQE %zu", i);
+        w.opcode = bad[i].opcode;
+        w.num_sge = bad[i].num_sge;
+        w.flags = bad[i].flags | AXON_WQE_SIGNALED;
+        w.wr_id = cpu_to_le64(0x600 + i);
+        w.inline_len = cpu_to_le32(bad[i].flags & AXON_WQE_INLINE ? 8 : 0);
+        post_send(r, a, &w, sg, NULL);
+        w.wr_id = cpu_to_le64(0x700 + i);
+        post_send(r, a, &w, sg, NULL);
+        expect_cqe(r, a->scq, 0x600 + i, 0, AXON_WC_LOC_QP_OP_ERR);
+        expect_cqe(r, a->scq, 0x700 + i, 0, AXON_WC_WR_FLUSH_ERR);
+        g_assert_cmpuint(qp_state(r->a, a->qpn), ==, AXON_QPS_ERR);
+        g_assert_cmphex(rd(r->a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+        rdma_stop(r);
+    }
+    /* a bad lkey in an SGE */
+    {
+        Rdma *r = rdma_setup(7);
+        struct axon_send_wqe w = {};
+        TQp *a = &r->qp[0];
+
+        sg[0] = sge(r, 0, 0, 100);
+        sg[0].lkey = cpu_to_le32(r->mr[0].key ^ 1);
+        w.opcode = AXON_WR_SEND;
+        w.num_sge = 1;
+        w.wr_id = cpu_to_le64(0x800);
+        post_send(r, a, &w, sg, NULL);
+        expect_cqe(r, a->scq, 0x800, 0, AXON_WC_LOC_PROT_ERR);
+        rdma_stop(r);
+    }
+}
+
+static void test_rdma_doorbells(void)
+{
+    Rdma *r = rdma_setup(7);
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[1];
+    struct axon_cqe cqe;
+    TQp *a = &r->qp[0];
+
+    sg[0] = sge(r, 0, 0, 100);
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.remote_addr = cpu_to_le64(r->mr[1].iova);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    qtest_memwrite(r->a->qts, a->sq, &w, sizeof(w));
+    qtest_memwrite(r->a->qts, a->sq + sizeof(w), sg, sizeof(sg));
+    /* another context's page, a bad offset, an unknown QP, too many WQEs */
+    ring(r, R_UAR + 1, AXON_DB_SQ, a->qpn, 1);
+    ring(r, 0, AXON_DB_SQ, a->qpn, 1);
+    ring(r, R_UAR, 0x10, a->qpn, 1);
+    ring(r, R_UAR, AXON_DB_SQ, 1000, 1);
+    ring(r, R_UAR, AXON_DB_SQ, a->qpn, R_WQ_DEPTH + 1);
+    ring(r, R_UAR, AXON_DB_CQ_ARM, a->scq->cqn, 7);
+    ring(r, R_UAR + 1, AXON_DB_CQ_ARM, a->scq->cqn, AXON_CQ_ARM_NEXT);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_DB_REJECTS), ==, 7);
+    g_assert_false(poll_cq(r, a->scq, &cqe));
+    /* the right page works */
+    ring(r, R_UAR, AXON_DB_SQ, a->qpn, 1);
+    g_assert_true(poll_cq(r, a->scq, &cqe));
+    g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+    rdma_stop(r);
+}
+
+/* WRITE, SEND, READ and an atomic over the wire, with lost frames. */
+static void rdma_traffic(Rdma *r, int rounds)
+{
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[2];
+    g_autofree uint8_t *data = pattern(65536, 11);
+    g_autofree uint8_t *back = pattern(20000, 13);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    uint64_t v = cpu_to_le64(1), got;
+    int i;
+
+    mr_access(r, 0, r->mr[0].iova, data, 65536, true);
+    mr_access(r, 1, r->mr[1].iova + 700000, back, 20000, true);
+    mr_access(r, 1, r->mr[1].iova + 0x10000 - 0x123, &v, 8, true);
+    for (i = 0; i < rounds; i++) {
+        g_test_message("round %d", i);
+        sg[0] = sge(r, 0, 0, 65536);
+        memset(&w, 0, sizeof(w));
+        w.opcode = AXON_WR_RDMA_WRITE;
+        w.flags = AXON_WQE_SIGNALED;
+        w.num_sge = 1;
+        w.wr_id = cpu_to_le64(0x10 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 100000 + i * 77);
+        w.rkey = cpu_to_le32(r->mr[1].key);
+        post_send(r, a, &w, sg, NULL);
+
+        sg[1] = sge(r, 1, 400000, 30000);
+        post_recv(r, b, 0x20 + i, &sg[1], 1);
+        sg[0] = sge(r, 0, 1000 + i, 20000);
+        w.opcode = AXON_WR_SEND;
+        w.wr_id = cpu_to_le64(0x30 + i);
+        post_send(r, a, &w, sg, NULL);
+
+        sg[0] = sge(r, 0, 200000, 20000);
+        w.opcode = AXON_WR_RDMA_READ;
+        w.wr_id = cpu_to_le64(0x40 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 700000);
+        post_send(r, a, &w, sg, NULL);
+
+        sg[0] = sge(r, 0, 300000, 8);
+        w.opcode = AXON_WR_ATOMIC_FETCH_ADD;
+        w.wr_id = cpu_to_le64(0x50 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 0x10000 - 0x123);
+        w.compare_add = cpu_to_le64(2);
+        post_send(r, a, &w, sg, NULL);
+
+        expect_cqe(r, a->scq, 0x10 + i, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+        expect_cqe(r, b->rcq, 0x20 + i, AXON_WC_RECV, AXON_WC_SUCCESS);
+        expect_cqe(r, a->scq, 0x30 + i, AXON_WC_SEND, AXON_WC_SUCCESS);
+        expect_cqe(r, a->scq, 0x40 + i, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
+        expect_cqe(r, a->scq, 0x50 + i, AXON_WC_FETCH_ADD, AXON_WC_SUCCESS);
+        check_mem(r, 1, 100000 + i * 77, data, 65536);
+        check_mem(r, 1, 400000, data + 1000 + i, 20000);
+        check_mem(r, 0, 200000, back, 20000);
+        mr_access(r, 0, r->mr[0].iova + 300000, &got, 8, false);
+        /* executed once per round, even when retransmitted */
+        g_assert_cmpuint(le64_to_cpu(got), ==, 1 + 2 * i);
+    }
+}
+
+static void test_rdma_wire(void)
+{
+    Rdma *r = rdma_setup_on("", 7);
+
+    rdma_traffic(r, 2);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_PKTS), >=, 2 * 87);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_ROCE), ==,
+                     rd(r->a, AXON_REG_STAT_RX_PKTS));
+    rdma_stop(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -1240,6 +2327,16 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/eth-irq", test_eth_irq);
     qtest_add_func("/axon-nic/eth-link", test_eth_link);
     qtest_add_func("/axon-nic/set-gid", test_set_gid);
+    qtest_add_func("/axon-nic/rdma-query", test_rdma_query);
+    qtest_add_func("/axon-nic/rdma-mr", test_rdma_mr);
+    qtest_add_func("/axon-nic/rdma-cq-qp", test_rdma_cq_qp);
+    qtest_add_func("/axon-nic/rdma-doorbells", test_rdma_doorbells);
+    qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
+    qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
+    qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
+    qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);
+    qtest_add_func("/axon-nic/rdma-garbage-wqe", test_rdma_garbage_wqe);
+    qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
 
     return g_test_run();
 }

@@ -1,0 +1,252 @@
+/*
+ * axon-nic: RDMA engine state, internal to the model
+ *
+ *   axon-nic-rdma.c  resources: doorbells, MRs, CQs, QPs, the CQE writer,
+ *                    memory access through keys
+ *   axon-nic-roce.c  the RC transport: requester, responder, RoCEv2 wire
+ *
+ * The structs here are the device's own copies of what the guest
+ * programmed, validated once when they were created or fetched.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AXON_NIC_RDMA_H
+#define HW_AXON_NIC_RDMA_H
+
+#include "qemu/queue.h"
+#include "qemu/timer.h"
+#include "exec/memory.h"
+
+#include "axon-nic.h"
+
+#define AXON_RDMA_MAX_QP        1024    /* qpn 2 .. 1025 */
+#define AXON_RDMA_FIRST_QPN     2
+#define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
+#define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
+#define AXON_RDMA_MAX_MR_SIZE   (1ULL << 40)
+#define AXON_RDMA_MAX_PBL_PAGES (1ULL << 25) /* page list entries, all MRs */
+#define AXON_RDMA_DB_PAGES      256
+#define AXON_RDMA_WINDOW        128     /* send WQEs in flight per QP */
+#define AXON_RDMA_MAX_MTU       4096
+#define AXON_PSN_MASK           0xffffff
+
+/* A memory region: a copy of its page list, valid until DESTROY_MR. */
+typedef struct AxonMr {
+    bool valid;
+    uint8_t tag;
+    uint8_t page_shift;
+    uint32_t pdn;
+    uint32_t access;
+    uint64_t iova;
+    uint64_t length;
+    uint64_t first_off;         /* iova's offset in the first page */
+    uint32_t npages;
+    uint64_t *pages;            /* bus addresses, host order */
+} AxonMr;
+
+typedef struct AxonCq {
+    uint32_t cqn;
+    uint64_t ring;
+    uint32_t depth;
+    uint32_t uar;
+    uint32_t prod;              /* CQEs written, free running */
+    uint32_t cons_seen;         /* last consumer index read from the dbrec */
+    uint32_t arm;               /* 0 or AXON_CQ_ARM_* */
+    uint32_t users;             /* QPs completing to it */
+    bool overflowed;
+} AxonCq;
+
+/* A work queue in guest memory. */
+typedef struct AxonWq {
+    uint64_t base;
+    uint32_t depth;
+    uint8_t shift;
+    uint16_t pi;                /* producer, from the doorbell */
+    uint16_t ci;                /* next WQE the device takes */
+} AxonWq;
+
+typedef struct AxonSge {
+    uint64_t addr;
+    uint32_t length;
+    uint32_t lkey;
+} AxonSge;
+
+/* The device's copy of a send WQE it has taken from the SQ. */
+typedef struct AxonSwqe {
+    uint16_t idx;               /* producer index of the WQE */
+    uint8_t opcode;             /* enum axon_wr_opcode */
+    uint8_t flags;              /* AXON_WQE_* */
+    uint8_t num_sge;
+    uint8_t status;             /* enum axon_wc_status, when done */
+    bool done;
+    bool signaled;
+    uint32_t imm;               /* network order, as in the WQE */
+    uint64_t wr_id;
+    uint64_t raddr;
+    uint32_t rkey;
+    uint32_t len;               /* message bytes */
+    uint64_t cmp, swap;
+    uint32_t first_psn;
+    uint32_t npkts;             /* PSNs the message uses */
+    uint32_t resp_psn;          /* READ/atomic: next response expected */
+    union {
+        AxonSge sge[AXON_MAX_SGE];
+        uint8_t inline_data[AXON_MAX_INLINE];
+    };
+} AxonSwqe;
+
+/* A responder resource: a READ or atomic, kept for duplicates. */
+typedef struct AxonRdRes {
+    bool valid;
+    bool atomic;
+    uint32_t psn;
+    uint32_t npkts;
+    uint64_t va;
+    uint32_t rkey;
+    uint32_t len;
+    uint64_t orig;              /* atomic: the value returned */
+} AxonRdRes;
+
+typedef struct AxonQp {
+    AxonNicState *s;
+    uint32_t qpn;
+    uint32_t state;             /* enum axon_qp_state */
+    uint32_t pdn;
+    uint32_t uar;
+    AxonCq *scq, *rcq;
+    AxonWq sq, rq;
+    bool sig_all;
+    struct axon_qp_attr attr;   /* as last modified, little endian */
+    uint32_t mtu;
+    bool loopback;              /* the destination is this device */
+    bool comm_est;
+
+    /* requester */
+    AxonSwqe *win;              /* window of AXON_RDMA_WINDOW entries */
+    uint16_t sq_comp;           /* oldest WQE not completed */
+    uint16_t sq_fetch;          /* next WQE to take from the SQ */
+    uint16_t cur;               /* WQE being (re)transmitted */
+    uint32_t cur_off;           /* its next byte */
+    uint32_t cur_psn;           /* next PSN to send */
+    uint32_t psn_hi;            /* one after the highest PSN sent */
+    uint32_t una_psn;           /* oldest PSN not acknowledged */
+    uint8_t retry_left, rnr_left;
+    bool sq_stopped;            /* a WQE failed locally: send nothing new */
+    QEMUTimer *retry_timer;
+    bool rnr_wait;
+
+    /* responder */
+    uint32_t epsn;              /* next PSN expected */
+    uint32_t msn;
+    bool nak_sent;              /* PSN sequence error NAK outstanding */
+    bool ack_pending;
+    uint8_t last_op;            /* opcode of the last accepted request */
+    bool recv_active;           /* a SEND is being placed */
+    uint64_t recv_wr_id;
+    uint16_t recv_idx;
+    uint8_t recv_nsge;
+    uint32_t recv_off;
+    AxonSge recv_sge[AXON_MAX_SGE];
+    uint64_t wr_va;             /* RDMA WRITE being placed */
+    uint32_t wr_rkey;
+    uint32_t wr_left;
+    uint32_t wr_len;
+    AxonRdRes res[AXON_MAX_RD_ATOMIC];
+    unsigned res_next;
+
+    bool scheduled;
+    QTAILQ_ENTRY(AxonQp) sched;
+    QTAILQ_ENTRY(AxonQp) acks;
+    bool in_acks;
+} AxonQp;
+
+/* A RoCEv2 packet, headers decoded into host order. */
+typedef struct AxonPkt {
+    uint8_t opcode;             /* IB BTH opcode, RC */
+    bool se;
+    bool ackreq;
+    uint8_t pad;
+    uint32_t dqpn;
+    uint32_t psn;
+    uint64_t va;                /* RETH, AtomicETH */
+    uint32_t rkey;
+    uint32_t dmalen;
+    uint8_t syndrome;           /* AETH */
+    uint32_t msn;
+    uint64_t swap_add, cmp;     /* AtomicETH */
+    uint64_t orig;              /* AtomicAckETH */
+    uint32_t imm;               /* network order */
+    const uint8_t *payload;
+    uint32_t len;
+} AxonPkt;
+
+struct AxonRdma {
+    MemoryRegion db;
+    QEMUBH *bh;
+
+    AxonMr *mr;                 /* [AXON_RDMA_MAX_MR + 1], slot 0 unused */
+    uint64_t pbl_pages;         /* page list entries held */
+    AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
+    uint32_t ncq;
+    AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
+    uint32_t *pd_users;         /* [max_pd] */
+    QTAILQ_HEAD(, AxonQp) sched;
+    QTAILQ_HEAD(, AxonQp) acks;
+
+    uint32_t stat_db_rejects;
+    uint32_t stat_tx_pkts;
+    uint32_t stat_rx_pkts;
+    uint32_t stat_rx_drops;
+    uint32_t stat_retrans;
+    uint32_t stat_naks;
+    uint32_t tx_count;          /* wire frames, for x-tx-drop-every */
+
+    uint8_t txbuf[AXON_RDMA_MAX_MTU];   /* requester payload */
+    uint8_t rspbuf[AXON_RDMA_MAX_MTU];  /* READ response payload */
+};
+
+/* PSN arithmetic, modulo 2^24 */
+static inline uint32_t axon_psn_add(uint32_t psn, uint32_t n)
+{
+    return (psn + n) & AXON_PSN_MASK;
+}
+
+static inline int32_t axon_psn_diff(uint32_t a, uint32_t b)
+{
+    return (int32_t)((a - b) << 8) >> 8;
+}
+
+/* axon-nic-rdma.c */
+void axon_rdma_realize(AxonNicState *s);
+void axon_rdma_exit(AxonNicState *s);
+void axon_rdma_reset(AxonNicState *s);
+uint16_t axon_rdma_admin(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr);
+bool axon_rdma_pd_busy(AxonNicState *s, uint32_t pdn);
+AxonQp *axon_rdma_qp(AxonNicState *s, uint32_t qpn);
+AxonMr *axon_rdma_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
+                           uint64_t va, uint64_t len, uint32_t access);
+bool axon_rdma_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
+                     uint32_t len, DMADirection dir);
+bool axon_rdma_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va,
+                         bool cas, uint64_t cmp_add, uint64_t swap,
+                         uint64_t *orig);
+void axon_rdma_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
+                   uint16_t idx, uint8_t opcode, uint8_t status,
+                   uint32_t byte_len, uint32_t imm, uint8_t flags);
+void axon_rdma_qp_error(AxonNicState *s, AxonQp *qp);
+void axon_rdma_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
+
+/* axon-nic-roce.c */
+void axon_roce_schedule(AxonNicState *s, AxonQp *qp);
+void axon_roce_bh(void *opaque);
+void axon_roce_qp_init(AxonNicState *s, AxonQp *qp);
+void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp);
+void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp);
+void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp);
+void axon_roce_flush(AxonNicState *s, AxonQp *qp);
+void axon_roce_rx_frame(AxonNicState *s, const uint8_t *buf, size_t size);
+
+#endif /* HW_AXON_NIC_RDMA_H */
