@@ -127,9 +127,10 @@ static int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
 			  err);
 		return err;
 	}
+	/* as ib_umem_get() says of a wrapping user range */
 	if (start + length < start || virt_addr + length < virt_addr) {
-		ibdev_dbg(&adev->ibdev, "reg_mr: range overflows\n");
-		return -EOVERFLOW;
+		ibdev_dbg(&adev->ibdev, "reg_mr: range wraps\n");
+		return -EINVAL;
 	}
 	if (length > le64_to_cpu(adev->attr.max_mr_size)) {
 		ibdev_dbg(&adev->ibdev, "reg_mr: length 0x%llx too large\n",
