@@ -1,0 +1,2031 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axon-rdma-integrity: RC data integrity through plain libibverbs, on any
+ * RoCE device.
+ *
+ * Two roles: the requester runs every test and prints one line per check
+ * ("PASS name", "FAIL name: why", "SKIP name: why") and a summary; the
+ * agent owns the remote memory and QPs, and does what the requester asks
+ * over a control channel (post receives, fill or check its memory, create
+ * MRs). Every byte moved is checked against a pattern from a PRNG seeded
+ * per transfer, with background bytes around every region and guard pages
+ * outside the MRs checked after every batch.
+ *
+ * Loopback (default): both roles in one process, QP pairs on one device,
+ * the agent in a thread. Two nodes: --server on one, --client HOST on the
+ * other; under tools/axon-vm (AXON_NODES=2) node 0 serves and node 1
+ * connects to node 0 without options.
+ *
+ * Usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]
+ *        [--server | --client HOST] [--tcp-port N] [--timeout S]
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#define MAX_QP		16
+#define MAX_SGE		16
+#define MAX_XFER	256
+#define QP_DEPTH	256
+#define GUARD		4096
+#define AREA		((16u << 20) + (64u << 10))	/* data area of a buffer */
+#define MARGIN		64	/* background bytes checked around a region */
+#define SGE_GAP		3	/* bytes between scatter/gather pieces */
+#define BG_SALT		0x6a09e667f3bcc908ULL
+#define GUARD_SEED	0xbb67ae8584caa73bULL
+#define TCP_PORT	18779
+#define LATE_RECV_MS	300
+
+static struct {
+	const char *dev;
+	int gid_index;		/* -1: the first RoCE v2 GID with an IPv4 address */
+	bool quick;
+	const char *only;
+	double timeout;
+	int tcp_port;
+} opt = { .gid_index = -1, .timeout = 60, .tcp_port = TCP_PORT };
+
+/* ---- patterns --------------------------------------------------------- */
+
+struct gen {
+	uint64_t s, word;
+	unsigned int left;
+};
+
+static uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+static void gen_bytes(struct gen *g, uint8_t *p, uint64_t n)
+{
+	uint64_t v;
+
+	for (; n && g->left; n--, g->left--, g->word >>= 8)
+		*p++ = g->word;
+	for (; n >= 8; n -= 8, p += 8) {
+		v = splitmix(&g->s);
+		memcpy(p, &v, 8);
+	}
+	if (n) {
+		g->word = splitmix(&g->s);
+		for (g->left = 8; n; n--, g->left--, g->word >>= 8)
+			*p++ = g->word;
+	}
+}
+
+/* A message scattered over pieces of a buffer (offsets in its area). */
+struct piece {
+	int64_t off;
+	uint64_t len;
+};
+
+/* Split len bytes at off into n pieces of uneven sizes, SGE_GAP apart. */
+static unsigned int layout(int64_t off, uint64_t len, unsigned int n,
+			   struct piece *p)
+{
+	uint64_t base, d, sum = 0, l;
+	unsigned int i;
+
+	if (!len)
+		return 0;
+	if (n > len)
+		n = len;
+	if (n < 1)
+		n = 1;
+	base = len / n;
+	d = base / 3;
+	for (i = 0; i < n; i++) {
+		l = i + 1 == n ? len - sum : (i % 2 ? base - d : base + d);
+		p[i].off = off + (int64_t)(sum + (uint64_t)i * SGE_GAP);
+		p[i].len = l;
+		sum += l;
+	}
+	return n;
+}
+
+/* Write the first len bytes of stream seed over the pieces; base is the
+ * address of area offset base_off. */
+static void put_stream(uint8_t *base, int64_t base_off, const struct piece *p,
+		       unsigned int n, uint64_t len, uint64_t seed)
+{
+	struct gen g = { .s = seed };
+	uint64_t l;
+	unsigned int i;
+
+	for (i = 0; i < n && len; i++, len -= l) {
+		l = p[i].len < len ? p[i].len : len;
+		gen_bytes(&g, base + (p[i].off - base_off), l);
+	}
+}
+
+static void put_bg(uint8_t *dst, uint64_t n, uint64_t seed)
+{
+	struct gen g = { .s = seed ^ BG_SALT };
+
+	gen_bytes(&g, dst, n);
+}
+
+/* The area span [*lo, *hi) of pieces plus margins (at: where n == 0). */
+static void span(const struct piece *p, unsigned int n, int64_t at,
+		 int64_t *lo, int64_t *hi)
+{
+	*lo = (n ? p[0].off : at) - MARGIN;
+	*hi = (n ? p[n - 1].off + (int64_t)p[n - 1].len : at) + MARGIN;
+	if (*lo < 0)
+		*lo = 0;
+	if (*hi > (int64_t)AREA)
+		*hi = AREA;
+	if (*hi < *lo)
+		*hi = *lo;
+}
+
+/* The pieces lie in the area (an out-of-bounds test's may not). */
+static bool inside(const struct piece *p, unsigned int n)
+{
+	return !n || (p[0].off >= 0 &&
+		      p[n - 1].off + (int64_t)p[n - 1].len <= (int64_t)AREA);
+}
+
+static bool same(const uint8_t *got, const uint8_t *want, uint64_t n,
+		 int64_t at, const char *what, char *why, size_t whylen)
+{
+	uint64_t i, bad = 0, first = 0;
+
+	if (!memcmp(got, want, n))
+		return true;
+	for (i = 0; i < n; i++)
+		if (got[i] != want[i] && !bad++)
+			first = i;
+	snprintf(why, whylen, "%s: %" PRIu64 " byte(s) wrong, first at area offset %"
+		 PRId64 ": 0x%02x, want 0x%02x", what, bad, at + (int64_t)first,
+		 got[first], want[first]);
+	return false;
+}
+
+/* ---- the control channel ------------------------------------------------ */
+
+enum cmd {
+	CMD_HELLO, CMD_CONN, CMD_PREP, CMD_LATE, CMD_CHECK, CMD_MR,
+	CMD_DISCONNECT, CMD_QUIT,
+};
+
+struct caps {
+	uint32_t max_sge, max_sge_rd, max_qp_wr, max_cqe, atomic, rd_atom, mtu;
+	uint64_t max_msg;
+};
+
+struct qp_info {
+	uint32_t qpn[MAX_QP], psn[MAX_QP];
+	uint8_t gid[16];
+	uint32_t mtu, rkey;
+	uint64_t addr;
+};
+
+struct conn_opts {
+	uint32_t nqp, depth, max_sge, max_inline, rd_atom;
+	uint32_t rnr_timer;	/* the agent's min_rnr_timer */
+	uint32_t rnr_retry;	/* the requester's */
+	uint32_t psn_base;	/* 0: random PSNs */
+	uint64_t seed;
+};
+
+struct req {
+	uint32_t cmd;
+	uint32_t n;		/* PREP: xfers that follow; CHECK: the requester
+				 * failed (do not wait); LATE: delay in ms;
+				 * QUIT: number of failures */
+	struct conn_opts conn;
+	struct qp_info info;
+	uint32_t mr_access, mr_other_pd, mr_dereg;
+};
+
+struct reply {
+	int32_t ok;
+	char why[256];
+	struct caps caps;
+	struct qp_info info;
+	uint32_t rkey, stale_rkey;
+};
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("FAIL ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	exit(1);
+}
+
+static void ctl_write(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t r;
+
+	while (n) {
+		r = write(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("control channel: write: %s", strerror(errno));
+		c += r;
+		n -= r;
+	}
+}
+
+static void ctl_read(int fd, void *p, size_t n)
+{
+	char *c = p;
+	ssize_t r;
+
+	while (n) {
+		r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("control channel: read: %s", r ? strerror(errno) :
+			    "the peer closed it");
+		c += r;
+		n -= r;
+	}
+}
+
+/* ---- one side: device, PD, the registered area ----------------------------- */
+
+struct side {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd, *pd2;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	int gid_index;
+	uint8_t *buf, *area, *scratch, *guard;
+	struct ibv_mr *mr;
+	int fd;
+};
+
+static int pick_gid(struct side *s)
+{
+	struct ibv_gid_entry ent;
+	int i;
+
+	if (opt.gid_index >= 0)
+		return opt.gid_index;
+	for (i = 0; i < s->port.gid_tbl_len; i++) {
+		if (ibv_query_gid_ex(s->ctx, 1, i, &ent, 0))
+			continue;
+		if (ent.gid_type != IBV_GID_TYPE_ROCE_V2)
+			continue;
+		/* ::ffff:a.b.c.d */
+		if (!memcmp(ent.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
+			return i;
+	}
+	return -1;
+}
+
+static void side_open(struct side *s)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	size_t len = AREA + 2 * GUARD;
+	int i;
+
+	if (!list || !list[0])
+		die("setup: no RDMA device");
+	for (i = 0; list[i]; i++)
+		if (!opt.dev || !strcmp(ibv_get_device_name(list[i]), opt.dev))
+			break;
+	if (!list[i])
+		die("setup: no RDMA device %s", opt.dev);
+	if (!opt.dev)
+		opt.dev = strdup(ibv_get_device_name(list[i]));
+	s->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!s->ctx)
+		die("setup: ibv_open_device %s: %s", opt.dev, strerror(errno));
+	if (ibv_query_device(s->ctx, &s->attr) ||
+	    ibv_query_port(s->ctx, 1, &s->port))
+		die("setup: query %s: %s", opt.dev, strerror(errno));
+	if (s->port.state != IBV_PORT_ACTIVE)
+		die("setup: %s port 1 is not active", opt.dev);
+	s->gid_index = pick_gid(s);
+	if (s->gid_index < 0)
+		die("setup: %s has no RoCE v2 GID with an IPv4 address (use -g)",
+		    opt.dev);
+	if (ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid))
+		die("setup: ibv_query_gid %d: %s", s->gid_index, strerror(errno));
+	s->pd = ibv_alloc_pd(s->ctx);
+	s->pd2 = ibv_alloc_pd(s->ctx);
+	if (!s->pd || !s->pd2)
+		die("setup: ibv_alloc_pd: %s", strerror(errno));
+	s->buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
+		      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	s->scratch = malloc(AREA);
+	s->guard = malloc(GUARD);
+	if (s->buf == MAP_FAILED || !s->scratch || !s->guard)
+		die("setup: out of memory");
+	s->area = s->buf + GUARD;
+	put_bg(s->guard, GUARD, GUARD_SEED);
+	memcpy(s->buf, s->guard, GUARD);
+	memcpy(s->area + AREA, s->guard, GUARD);
+	s->mr = ibv_reg_mr(s->pd, s->area, AREA, IBV_ACCESS_LOCAL_WRITE |
+			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+			   IBV_ACCESS_REMOTE_ATOMIC);
+	if (!s->mr)
+		die("setup: ibv_reg_mr of %u bytes: %s", AREA, strerror(errno));
+}
+
+static void side_close(struct side *s)
+{
+	ibv_dereg_mr(s->mr);
+	ibv_dealloc_pd(s->pd2);
+	ibv_dealloc_pd(s->pd);
+	ibv_close_device(s->ctx);
+	munmap(s->buf, AREA + 2 * GUARD);
+	free(s->scratch);
+	free(s->guard);
+}
+
+static struct caps side_caps(const struct side *s)
+{
+	return (struct caps){
+		.max_sge = s->attr.max_sge,
+		.max_sge_rd = s->attr.max_sge_rd ? s->attr.max_sge_rd :
+			      s->attr.max_sge,
+		.max_qp_wr = s->attr.max_qp_wr,
+		.max_cqe = s->attr.max_cqe,
+		.atomic = s->attr.atomic_cap,
+		.rd_atom = s->attr.max_qp_rd_atom < s->attr.max_qp_init_rd_atom ?
+			   s->attr.max_qp_rd_atom : s->attr.max_qp_init_rd_atom,
+		.mtu = s->port.active_mtu,
+		.max_msg = s->port.max_msg_sz,
+	};
+}
+
+static bool guards_ok(struct side *s, char *why, size_t whylen)
+{
+	return same(s->buf, s->guard, GUARD, -GUARD, "guard below the MR",
+		    why, whylen) &&
+	       same(s->area + AREA, s->guard, GUARD, AREA,
+		    "guard above the MR", why, whylen);
+}
+
+/* ---- connections ------------------------------------------------------------ */
+
+struct conn {
+	unsigned int n;
+	struct ibv_cq *scq, *rcq;
+	struct ibv_qp *qp[MAX_QP];
+	struct ibv_qp_cap cap;
+	uint32_t psn[MAX_QP];
+};
+
+static void conn_destroy(struct conn *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		if (c->qp[i])
+			ibv_destroy_qp(c->qp[i]);
+	if (c->scq)
+		ibv_destroy_cq(c->scq);
+	if (c->rcq)
+		ibv_destroy_cq(c->rcq);
+	memset(c, 0, sizeof(*c));
+}
+
+static bool fail_errno(char *why, size_t whylen, const char *what, int err)
+{
+	snprintf(why, whylen, "%s: %s", what, strerror(err));
+	return false;
+}
+
+/* Create the CQs and QPs (in INIT) and describe them in *info. */
+static bool conn_create(struct side *s, struct conn *c,
+			const struct conn_opts *o, struct qp_info *info,
+			char *why, size_t whylen)
+{
+	struct ibv_qp_init_attr init = {
+		.cap = {
+			.max_send_wr = o->depth, .max_recv_wr = o->depth,
+			.max_send_sge = o->max_sge, .max_recv_sge = o->max_sge,
+		},
+		.qp_type = IBV_QPT_RC,
+	};
+	struct ibv_qp_attr attr = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ |
+				   IBV_ACCESS_REMOTE_ATOMIC,
+	};
+	int cqe = o->nqp * o->depth, inl = o->max_inline;
+	uint64_t seed = o->seed;
+
+	memset(c, 0, sizeof(*c));
+	memset(info, 0, sizeof(*info));
+	if (o->nqp > MAX_QP) {
+		snprintf(why, whylen, "%u QPs", o->nqp);
+		return false;
+	}
+	if (cqe > s->attr.max_cqe)
+		cqe = s->attr.max_cqe;
+	c->scq = ibv_create_cq(s->ctx, cqe, NULL, NULL, 0);
+	c->rcq = ibv_create_cq(s->ctx, cqe, NULL, NULL, 0);
+	if (!c->scq || !c->rcq)
+		return fail_errno(why, whylen, "ibv_create_cq", errno);
+	init.send_cq = c->scq;
+	init.recv_cq = c->rcq;
+	for (c->n = 0; c->n < o->nqp; c->n++) {
+		/* the largest inline size the device takes, up to max_inline */
+		for (;; inl /= 2) {
+			init.cap.max_inline_data = inl;
+			c->qp[c->n] = ibv_create_qp(s->pd, &init);
+			if (c->qp[c->n] || !inl)
+				break;
+		}
+		if (!c->qp[c->n])
+			return fail_errno(why, whylen, "ibv_create_qp", errno);
+		if (!c->n)
+			c->cap = init.cap;
+		if (ibv_modify_qp(c->qp[c->n], &attr, IBV_QP_STATE |
+				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				  IBV_QP_ACCESS_FLAGS))
+			return fail_errno(why, whylen, "modify_qp to INIT", errno);
+		c->psn[c->n] = o->psn_base ? (o->psn_base + c->n) & 0xffffff :
+			       splitmix(&seed) & 0xffffff;
+		info->qpn[c->n] = c->qp[c->n]->qp_num;
+		info->psn[c->n] = c->psn[c->n];
+	}
+	memcpy(info->gid, s->gid.raw, 16);
+	info->mtu = s->port.active_mtu;
+	info->addr = (uintptr_t)s->area;
+	info->rkey = s->mr->rkey;
+	return true;
+}
+
+/* INIT -> RTR -> RTS against the peer's QPs. */
+static bool conn_connect(struct side *s, struct conn *c,
+			 const struct conn_opts *o, const struct qp_info *peer,
+			 uint32_t rnr_retry, char *why, size_t whylen)
+{
+	struct ibv_qp_attr a;
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++) {
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTR;
+		a.path_mtu = s->port.active_mtu < peer->mtu ?
+			     s->port.active_mtu : peer->mtu;
+		a.dest_qp_num = peer->qpn[i];
+		a.rq_psn = peer->psn[i];
+		a.max_dest_rd_atomic = o->rd_atom;
+		a.min_rnr_timer = o->rnr_timer;
+		a.ah_attr.is_global = 1;
+		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
+		a.ah_attr.grh.sgid_index = s->gid_index;
+		a.ah_attr.grh.hop_limit = 64;
+		a.ah_attr.port_num = 1;
+		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
+				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+				  IBV_QP_MIN_RNR_TIMER))
+			return fail_errno(why, whylen, "modify_qp to RTR", errno);
+		memset(&a, 0, sizeof(a));
+		a.qp_state = IBV_QPS_RTS;
+		a.timeout = 16;
+		a.retry_cnt = 7;
+		a.rnr_retry = rnr_retry;
+		a.sq_psn = c->psn[i];
+		a.max_rd_atomic = o->rd_atom;
+		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+			return fail_errno(why, whylen, "modify_qp to RTS", errno);
+	}
+	return true;
+}
+
+/* ---- transfers ------------------------------------------------------------- */
+
+enum {
+	XF_NOFILL = 1,		/* the source is what the READ before fetched */
+	XF_WAIT = 2,		/* post after every earlier completion */
+	XF_NORECV = 4,		/* the agent posts no receive */
+	XF_LATE_RECV = 8,	/* ... only after LATE_RECV_MS */
+	XF_INIT = 16,		/* atomics: the agent stores init first */
+	XF_FINAL = 32,		/* atomics: the agent checks final after */
+	XF_SCRIBBLE = 64,	/* inline: overwrite the source once posted */
+	XF_CHAIN = 128,		/* same seed (data, background) as the one before */
+};
+
+enum { KEY_OK, KEY_BAD, KEY_SPECIAL };
+
+struct xfer {
+	uint32_t qp, op, send_flags, imm;
+	uint32_t lsge, rsge, flags;
+	uint32_t expect;	/* ibv_wc_status at the requester */
+	uint32_t rxe_expect;	/* ... that rdma_rxe gives instead (0: same) */
+	uint32_t rexpect;	/* ... of the agent's receive */
+	uint32_t rxe_rexpect;	/* ... that rdma_rxe gives instead (0: same) */
+	uint32_t lkey_mode, rkey_mode;
+	uint64_t len, loff, seed;
+	int64_t roff, rextra;	/* rextra: receive capacity - len */
+	uint64_t add_cmp, swap, init, old, final;
+};
+
+static bool is_atomic(uint32_t op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+static bool is_send(uint32_t op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+}
+
+static bool has_imm(uint32_t op)
+{
+	return op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static bool has_recv(const struct xfer *x)
+{
+	return has_imm(x->op) || is_send(x->op);
+}
+
+/* The agent's receive of x completes (with rexpect). */
+static bool recv_completes(const struct xfer *x)
+{
+	return has_recv(x) && !(x->flags & XF_NORECV) &&
+	       (x->expect == IBV_WC_SUCCESS || x->rexpect != IBV_WC_SUCCESS);
+}
+
+static const char *op_name(uint32_t op)
+{
+	switch (op) {
+	case IBV_WR_SEND: return "send";
+	case IBV_WR_SEND_WITH_IMM: return "send_imm";
+	case IBV_WR_RDMA_WRITE: return "rdma_write";
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return "rdma_write_imm";
+	case IBV_WR_RDMA_READ: return "rdma_read";
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return "cmp_swap";
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "fetch_add";
+	}
+	return "?";
+}
+
+static enum ibv_wc_opcode wc_opcode(uint32_t op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
+	}
+	return IBV_WC_SEND;
+}
+
+/* The pieces of x in the requester's area. */
+static unsigned int local_pieces(const struct xfer *x, struct piece *p)
+{
+	if (is_atomic(x->op)) {
+		p[0] = (struct piece){ x->loff, 8 };
+		return 1;
+	}
+	return layout(x->loff, x->len, x->lsge, p);
+}
+
+/* The pieces of x in the agent's area. */
+static unsigned int remote_pieces(const struct xfer *x, struct piece *p)
+{
+	if (is_atomic(x->op)) {
+		p[0] = (struct piece){ x->roff, 8 };
+		return 1;
+	}
+	if (is_send(x->op))
+		return layout(x->roff, x->len + x->rextra, x->rsge, p);
+	return layout(x->roff, x->len, 1, p);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Poll cq once; yield (and after a while sleep) when it is empty. */
+static int poll_one(struct ibv_cq *cq, struct ibv_wc *wc, unsigned int *idle)
+{
+	int n = ibv_poll_cq(cq, 1, wc);
+
+	if (n) {
+		*idle = 0;
+		return n;
+	}
+	if (++*idle > 1000)
+		usleep(100);
+	else
+		sched_yield();
+	return 0;
+}
+
+/* ---- the agent ----------------------------------------------------------- */
+
+struct agent {
+	struct side s;
+	bool rxe;
+	struct conn c;
+	struct conn_opts o;
+	struct xfer xs[MAX_XFER];
+	unsigned int n;
+	struct ibv_mr *special;
+};
+
+static bool agent_post_recv(struct agent *a, unsigned int i, char *why,
+			    size_t whylen)
+{
+	const struct xfer *x = &a->xs[i];
+	struct ibv_recv_wr wr = { .wr_id = i }, *bad;
+	struct ibv_sge sge[MAX_SGE];
+	struct piece p[MAX_SGE];
+	unsigned int n = 0, k;
+	int ret;
+
+	if (is_send(x->op))
+		n = layout(x->roff, x->len + x->rextra, x->rsge, p);
+	for (k = 0; k < n; k++)
+		sge[k] = (struct ibv_sge){ (uintptr_t)a->s.area + p[k].off,
+					   p[k].len, a->s.mr->lkey };
+	wr.sg_list = n ? sge : NULL;
+	wr.num_sge = n;
+	ret = ibv_post_recv(a->c.qp[x->qp], &wr, &bad);
+	if (ret)
+		return fail_errno(why, whylen, "ibv_post_recv", ret);
+	return true;
+}
+
+/* Background around every region; the data a READ fetches; receives. */
+static bool agent_prep(struct agent *a, char *why, size_t whylen)
+{
+	struct piece p[MAX_SGE];
+	unsigned int i, n;
+	int64_t lo, hi;
+
+	for (i = 0; i < a->n; i++) {
+		const struct xfer *x = &a->xs[i];
+
+		if (x->qp >= a->c.n || x->rsge > MAX_SGE) {
+			snprintf(why, whylen, "bad transfer %u", i);
+			return false;
+		}
+		if (is_atomic(x->op) && !(x->flags & XF_INIT))
+			continue;
+		n = remote_pieces(x, p);
+		span(p, n, x->roff, &lo, &hi);
+		put_bg(a->s.area + lo, hi - lo, x->seed);
+		if (x->op == IBV_WR_RDMA_READ && inside(p, n))
+			put_stream(a->s.area, 0, p, n, x->len, x->seed);
+		if (is_atomic(x->op))
+			memcpy(a->s.area + x->roff, &x->init, 8);
+		if (has_recv(x) && !(x->flags & (XF_NORECV | XF_LATE_RECV)) &&
+		    !agent_post_recv(a, i, why, whylen))
+			return false;
+	}
+	return true;
+}
+
+static bool agent_late(struct agent *a, unsigned int ms, char *why,
+		       size_t whylen)
+{
+	unsigned int i;
+
+	usleep(ms * 1000);
+	for (i = 0; i < a->n; i++)
+		if ((a->xs[i].flags & XF_LATE_RECV) &&
+		    !agent_post_recv(a, i, why, whylen))
+			return false;
+	return true;
+}
+
+static bool agent_check_wc(struct agent *a, const struct ibv_wc *wc,
+			   int64_t *last, char *why, size_t whylen)
+{
+	const struct xfer *x;
+
+	if (wc->wr_id >= a->n) {
+		snprintf(why, whylen, "receive completion with unknown wr_id %"
+			 PRIu64, wc->wr_id);
+		return false;
+	}
+	x = &a->xs[wc->wr_id];
+	if (!recv_completes(x)) {
+		if (wc->status == IBV_WC_WR_FLUSH_ERR)
+			return true;
+		snprintf(why, whylen, "unexpected receive completion for %s #%"
+			 PRIu64 ": %s", op_name(x->op), wc->wr_id,
+			 ibv_wc_status_str(wc->status));
+		return false;
+	}
+	if (wc->status != x->rexpect &&
+	    !(a->rxe && x->rxe_rexpect && wc->status == x->rxe_rexpect)) {
+		snprintf(why, whylen, "receive of %s #%" PRIu64 " (%" PRIu64
+			 " B): status %s, want %s", op_name(x->op), wc->wr_id,
+			 x->len, ibv_wc_status_str(wc->status),
+			 ibv_wc_status_str(x->rexpect));
+		return false;
+	}
+	if (wc->qp_num != a->c.qp[x->qp]->qp_num) {
+		snprintf(why, whylen, "receive #%" PRIu64 ": qp_num %u, want %u",
+			 wc->wr_id, wc->qp_num, a->c.qp[x->qp]->qp_num);
+		return false;
+	}
+	if ((int64_t)wc->wr_id <= last[x->qp]) {
+		snprintf(why, whylen, "receive #%" PRIu64 " completed after #%"
+			 PRId64 " on QP %u", wc->wr_id, last[x->qp], x->qp);
+		return false;
+	}
+	last[x->qp] = wc->wr_id;
+	if (wc->status != IBV_WC_SUCCESS)
+		return true;
+	if (wc->opcode != (x->op == IBV_WR_RDMA_WRITE_WITH_IMM ?
+			   IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV)) {
+		snprintf(why, whylen, "receive #%" PRIu64 ": opcode %d",
+			 wc->wr_id, wc->opcode);
+		return false;
+	}
+	if (wc->byte_len != x->len) {
+		snprintf(why, whylen, "receive of %s #%" PRIu64 ": byte_len %u, want %"
+			 PRIu64, op_name(x->op), wc->wr_id, wc->byte_len, x->len);
+		return false;
+	}
+	if (!!(wc->wc_flags & IBV_WC_WITH_IMM) != has_imm(x->op) ||
+	    (has_imm(x->op) && ntohl(wc->imm_data) != x->imm)) {
+		snprintf(why, whylen, "receive of %s #%" PRIu64 ": immediate %s0x%08x, want 0x%08x",
+			 op_name(x->op), wc->wr_id,
+			 wc->wc_flags & IBV_WC_WITH_IMM ? "" : "(none) ",
+			 ntohl(wc->imm_data), x->imm);
+		return false;
+	}
+	return true;
+}
+
+/* The data expected in the agent's area after x. */
+static bool agent_check_mem(struct agent *a, const struct xfer *x,
+			    char *why, size_t whylen)
+{
+	bool ok = x->expect == IBV_WC_SUCCESS;
+	struct piece p[MAX_SGE];
+	unsigned int n;
+	int64_t lo, hi;
+	uint8_t *img = a->s.scratch;
+
+	if (is_atomic(x->op) && !(x->flags & XF_FINAL))
+		return true;
+	n = remote_pieces(x, p);
+	span(p, n, x->roff, &lo, &hi);
+	put_bg(img, hi - lo, x->seed);
+	if (is_atomic(x->op))
+		memcpy(img + (x->roff - lo), ok ? &x->final : &x->init, 8);
+	else if ((x->op == IBV_WR_RDMA_READ || ok) && inside(p, n))
+		put_stream(img, lo, p, n, x->len, x->seed);
+	return same(a->s.area + lo, img, hi - lo, lo, op_name(x->op), why, whylen);
+}
+
+static bool agent_check(struct agent *a, bool quick, char *why, size_t whylen)
+{
+	int64_t last[MAX_QP];
+	unsigned int i, want = 0, got = 0, idle = 0;
+	double end = now() + (quick ? 1 : opt.timeout);
+	struct ibv_wc wc;
+	bool ok = true;
+
+	for (i = 0; i < MAX_QP; i++)
+		last[i] = -1;
+	for (i = 0; i < a->n; i++)
+		want += recv_completes(&a->xs[i]);
+	while (got < want && now() < end) {
+		if (!poll_one(a->c.rcq, &wc, &idle))
+			continue;
+		if (!agent_check_wc(a, &wc, last, why, whylen) && ok)
+			ok = false;
+		if (wc.wr_id < a->n && recv_completes(&a->xs[wc.wr_id]))
+			got++;
+	}
+	if (ok && got < want) {
+		snprintf(why, whylen, "%u of %u receive completion(s) after %g s",
+			 got, want, quick ? 1 : opt.timeout);
+		ok = false;
+	}
+	/* nothing more than expected (flushes aside) */
+	while (ok && ibv_poll_cq(a->c.rcq, 1, &wc) > 0)
+		ok = agent_check_wc(a, &wc, last, why, whylen);
+	for (i = 0; ok && i < a->n; i++)
+		ok = agent_check_mem(a, &a->xs[i], why, whylen);
+	return ok && guards_ok(&a->s, why, whylen);
+}
+
+static bool agent_mr(struct agent *a, const struct req *r, struct reply *rep)
+{
+	struct ibv_pd *pd = r->mr_other_pd ? a->s.pd2 : a->s.pd;
+	struct ibv_mr *mr;
+
+	if (a->special)
+		ibv_dereg_mr(a->special);
+	a->special = NULL;
+	if (r->mr_dereg) {
+		mr = ibv_reg_mr(pd, a->s.area, AREA, r->mr_access);
+		if (!mr)
+			return fail_errno(rep->why, sizeof(rep->why), "ibv_reg_mr", errno);
+		rep->stale_rkey = mr->rkey;
+		if (ibv_dereg_mr(mr))
+			return fail_errno(rep->why, sizeof(rep->why), "ibv_dereg_mr", errno);
+	}
+	if (!r->mr_access)
+		return true;
+	a->special = ibv_reg_mr(pd, a->s.area, AREA, r->mr_access);
+	if (!a->special)
+		return fail_errno(rep->why, sizeof(rep->why), "ibv_reg_mr", errno);
+	rep->rkey = a->special->rkey;
+	return true;
+}
+
+static int agent_run(struct agent *a)
+{
+	struct req r;
+	struct reply rep;
+	int fd = a->s.fd;
+
+	a->rxe = !strncmp(opt.dev, "rxe", 3);
+	for (;;) {
+		ctl_read(fd, &r, sizeof(r));
+		memset(&rep, 0, sizeof(rep));
+		rep.ok = 1;
+		switch (r.cmd) {
+		case CMD_HELLO:
+			rep.caps = side_caps(&a->s);
+			break;
+		case CMD_CONN:
+			conn_destroy(&a->c);
+			a->o = r.conn;
+			rep.ok = conn_create(&a->s, &a->c, &r.conn, &rep.info,
+					     rep.why, sizeof(rep.why)) &&
+				 conn_connect(&a->s, &a->c, &r.conn, &r.info, 7,
+					      rep.why, sizeof(rep.why));
+			break;
+		case CMD_PREP:
+			if (r.n > MAX_XFER)
+				die("agent: %u transfers", r.n);
+			a->n = r.n;
+			ctl_read(fd, a->xs, r.n * sizeof(a->xs[0]));
+			rep.ok = agent_prep(a, rep.why, sizeof(rep.why));
+			break;
+		case CMD_LATE:
+			rep.ok = agent_late(a, r.n, rep.why, sizeof(rep.why));
+			break;
+		case CMD_CHECK:
+			rep.ok = agent_check(a, r.n, rep.why, sizeof(rep.why));
+			break;
+		case CMD_MR:
+			rep.ok = agent_mr(a, &r, &rep);
+			break;
+		case CMD_DISCONNECT:
+			conn_destroy(&a->c);
+			break;
+		case CMD_QUIT:
+			ctl_write(fd, &rep, sizeof(rep));
+			if (a->special)
+				ibv_dereg_mr(a->special);
+			side_close(&a->s);
+			return r.n ? 1 : 0;
+		default:
+			die("agent: unknown command %u", r.cmd);
+		}
+		ctl_write(fd, &rep, sizeof(rep));
+	}
+}
+
+/* ---- the requester ---------------------------------------------------------- */
+
+struct env {
+	struct side s;
+	struct caps caps;	/* what both sides can do */
+	struct conn c;
+	struct conn_opts o;
+	struct qp_info remote;
+	bool connected;
+	bool rxe;		/* rdma_rxe: its documented deviations pass */
+	uint32_t special_rkey;	/* the agent's special MR */
+	struct ibv_mr *other_pd_mr;	/* the area, in pd2 */
+	uint64_t seed;
+	unsigned int pass, fail, skip;
+	char conn_why[320];
+};
+
+static void report(struct env *e, bool ok, const char *name, const char *why)
+{
+	if (ok) {
+		printf("PASS %s\n", name);
+		e->pass++;
+	} else {
+		printf("FAIL %s: %s\n", name, why);
+		e->fail++;
+	}
+	fflush(stdout);
+}
+
+static void skip(struct env *e, const char *name, const char *why)
+{
+	if (opt.only && fnmatch(opt.only, name, 0))
+		return;
+	printf("SKIP %s: %s\n", name, why);
+	fflush(stdout);
+	e->skip++;
+}
+
+static struct reply call(struct env *e, struct req *r, const void *extra,
+			 size_t len)
+{
+	struct reply rep;
+
+	ctl_write(e->s.fd, r, sizeof(*r));
+	if (len)
+		ctl_write(e->s.fd, extra, len);
+	ctl_read(e->s.fd, &rep, sizeof(rep));
+	rep.why[sizeof(rep.why) - 1] = 0;
+	return rep;
+}
+
+static void disconnect(struct env *e)
+{
+	struct req r = { .cmd = CMD_DISCONNECT };
+
+	if (!e->connected)
+		return;
+	call(e, &r, NULL, 0);
+	conn_destroy(&e->c);
+	e->connected = false;
+}
+
+/* Fresh QPs on both sides. */
+static bool connect_qps(struct env *e, unsigned int nqp, uint32_t rnr_retry,
+			uint32_t rnr_timer, uint32_t psn_base)
+{
+	struct req r = { .cmd = CMD_CONN };
+	struct reply rep;
+
+	disconnect(e);
+	e->o = (struct conn_opts){
+		.nqp = nqp, .depth = QP_DEPTH, .rd_atom = e->caps.rd_atom,
+		.max_sge = e->caps.max_sge < MAX_SGE ? e->caps.max_sge : MAX_SGE,
+		.max_inline = 256,
+		.rnr_timer = rnr_timer, .rnr_retry = rnr_retry,
+		.psn_base = psn_base, .seed = splitmix(&e->seed),
+	};
+	if (e->o.depth > e->caps.max_qp_wr)
+		e->o.depth = e->caps.max_qp_wr;
+	if (!conn_create(&e->s, &e->c, &e->o, &r.info, e->conn_why,
+			 sizeof(e->conn_why))) {
+		conn_destroy(&e->c);
+		return false;
+	}
+	r.conn = e->o;
+	r.conn.seed ^= 1;
+	rep = call(e, &r, NULL, 0);
+	e->connected = true;
+	if (!rep.ok) {
+		snprintf(e->conn_why, sizeof(e->conn_why), "agent: %s", rep.why);
+		disconnect(e);
+		return false;
+	}
+	e->remote = rep.info;
+	if (!conn_connect(&e->s, &e->c, &e->o, &rep.info, rnr_retry,
+			  e->conn_why, sizeof(e->conn_why))) {
+		disconnect(e);
+		return false;
+	}
+	return true;
+}
+
+static uint32_t lkey_of(struct env *e, const struct xfer *x)
+{
+	switch (x->lkey_mode) {
+	case KEY_BAD: return e->s.mr->lkey ^ 0xa5;
+	case KEY_SPECIAL: return e->other_pd_mr->lkey;
+	}
+	return e->s.mr->lkey;
+}
+
+static uint32_t rkey_of(struct env *e, const struct xfer *x)
+{
+	switch (x->rkey_mode) {
+	case KEY_BAD: return e->remote.rkey ^ 0xa5;
+	case KEY_SPECIAL: return e->special_rkey;
+	}
+	return e->remote.rkey;
+}
+
+static bool post(struct env *e, const struct xfer *x, unsigned int id,
+		 char *why, size_t whylen)
+{
+	struct ibv_send_wr wr = { .wr_id = id }, *bad;
+	struct ibv_sge sge[MAX_SGE];
+	struct piece p[MAX_SGE];
+	uint64_t raddr = e->remote.addr + x->roff;
+	unsigned int n, k;
+	int ret;
+
+	n = local_pieces(x, p);
+	for (k = 0; k < n; k++)
+		sge[k] = (struct ibv_sge){ (uintptr_t)e->s.area + p[k].off,
+					   p[k].len, lkey_of(e, x) };
+	wr.sg_list = n ? sge : NULL;
+	wr.num_sge = n;
+	wr.opcode = x->op;
+	wr.send_flags = x->send_flags;
+	if (has_imm(x->op))
+		wr.imm_data = htonl(x->imm);
+	if (is_atomic(x->op)) {
+		wr.wr.atomic.remote_addr = raddr;
+		wr.wr.atomic.compare_add = x->add_cmp;
+		wr.wr.atomic.swap = x->swap;
+		wr.wr.atomic.rkey = rkey_of(e, x);
+	} else if (!is_send(x->op)) {
+		wr.wr.rdma.remote_addr = raddr;
+		wr.wr.rdma.rkey = rkey_of(e, x);
+	}
+	ret = ibv_post_send(e->c.qp[x->qp], &wr, &bad);
+	if (ret) {
+		snprintf(why, whylen, "ibv_post_send of %s #%u: %s",
+			 op_name(x->op), id, strerror(ret));
+		return false;
+	}
+	if (x->flags & XF_SCRIBBLE)
+		for (k = 0; k < n; k++)
+			memset(e->s.area + p[k].off, 0xee, p[k].len);
+	return true;
+}
+
+/* Local sources and destinations, before posting. */
+static void local_prep(struct env *e, const struct xfer *x)
+{
+	struct piece p[MAX_SGE];
+	unsigned int n = local_pieces(x, p);
+	int64_t lo, hi;
+
+	if (x->flags & XF_NOFILL)
+		return;
+	span(p, n, x->loff, &lo, &hi);
+	put_bg(e->s.area + lo, hi - lo, x->seed ^ 1);
+	if (!is_atomic(x->op) && x->op != IBV_WR_RDMA_READ)
+		put_stream(e->s.area, 0, p, n, x->len, x->seed);
+}
+
+/* A READ's data or an atomic's old value landed, and nothing else. */
+static bool local_check(struct env *e, const struct xfer *x, char *why,
+			size_t whylen)
+{
+	bool ok = x->expect == IBV_WC_SUCCESS;
+	struct piece p[MAX_SGE];
+	unsigned int n;
+	int64_t lo, hi;
+	uint8_t *img = e->s.scratch;
+
+	if (x->op != IBV_WR_RDMA_READ && !is_atomic(x->op))
+		return true;
+	n = local_pieces(x, p);
+	span(p, n, x->loff, &lo, &hi);
+	put_bg(img, hi - lo, x->seed ^ 1);
+	if (ok && is_atomic(x->op))
+		memcpy(img + (x->loff - lo), &x->old, 8);
+	else if (ok)
+		put_stream(img, lo, p, n, x->len, x->seed);
+	if (ok && is_atomic(x->op) && memcmp(e->s.area + x->loff, &x->old, 8)) {
+		uint64_t got;
+
+		memcpy(&got, e->s.area + x->loff, 8);
+		snprintf(why, whylen, "%s returned 0x%" PRIx64 ", want 0x%" PRIx64,
+			 op_name(x->op), got, x->old);
+		return false;
+	}
+	return same(e->s.area + lo, img, hi - lo, lo, "local", why, whylen);
+}
+
+struct batch {
+	struct xfer *xs;
+	unsigned int n, posted, expected, got;
+	int64_t last[MAX_QP];
+	bool ok;
+	char why[320], note[80];
+};
+
+static void batch_fail(struct batch *b, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!b->ok)
+		return;
+	b->ok = false;
+	va_start(ap, fmt);
+	vsnprintf(b->why, sizeof(b->why), fmt, ap);
+	va_end(ap);
+}
+
+static void on_wc(struct env *e, struct batch *b, const struct ibv_wc *wc)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr attr;
+	const struct xfer *x;
+
+	if (wc->wr_id >= b->posted) {
+		batch_fail(b, "completion with unknown wr_id %" PRIu64, wc->wr_id);
+		return;
+	}
+	x = &b->xs[wc->wr_id];
+	if ((int64_t)wc->wr_id <= b->last[x->qp])
+		batch_fail(b, "%s #%" PRIu64 " completed after #%" PRId64 " on QP %u",
+			   op_name(x->op), wc->wr_id, b->last[x->qp], x->qp);
+	b->last[x->qp] = wc->wr_id;
+	if (e->rxe && x->rxe_expect && wc->status == x->rxe_expect) {
+		snprintf(b->note, sizeof(b->note), " [rxe deviation: %s]",
+			 ibv_wc_status_str(wc->status));
+	} else if (wc->status != x->expect) {
+		batch_fail(b, "%s #%" PRIu64 " (%" PRIu64 " B, QP %u): status %s, want %s",
+			   op_name(x->op), wc->wr_id, x->len, x->qp,
+			   ibv_wc_status_str(wc->status),
+			   ibv_wc_status_str(x->expect));
+		return;
+	}
+	if (wc->qp_num != e->c.qp[x->qp]->qp_num)
+		batch_fail(b, "%s #%" PRIu64 ": qp_num %u, want %u", op_name(x->op),
+			   wc->wr_id, wc->qp_num, e->c.qp[x->qp]->qp_num);
+	if (wc->status == IBV_WC_SUCCESS) {
+		if (wc->opcode != wc_opcode(x->op))
+			batch_fail(b, "%s #%" PRIu64 ": completion opcode %d, want %d",
+				   op_name(x->op), wc->wr_id, wc->opcode,
+				   wc_opcode(x->op));
+		return;
+	}
+	/* an error completion moves the QP to the error state */
+	if (ibv_query_qp(e->c.qp[x->qp], &attr, IBV_QP_STATE, &init))
+		batch_fail(b, "ibv_query_qp: %s", strerror(errno));
+	else if (attr.qp_state != IBV_QPS_ERR)
+		batch_fail(b, "QP %u in state %d after %s, want ERR (%d)", x->qp,
+			   attr.qp_state, ibv_wc_status_str(wc->status),
+			   IBV_QPS_ERR);
+}
+
+static bool signaled(const struct xfer *x)
+{
+	return x->send_flags & IBV_SEND_SIGNALED;
+}
+
+/* Poll until every signaled transfer posted so far has completed. */
+static void drain(struct env *e, struct batch *b)
+{
+	double end = now() + opt.timeout;
+	unsigned int idle = 0;
+	struct ibv_wc wc;
+
+	while (b->got < b->expected) {
+		if (now() > end) {
+			batch_fail(b, "%u of %u completion(s) after %g s", b->got,
+				   b->expected, opt.timeout);
+			return;
+		}
+		if (!poll_one(e->c.scq, &wc, &idle))
+			continue;
+		on_wc(e, b, &wc);
+		if (wc.wr_id < b->posted && (signaled(&b->xs[wc.wr_id]) ||
+					     wc.status != IBV_WC_SUCCESS))
+			b->got++;
+	}
+}
+
+static bool wanted(const char *name)
+{
+	return !opt.only || !fnmatch(opt.only, name, 0);
+}
+
+/* Run a batch of transfers on the connected QPs and report it as one check. */
+static void run(struct env *e, struct xfer *xs, unsigned int n,
+		const char *fmt, ...)
+{
+	struct batch b = { .xs = xs, .n = n, .ok = true };
+	struct req r = { .cmd = CMD_PREP, .n = n };
+	struct reply rep;
+	unsigned int i;
+	bool late = false;
+	char name[200];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (!wanted(name))
+		return;
+	if (!e->connected) {
+		report(e, false, name, e->conn_why);
+		return;
+	}
+	for (i = 0; i < MAX_QP; i++)
+		b.last[i] = -1;
+	for (i = 0; i < n; i++) {
+		xs[i].seed = i && (xs[i].flags & XF_CHAIN) ? xs[i - 1].seed :
+			     splitmix(&e->seed);
+		if (xs[i].expect != IBV_WC_SUCCESS)
+			xs[i].send_flags |= IBV_SEND_SIGNALED;
+		late |= xs[i].flags & XF_LATE_RECV;
+	}
+	rep = call(e, &r, xs, n * sizeof(*xs));
+	if (!rep.ok) {
+		report(e, false, name, rep.why);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		local_prep(e, &xs[i]);
+	for (i = 0; i < n && b.ok; i++) {
+		if (xs[i].flags & XF_WAIT)
+			drain(e, &b);
+		if (!post(e, &xs[i], i, b.why, sizeof(b.why))) {
+			b.ok = false;
+			break;
+		}
+		b.posted++;
+		b.expected += signaled(&xs[i]);
+	}
+	if (late) {
+		r = (struct req){ .cmd = CMD_LATE, .n = LATE_RECV_MS };
+		rep = call(e, &r, NULL, 0);
+		if (!rep.ok)
+			batch_fail(&b, "agent: %s", rep.why);
+	}
+	if (b.ok)
+		drain(e, &b);
+	for (i = 0; i < n && b.ok; i++)
+		b.ok = local_check(e, &xs[i], b.why, sizeof(b.why));
+	if (b.ok)
+		b.ok = guards_ok(&e->s, b.why, sizeof(b.why));
+	r = (struct req){ .cmd = CMD_CHECK, .n = !b.ok };
+	rep = call(e, &r, NULL, 0);
+	if (b.ok && !rep.ok)
+		batch_fail(&b, "agent: %s", rep.why);
+	strncat(name, b.note, sizeof(name) - strlen(name) - 1);
+	report(e, b.ok, name, b.why);
+}
+
+/* ---- the tests -------------------------------------------------------------- */
+
+/* Lay out transfers one after the other in both areas. */
+struct cursor {
+	int64_t l, r;
+};
+
+static unsigned int sge_max(struct env *e, uint32_t op);
+
+/* A transfer of len bytes at the next free offsets plus lmis/rmis, with up
+ * to lsge/rsge pieces (as many as the QPs take). */
+static struct xfer xf(struct env *e, struct cursor *cur, uint32_t qp,
+		      uint32_t op, uint64_t len, unsigned int lmis,
+		      unsigned int rmis, unsigned int lsge, unsigned int rsge)
+{
+	struct xfer x = {
+		.qp = qp, .op = op, .len = len, .lsge = lsge, .rsge = rsge,
+		.send_flags = IBV_SEND_SIGNALED, .imm = 0xa0000000 | (uint32_t)len,
+	};
+	uint64_t lext, rext;
+
+	if (lsge > sge_max(e, op))
+		x.lsge = lsge = sge_max(e, op);
+	if (rsge > sge_max(e, IBV_WR_SEND))
+		x.rsge = rsge = sge_max(e, IBV_WR_SEND);
+	lext = len + (uint64_t)(lsge ? lsge - 1 : 0) * SGE_GAP;
+	rext = len + (uint64_t)(rsge ? rsge - 1 : 0) * SGE_GAP;
+
+	if (is_atomic(op)) {
+		lmis = rmis = 0;
+		lext = rext = 8;
+	}
+	x.loff = ((cur->l + MARGIN + 63) & ~63) + lmis;
+	x.roff = ((cur->r + MARGIN + 63) & ~63) + rmis;
+	cur->l = x.loff + lext + MARGIN;
+	cur->r = x.roff + rext + MARGIN;
+	if (cur->l > (int64_t)AREA || cur->r > (int64_t)AREA)
+		die("test layout: transfers do not fit the area");
+	return x;
+}
+
+static const uint32_t data_ops[] = {
+	IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+	IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
+};
+
+static unsigned int sge_max(struct env *e, uint32_t op)
+{
+	unsigned int m = op == IBV_WR_RDMA_READ ? e->caps.max_sge_rd :
+			 e->c.cap.max_send_sge;
+
+	if (m > e->c.cap.max_recv_sge)
+		m = e->c.cap.max_recv_sge;
+	return m < MAX_SGE ? m : MAX_SGE;
+}
+
+static void t_sizes(struct env *e)
+{
+	static const uint64_t full[] = {
+		0, 1, 7, 63, 64, 4095, 4096, 4097, 65536 + 13, 1 << 20,
+		(1 << 20) + 3, 16 << 20,
+	};
+	static const uint64_t quick[] = {
+		0, 1, 7, 63, 4095, 4096, 4097, 65536 + 13, 1 << 20,
+	};
+	const uint64_t *sizes = opt.quick ? quick : full;
+	unsigned int ns = opt.quick ? sizeof(quick) / sizeof(quick[0]) :
+			  sizeof(full) / sizeof(full[0]);
+	unsigned int o, k, lm, rm;
+	struct cursor cur;
+	char name[80], why[80];
+	struct xfer x;
+	uint64_t len;
+
+	/* PSNs start just below the 24-bit wrap */
+	connect_qps(e, 1, 7, 12, 0xffffff - 20);
+	for (o = 0; o < sizeof(data_ops) / sizeof(data_ops[0]); o++) {
+		for (k = 0; k < ns; k++) {
+			len = sizes[k];
+			if (len > e->caps.max_msg) {
+				snprintf(name, sizeof(name), "%s %" PRIu64 " B",
+					 op_name(data_ops[o]), len);
+				snprintf(why, sizeof(why), "above max_msg_sz, "
+					 "%" PRIu64 " B instead", e->caps.max_msg);
+				skip(e, name, why);
+				len = e->caps.max_msg;
+			}
+			cur = (struct cursor){ 0, 0 };
+			lm = (k * 7) % 61;
+			rm = (k * 11 + o) % 59;
+			x = xf(e, &cur, 0, data_ops[o], len, lm, rm, 1, 1);
+			run(e, &x, 1, "%s %" PRIu64 " B (offsets +%u/+%u)",
+			    op_name(data_ops[o]), len, lm, rm);
+		}
+	}
+}
+
+static void t_offsets(struct env *e)
+{
+	static const unsigned int mis[][2] = {
+		{ 1, 0 }, { 0, 1 }, { 2, 3 }, { 5, 7 }, { 8, 9 }, { 31, 33 },
+		{ 63, 1 }, { 4095 % 64, 17 },
+	};
+	struct xfer xs[MAX_XFER];
+	unsigned int o, i, n;
+	struct cursor cur;
+
+	connect_qps(e, 1, 7, 12, 0);
+	for (o = 0; o < sizeof(data_ops) / sizeof(data_ops[0]); o++) {
+		cur = (struct cursor){ 0, 0 };
+		for (n = 0, i = 0; i < sizeof(mis) / sizeof(mis[0]); i++) {
+			xs[n++] = xf(e, &cur, 0, data_ops[o], 129, mis[i][0],
+				     mis[i][1], 1, 1);
+			xs[n++] = xf(e, &cur, 0, data_ops[o], 4097 + i, mis[i][1],
+				     mis[i][0], 1, 1);
+		}
+		run(e, xs, n, "%s: %u transfers at unaligned offsets",
+		    op_name(data_ops[o]), n);
+	}
+}
+
+static void t_sge(struct env *e)
+{
+	static const uint64_t sizes[] = { 16, 4097, 65536 + 13, 1 << 20 };
+	/* local SGEs, and for sends the receive's */
+	static const unsigned int combos[][2] = {
+		{ 16, 16 }, { 16, 1 }, { 1, 16 }, { 3, 7 }, { 2, 2 },
+	};
+	unsigned int ns = opt.quick ? 3 : 4, nc, o, k, c, ls, rs, m;
+	struct cursor cur;
+	struct xfer x;
+
+	connect_qps(e, 1, 7, 12, 0);
+	for (o = 0; o < sizeof(data_ops) / sizeof(data_ops[0]); o++) {
+		m = sge_max(e, data_ops[o]);
+		/* the remote side of RDMA is one contiguous range */
+		nc = is_send(data_ops[o]) ? 5 : 1;
+		for (c = 0; c < nc; c++) {
+			ls = combos[c][0] < m ? combos[c][0] : m;
+			rs = is_send(data_ops[o]) ? combos[c][1] < m ?
+			     combos[c][1] : m : 1;
+			for (k = 0; k < ns; k++) {
+				cur = (struct cursor){ 0, 0 };
+				x = xf(e, &cur, 0, data_ops[o], sizes[k], k + c,
+				       2 * k + 1, ls, rs);
+				run(e, &x, 1, "%s %" PRIu64 " B, %u/%u SGEs",
+				    op_name(data_ops[o]), sizes[k], ls, rs);
+			}
+		}
+	}
+	/* receive buffers larger than the message */
+	cur = (struct cursor){ 0, 0 };
+	x = xf(e, &cur, 0, IBV_WR_SEND, 1000, 3, 5, 1, sge_max(e, IBV_WR_SEND));
+	x.rextra = 3000;
+	run(e, &x, 1, "send 1000 B into a 4000 B receive");
+}
+
+static void t_inline(struct env *e)
+{
+	static const uint32_t ops[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM,
+	};
+	uint64_t sizes[3];
+	unsigned int o, k, sge;
+	struct cursor cur;
+	struct xfer x;
+
+	connect_qps(e, 1, 7, 12, 0);
+	if (!e->connected || !e->c.cap.max_inline_data) {
+		skip(e, "inline sends", e->connected ?
+		     "the device takes no inline data" : e->conn_why);
+		return;
+	}
+	sizes[0] = 1;
+	sizes[1] = 13;
+	sizes[2] = e->c.cap.max_inline_data;
+	for (o = 0; o < sizeof(ops) / sizeof(ops[0]); o++) {
+		for (k = 0; k < 3; k++) {
+			sge = k == 2 ? 3 : 1;
+			if (sge > e->c.cap.max_send_sge)
+				sge = 1;
+			cur = (struct cursor){ 0, 0 };
+			x = xf(e, &cur, 0, ops[o], sizes[k], 5 + k, 3, sge, 1);
+			x.send_flags |= IBV_SEND_INLINE;
+			x.flags |= XF_SCRIBBLE;
+			run(e, &x, 1, "%s inline %" PRIu64 " B, %u SGE(s)",
+			    op_name(ops[o]), sizes[k], sge);
+		}
+	}
+}
+
+static void t_many_qps(struct env *e)
+{
+	static const uint64_t sizes[] = { 1, 100, 4097, 9000, 0, 65, 2048, 333 };
+	static const uint32_t ops[] = {
+		IBV_WR_SEND, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_READ, IBV_WR_SEND_WITH_IMM,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_RDMA_READ, IBV_WR_SEND,
+	};
+	bool atomics = e->caps.atomic != IBV_ATOMIC_NONE;
+	struct xfer xs[MAX_XFER];
+	unsigned int nqp = MAX_QP, q, k, n = 0;
+	struct cursor cur = { 0, 0 };
+	uint32_t op;
+
+	connect_qps(e, nqp, 7, 12, 0);
+	for (k = 0; k < 8; k++) {
+		for (q = 0; q < nqp; q++) {
+			op = ops[(k + q) % 8];
+			if (is_atomic(op) && !atomics)
+				op = IBV_WR_RDMA_WRITE;
+			xs[n] = xf(e, &cur, q, op, sizes[(k * 3 + q) % 8], q % 5,
+				   k % 3, 1 + (q + k) % 3, 1 + q % 2);
+			xs[n].init = 1000 * q;
+			xs[n].add_cmp = k + 1;
+			xs[n].old = 1000 * q;
+			xs[n].final = 1000 * q + k + 1;
+			xs[n].flags |= XF_INIT | XF_FINAL;
+			n++;
+		}
+	}
+	run(e, xs, n, "%u QPs interleaved, %u mixed WRs", nqp, n);
+
+	/* per-QP ordering of many sends */
+	n = 0;
+	cur = (struct cursor){ 0, 0 };
+	for (k = 0; k < 8; k++)
+		for (q = 0; q < nqp; q++)
+			xs[n++] = xf(e, &cur, q, k % 2 ? IBV_WR_SEND_WITH_IMM :
+				     IBV_WR_SEND, 2000 + 37 * k, 1, 2, 1, 1);
+	run(e, xs, n, "%u QPs interleaved, %u sends in order", nqp, n);
+}
+
+static void t_fence(struct env *e)
+{
+	static const uint64_t sizes[] = { 4097, 65536 + 13, 1 << 20 };
+	unsigned int ns = opt.quick ? 2 : 3, k, i;
+	uint32_t then[] = { IBV_WR_SEND, IBV_WR_RDMA_WRITE };
+	struct cursor cur;
+	struct xfer xs[2];
+
+	connect_qps(e, 1, 7, 12, 0);
+	for (k = 0; k < ns; k++) {
+		for (i = 0; i < 2; i++) {
+			cur = (struct cursor){ 0, 0 };
+			xs[0] = xf(e, &cur, 0, IBV_WR_RDMA_READ, sizes[k], 3, 1, 4, 1);
+			xs[1] = xs[0];
+			xs[1].op = then[i];
+			xs[1].roff = xf(e, &cur, 0, then[i], sizes[k], 0, 7, 4, 2).roff;
+			xs[1].rsge = 2;
+			xs[1].send_flags |= IBV_SEND_FENCE;
+			xs[1].flags |= XF_NOFILL | XF_CHAIN;
+			run(e, xs, 2, "rdma_read then fenced %s of the data read, %"
+			    PRIu64 " B", op_name(then[i]), sizes[k]);
+		}
+	}
+}
+
+static void t_unsignaled(struct env *e)
+{
+	struct xfer xs[MAX_XFER];
+	struct cursor cur = { 0, 0 };
+	unsigned int i, n = 192;
+
+	connect_qps(e, 1, 7, 12, 0);
+	for (i = 0; i < n; i++) {
+		xs[i] = xf(e, &cur, 0, IBV_WR_RDMA_WRITE, 64 + i * 21, i % 4, i % 3,
+			   1, 1);
+		if (i % 16 != 15 && i != n - 1)
+			xs[i].send_flags = 0;
+	}
+	run(e, xs, n, "%u rdma_writes, every 16th signaled", n);
+	cur = (struct cursor){ 0, 0 };
+	n = 64;
+	for (i = 0; i < n; i++) {
+		xs[i] = xf(e, &cur, 0, IBV_WR_SEND, 1 + i * 61, 1, 2, 1, 1);
+		if (i != n - 1)
+			xs[i].send_flags = 0;
+	}
+	run(e, xs, n, "%u sends, only the last signaled", n);
+}
+
+static void t_atomics(struct env *e)
+{
+	struct xfer xs[MAX_XFER];
+	struct cursor cur = { 0, 0 };
+	uint64_t v;
+	unsigned int i, n = 0;
+
+	if (e->caps.atomic == IBV_ATOMIC_NONE) {
+		skip(e, "atomics", "the device reports no atomics");
+		return;
+	}
+	connect_qps(e, 1, 7, 12, 0);
+	/* compare and swap: equal, different */
+	xs[n] = xf(e, &cur, 0, IBV_WR_ATOMIC_CMP_AND_SWP, 8, 0, 0, 1, 1);
+	xs[n].init = xs[n].add_cmp = xs[n].old = 0x0123456789abcdefULL;
+	xs[n].swap = xs[n].final = 0xfedcba9876543210ULL;
+	n++;
+	xs[n] = xf(e, &cur, 0, IBV_WR_ATOMIC_CMP_AND_SWP, 8, 0, 0, 1, 1);
+	xs[n].init = xs[n].old = xs[n].final = 0x1111222233334444ULL;
+	xs[n].add_cmp = 0x1111222233334445ULL;
+	xs[n].swap = 0xdeadbeefULL;
+	n++;
+	/* fetch and add, with a carry across the wrap */
+	xs[n] = xf(e, &cur, 0, IBV_WR_ATOMIC_FETCH_AND_ADD, 8, 0, 0, 1, 1);
+	xs[n].init = xs[n].old = 0x00000000ffffffffULL;
+	xs[n].add_cmp = 1;
+	xs[n].final = 0x0000000100000000ULL;
+	n++;
+	xs[n] = xf(e, &cur, 0, IBV_WR_ATOMIC_FETCH_AND_ADD, 8, 0, 0, 1, 1);
+	xs[n].init = xs[n].old = ~0ULL - 2;
+	xs[n].add_cmp = 5;
+	xs[n].final = 2;
+	n++;
+	for (i = 0; i < n; i++)
+		xs[i].flags |= XF_INIT | XF_FINAL;
+	run(e, xs, n, "cmp_swap (equal, different) and fetch_add (carry, wrap)");
+
+	/* 32 fetch_adds then 8 cmp_swaps in a row on one address */
+	cur = (struct cursor){ 0, 0 };
+	v = 0x7ffffffffffffff0ULL;
+	for (n = 0; n < 32; n++) {
+		xs[n] = xf(e, &cur, 0, IBV_WR_ATOMIC_FETCH_AND_ADD, 8, 0, 0, 1, 1);
+		xs[n].roff = xs[0].roff;
+		xs[n].init = 0x7ffffffffffffff0ULL;
+		xs[n].old = v;
+		xs[n].add_cmp = n * 3 + 1;
+		v += n * 3 + 1;
+	}
+	for (; n < 40; n++) {
+		xs[n] = xf(e, &cur, 0, IBV_WR_ATOMIC_CMP_AND_SWP, 8, 0, 0, 1, 1);
+		xs[n].roff = xs[0].roff;
+		xs[n].old = xs[n].add_cmp = v;
+		xs[n].swap = v * 7 + n;
+		v = xs[n].swap;
+	}
+	for (i = 1; i < n; i++)
+		xs[i].flags |= XF_CHAIN;
+	xs[0].flags |= XF_INIT;
+	xs[n - 1].flags |= XF_FINAL;
+	xs[n - 1].final = v;
+	xs[n - 1].init = xs[0].init;
+	run(e, xs, n, "%u atomics in a row on one address", n);
+}
+
+/* ---- error paths: one per fresh connection ------------------------------------ */
+
+/* An erroneous transfer, then a probe that must be flushed. */
+static void run_error(struct env *e, struct xfer *x, const char *name)
+{
+	struct cursor cur = { 1 << 20, 1 << 20 };
+	struct xfer xs[2];
+
+	if (!wanted(name))
+		return;
+	xs[0] = *x;
+	xs[1] = xf(e, &cur, 0, IBV_WR_RDMA_WRITE, 100, 1, 1, 1, 1);
+	xs[1].expect = IBV_WC_WR_FLUSH_ERR;
+	xs[1].flags |= XF_WAIT;
+	run(e, xs, 2, "%s", name);
+}
+
+static bool agent_special_mr(struct env *e, uint32_t access, bool other_pd,
+			     bool dereg, uint32_t *stale, const char *name)
+{
+	struct req r = { .cmd = CMD_MR, .mr_access = access,
+			 .mr_other_pd = other_pd, .mr_dereg = dereg };
+	struct reply rep = call(e, &r, NULL, 0);
+
+	if (!rep.ok) {
+		report(e, false, name, rep.why);
+		return false;
+	}
+	e->special_rkey = rep.rkey;
+	if (stale)
+		*stale = rep.stale_rkey;
+	return true;
+}
+
+static void t_errors(struct env *e)
+{
+	static const struct {
+		const char *name;
+		uint32_t op, access, expect, lkey, rkey;
+		bool other_pd;
+	} cases[] = {
+		{ "error: bad lkey (rdma_write) -> LOC_PROT_ERR",
+		  IBV_WR_RDMA_WRITE, 0, IBV_WC_LOC_PROT_ERR, KEY_BAD, KEY_OK, false },
+		{ "error: bad lkey (send) -> LOC_PROT_ERR",
+		  IBV_WR_SEND, 0, IBV_WC_LOC_PROT_ERR, KEY_BAD, KEY_OK, false },
+		{ "error: bad lkey (rdma_read) -> LOC_PROT_ERR",
+		  IBV_WR_RDMA_READ, 0, IBV_WC_LOC_PROT_ERR, KEY_BAD, KEY_OK, false },
+		{ "error: bad rkey (rdma_write) -> REM_ACCESS_ERR",
+		  IBV_WR_RDMA_WRITE, 0, IBV_WC_REM_ACCESS_ERR, KEY_OK, KEY_BAD, false },
+		{ "error: bad rkey (rdma_read) -> REM_ACCESS_ERR",
+		  IBV_WR_RDMA_READ, 0, IBV_WC_REM_ACCESS_ERR, KEY_OK, KEY_BAD, false },
+		{ "error: bad rkey (fetch_add) -> REM_ACCESS_ERR",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, 0, IBV_WC_REM_ACCESS_ERR,
+		  KEY_OK, KEY_BAD, false },
+		{ "error: local MR of another PD (rdma_write) -> LOC_PROT_ERR",
+		  IBV_WR_RDMA_WRITE, 0, IBV_WC_LOC_PROT_ERR, KEY_SPECIAL, KEY_OK, false },
+		{ "error: remote MR of another PD (rdma_write) -> REM_ACCESS_ERR",
+		  IBV_WR_RDMA_WRITE, IBV_ACCESS_LOCAL_WRITE |
+		  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		  IBV_WC_REM_ACCESS_ERR, KEY_OK, KEY_SPECIAL, true },
+		{ "error: rdma_write to an MR without REMOTE_WRITE -> REM_ACCESS_ERR",
+		  IBV_WR_RDMA_WRITE, IBV_ACCESS_LOCAL_WRITE |
+		  IBV_ACCESS_REMOTE_READ, IBV_WC_REM_ACCESS_ERR, KEY_OK,
+		  KEY_SPECIAL, false },
+		{ "error: rdma_read of an MR without REMOTE_READ -> REM_ACCESS_ERR",
+		  IBV_WR_RDMA_READ, IBV_ACCESS_LOCAL_WRITE |
+		  IBV_ACCESS_REMOTE_WRITE, IBV_WC_REM_ACCESS_ERR, KEY_OK,
+		  KEY_SPECIAL, false },
+		{ "error: fetch_add on an MR without REMOTE_ATOMIC -> REM_ACCESS_ERR",
+		  IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_ACCESS_LOCAL_WRITE |
+		  IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+		  IBV_WC_REM_ACCESS_ERR, KEY_OK, KEY_SPECIAL, false },
+		{ "control: rdma_read of the MR without REMOTE_WRITE works",
+		  IBV_WR_RDMA_READ, IBV_ACCESS_LOCAL_WRITE |
+		  IBV_ACCESS_REMOTE_READ, IBV_WC_SUCCESS, KEY_OK, KEY_SPECIAL, false },
+	};
+	bool atomics = e->caps.atomic != IBV_ATOMIC_NONE;
+	struct cursor cur;
+	struct xfer x;
+	unsigned int i;
+	uint32_t stale;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (!wanted(cases[i].name))
+			continue;
+		if (is_atomic(cases[i].op) && !atomics) {
+			skip(e, cases[i].name, "the device reports no atomics");
+			continue;
+		}
+		connect_qps(e, 1, 7, 12, 0);
+		if (cases[i].access && !agent_special_mr(e, cases[i].access,
+							 cases[i].other_pd,
+							 false, NULL,
+							 cases[i].name))
+			continue;
+		cur = (struct cursor){ 0, 0 };
+		x = xf(e, &cur, 0, cases[i].op, 3000, 1, 5, 2, 1);
+		x.expect = cases[i].expect;
+		/* rdma_rxe (Linux 6.1) fails the payload of a send or write
+		 * with a bad lkey as a QP operation error */
+		if (cases[i].lkey != KEY_OK && cases[i].op != IBV_WR_RDMA_READ)
+			x.rxe_expect = IBV_WC_LOC_QP_OP_ERR;
+		x.lkey_mode = cases[i].lkey;
+		x.rkey_mode = cases[i].rkey;
+		x.init = x.old = x.final = 42;
+		x.add_cmp = 1;
+		x.flags |= XF_INIT | XF_FINAL;
+		if (x.expect == IBV_WC_SUCCESS) {
+			x.final = 43;
+			run(e, &x, 1, "%s", cases[i].name);
+		} else {
+			run_error(e, &x, cases[i].name);
+		}
+	}
+
+	/* addresses outside the MR: nothing beyond it may change */
+	connect_qps(e, 1, 7, 12, 0);
+	x = (struct xfer){ .op = IBV_WR_RDMA_WRITE, .len = 64, .lsge = 1,
+			   .rsge = 1, .roff = AREA - 8, .loff = 4096,
+			   .expect = IBV_WC_REM_ACCESS_ERR };
+	run_error(e, &x, "error: rdma_write across the end of the MR -> REM_ACCESS_ERR");
+	connect_qps(e, 1, 7, 12, 0);
+	x.roff = -16;
+	run_error(e, &x, "error: rdma_write from before the start of the MR -> REM_ACCESS_ERR");
+	connect_qps(e, 1, 7, 12, 0);
+	x.op = IBV_WR_RDMA_READ;
+	x.roff = AREA + 100;
+	run_error(e, &x, "error: rdma_read of the guard beyond the MR -> REM_ACCESS_ERR");
+
+	/* a deregistered MR's rkey fails, even once the memory is
+	 * registered again; the new rkey works */
+	connect_qps(e, 1, 7, 12, 0);
+	if (wanted("error: rkey of a deregistered MR -> REM_ACCESS_ERR") &&
+	    agent_special_mr(e, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ, false, true, &stale,
+			     "error: rkey of a deregistered MR -> REM_ACCESS_ERR")) {
+		uint32_t fresh = e->special_rkey;
+
+		cur = (struct cursor){ 0, 0 };
+		x = xf(e, &cur, 0, IBV_WR_RDMA_WRITE, 3000, 1, 5, 1, 1);
+		x.expect = IBV_WC_REM_ACCESS_ERR;
+		x.rkey_mode = KEY_SPECIAL;
+		e->special_rkey = stale;
+		run_error(e, &x, "error: rkey of a deregistered MR -> REM_ACCESS_ERR");
+		connect_qps(e, 1, 7, 12, 0);
+		e->special_rkey = fresh;
+		x.expect = IBV_WC_SUCCESS;
+		run(e, &x, 1, "the re-registered MR's new rkey (0x%x, old 0x%x) works",
+		    fresh, stale);
+	}
+
+	/* receiver not ready */
+	connect_qps(e, 1, 1, 1, 0);
+	cur = (struct cursor){ 0, 0 };
+	x = xf(e, &cur, 0, IBV_WR_SEND, 500, 1, 1, 1, 1);
+	x.expect = IBV_WC_RNR_RETRY_EXC_ERR;
+	x.flags |= XF_NORECV;
+	run_error(e, &x, "error: send with no receive posted, rnr_retry 1 -> RNR_RETRY_EXC_ERR");
+	connect_qps(e, 1, 7, 12, 0);
+	x.expect = IBV_WC_SUCCESS;
+	x.flags = XF_LATE_RECV;
+	run(e, &x, 1, "send with rnr_retry 7, receive posted %u ms late",
+	    LATE_RECV_MS);
+
+	/* a receive too small for a (single-packet) message */
+	connect_qps(e, 1, 7, 12, 0);
+	x = xf(e, &cur, 0, IBV_WR_SEND, 200, 1, 1, 1, 1);
+	x.rextra = -100;
+	x.expect = IBV_WC_REM_INV_REQ_ERR;
+	x.rexpect = IBV_WC_LOC_LEN_ERR;
+	/* rdma_rxe: a remote operation error NAK, its receive a QP error */
+	x.rxe_expect = IBV_WC_REM_OP_ERR;
+	x.rxe_rexpect = IBV_WC_LOC_QP_OP_ERR;
+	run_error(e, &x, "error: send into a short receive -> REM_INV_REQ_ERR / LOC_LEN_ERR");
+	disconnect(e);
+}
+
+static int requester(struct env *e)
+{
+	struct req r = { .cmd = CMD_HELLO };
+	struct reply rep = call(e, &r, NULL, 0);
+	struct caps me = side_caps(&e->s), *p = &rep.caps;
+
+#define MIN(f) (e->caps.f = me.f < p->f ? me.f : p->f)
+	MIN(max_sge);
+	MIN(max_sge_rd);
+	MIN(max_qp_wr);
+	MIN(max_cqe);
+	MIN(atomic);
+	MIN(rd_atom);
+	MIN(mtu);
+	MIN(max_msg);
+#undef MIN
+	if (e->caps.rd_atom > 16)
+		e->caps.rd_atom = 16;
+	e->seed = 0x243f6a8885a308d3ULL;
+	e->rxe = !strncmp(opt.dev, "rxe", 3);
+	e->other_pd_mr = ibv_reg_mr(e->s.pd2, e->s.area, AREA,
+				    IBV_ACCESS_LOCAL_WRITE);
+	if (!e->other_pd_mr)
+		die("setup: ibv_reg_mr in a second PD: %s", strerror(errno));
+	printf("# %s, GID index %d, MTU %d, max_sge %u, atomics %s, %s\n",
+	       opt.dev, e->s.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
+	       e->caps.atomic ? "yes" : "no", opt.quick ? "quick" : "full");
+	fflush(stdout);
+
+	t_sizes(e);
+	t_offsets(e);
+	t_sge(e);
+	t_inline(e);
+	t_many_qps(e);
+	t_fence(e);
+	t_unsignaled(e);
+	t_atomics(e);
+	t_errors(e);
+	disconnect(e);
+
+	r = (struct req){ .cmd = CMD_QUIT, .n = e->fail };
+	call(e, &r, NULL, 0);
+	ibv_dereg_mr(e->other_pd_mr);
+	side_close(&e->s);
+	printf("axon-rdma-integrity: %u passed, %u failed, %u skipped\n",
+	       e->pass, e->fail, e->skip);
+	return e->fail ? 1 : 0;
+}
+
+/* ---- modes ---------------------------------------------------------------- */
+
+static void *agent_thread(void *arg)
+{
+	struct agent *a = arg;
+
+	agent_run(a);
+	return NULL;
+}
+
+static int loopback(void)
+{
+	static struct agent a;
+	static struct env e;
+	pthread_t t;
+	int sv[2], ret;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		die("setup: socketpair: %s", strerror(errno));
+	side_open(&e.s);
+	side_open(&a.s);
+	e.s.fd = sv[0];
+	a.s.fd = sv[1];
+	if (pthread_create(&t, NULL, agent_thread, &a))
+		die("setup: pthread_create");
+	printf("# loopback on %s\n", opt.dev);
+	ret = requester(&e);
+	pthread_join(t, NULL);
+	return ret;
+}
+
+static int server(void)
+{
+	static struct agent a;
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_port = htons(opt.tcp_port),
+	};
+	int one = 1, l, fd;
+
+	side_open(&a.s);
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 1))
+		die("setup: listen on TCP port %d: %s", opt.tcp_port,
+		    strerror(errno));
+	fprintf(stderr, "axon-rdma-integrity: agent on %s, waiting on TCP port %d\n",
+		opt.dev, opt.tcp_port);
+	fd = accept(l, NULL, NULL);
+	if (fd < 0)
+		die("setup: accept: %s", strerror(errno));
+	close(l);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	a.s.fd = fd;
+	return agent_run(&a);
+}
+
+static int client(const char *host)
+{
+	static struct env e;
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	double end = now() + 120;
+	char port[16];
+	int one = 1, fd = -1, ret;
+
+	snprintf(port, sizeof(port), "%d", opt.tcp_port);
+	ret = getaddrinfo(host, port, &hints, &ai);
+	if (ret)
+		die("setup: %s: %s", host, gai_strerror(ret));
+	/* the server may still be starting */
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd >= 0 && !connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		if (fd >= 0)
+			close(fd);
+		if (now() > end)
+			die("setup: connect to %s port %d: %s", host,
+			    opt.tcp_port, strerror(errno));
+		usleep(200000);
+	}
+	freeaddrinfo(ai);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	side_open(&e.s);
+	e.s.fd = fd;
+	printf("# requester on %s, agent at %s\n", opt.dev, host);
+	return requester(&e);
+}
+
+static void usage(void)
+{
+	fprintf(stderr,
+		"usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]\n"
+		"                           [--server | --client HOST] [--tcp-port N] [--timeout S]\n"
+		"  default: loopback on one device; under tools/axon-vm with 2 nodes\n"
+		"  (AXON_NODES=2), node 0 is the server and node 1 its client\n");
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option lopts[] = {
+		{ "quick", no_argument, NULL, 'q' },
+		{ "full", no_argument, NULL, 'F' },
+		{ "only", required_argument, NULL, 'o' },
+		{ "server", no_argument, NULL, 's' },
+		{ "client", required_argument, NULL, 'c' },
+		{ "loopback", no_argument, NULL, 'l' },
+		{ "tcp-port", required_argument, NULL, 'p' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *nodes = getenv("AXON_NODES"), *node = getenv("AXON_NODE");
+	const char *peer = NULL;
+	char mode = 0, *peers;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "d:g:h", lopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': opt.dev = optarg; break;
+		case 'g': opt.gid_index = atoi(optarg); break;
+		case 'q': opt.quick = true; break;
+		case 'F': opt.quick = false; break;
+		case 'o': opt.only = optarg; break;
+		case 's': mode = 's'; break;
+		case 'c': mode = 'c'; peer = optarg; break;
+		case 'l': mode = 'l'; break;
+		case 'p': opt.tcp_port = atoi(optarg); break;
+		case 't': opt.timeout = atof(optarg); break;
+		default: usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+	if (!mode && nodes && node && atoi(nodes) == 2) {
+		/* SPMD under tools/axon-vm: node 0 serves, node 1 connects */
+		mode = atoi(node) ? 'c' : 's';
+		peers = getenv("AXON_PEERS");
+		if (mode == 'c' && (!peers || !*peers))
+			die("setup: AXON_NODES=2 but no AXON_PEERS");
+		if (mode == 'c')
+			peer = strndup(peers, strcspn(peers, " "));
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (mode == 's')
+		return server();
+	if (mode == 'c')
+		return client(peer);
+	return loopback();
+}

@@ -1,0 +1,484 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axon-verbs-badinput: bad user input to the verbs fails with a precise
+ * errno, and the device works afterwards. Plain libibverbs: runs on any
+ * RoCE device.
+ *
+ * Usage: axon-verbs-badinput [-g GID_INDEX] [DEVICE]   (default axon0, GID 0)
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+static int failures;
+
+/* PASS if the call failed with errno want; the errno seen is printed. */
+static void expect_err(bool failed, int err, int want, const char *what)
+{
+	bool ok = failed && err == want;
+
+	printf("%s %s: %s (want %s)\n", ok ? "PASS" : "FAIL", what,
+	       failed ? strerror(err) : "succeeded", strerror(want));
+	if (!ok)
+		failures++;
+}
+
+static void check(bool ok, const char *what)
+{
+	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
+	if (!ok)
+		failures++;
+}
+
+static struct ibv_context *open_device(const char *name)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+	int i;
+
+	if (!list)
+		return NULL;
+	for (i = 0; list[i]; i++)
+		if (!strcmp(ibv_get_device_name(list[i]), name))
+			ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	return ctx;
+}
+
+static void test_cq(struct ibv_context *ctx)
+{
+	static const struct { int cqe; const char *name; } bad[] = {
+		{ 0, "ibv_create_cq 0 entries" },
+		{ -1, "ibv_create_cq -1 entries" },
+		{ INT_MAX, "ibv_create_cq INT_MAX entries" },
+	};
+	struct ibv_cq *cq;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		errno = 0;
+		cq = ibv_create_cq(ctx, bad[i].cqe, NULL, NULL, 0);
+		expect_err(!cq, errno, EINVAL, bad[i].name);
+		if (cq)
+			ibv_destroy_cq(cq);
+	}
+}
+
+static struct ibv_qp *create_qp(struct ibv_pd *pd, struct ibv_cq *cq,
+				const struct ibv_qp_cap *cap)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = cq, .recv_cq = cq, .cap = *cap, .qp_type = IBV_QPT_RC,
+	};
+
+	return ibv_create_qp(pd, &init);
+}
+
+static const struct ibv_qp_cap good_cap = {
+	.max_send_wr = 16, .max_recv_wr = 16, .max_send_sge = 1,
+	.max_recv_sge = 1,
+};
+
+static void test_qp_caps(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_cap cap;
+	struct ibv_qp *qp;
+	int i;
+
+	for (i = 0; i < 4; i++) {
+		const char *name[] = {
+			"ibv_create_qp max_send_wr 1<<30",
+			"ibv_create_qp max_recv_wr 1<<30",
+			"ibv_create_qp max_send_sge 1000",
+			"ibv_create_qp max_inline_data 1<<20",
+		};
+
+		cap = good_cap;
+		if (i == 0)
+			cap.max_send_wr = 1 << 30;
+		else if (i == 1)
+			cap.max_recv_wr = 1 << 30;
+		else if (i == 2)
+			cap.max_send_sge = 1000;
+		else
+			cap.max_inline_data = 1 << 20;
+		errno = 0;
+		qp = create_qp(pd, cq, &cap);
+		expect_err(!qp, errno, EINVAL, name[i]);
+		if (qp)
+			ibv_destroy_qp(qp);
+	}
+}
+
+static void test_mr(struct ibv_pd *pd)
+{
+	long page = sysconf(_SC_PAGESIZE);
+	struct ibv_mr *mr;
+	char *p;
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, NULL, page, IBV_ACCESS_LOCAL_WRITE);
+	expect_err(!mr, errno, EFAULT, "ibv_reg_mr NULL address");
+	if (mr)
+		ibv_dereg_mr(mr);
+
+	p = mmap(NULL, 4 * page, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED) {
+		check(false, "mmap");
+		return;
+	}
+	munmap(p + page, 2 * page);
+	errno = 0;
+	mr = ibv_reg_mr(pd, p + page, page, IBV_ACCESS_LOCAL_WRITE);
+	expect_err(!mr, errno, EFAULT, "ibv_reg_mr unmapped address");
+	if (mr)
+		ibv_dereg_mr(mr);
+	errno = 0;
+	mr = ibv_reg_mr(pd, p, 4 * page, IBV_ACCESS_LOCAL_WRITE);
+	expect_err(!mr, errno, EFAULT, "ibv_reg_mr over a hole");
+	if (mr)
+		ibv_dereg_mr(mr);
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, p, SIZE_MAX - page, IBV_ACCESS_LOCAL_WRITE);
+	expect_err(!mr, errno, EINVAL, "ibv_reg_mr addr + length wraps");
+	if (mr)
+		ibv_dereg_mr(mr);
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, p, 0, IBV_ACCESS_LOCAL_WRITE);
+	expect_err(!mr, errno, EINVAL, "ibv_reg_mr length 0");
+	if (mr)
+		ibv_dereg_mr(mr);
+
+	errno = 0;
+	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_REMOTE_WRITE);
+	expect_err(!mr, errno, EINVAL,
+		   "ibv_reg_mr REMOTE_WRITE without LOCAL_WRITE");
+	if (mr)
+		ibv_dereg_mr(mr);
+	errno = 0;
+	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_REMOTE_ATOMIC);
+	expect_err(!mr, errno, EINVAL,
+		   "ibv_reg_mr REMOTE_ATOMIC without LOCAL_WRITE");
+	if (mr)
+		ibv_dereg_mr(mr);
+	errno = 0;
+	/* bit 12: below libibverbs' optional range, which it drops */
+	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_LOCAL_WRITE | (1 << 12));
+	expect_err(!mr, errno, EINVAL, "ibv_reg_mr unknown access flag");
+	if (mr)
+		ibv_dereg_mr(mr);
+
+	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_LOCAL_WRITE);
+	check(mr != NULL, "ibv_reg_mr of a good page still works");
+	if (mr)
+		check(!ibv_dereg_mr(mr), "ibv_dereg_mr");
+	munmap(p, page);
+	munmap(p + 3 * page, page);
+}
+
+static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
+{
+	return ibv_modify_qp(qp, a, mask);
+}
+
+static int to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	return modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+		      IBV_QP_ACCESS_FLAGS);
+}
+
+/* RTR attributes that connect qp to itself. */
+static void rtr_attr(struct ibv_qp *qp, union ibv_gid *gid, int gid_index,
+		     struct ibv_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = qp->qp_num;
+	a->rq_psn = 1;
+	a->max_dest_rd_atomic = 1;
+	a->min_rnr_timer = 12;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.grh.dgid = *gid;
+	a->ah_attr.grh.sgid_index = gid_index;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.port_num = 1;
+}
+
+#define RTR_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
+		  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | \
+		  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
+#define RTS_MASK (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
+		  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
+
+static void rts_attr(struct ibv_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTS;
+	a->timeout = 14;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->sq_psn = 1;
+	a->max_rd_atomic = 1;
+}
+
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return -1;
+	return a.qp_state;
+}
+
+struct dev {
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	int gid_index, empty_gid;	/* a valid GID; an empty entry or -1 */
+	bool rxe;
+};
+
+enum bad {
+	BAD_NONE, BAD_QP_ACCESS, BAD_MTU, BAD_SGID_RANGE, BAD_SGID_EMPTY,
+	BAD_DEST_RD_ATOMIC, BAD_PORT, BAD_RD_ATOMIC,
+};
+
+/* One invalid attribute on a fresh QP: the transition fails with want
+ * and the QP stays where it was. rxe_ok: rdma_rxe (Linux 6.1) takes it. */
+static void bad_attr(struct dev *d, enum bad bad, int want, bool rxe_ok,
+		     const char *what)
+{
+	struct ibv_qp *qp = create_qp(d->pd, d->cq, &good_cap);
+	enum ibv_qp_state from = IBV_QPS_INIT;
+	struct ibv_qp_attr a;
+	char name[160];
+	int mask, ret;
+
+	if (!qp || to_init(qp)) {
+		check(false, "ibv_create_qp and INIT");
+		goto out;
+	}
+	rtr_attr(qp, &d->gid, d->gid_index, &a);
+	mask = RTR_MASK;
+	switch (bad) {
+	case BAD_QP_ACCESS:
+		a.qp_state = IBV_QPS_INIT;
+		a.qp_access_flags = 1 << 20;
+		mask = IBV_QP_STATE | IBV_QP_ACCESS_FLAGS;
+		break;
+	case BAD_MTU:
+		a.path_mtu = 99;
+		break;
+	case BAD_SGID_RANGE:
+		a.ah_attr.grh.sgid_index = d->port.gid_tbl_len;
+		break;
+	case BAD_SGID_EMPTY:
+		a.ah_attr.grh.sgid_index = d->empty_gid;
+		break;
+	case BAD_DEST_RD_ATOMIC:
+		a.max_dest_rd_atomic = 200;
+		break;
+	case BAD_PORT:
+		a.ah_attr.port_num = 7;
+		break;
+	case BAD_RD_ATOMIC:
+		if (modify(qp, &a, RTR_MASK)) {
+			check(false, "modify_qp INIT -> RTR");
+			goto out;
+		}
+		from = IBV_QPS_RTR;
+		rts_attr(&a);
+		a.max_rd_atomic = 200;
+		mask = RTS_MASK;
+		break;
+	case BAD_NONE:
+		break;
+	}
+	ret = modify(qp, &a, mask);
+	if (!ret && d->rxe && rxe_ok) {
+		printf("PASS %s: succeeded [rxe deviation]\n", what);
+		goto out;
+	}
+	expect_err(ret, ret, want, what);
+	snprintf(name, sizeof(name), "%s: QP stays in %s", what,
+		 from == IBV_QPS_INIT ? "INIT" : "RTR");
+	check(qp_state(qp) == from, name);
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+static void test_modify(struct dev *d)
+{
+	struct ibv_qp *qp = create_qp(d->pd, d->cq, &good_cap);
+	struct ibv_qp_attr a;
+	int ret;
+
+	if (!qp) {
+		check(false, "ibv_create_qp");
+		return;
+	}
+	rts_attr(&a);
+	ret = modify(qp, &a, RTS_MASK);
+	expect_err(ret, ret, EINVAL, "modify_qp RESET -> RTS");
+	rtr_attr(qp, &d->gid, d->gid_index, &a);
+	ret = modify(qp, &a, RTR_MASK);
+	expect_err(ret, ret, EINVAL, "modify_qp RESET -> RTR");
+	check(qp_state(qp) == IBV_QPS_RESET, "QP stays in RESET");
+	check(!to_init(qp), "modify_qp RESET -> INIT");
+	rts_attr(&a);
+	ret = modify(qp, &a, RTS_MASK);
+	expect_err(ret, ret, EINVAL, "modify_qp INIT -> RTS");
+	check(qp_state(qp) == IBV_QPS_INIT, "QP stays in INIT");
+	rtr_attr(qp, &d->gid, d->gid_index, &a);
+	check(!modify(qp, &a, RTR_MASK), "modify_qp INIT -> RTR (to itself)");
+	rts_attr(&a);
+	check(!modify(qp, &a, RTS_MASK), "modify_qp RTR -> RTS");
+	check(qp_state(qp) == IBV_QPS_RTS, "QP in RTS");
+	check(!ibv_destroy_qp(qp), "ibv_destroy_qp");
+
+	bad_attr(d, BAD_QP_ACCESS, EINVAL, true,
+		 "modify_qp INIT -> INIT unknown access flag");
+	bad_attr(d, BAD_MTU, EINVAL, false, "modify_qp INIT -> RTR path_mtu 99");
+	/* the uverbs ABI has 8 bits for the index */
+	if (d->port.gid_tbl_len <= 255)
+		bad_attr(d, BAD_SGID_RANGE, EINVAL, false,
+			 "modify_qp INIT -> RTR sgid_index past the table");
+	if (d->empty_gid >= 0)
+		bad_attr(d, BAD_SGID_EMPTY, ENODATA, false,
+			 "modify_qp INIT -> RTR sgid_index of an empty entry");
+	if (d->attr.max_qp_rd_atom < 200)
+		bad_attr(d, BAD_DEST_RD_ATOMIC, EINVAL, true,
+			 "modify_qp INIT -> RTR max_dest_rd_atomic 200");
+	bad_attr(d, BAD_PORT, EINVAL, false, "modify_qp INIT -> RTR port 7");
+	if (d->attr.max_qp_init_rd_atom < 200)
+		bad_attr(d, BAD_RD_ATOMIC, EINVAL, false,
+			 "modify_qp RTR -> RTS max_rd_atomic 200");
+}
+
+static void test_post(struct ibv_pd *pd, struct ibv_cq *cq)
+{
+	struct ibv_qp_cap cap = good_cap;
+	struct ibv_send_wr swr = { .opcode = IBV_WR_SEND }, *sbad = NULL;
+	struct ibv_recv_wr rwr = { 0 }, *rbad = NULL;
+	struct ibv_sge sge[64];
+	struct ibv_qp *qp;
+	char buf[64];
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
+	int ret, i;
+
+	cap.max_send_sge = cap.max_recv_sge = 2;
+	qp = create_qp(pd, cq, &cap);
+	if (!qp || !mr || to_init(qp)) {
+		check(false, "ibv_create_qp / ibv_reg_mr / INIT");
+		goto out;
+	}
+	for (i = 0; i < 64; i++)
+		sge[i] = (struct ibv_sge){ (uintptr_t)buf, 1, mr->lkey };
+	swr.sg_list = rwr.sg_list = sge;
+	swr.num_sge = rwr.num_sge = 64;
+	ret = ibv_post_recv(qp, &rwr, &rbad);
+	expect_err(ret, ret, EINVAL, "ibv_post_recv 64 SGEs, max 2");
+	check(!ret ? true : rbad == &rwr, "ibv_post_recv sets bad_wr");
+	ret = ibv_post_send(qp, &swr, &sbad);
+	expect_err(ret, ret, EINVAL, "ibv_post_send 64 SGEs, max 2");
+	check(!ret ? true : sbad == &swr, "ibv_post_send sets bad_wr");
+out:
+	if (qp)
+		ibv_destroy_qp(qp);
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+static void test_busy_cq(struct ibv_context *ctx, struct ibv_pd *pd)
+{
+	struct ibv_cq *cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
+	struct ibv_qp *qp = cq ? create_qp(pd, cq, &good_cap) : NULL;
+	int ret;
+
+	if (!qp) {
+		check(false, "ibv_create_cq / ibv_create_qp");
+		if (cq)
+			ibv_destroy_cq(cq);
+		return;
+	}
+	ret = ibv_destroy_cq(cq);
+	expect_err(ret, ret, EBUSY, "ibv_destroy_cq of a CQ in use by a QP");
+	ret = ibv_dealloc_pd(pd);
+	expect_err(ret, ret, EBUSY, "ibv_dealloc_pd of a PD in use by a QP");
+	check(!ibv_destroy_qp(qp), "ibv_destroy_qp");
+	check(!ibv_destroy_cq(cq), "ibv_destroy_cq once unused");
+}
+
+/* The first index whose entry is empty, or -1. */
+static int empty_gid(struct ibv_context *ctx, int len)
+{
+	struct ibv_gid_entry ent;
+	int i;
+
+	for (i = len < 255 ? len - 1 : 254; i >= 0; i--)
+		if (ibv_query_gid_ex(ctx, 1, i, &ent, 0) == ENODATA)
+			return i;
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	struct ibv_context *ctx;
+	struct dev d = { 0 };
+	const char *name = "axon0";
+
+	if (argc > 2 && !strcmp(argv[1], "-g")) {
+		d.gid_index = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 1)
+		name = argv[1];
+	ctx = open_device(name);
+	if (!ctx) {
+		fprintf(stderr, "cannot open %s: %s\n", name, strerror(errno));
+		return 1;
+	}
+	d.rxe = !strncmp(name, "rxe", 3);
+	d.pd = ibv_alloc_pd(ctx);
+	d.cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
+	if (!d.pd || !d.cq || ibv_query_device(ctx, &d.attr) ||
+	    ibv_query_port(ctx, 1, &d.port) ||
+	    ibv_query_gid(ctx, 1, d.gid_index, &d.gid)) {
+		fprintf(stderr, "%s: set-up failed: %s\n", name, strerror(errno));
+		return 1;
+	}
+	d.empty_gid = empty_gid(ctx, d.port.gid_tbl_len);
+	test_cq(ctx);
+	test_qp_caps(d.pd, d.cq);
+	test_mr(d.pd);
+	test_modify(&d);
+	test_post(d.pd, d.cq);
+	test_busy_cq(ctx, d.pd);
+	check(!ibv_destroy_cq(d.cq), "ibv_destroy_cq");
+	check(!ibv_dealloc_pd(d.pd), "ibv_dealloc_pd");
+	check(!ibv_close_device(ctx), "ibv_close_device");
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}

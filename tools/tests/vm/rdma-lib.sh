@@ -1,0 +1,35 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the RDMA data-path tests (sourced after lib.sh).
+
+# The port is ACTIVE and has a RoCE v2 GID for an IPv4 address.
+rdma_ready() {
+	port=/sys/class/infiniband/$1/ports/1
+	grep -q ACTIVE "$port/state" || return 1
+	for t in "$port"/gid_attrs/types/*; do
+		[ "$(cat "$t" 2>/dev/null)" = "RoCE v2" ] &&
+			grep -q '^0000:0000:0000:0000:0000:ffff:' \
+				"$port/gids/${t##*/}" && return 0
+	done
+	return 1
+}
+
+# rdma_dev: print the device under test once it is ready: axon0, or with
+# AXON_RDMA_DEV=rxe0 Linux's soft RoCE (rdma_rxe) created on the fabric
+# NIC (the baseline the tests are validated against).
+rdma_dev() {
+	dev=${AXON_RDMA_DEV:-axon0}
+	if [ "$dev" = rxe0 ]; then
+		modprobe rdma_rxe &&
+			rdma link add rxe0 type rxe netdev "$AXON_NETDEV" ||
+			{ echo "FAIL rxe0 on $AXON_NETDEV" >&2; return 1; }
+	fi
+	wait_for 20 rdma_ready "$dev" ||
+		{ echo "FAIL $dev: port active with an IPv4 RoCE v2 GID" >&2; return 1; }
+	echo "$dev"
+}
+
+# Kernel reports also fail the run in tools/axon-vm; a check here counts
+# them as a test failure and names them.
+kernel_quiet() {
+	! dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace:|KASAN:|UBSAN:|general protection'
+}
