@@ -7,7 +7,9 @@
  * so no large contiguous allocation is needed for big MRs. The device
  * copies the list in CREATE_MR, so it lives only for the command.
  *
- * Kernel MRs (get_dma_mr, alloc_mr) are not implemented.
+ * Kernel PDs get a DMA MR (get_dma_mr): an identity page list over bus
+ * addresses, for their local_dma_lkey. alloc_mr (fast registration) is
+ * not implemented: the device has no registration work request.
  */
 
 #include <linux/dma-mapping.h>
@@ -56,13 +58,12 @@ static void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl,
 	kvfree(pbl->leaf_dma);
 }
 
-static int axon_pbl_build(struct axon_dev *adev, struct axon_pbl *pbl,
-			  struct ib_umem *umem, unsigned long pgsz,
+/* Allocate the page list for @npages entries; the caller fills the leaves. */
+static int axon_pbl_alloc(struct axon_dev *adev, struct axon_pbl *pbl,
 			  size_t npages)
 {
 	struct device *dev = &adev->pdev->dev;
 	size_t i;
-	int err;
 
 	memset(pbl, 0, sizeof(*pbl));
 	pbl->levels = axon_pbl_levels(npages);
@@ -70,38 +71,29 @@ static int axon_pbl_build(struct axon_dev *adev, struct axon_pbl *pbl,
 	pbl->leaves = kvcalloc(pbl->nleaves, sizeof(*pbl->leaves), GFP_KERNEL);
 	pbl->leaf_dma = kvcalloc(pbl->nleaves, sizeof(*pbl->leaf_dma),
 				 GFP_KERNEL);
-	if (!pbl->leaves || !pbl->leaf_dma) {
-		err = -ENOMEM;
+	if (!pbl->leaves || !pbl->leaf_dma)
 		goto err_free;
-	}
 	for (i = 0; i < pbl->nleaves; i++) {
 		pbl->leaves[i] = dma_alloc_coherent(dev, AXON_PBL_LEAF_SIZE,
 						    &pbl->leaf_dma[i],
 						    GFP_KERNEL);
-		if (!pbl->leaves[i]) {
-			err = -ENOMEM;
+		if (!pbl->leaves[i])
 			goto err_free;
-		}
 	}
 	if (pbl->levels == 2) {
 		pbl->root = dma_alloc_coherent(dev,
 					       pbl->nleaves * sizeof(__le64),
 					       &pbl->root_dma, GFP_KERNEL);
-		if (!pbl->root) {
-			err = -ENOMEM;
+		if (!pbl->root)
 			goto err_free;
-		}
 		for (i = 0; i < pbl->nleaves; i++)
 			pbl->root[i] = cpu_to_le64(pbl->leaf_dma[i]);
 	}
-	err = axon_pbl_fill(umem, pgsz, pbl->leaves, npages);
-	if (err)
-		goto err_free;
 	return 0;
 
 err_free:
 	axon_pbl_free(adev, pbl, false);
-	return err;
+	return -ENOMEM;
 }
 
 static unsigned long axon_mr_pgsz_bitmap(struct axon_dev *adev)
@@ -140,12 +132,38 @@ static int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
 	return 0;
 }
 
+/* CREATE_MR over a filled page list, which is freed. */
+static int axon_create_mr(struct axon_dev *adev, struct axon_mr *mr,
+			  struct ib_pd *ibpd, int access, u64 iova, u64 length,
+			  struct axon_pbl *pbl, size_t npages,
+			  unsigned long pgsz)
+{
+	struct axon_mr_params p = {
+		.pdn = to_apd(ibpd)->pdn,
+		.access = axon_mr_access(access),
+		.iova = iova,
+		.length = length,
+		.pbl_addr = pbl->levels == 1 ? pbl->leaf_dma[0] : pbl->root_dma,
+		.npages = npages,
+		.page_shift = __ffs(pgsz),
+		.levels = pbl->levels,
+	};
+	int err;
+
+	err = axon_cmd_create_mr(&adev->aq, &p, &mr->key);
+	axon_pbl_free(adev, pbl, err == -ETIMEDOUT);
+	if (err)
+		return err;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return 0;
+}
+
 struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_udata *udata)
 {
 	struct axon_dev *adev = to_adev(ibpd->device);
-	struct axon_mr_params p = {};
 	struct axon_pbl pbl;
 	unsigned long pgsz;
 	struct axon_mr *mr;
@@ -176,31 +194,67 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		err = -EINVAL;
 		goto err_release_umem;
 	}
-	err = axon_pbl_build(adev, &pbl, mr->umem, pgsz, npages);
+	err = axon_pbl_alloc(adev, &pbl, npages);
 	if (err)
 		goto err_release_umem;
-
-	p.pdn = to_apd(ibpd)->pdn;
-	p.access = axon_mr_access(access);
-	p.iova = virt_addr;
-	p.length = length;
-	p.pbl_addr = pbl.levels == 1 ? pbl.leaf_dma[0] : pbl.root_dma;
-	p.npages = npages;
-	p.page_shift = __ffs(pgsz);
-	p.levels = pbl.levels;
-	err = axon_cmd_create_mr(&adev->aq, &p, &mr->key);
-	axon_pbl_free(adev, &pbl, err == -ETIMEDOUT);
+	err = axon_pbl_fill(mr->umem, pgsz, pbl.leaves, npages);
+	if (err) {
+		axon_pbl_free(adev, &pbl, false);
+		goto err_release_umem;
+	}
+	err = axon_create_mr(adev, mr, ibpd, access, virt_addr, length, &pbl,
+			     npages, pgsz);
 	if (err)
 		goto err_release_umem;
-
-	mr->ibmr.lkey = mr->key;
-	mr->ibmr.rkey = mr->key;
 	return &mr->ibmr;
 
 err_release_umem:
 	ib_umem_release(mr->umem);
 err_free_mr:
 	kfree(mr);
+	return ERR_PTR(err);
+}
+
+/*
+ * The DMA MR of kernel PDs (their local_dma_lkey): bus addresses as they
+ * are, below the device's max_mr_size, in its largest pages. Local access
+ * only: a global rkey is not offered.
+ */
+struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access)
+{
+	struct axon_dev *adev = to_adev(ibpd->device);
+	unsigned long bitmap = axon_mr_pgsz_bitmap(adev);
+	u64 length = le64_to_cpu(adev->attr.max_mr_size);
+	unsigned long pgsz = bitmap ? rounddown_pow_of_two(bitmap) : 0;
+	struct axon_pbl pbl;
+	struct axon_mr *mr;
+	size_t npages, i;
+	int err;
+
+	if (access & ~IB_ACCESS_LOCAL_WRITE)
+		return ERR_PTR(-EOPNOTSUPP);
+	npages = pgsz ? DIV_ROUND_UP_ULL(length, pgsz) : 0;
+	if (!npages || npages > AXON_MR_MAX_PAGES)
+		return ERR_PTR(-EOPNOTSUPP);
+
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	err = axon_pbl_alloc(adev, &pbl, npages);
+	if (err)
+		goto err_free_mr;
+	for (i = 0; i < npages; i++)
+		pbl.leaves[i / AXON_PBL_LEAF_ENTRIES][i % AXON_PBL_LEAF_ENTRIES] =
+			cpu_to_le64((u64)i * pgsz);
+	err = axon_create_mr(adev, mr, ibpd, access, 0, length, &pbl, npages,
+			     pgsz);
+	if (err)
+		goto err_free_mr;
+	return &mr->ibmr;
+
+err_free_mr:
+	kfree(mr);
+	ibdev_dbg(&adev->ibdev, "get_dma_mr failed: %d\n", err);
 	return ERR_PTR(err);
 }
 

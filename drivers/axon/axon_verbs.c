@@ -313,6 +313,7 @@ static const struct ib_device_ops axon_rdma_ops = {
 	.dereg_mr = axon_dereg_mr,
 	.destroy_cq = axon_destroy_cq,
 	.destroy_qp = axon_destroy_qp,
+	.get_dma_mr = axon_get_dma_mr,
 	.mmap = axon_mmap,
 	.mmap_free = axon_mmap_free,
 	.modify_qp = axon_modify_qp,
