@@ -417,6 +417,16 @@ static void axon_roce_swqe_cqe(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
     }
 }
 
+/* The cursor passes e, which completed before it was (re)sent. */
+static void axon_roce_skip(AxonQp *qp, AxonSwqe *e)
+{
+    qp->cur++;
+    qp->cur_off = 0;
+    if (e->npkts) {
+        qp->cur_psn = axon_psn_add(e->first_psn, e->npkts);
+    }
+}
+
 /* Completes finished WQEs in order; a failed one puts the QP in ERR. */
 static void axon_roce_complete(AxonNicState *s, AxonQp *qp)
 {
@@ -427,8 +437,7 @@ static void axon_roce_complete(AxonNicState *s, AxonQp *qp)
             break;
         }
         if (qp->cur == qp->sq_comp) {
-            qp->cur++;
-            qp->cur_off = 0;
+            axon_roce_skip(qp, e);
         }
         qp->sq_comp++;
         axon_roce_swqe_cqe(s, qp, e);
@@ -605,8 +614,7 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     bool last;
 
     if (!e || e->opcode != AXON_WR_RDMA_READ) {
-        s->rdma->stat_rx_drops++;
-        return;
+        return;     /* a duplicate */
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
     if (pkt->psn != e->resp_psn) {
@@ -622,9 +630,9 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     off = k * qp->mtu;
     last = k + 1 == e->npkts;
     want = last ? e->len - off : qp->mtu;
+    /* a re-asked READ restarts with FIRST anywhere in the message */
     if (pkt->len != want ||
-        !!(axon_ib_ops[pkt->opcode].flags & OP_END) != last ||
-        !!(axon_ib_ops[pkt->opcode].flags & OP_START) != !k) {
+        !!(axon_ib_ops[pkt->opcode].flags & OP_END) != last) {
         axon_roce_fail(qp, e, AXON_WC_BAD_RESP_ERR);
         return;
     }
@@ -649,8 +657,7 @@ static void axon_roce_atomic_ack_rx(AxonNicState *s, AxonQp *qp,
     uint64_t orig = cpu_to_le64(pkt->orig);
 
     if (!e || e->opcode < AXON_WR_ATOMIC_CMP_SWP) {
-        s->rdma->stat_rx_drops++;
-        return;
+        return;     /* a duplicate */
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
     if (!axon_roce_sge_rw(s, qp, e->sge, e->num_sge, 0, (uint8_t *)&orig, 8,
@@ -961,9 +968,8 @@ static unsigned axon_roce_requester(AxonNicState *s, AxonQp *qp,
         }
         e = axon_win(qp, qp->cur);
         if (e->done) {
-            /* failed locally; completes in order */
-            qp->cur++;
-            qp->cur_off = 0;
+            /* failed locally, or answered meanwhile; completes in order */
+            axon_roce_skip(qp, e);
             axon_roce_complete(s, qp);
             continue;
         }
@@ -1028,11 +1034,11 @@ static void axon_roce_flush_acks(AxonNicState *s)
 
 /* A request the responder cannot accept: NAK it, the QP goes to ERR. */
 static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
-                                uint16_t event)
+                                uint16_t event, const char *why)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: request PSN %u "
-                  "refused, NAK %u\n", qp->qpn, qp->epsn, nak);
-    trace_axon_nic_err_roce_resp(qp->qpn, qp->epsn, nak);
+                  "refused (%s), NAK %u\n", qp->qpn, qp->epsn, why, nak);
+    trace_axon_nic_err_roce_resp(qp->qpn, qp->epsn, nak, why);
     axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT | nak, qp->epsn);
     if (event) {
         axon_rdma_qp_event(s, qp, event);
@@ -1042,13 +1048,13 @@ static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
 
 /* A receive WQE completes with an error; the requester gets nak. */
 static void axon_roce_recv_fail(AxonNicState *s, AxonQp *qp, uint8_t status,
-                                uint8_t nak)
+                                uint8_t nak, const char *why)
 {
     axon_rdma_cqe(s, qp, true, qp->recv_wr_id, qp->recv_idx, AXON_WC_RECV,
                   status, 0, 0, 0);
     qp->rq.ci++;
     qp->recv_active = false;
-    axon_roce_resp_fail(s, qp, nak, 0);
+    axon_roce_resp_fail(s, qp, nak, 0, why);
 }
 
 /* Takes the RQ's next WQE; false (and the QP in ERR) if it is bad. */
@@ -1084,7 +1090,8 @@ static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
     qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: bad receive WQE %u\n",
                   qp->qpn, idx);
     trace_axon_nic_err_roce_wqe(qp->qpn, idx, 0xff, w.num_sge);
-    axon_roce_recv_fail(s, qp, AXON_WC_LOC_QP_OP_ERR, NAK_REM_OP);
+    axon_roce_recv_fail(s, qp, AXON_WC_LOC_QP_OP_ERR, NAK_REM_OP,
+                        "bad receive WQE");
     return false;
 }
 
@@ -1110,8 +1117,8 @@ static void axon_roce_read_resp(AxonNicState *s, AxonQp *qp, uint32_t psn,
         mr = axon_rdma_mr_check(s, rkey, qp->pdn, va, len,
                                 AXON_ACCESS_REMOTE_READ);
         if (!mr) {
-            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS,
-                                AXON_EVENT_QP_ACCESS_ERR);
+            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+                                "READ outside the MR");
             return;
         }
     }
@@ -1138,7 +1145,8 @@ static void axon_roce_read_resp(AxonNicState *s, AxonQp *qp, uint32_t psn,
         if (chunk && !axon_rdma_mr_rw(s, mr, va + (uint64_t)k * qp->mtu,
                                       s->rdma->rspbuf, chunk,
                                       DMA_DIRECTION_TO_DEVICE)) {
-            axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL);
+            axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
+                                "READ source not readable");
             return;
         }
         axon_roce_xmit(s, qp, &pkt);
@@ -1216,13 +1224,15 @@ static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
         return;
     }
     if (pkt->len > axon_roce_recv_room(qp) - qp->recv_off) {
-        axon_roce_recv_fail(s, qp, AXON_WC_LOC_LEN_ERR, NAK_INV_REQ);
+        axon_roce_recv_fail(s, qp, AXON_WC_LOC_LEN_ERR, NAK_INV_REQ,
+                            "SEND longer than the receive WQE");
         return;
     }
     if (!axon_roce_sge_rw(s, qp, qp->recv_sge, qp->recv_nsge, qp->recv_off,
                           (uint8_t *)pkt->payload, pkt->len,
                           DMA_DIRECTION_FROM_DEVICE)) {
-        axon_roce_recv_fail(s, qp, AXON_WC_LOC_PROT_ERR, NAK_REM_OP);
+        axon_roce_recv_fail(s, qp, AXON_WC_LOC_PROT_ERR, NAK_REM_OP,
+                            "receive WQE lkey");
         return;
     }
     qp->recv_off += pkt->len;
@@ -1251,14 +1261,15 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
             (!allowed || !axon_rdma_mr_check(s, pkt->rkey, qp->pdn, pkt->va,
                                              pkt->dmalen,
                                              AXON_ACCESS_REMOTE_WRITE))) {
-            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS,
-                                AXON_EVENT_QP_ACCESS_ERR);
+            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+                                "WRITE outside the MR");
             return;
         }
     }
     if (pkt->len > qp->wr_left ||
         ((flags & OP_END) && pkt->len != qp->wr_left)) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR);
+        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+                            "WRITE length");
         return;
     }
     if (pkt->len) {
@@ -1266,13 +1277,14 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
         mr = axon_rdma_mr_check(s, qp->wr_rkey, qp->pdn, qp->wr_va, pkt->len,
                                 AXON_ACCESS_REMOTE_WRITE);
         if (!mr || !allowed) {
-            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS,
-                                AXON_EVENT_QP_ACCESS_ERR);
+            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+                                "WRITE outside the MR");
             return;
         }
         if (!axon_rdma_mr_rw(s, mr, qp->wr_va, (uint8_t *)pkt->payload,
                              pkt->len, DMA_DIRECTION_FROM_DEVICE)) {
-            axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL);
+            axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
+                                "WRITE target not writable");
             return;
         }
     }
@@ -1308,19 +1320,22 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
     uint64_t orig;
 
     if (pkt->va & 7) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR);
+        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+                            "misaligned atomic");
         return;
     }
     mr = axon_rdma_mr_check(s, pkt->rkey, qp->pdn, pkt->va, 8,
                             AXON_ACCESS_REMOTE_ATOMIC);
     if (!mr || !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_ATOMIC))) {
-        axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR);
+        axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+                            "atomic outside the MR");
         return;
     }
     if (!axon_rdma_mr_atomic(s, mr, pkt->va, pkt->opcode == IB_CMP_SWP,
                              pkt->opcode == IB_CMP_SWP ? pkt->cmp :
                              pkt->swap_add, pkt->swap_add, &orig)) {
-        axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL);
+        axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
+                            "atomic target not readable");
         return;
     }
     res = axon_roce_new_res(qp);
@@ -1344,11 +1359,13 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
         (pkt->dmalen && !axon_rdma_mr_check(s, pkt->rkey, qp->pdn, pkt->va,
                                             pkt->dmalen,
                                             AXON_ACCESS_REMOTE_READ))) {
-        axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR);
+        axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+                            "READ outside the MR");
         return;
     }
     if (pkt->dmalen > AXON_MAX_MSG_SIZE) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR);
+        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+                            "READ too long");
         return;
     }
     res = axon_roce_new_res(qp);
@@ -1395,7 +1412,8 @@ static void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (!axon_roce_check_sequence(qp, pkt->opcode) ||
         ((flags & OP_PAYLOAD) &&
          (pkt->len > qp->mtu || (!(flags & OP_END) && pkt->len != qp->mtu)))) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR);
+        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+                            "opcode sequence or length");
         return;
     }
     /* a message needing a receive WQE waits for one: RNR */

@@ -2302,6 +2302,16 @@ static void test_rdma_wire(void)
     rdma_stop(r);
 }
 
+static void test_rdma_wire_loss(void)
+{
+    Rdma *r = rdma_setup_on(",x-tx-drop-every=13", 7);
+
+    rdma_traffic(r, 4);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), >, 0);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+    rdma_stop(r);
+}
+
 int main(int argc, char **argv)
 {
     g_test_init(&argc, &argv, NULL);
@@ -2337,6 +2347,7 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);
     qtest_add_func("/axon-nic/rdma-garbage-wqe", test_rdma_garbage_wqe);
     qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
+    qtest_add_func("/axon-nic/rdma-wire-loss", test_rdma_wire_loss);
 
     return g_test_run();
 }
