@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon-kverbs-test: the kernel verbs of axon0, as a kernel consumer uses
+ * them: a PD with its local_dma_lkey, a CQ with a completion handler, two
+ * RC QPs connected to each other on the device, SEND/RECV with an SGE and
+ * inline, completion events, query_qp, teardown. Prints "PASS ..." and
+ * "FAIL ..." lines to the kernel log; loading fails if a check failed.
+ *
+ *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1]
+ */
+
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/slab.h>
+#include <rdma/ib_cache.h>
+#include <rdma/ib_verbs.h>
+
+static char *ibdev_name_param = "axon0";
+module_param_named(dev, ibdev_name_param, charp, 0444);
+static int gid_index = 1;	/* the RoCE v2 link-local GID */
+module_param(gid_index, int, 0444);
+
+#define BUF_SIZE 4096
+
+struct kv {
+	struct ib_device *dev;
+	struct ib_pd *pd;
+	struct ib_cq *cq;
+	struct ib_qp *qp[2];
+	void *buf[2];
+	u64 dma[2];
+	struct completion event;
+	int failures;
+};
+
+static void kv_check(struct kv *kv, bool ok, const char *what)
+{
+	pr_info("%s %s\n", ok ? "PASS" : "FAIL", what);
+	if (!ok)
+		kv->failures++;
+}
+
+static void kv_comp(struct ib_cq *cq, void *ctx)
+{
+	struct kv *kv = ctx;
+
+	complete(&kv->event);
+}
+
+static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
+{
+	struct ib_qp_attr attr = {};
+	union ib_gid gid;
+	int err;
+
+	err = rdma_query_gid(kv->dev, 1, gid_index, &gid);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_INIT;
+	attr.port_num = 1;
+	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTR;
+	attr.path_mtu = IB_MTU_1024;
+	attr.dest_qp_num = dest_qpn;
+	attr.rq_psn = 100;
+	attr.max_dest_rd_atomic = 1;
+	attr.min_rnr_timer = 12;
+	attr.ah_attr.type = rdma_ah_find_type(kv->dev, 1);
+	rdma_ah_set_port_num(&attr.ah_attr, 1);
+	rdma_ah_set_grh(&attr.ah_attr, &gid, 0, gid_index, 64, 0);
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
+			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
+			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 100;
+	attr.timeout = 14;
+	attr.retry_cnt = 7;
+	attr.rnr_retry = 7;
+	attr.max_rd_atomic = 1;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
+			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* Poll until @n completions arrived (or 5 s); they go to @wc. */
+static int kv_poll(struct kv *kv, struct ib_wc *wc, int n)
+{
+	unsigned long end = jiffies + 5 * HZ;
+	int got = 0, ret;
+
+	while (got < n && time_before(jiffies, end)) {
+		ret = ib_poll_cq(kv->cq, n - got, wc + got);
+		if (ret < 0)
+			return ret;
+		got += ret;
+		if (!ret)
+			usleep_range(100, 200);
+	}
+	return got;
+}
+
+/* One message from qp[0] to qp[1]; @inline_send: IB_SEND_INLINE. */
+static void kv_send(struct kv *kv, bool inline_send, const char *name)
+{
+	struct ib_sge rsge = {
+		.addr = kv->dma[1], .length = BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_sge ssge = {
+		.addr = inline_send ? (uintptr_t)kv->buf[0] : kv->dma[0],
+		.length = inline_send ? 64 : BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 2, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = {
+		.wr_id = 1, .sg_list = &ssge, .num_sge = 1,
+		.opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED |
+			      (inline_send ? IB_SEND_INLINE : 0),
+	};
+	const struct ib_recv_wr *bad_rwr;
+	const struct ib_send_wr *bad_swr;
+	struct ib_wc wc[2] = {};
+	char what[96];
+	int i, n;
+
+	memset(kv->buf[0], inline_send ? 0x5a : 0xa5, BUF_SIZE);
+	memset(kv->buf[1], 0, BUF_SIZE);
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[0], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[1], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+	snprintf(what, sizeof(what), "%s: post_recv", name);
+	kv_check(kv, !ib_post_recv(kv->qp[1], &rwr, &bad_rwr), what);
+	snprintf(what, sizeof(what), "%s: post_send", name);
+	kv_check(kv, !ib_post_send(kv->qp[0], &swr, &bad_swr), what);
+	n = kv_poll(kv, wc, 2);
+	snprintf(what, sizeof(what), "%s: 2 completions (%d)", name, n);
+	kv_check(kv, n == 2, what);
+	for (i = 0; i < n; i++) {
+		bool recv = wc[i].wr_id == 2;
+
+		snprintf(what, sizeof(what),
+			 "%s: %s completion: status %d opcode %d len %u",
+			 name, recv ? "receive" : "send", wc[i].status,
+			 wc[i].opcode, wc[i].byte_len);
+		kv_check(kv, wc[i].status == IB_WC_SUCCESS &&
+			 wc[i].qp == kv->qp[recv] &&
+			 wc[i].opcode == (recv ? IB_WC_RECV : IB_WC_SEND) &&
+			 (!recv || wc[i].byte_len == ssge.length), what);
+	}
+	ib_dma_sync_single_for_cpu(kv->dev, kv->dma[1], BUF_SIZE,
+				   DMA_BIDIRECTIONAL);
+	snprintf(what, sizeof(what), "%s: data arrived", name);
+	kv_check(kv, !memcmp(kv->buf[0], kv->buf[1], ssge.length), what);
+}
+
+static void kv_run(struct kv *kv)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
+	struct ib_qp_init_attr init = {
+		.qp_type = IB_QPT_RC,
+		.sq_sig_type = IB_SIGNAL_REQ_WR,
+		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
+			 .max_send_sge = 2, .max_recv_sge = 2,
+			 .max_inline_data = 64 },
+	};
+	struct ib_qp_init_attr qinit;
+	struct ib_qp_attr qattr;
+	struct ib_wc wc;
+	int i, err;
+
+	kv->pd = ib_alloc_pd(kv->dev, 0);
+	kv_check(kv, !IS_ERR(kv->pd), "ib_alloc_pd (local_dma_lkey)");
+	if (IS_ERR(kv->pd))
+		return;
+	kv->cq = ib_create_cq(kv->dev, kv_comp, NULL, kv, &cq_attr);
+	kv_check(kv, !IS_ERR(kv->cq), "ib_create_cq");
+	if (IS_ERR(kv->cq))
+		goto out_pd;
+	init.send_cq = kv->cq;
+	init.recv_cq = kv->cq;
+	for (i = 0; i < 2; i++) {
+		kv->qp[i] = ib_create_qp(kv->pd, &init);
+		kv_check(kv, !IS_ERR(kv->qp[i]), "ib_create_qp RC");
+		if (IS_ERR(kv->qp[i]))
+			goto out_qps;
+	}
+	kv_check(kv, init.cap.max_send_wr >= 16 && init.cap.max_inline_data >= 64,
+		 "create_qp reports the caps");
+	for (i = 0; i < 2; i++) {
+		err = kv_connect(kv, kv->qp[i], kv->qp[!i]->qp_num);
+		kv_check(kv, !err, "modify_qp RESET -> INIT -> RTR -> RTS");
+		if (err)
+			goto out_qps;
+	}
+	err = ib_query_qp(kv->qp[0], &qattr, IB_QP_STATE, &qinit);
+	kv_check(kv, !err && qattr.qp_state == IB_QPS_RTS, "query_qp: RTS");
+
+	for (i = 0; i < 2; i++) {
+		kv->buf[i] = kzalloc(BUF_SIZE, GFP_KERNEL);
+		kv->dma[i] = kv->buf[i] ?
+			     ib_dma_map_single(kv->dev, kv->buf[i], BUF_SIZE,
+					       DMA_BIDIRECTIONAL) : 0;
+		if (!kv->buf[i] || ib_dma_mapping_error(kv->dev, kv->dma[i])) {
+			kv_check(kv, false, "buffers");
+			goto out_bufs;
+		}
+	}
+
+	kv_send(kv, false, "send 4096 B");
+	kv_send(kv, true, "send 64 B inline");
+
+	/* an armed CQ calls its completion handler */
+	reinit_completion(&kv->event);
+	kv_check(kv, ib_req_notify_cq(kv->cq, IB_CQ_NEXT_COMP |
+				      IB_CQ_REPORT_MISSED_EVENTS) == 0,
+		 "req_notify_cq on an empty CQ: nothing missed");
+	kv_send(kv, false, "send after arming");
+	kv_check(kv, wait_for_completion_timeout(&kv->event, 5 * HZ),
+		 "completion handler called");
+	kv_check(kv, ib_poll_cq(kv->cq, 1, &wc) == 0, "CQ drained");
+
+out_bufs:
+	for (i = 0; i < 2; i++) {
+		if (kv->buf[i] && !ib_dma_mapping_error(kv->dev, kv->dma[i]))
+			ib_dma_unmap_single(kv->dev, kv->dma[i], BUF_SIZE,
+					    DMA_BIDIRECTIONAL);
+		kfree(kv->buf[i]);
+	}
+out_qps:
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(kv->qp[i]))
+			kv_check(kv, !ib_destroy_qp(kv->qp[i]), "ib_destroy_qp");
+	ib_destroy_cq(kv->cq);
+out_pd:
+	ib_dealloc_pd(kv->pd);
+}
+
+static int __init kv_init(void)
+{
+	struct kv *kv = kzalloc(sizeof(*kv), GFP_KERNEL);
+	int failures;
+
+	if (!kv)
+		return -ENOMEM;
+	init_completion(&kv->event);
+	kv->dev = ib_device_get_by_name(ibdev_name_param, RDMA_DRIVER_UNKNOWN);
+	if (!kv->dev) {
+		pr_info("FAIL no RDMA device %s\n", ibdev_name_param);
+		kfree(kv);
+		return -ENODEV;
+	}
+	kv_run(kv);
+	ib_device_put(kv->dev);
+	failures = kv->failures;
+	kfree(kv);
+	pr_info("%d failed\n", failures);
+	return failures ? -EIO : 0;
+}
+
+static void __exit kv_exit(void)
+{
+}
+
+module_init(kv_init);
+module_exit(kv_exit);
+MODULE_DESCRIPTION("axon kernel verbs test");
+MODULE_LICENSE("Dual BSD/GPL");
