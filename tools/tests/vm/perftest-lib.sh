@@ -1,0 +1,100 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for the perftest suites and tools/bench/rdma-perftest, in the
+# guest (sourced after lib.sh). Node 0 serves, node 1 is the client; on a
+# single node both run side by side over 127.0.0.1 (loopback).
+# shellcheck shell=sh disable=SC2034 # PT_* are read by the sourcing script
+
+PT_TIMEOUT=${PT_TIMEOUT:-600}	# hang guard per program, not a time limit
+
+port_active() {
+	grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"
+}
+
+# gid_index DEV IPV4: the index of DEV's RoCE v2 GID for IPV4
+gid_index() {
+	want=$(echo "$2" | awk -F. '{ printf "0000:0000:0000:0000:0000:ffff:%02x%02x:%02x%02x", $1, $2, $3, $4 }')
+	for g in /sys/class/infiniband/"$1"/ports/1/gids/*; do
+		i=${g##*/}
+		[ "$(cat "$g" 2>/dev/null)" = "$want" ] || continue
+		[ "$(cat "/sys/class/infiniband/$1/ports/1/gid_attrs/types/$i" 2>/dev/null)" = "RoCE v2" ] || continue
+		echo "$i"
+		return 0
+	done
+	return 1
+}
+
+# rdma_setup: RDMA_DEV (the RDMA device on the fabric NIC: axon0, or rxe0
+# on the virtio-net interface with --nic-model virtio) with its port
+# active, and GID_IDX (its RoCE v2 GID of $AXON_IP)
+rdma_setup() {
+	if [ "$AXON_NIC_MODEL" = virtio ]; then
+		modprobe ib_uverbs && modprobe rdma_rxe || return 1
+		rdma link add rxe0 type rxe netdev "$AXON_NETDEV" || return 1
+		RDMA_DEV=rxe0
+	else
+		wait_for 10 has_ibdev axon0 || return 1
+		RDMA_DEV=axon0
+	fi
+	wait_for 30 port_active "$RDMA_DEV" || return 1
+	GID_IDX=
+	wait_for 10 gid_index "$RDMA_DEV" "$AXON_IP" >/dev/null || return 1
+	GID_IDX=$(gid_index "$RDMA_DEV" "$AXON_IP")
+	echo "rdma device $RDMA_DEV ($AXON_NIC_MODEL), GID index $GID_IDX of $AXON_IP"
+}
+
+listening() {
+	ss -Hltn "sport = :$1" | grep -q .
+}
+
+# pt_client LOG SERVER PROGRAM ARGS...: run the client side (prefixed with
+# the command words in $PT_CLIENT_WRAP, if any); retry while the server
+# does not listen yet (two nodes). Status of the last try.
+pt_client() {
+	log=$1
+	srv=$2
+	shift 2
+	tries=0
+	while :; do
+		# shellcheck disable=SC2086 # a word list
+		timeout "$PT_TIMEOUT" ${PT_CLIENT_WRAP:-} "$@" "$srv" </dev/null >"$log" 2>&1 &&
+			return 0
+		rc=$?
+		grep -q "Couldn't connect\|Unable to open file descriptor" "$log" ||
+			return $rc
+		tries=$((tries + 1))
+		[ $tries -lt 200 ] || return $rc
+		sleep 0.3
+	done
+}
+
+# pt_run NAME PORT PROGRAM ARGS...: one perftest-style test (the program
+# takes "-p PORT", and the server's address as last argument on the
+# client). Node 0 (or the background process on a single node) serves.
+# Sets PT_SRV_LOG, PT_CLI_LOG, PT_SRV_RC, PT_CLI_RC; logs in $AXON_OUT.
+pt_run() {
+	name=$1
+	port=$2
+	shift 2
+	PT_SRV_LOG=$AXON_OUT/$name.server.log
+	PT_CLI_LOG=$AXON_OUT/$name.client.log
+	PT_SRV_RC=0
+	PT_CLI_RC=0
+	if [ "$AXON_NODES" = 1 ]; then
+		timeout "$PT_TIMEOUT" "$@" -p "$port" </dev/null >"$PT_SRV_LOG" 2>&1 &
+		spid=$!
+		wait_for 60 listening "$port"
+		pt_client "$PT_CLI_LOG" 127.0.0.1 "$@" -p "$port" || PT_CLI_RC=$?
+		wait $spid || PT_SRV_RC=$?
+	elif [ "$AXON_NODE" = 0 ]; then
+		timeout "$PT_TIMEOUT" "$@" -p "$port" </dev/null >"$PT_SRV_LOG" 2>&1 ||
+			PT_SRV_RC=$?
+	else
+		pt_client "$PT_CLI_LOG" "${AXON_PEERS%% *}" "$@" -p "$port" ||
+			PT_CLI_RC=$?
+	fi
+}
+
+# pt_row LOG SIZE: the numbers of perftest's result row for SIZE
+pt_row() {
+	awk -v s="$2" '$1 == s && $2 ~ /^[0-9]+$/ && $3 ~ /^[0-9.]+$/ { print; exit }' "$1"
+}
