@@ -200,7 +200,9 @@ struct AxonRdma {
     uint32_t stat_rx_drops;
     uint32_t stat_retrans;
     uint32_t stat_naks;
-    uint32_t tx_count;          /* wire frames, for x-tx-drop-every */
+    uint32_t tx_count;          /* wire frames, for the x-tx-* hooks */
+    uint32_t held_len;          /* x-tx-reorder-every: a frame held back */
+    uint8_t held[AXON_NIC_ETH_MAX_FRAME];
 
     uint8_t txbuf[AXON_RDMA_MAX_MTU];   /* requester payload */
     uint8_t rspbuf[AXON_RDMA_MAX_MTU];  /* READ response payload */

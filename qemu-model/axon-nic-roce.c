@@ -19,6 +19,7 @@
 
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
+#include "qemu/iov.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "hw/pci/pci.h"
@@ -259,7 +260,8 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
     if (!s->nic || !s->link_up) {
         return;
     }
-    if (s->tx_drop_every && ++s->rdma->tx_count % s->tx_drop_every == 0) {
+    s->rdma->tx_count++;
+    if (s->tx_drop_every && s->rdma->tx_count % s->tx_drop_every == 0) {
         return;     /* test hook: a lossy wire */
     }
     pkt->pad = -pkt->len & 3;
@@ -317,7 +319,19 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
     iov[2].iov_len = pkt->pad;
     iov[3].iov_base = icrc;
     iov[3].iov_len = IB_ICRC_LEN;
+    if (s->tx_reorder_every && !s->rdma->held_len &&
+        s->rdma->tx_count % s->tx_reorder_every == 0) {
+        /* test hook: this frame overtakes the next one */
+        s->rdma->held_len = iov_to_buf(iov, 4, 0, s->rdma->held,
+                                       sizeof(s->rdma->held));
+        return;
+    }
     qemu_sendv_packet(qemu_get_queue(s->nic), iov, 4);
+    if (s->rdma->held_len) {
+        qemu_send_packet(qemu_get_queue(s->nic), s->rdma->held,
+                         s->rdma->held_len);
+        s->rdma->held_len = 0;
+    }
 }
 
 static void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)

@@ -789,9 +789,11 @@ static Property axon_nic_properties[] = {
     /* Test hook: stop completing admin commands after this many. */
     DEFINE_PROP_UINT32("x-admin-stall-after", AxonNicState,
                        admin_stall_after, 0),
-    /* Test hooks: RoCE to this device over netdev=, and a lossy wire. */
+    /* Test hooks: RoCE to this device over netdev=; a lossy wire. */
     DEFINE_PROP_BOOL("x-wire-loopback", AxonNicState, wire_loopback, false),
     DEFINE_PROP_UINT32("x-tx-drop-every", AxonNicState, tx_drop_every, 0),
+    DEFINE_PROP_UINT32("x-tx-reorder-every", AxonNicState, tx_reorder_every,
+                       0),
     DEFINE_PROP_END_OF_LIST(),
 };
 

@@ -107,6 +107,7 @@ struct AxonNicState {
     uint32_t admin_stall_after; /* test hook, 0: never */
     bool wire_loopback;     /* test hook: local QPs talk over the wire */
     uint32_t tx_drop_every; /* test hook: lose every Nth RoCE frame */
+    uint32_t tx_reorder_every; /* test hook: swap it with the next one */
 };
 
 /* axon-nic.c */
