@@ -1640,9 +1640,10 @@ static bool axon_roce_is_local(AxonNicState *s, AxonQp *qp)
 /* The path is set (INIT -> RTR, or a later path change). */
 void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp)
 {
-    qp->mtu = le32_to_cpu(qp->attr.path_mtu);
     qp->loopback = axon_roce_is_local(s, qp);
+    /* the MTU and PSNs change only on the way to RTR, never in flight */
     if (qp->state == AXON_QPS_RTR) {
+        qp->mtu = le32_to_cpu(qp->attr.path_mtu);
         qp->epsn = le32_to_cpu(qp->attr.rq_psn);
         qp->msn = 0;
         qp->nak_sent = false;

@@ -1255,6 +1255,7 @@ typedef struct TQp {
 
 typedef struct Rdma {
     Axon *a;
+    bool v6;                    /* IPv6 GIDs (else IPv4-mapped) */
     QPCIBar db;
     uint32_t pdn;
     TMr mr[2];
@@ -1429,6 +1430,10 @@ static void mr_access(Rdma *r, int i, uint64_t va, void *buf, size_t len,
     }
 }
 
+static const uint8_t gid_v6[16] = {
+    0xfe, 0x80, 0, 0, 0, 0, 0, 0, 0x50, 0x54, 0, 0xff, 0xfe, 0x12, 0x34, 0x56,
+};
+
 static void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
                        uint32_t rq_psn, uint8_t rnr_retry)
 {
@@ -1447,9 +1452,16 @@ static void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
     at.rq_psn = cpu_to_le32(rq_psn);
     at.path_mtu = cpu_to_le32(R_MTU);
     memcpy(at.dmac, "\x52\x54\x00\x12\x34\x56", 6);
-    at.dgid[10] = at.dgid[11] = 0xff;
-    at.dgid[12] = 10;
-    at.dgid[15] = 1;
+    if (r->v6) {
+        memcpy(at.dgid, gid_v6, 16);
+        at.sgid_index = 1;
+        at.flow_label = cpu_to_le32(0x12345);
+        at.tclass = 0x20;
+    } else {
+        at.dgid[10] = at.dgid[11] = 0xff;
+        at.dgid[12] = 10;
+        at.dgid[15] = 1;
+    }
     at.hop_limit = 64;
     at.max_dest_rd_atomic = 16;
     at.min_rnr_timer = 1;
@@ -1478,7 +1490,8 @@ static void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
  * Two QPs of this device connected to each other: in loopback, or, with
  * wire_args, through RoCEv2 frames on a socket netdev that sends to itself.
  */
-static Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry)
+static Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
+                           bool v6)
 {
     Rdma *r = g_new0(Rdma, 1);
     Axon *a;
@@ -1495,6 +1508,7 @@ static Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry)
         a = axon_start(",mac=" T_MAC);
     }
     r->a = a;
+    r->v6 = v6;
     rdma_enable(a);
     if (wire_args) {
         /* frames reach the RoCE engine while the Ethernet function runs */
@@ -1510,6 +1524,16 @@ static Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry)
     r->db = qpci_iomap(a->dev, AXON_BAR_DB, NULL);
     g_assert_cmpuint(set_gid(a, 1, 0, AXON_GID_TYPE_ROCE_V2, 0, 0), ==,
                      AXON_ADMIN_SUCCESS);
+    if (v6) {
+        struct axon_admin_cmd cmd = {};
+
+        cmd.gid.port = cpu_to_le32(1);
+        cmd.gid.index = cpu_to_le32(1);
+        cmd.gid.type = cpu_to_le32(AXON_GID_TYPE_ROCE_V2);
+        memcpy(cmd.gid.gid, gid_v6, 16);
+        g_assert_cmpuint(cmd_result(a, &cmd, AXON_ADMIN_SET_GID, NULL), ==,
+                         AXON_ADMIN_SUCCESS);
+    }
     g_assert_cmpuint(create_pd(a, &v), ==, AXON_ADMIN_SUCCESS);
     r->pdn = v;
     for (i = 0; i < 2; i++) {
@@ -1540,7 +1564,7 @@ static Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry)
 
 static Rdma *rdma_setup(uint8_t rnr_retry)
 {
-    return rdma_setup_on(NULL, rnr_retry);
+    return rdma_setup_on(NULL, rnr_retry, false);
 }
 
 static void rdma_stop(Rdma *r)
@@ -2292,19 +2316,22 @@ static void rdma_traffic(Rdma *r, int rounds)
 
 static void test_rdma_wire(void)
 {
-    Rdma *r = rdma_setup_on("", 7);
+    for (int v6 = 0; v6 < 2; v6++) {
+        Rdma *r = rdma_setup_on("", 7, v6);
 
-    rdma_traffic(r, 2);
-    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_PKTS), >=, 2 * 87);
-    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
-    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_ROCE), ==,
-                     rd(r->a, AXON_REG_STAT_RX_PKTS));
-    rdma_stop(r);
+        rdma_traffic(r, 2);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_PKTS), >=, 2 * 87);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_ROCE), ==,
+                         rd(r->a, AXON_REG_STAT_RX_PKTS));
+        rdma_stop(r);
+    }
 }
 
 static void test_rdma_wire_loss(void)
 {
-    Rdma *r = rdma_setup_on(",x-tx-drop-every=13,x-tx-reorder-every=5", 7);
+    Rdma *r = rdma_setup_on(",x-tx-drop-every=13,x-tx-reorder-every=5",
+                            7, false);
 
     rdma_traffic(r, 4);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), >, 0);
