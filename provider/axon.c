@@ -69,13 +69,20 @@ int axon_map_db_page(struct axon_context *ctx)
 int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp)
 {
 	struct axon_qp ***t = &ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT];
+	struct axon_qp **table;
 	int err = 0;
 
+	/* Release stores: axon_qp_find() reads without the lock. */
 	pthread_mutex_lock(&ctx->lock);
-	if (!*t)
-		*t = calloc(AXON_QP_TABLE_SIZE, sizeof(**t));
-	if (*t)
-		(*t)[qp->qpn & (AXON_QP_TABLE_SIZE - 1)] = qp;
+	table = *t;
+	if (!table) {
+		table = calloc(AXON_QP_TABLE_SIZE, sizeof(*table));
+		if (table)
+			__atomic_store_n(t, table, __ATOMIC_RELEASE);
+	}
+	if (table)
+		__atomic_store_n(&table[qp->qpn & (AXON_QP_TABLE_SIZE - 1)],
+				 qp, __ATOMIC_RELEASE);
 	else
 		err = ENOMEM;
 	pthread_mutex_unlock(&ctx->lock);
@@ -85,8 +92,9 @@ int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp)
 void axon_qp_table_del(struct axon_context *ctx, struct axon_qp *qp)
 {
 	pthread_mutex_lock(&ctx->lock);
-	ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT]
-		     [qp->qpn & (AXON_QP_TABLE_SIZE - 1)] = NULL;
+	__atomic_store_n(&ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT]
+				       [qp->qpn & (AXON_QP_TABLE_SIZE - 1)],
+			 NULL, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&ctx->lock);
 }
 

@@ -189,8 +189,10 @@ static inline struct axon_qp *axon_qp_find(struct axon_context *ctx,
 
 	if (qpn > AXON_MAX_QPN)
 		return NULL;
-	t = ctx->qp_table[qpn >> AXON_QP_TABLE_SHIFT];
-	return t ? t[qpn & (AXON_QP_TABLE_SIZE - 1)] : NULL;
+	t = __atomic_load_n(&ctx->qp_table[qpn >> AXON_QP_TABLE_SHIFT],
+			    __ATOMIC_ACQUIRE);
+	return t ? __atomic_load_n(&t[qpn & (AXON_QP_TABLE_SIZE - 1)],
+				   __ATOMIC_ACQUIRE) : NULL;
 }
 
 /* verbs.c */
