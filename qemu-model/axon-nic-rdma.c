@@ -56,35 +56,16 @@ AxonMr *axon_rdma_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
     return mr;
 }
 
-/* Copies between buf and guest memory, mapping it when possible. */
+/*
+ * Copies between buf and one run of guest memory. address_space_rw
+ * translates the run once and memcpy()s RAM (marking it dirty, so TCG
+ * sees code it overwrites); anything but RAM or MMIO is an error.
+ */
 static bool axon_rdma_dma(PCIDevice *pdev, dma_addr_t addr, uint8_t *buf,
                           dma_addr_t len, DMADirection dir)
 {
-    AddressSpace *as = pci_get_address_space(pdev);
-
-    if (!dma_memory_valid(as, addr, len, dir, MEMTXATTRS_UNSPECIFIED)) {
-        return false;
-    }
-    while (len) {
-        dma_addr_t plen = len;
-        void *p = dma_memory_map(as, addr, &plen, dir, MEMTXATTRS_UNSPECIFIED);
-
-        if (!p) {
-            /* the bounce buffer is taken: copy through the slow path */
-            return dma_memory_rw(as, addr, buf, len, dir,
-                                 MEMTXATTRS_UNSPECIFIED) == MEMTX_OK;
-        }
-        if (dir == DMA_DIRECTION_TO_DEVICE) {
-            memcpy(buf, p, plen);
-        } else {
-            memcpy(p, buf, plen);
-        }
-        dma_memory_unmap(as, p, plen, dir, plen);
-        addr += plen;
-        buf += plen;
-        len -= plen;
-    }
-    return true;
+    return pci_dma_rw(pdev, addr, buf, len, dir, MEMTXATTRS_UNSPECIFIED) ==
+           MEMTX_OK;
 }
 
 /*
