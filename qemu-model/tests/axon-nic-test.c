@@ -2221,6 +2221,39 @@ static void test_rdma_garbage_wqe(void)
     }
 }
 
+static void test_rdma_cq_overflow(void)
+{
+    Rdma *r = rdma_setup(7);
+    struct axon_send_wqe w = {};
+    struct axon_event ev;
+    TQp *a = &r->qp[0];
+    int i;
+
+    /* 64 CQEs fill the CQ: nobody consumes them */
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.flags = AXON_WQE_SIGNALED;
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova);
+    for (i = 0; i < R_CQ_DEPTH; i++) {
+        post_send(r, a, &w, NULL, NULL);
+    }
+    g_assert_true(wait_word(r->a, a->scq->ring + (R_CQ_DEPTH - 1) *
+                            AXON_CQE_SIZE + offsetof(struct axon_cqe, flags),
+                            AXON_CQE_PHASE));
+    /* the 65th overflows it: the device stops and says so */
+    post_send(r, a, &w, NULL, NULL);
+    g_assert_true(wait_word(r->a, EQ_ADDR, AXON_EVENT_CQ_ERROR |
+                            AXON_EVENT_PHASE << 16));
+    qtest_memread(r->a->qts, EQ_ADDR, &ev, sizeof(ev));
+    g_assert_cmpuint(le32_to_cpu(ev.param), ==, a->scq->cqn);
+    /* the first CQE was not overwritten */
+    g_assert_cmphex(qtest_readb(r->a->qts, a->scq->ring +
+                                offsetof(struct axon_cqe, flags)), ==,
+                    AXON_CQE_PHASE);
+    g_assert_cmphex(rd(r->a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+    rdma_stop(r);
+}
+
 static void test_rdma_doorbells(void)
 {
     Rdma *r = rdma_setup(7);
@@ -2368,6 +2401,7 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/rdma-mr", test_rdma_mr);
     qtest_add_func("/axon-nic/rdma-cq-qp", test_rdma_cq_qp);
     qtest_add_func("/axon-nic/rdma-doorbells", test_rdma_doorbells);
+    qtest_add_func("/axon-nic/rdma-cq-overflow", test_rdma_cq_overflow);
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
     qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
