@@ -3,7 +3,8 @@
  * axon-kverbs-test: the kernel verbs of axon0, as a kernel consumer uses
  * them: a PD with its local_dma_lkey, a CQ with a completion handler, two
  * RC QPs connected to each other on the device, SEND/RECV with an SGE and
- * inline, completion events, query_qp, teardown. Prints "PASS ..." and
+ * inline, completion events, query_qp, a CQ overflow reported as
+ * IB_EVENT_CQ_ERR, teardown. Prints "PASS ..." and
  * "FAIL ..." lines to the kernel log; loading fails if a check failed.
  *
  *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1]
@@ -30,6 +31,7 @@ struct kv {
 	void *buf[2];
 	u64 dma[2];
 	struct completion event;
+	struct completion cq_err;	/* IB_EVENT_CQ_ERR */
 	int failures;
 };
 
@@ -45,6 +47,14 @@ static void kv_comp(struct ib_cq *cq, void *ctx)
 	struct kv *kv = ctx;
 
 	complete(&kv->event);
+}
+
+static void kv_cq_event(struct ib_event *event, void *ctx)
+{
+	struct kv *kv = ctx;
+
+	if (event->event == IB_EVENT_CQ_ERR)
+		complete(&kv->cq_err);
 }
 
 static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
@@ -165,6 +175,47 @@ static void kv_send(struct kv *kv, bool inline_send, const char *name)
 	kv_check(kv, !memcmp(kv->buf[0], kv->buf[1], ssge.length), what);
 }
 
+/*
+ * A send CQ of 2 entries and 4 signaled sends nobody polls: the device
+ * must stop at the overflow and report it.
+ */
+static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 2 };
+	struct ib_send_wr wr = {
+		.opcode = IB_WR_RDMA_WRITE,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad_wr;
+	struct ib_qp *qp[2] = {};
+	struct ib_cq *cq;
+	int i, err = 0;
+
+	cq = ib_create_cq(kv->dev, kv_comp, kv_cq_event, kv, &cq_attr);
+	kv_check(kv, !IS_ERR(cq), "overflow: ib_create_cq of 2 entries");
+	if (IS_ERR(cq))
+		return;
+	init->send_cq = cq;
+	for (i = 0; i < 2 && !err; i++) {
+		qp[i] = ib_create_qp(kv->pd, init);
+		err = PTR_ERR_OR_ZERO(qp[i]);
+	}
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect(kv, qp[i], qp[!i]->qp_num);
+	kv_check(kv, !err, "overflow: a connected QP pair");
+	/* zero-length writes need no memory */
+	for (i = 0; i < 4 && !err; i++)
+		err = ib_post_send(qp[0], &wr, &bad_wr);
+	kv_check(kv, !err, "overflow: 4 signaled writes posted");
+	kv_check(kv, !err && wait_for_completion_timeout(&kv->cq_err, 5 * HZ),
+		 "overflow: IB_EVENT_CQ_ERR");
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(qp[i]))
+			ib_destroy_qp(qp[i]);
+	ib_destroy_cq(cq);
+	init->send_cq = kv->cq;
+}
+
 static void kv_run(struct kv *kv)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -231,6 +282,8 @@ static void kv_run(struct kv *kv)
 		 "completion handler called");
 	kv_check(kv, ib_poll_cq(kv->cq, 1, &wc) == 0, "CQ drained");
 
+	kv_cq_overflow(kv, &init);
+
 out_bufs:
 	for (i = 0; i < 2; i++) {
 		if (kv->buf[i] && !ib_dma_mapping_error(kv->dev, kv->dma[i]))
@@ -255,6 +308,7 @@ static int __init kv_init(void)
 	if (!kv)
 		return -ENOMEM;
 	init_completion(&kv->event);
+	init_completion(&kv->cq_err);
 	kv->dev = ib_device_get_by_name(ibdev_name_param, RDMA_DRIVER_UNKNOWN);
 	if (!kv->dev) {
 		pr_info("FAIL no RDMA device %s\n", ibdev_name_param);
