@@ -4,7 +4,8 @@
  * them: a PD with its local_dma_lkey, a CQ with a completion handler, two
  * RC QPs connected to each other on the device, SEND/RECV with an SGE and
  * inline, completion events, query_qp, a CQ overflow reported as
- * IB_EVENT_CQ_ERR, teardown. Prints "PASS ..." and
+ * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
+ * error completion, teardown. Prints "PASS ..." and
  * "FAIL ..." lines to the kernel log; loading fails if a check failed.
  *
  *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1]
@@ -32,6 +33,7 @@ struct kv {
 	u64 dma[2];
 	struct completion event;
 	struct completion cq_err;	/* IB_EVENT_CQ_ERR */
+	struct completion qp_err;	/* IB_EVENT_QP_ACCESS_ERR on qp[1] */
 	int failures;
 };
 
@@ -55,6 +57,15 @@ static void kv_cq_event(struct ib_event *event, void *ctx)
 
 	if (event->event == IB_EVENT_CQ_ERR)
 		complete(&kv->cq_err);
+}
+
+static void kv_qp_event(struct ib_event *event, void *ctx)
+{
+	struct kv *kv = ctx;
+
+	if (event->event == IB_EVENT_QP_ACCESS_ERR &&
+	    event->element.qp == kv->qp[1])
+		complete(&kv->qp_err);
 }
 
 static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
@@ -216,10 +227,42 @@ static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
 	init->send_cq = kv->cq;
 }
 
+/* An RDMA write with a key the responder does not know. */
+static void kv_bad_rkey(struct kv *kv)
+{
+	u64 payload = 0x1122334455667788;
+	struct ib_sge sge = { .addr = (uintptr_t)&payload, .length = 8 };
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.wr_id = 3, .sg_list = &sge, .num_sge = 1,
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED | IB_SEND_INLINE,
+		},
+		.remote_addr = kv->dma[1],
+		.rkey = 0xdead00,
+	};
+	const struct ib_send_wr *bad_wr;
+	struct ib_qp_init_attr qinit;
+	struct ib_qp_attr qattr;
+	struct ib_wc wc = {};
+
+	kv_check(kv, !ib_post_send(kv->qp[0], &wr.wr, &bad_wr),
+		 "bad rkey: post_send");
+	kv_check(kv, kv_poll(kv, &wc, 1) == 1 && wc.wr_id == 3 &&
+		 wc.status == IB_WC_REM_ACCESS_ERR,
+		 "bad rkey: REM_ACCESS_ERR completion");
+	kv_check(kv, wait_for_completion_timeout(&kv->qp_err, 5 * HZ),
+		 "bad rkey: IB_EVENT_QP_ACCESS_ERR on the responder");
+	kv_check(kv, !ib_query_qp(kv->qp[0], &qattr, IB_QP_STATE, &qinit) &&
+		 qattr.qp_state == IB_QPS_ERR,
+		 "bad rkey: query_qp says the requester is in ERR");
+}
+
 static void kv_run(struct kv *kv)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
 	struct ib_qp_init_attr init = {
+		.event_handler = kv_qp_event,
 		.qp_type = IB_QPT_RC,
 		.sq_sig_type = IB_SIGNAL_REQ_WR,
 		.cap = { .max_send_wr = 16, .max_recv_wr = 16,
@@ -239,6 +282,7 @@ static void kv_run(struct kv *kv)
 	kv_check(kv, !IS_ERR(kv->cq), "ib_create_cq");
 	if (IS_ERR(kv->cq))
 		goto out_pd;
+	init.qp_context = kv;
 	init.send_cq = kv->cq;
 	init.recv_cq = kv->cq;
 	for (i = 0; i < 2; i++) {
@@ -283,6 +327,7 @@ static void kv_run(struct kv *kv)
 	kv_check(kv, ib_poll_cq(kv->cq, 1, &wc) == 0, "CQ drained");
 
 	kv_cq_overflow(kv, &init);
+	kv_bad_rkey(kv);
 
 out_bufs:
 	for (i = 0; i < 2; i++) {
@@ -309,6 +354,7 @@ static int __init kv_init(void)
 		return -ENOMEM;
 	init_completion(&kv->event);
 	init_completion(&kv->cq_err);
+	init_completion(&kv->qp_err);
 	kv->dev = ib_device_get_by_name(ibdev_name_param, RDMA_DRIVER_UNKNOWN);
 	if (!kv->dev) {
 		pr_info("FAIL no RDMA device %s\n", ibdev_name_param);
