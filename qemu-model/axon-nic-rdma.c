@@ -274,7 +274,7 @@ static void axon_rdma_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
     AxonQp *qp = axon_rdma_qp(s, val >> AXON_DB_ID_SHIFT);
     uint16_t pi = val & AXON_DB_VALUE_MASK;
     AxonWq *wq;
-    uint16_t done;
+    uint16_t done, taken;
 
     if (!qp || qp->uar != page) {
         axon_rdma_db_reject(s, page, reg, val, "no such QP on this page");
@@ -286,8 +286,13 @@ static void axon_rdma_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
     }
     wq = reg == AXON_DB_SQ ? &qp->sq : &qp->rq;
     done = reg == AXON_DB_SQ ? qp->sq_comp : qp->rq.ci;
+    taken = reg == AXON_DB_SQ ? qp->sq_fetch : qp->rq.ci;
     if ((uint16_t)(pi - done) > wq->depth) {
         axon_rdma_db_reject(s, page, reg, val, "more WQEs than the depth");
+        return;
+    }
+    if ((uint16_t)(pi - done) < (uint16_t)(taken - done)) {
+        axon_rdma_db_reject(s, page, reg, val, "producer index went back");
         return;
     }
     wq->pi = pi;

@@ -2284,6 +2284,10 @@ static void test_rdma_doorbells(void)
     ring(r, R_UAR, AXON_DB_SQ, a->qpn, 1);
     g_assert_true(poll_cq(r, a->scq, &cqe));
     g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+    /* a producer index behind what the device took is refused */
+    ring(r, R_UAR, AXON_DB_SQ, a->qpn, 0);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_DB_REJECTS), ==, 8);
+    g_assert_false(poll_cq(r, a->scq, &cqe));
     rdma_stop(r);
 }
 
