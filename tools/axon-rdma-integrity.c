@@ -1303,6 +1303,10 @@ static void run(struct env *e, struct xfer *xs, unsigned int n,
 		batch_fail(&b, "agent: %s", rep.why);
 	strncat(name, b.note, sizeof(name) - strlen(name) - 1);
 	report(e, b.ok, name, b.why);
+	/* the checks after a failure get QPs of their own */
+	if (!b.ok)
+		connect_qps(e, e->o.nqp, e->o.rnr_retry, e->o.rnr_timer,
+			    e->o.psn_base);
 }
 
 /* ---- the tests -------------------------------------------------------------- */
