@@ -133,7 +133,8 @@ typedef struct AxonQp {
     uint32_t una_psn;           /* oldest PSN not acknowledged */
     uint8_t retry_left, rnr_left;
     bool sq_stopped;            /* a WQE failed locally: send nothing new */
-    QEMUTimer *retry_timer;
+    QEMUTimer *retry_timer;     /* ACK timeout, or RNR wait */
+    int64_t progress_ns;        /* last answer, for the ACK timeout */
     bool rnr_wait;
 
     /* responder */

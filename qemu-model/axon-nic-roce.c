@@ -366,16 +366,32 @@ static void axon_roce_ack_later(AxonNicState *s, AxonQp *qp)
     qemu_bh_schedule(s->rdma->bh);
 }
 
-/* Local ACK timeout: 4.096 us * 2^timeout, 0 is none. */
-static void axon_roce_arm_retry(AxonQp *qp, bool restart)
+/* Local ACK timeout: 4.096 us * 2^timeout. */
+static int64_t axon_roce_timeout_ns(AxonQp *qp)
 {
-    int64_t ns;
+    return MAX(4096LL << qp->attr.timeout, AXON_ROCE_MIN_TIMEOUT_NS);
+}
 
-    if (!qp->attr.timeout || (!restart && timer_pending(qp->retry_timer))) {
+/*
+ * Starts the ACK timer (timeout 0: none). progress (an answer came)
+ * restarts the count, lazily: the timer, when it fires, sees the recent
+ * progress and goes back to sleep, so answers do not re-arm a timer each.
+ */
+static void axon_roce_arm_retry(AxonQp *qp, bool progress)
+{
+    int64_t now;
+
+    if (!qp->attr.timeout) {
         return;
     }
-    ns = MAX(4096LL << qp->attr.timeout, AXON_ROCE_MIN_TIMEOUT_NS);
-    timer_mod(qp->retry_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) + ns);
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (progress) {
+        qp->progress_ns = now;
+    }
+    if (!timer_pending(qp->retry_timer)) {
+        qp->progress_ns = now;
+        timer_mod(qp->retry_timer, now + axon_roce_timeout_ns(qp));
+    }
 }
 
 /* The IB RNR timer encoding (IBA table 45), in microseconds. */
@@ -573,6 +589,12 @@ static void axon_roce_retry_timer(void *opaque)
         return;
     }
     if (!axon_roce_outstanding(qp)) {
+        return;
+    }
+    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) <
+        qp->progress_ns + axon_roce_timeout_ns(qp)) {
+        timer_mod(qp->retry_timer,
+                  qp->progress_ns + axon_roce_timeout_ns(qp));
         return;
     }
     e = axon_win(qp, qp->sq_comp);
