@@ -19,6 +19,7 @@
 #include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/rcu.h"
 #include "hw/pci/pci.h"
 #include "sysemu/dma.h"
 #include "trace.h"
@@ -112,10 +113,15 @@ bool axon_rdma_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va,
     uint64_t addr = mr->pages[off >> mr->page_shift] +
                     (off & ((1ULL << mr->page_shift) - 1));
     dma_addr_t plen = 8;
+    hwaddr xlat, l = 8;
     uint64_t *p, old, new;
+    MemoryRegion *mr_ram;
 
-    if (!dma_memory_valid(as, addr, 8, DMA_DIRECTION_FROM_DEVICE,
-                          MEMTXATTRS_UNSPECIFIED)) {
+    /* only RAM can be updated atomically in place */
+    RCU_READ_LOCK_GUARD();
+    mr_ram = address_space_translate(as, addr, &xlat, &l, true,
+                                     MEMTXATTRS_UNSPECIFIED);
+    if (l < 8 || !memory_region_is_ram(mr_ram) || mr_ram->readonly) {
         return false;
     }
     p = dma_memory_map(as, addr, &plen, DMA_DIRECTION_FROM_DEVICE,
