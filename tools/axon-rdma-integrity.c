@@ -28,6 +28,7 @@
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -1191,6 +1192,9 @@ static void on_wc(struct env *e, struct batch *b, const struct ibv_wc *wc)
 		batch_fail(b, "%s #%" PRIu64 ": qp_num %u, want %u", op_name(x->op),
 			   wc->wr_id, wc->qp_num, e->c.qp[x->qp]->qp_num);
 	if (wc->status == IBV_WC_SUCCESS) {
+		if (!(x->send_flags & IBV_SEND_SIGNALED))
+			batch_fail(b, "a completion for unsignaled %s #%" PRIu64,
+				   op_name(x->op), wc->wr_id);
 		if (wc->opcode != wc_opcode(x->op))
 			batch_fail(b, "%s #%" PRIu64 ": completion opcode %d, want %d",
 				   op_name(x->op), wc->wr_id, wc->opcode,
@@ -1919,6 +1923,7 @@ static int server(void)
 	struct sockaddr_in sin = {
 		.sin_family = AF_INET, .sin_port = htons(opt.tcp_port),
 	};
+	struct pollfd pfd = { .events = POLLIN };
 	int one = 1, l, fd;
 
 	side_open(&a.s);
@@ -1929,6 +1934,10 @@ static int server(void)
 		    strerror(errno));
 	fprintf(stderr, "axon-rdma-integrity: agent on %s, waiting on TCP port %d\n",
 		opt.dev, opt.tcp_port);
+	/* a client that never comes must not hang the node */
+	pfd.fd = l;
+	if (poll(&pfd, 1, 300 * 1000) != 1)
+		die("setup: no client within 300 s");
 	fd = accept(l, NULL, NULL);
 	if (fd < 0)
 		die("setup: accept: %s", strerror(errno));
