@@ -90,6 +90,8 @@ typedef struct AxonSwqe {
     uint32_t first_psn;
     uint32_t npkts;             /* PSNs the message uses */
     uint32_t resp_psn;          /* READ/atomic: next response expected */
+    uint32_t reask_psn;         /* READ: asked again from here ... */
+    bool reasked;               /* ... and not answered yet */
     union {
         AxonSge sge[AXON_MAX_SGE];
         uint8_t inline_data[AXON_MAX_INLINE];

@@ -642,6 +642,26 @@ static bool axon_roce_sge_rw(AxonNicState *s, AxonQp *qp, const AxonSge *sge,
     return !len;
 }
 
+/*
+ * e got an answer up to its resp_psn: that is acknowledged too, unless an
+ * older READ or atomic still waits for its answer (which was lost).
+ */
+static void axon_roce_answered(AxonQp *qp, AxonSwqe *e)
+{
+    uint16_t i;
+
+    for (i = qp->sq_comp; axon_win(qp, i) != e; i++) {
+        AxonSwqe *o = axon_win(qp, i);
+
+        if (!o->done && axon_swqe_rd_atomic(o)) {
+            return;
+        }
+    }
+    if (axon_psn_diff(e->resp_psn, qp->una_psn) > 0) {
+        qp->una_psn = e->resp_psn;
+    }
+}
+
 static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
                                    const AxonPkt *pkt)
 {
@@ -654,9 +674,11 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
     if (pkt->psn != e->resp_psn) {
-        if (axon_psn_diff(pkt->psn, e->resp_psn) > 0) {
-            /* a response was lost: ask again from there */
-            s->rdma->stat_naks++;
+        if (axon_psn_diff(pkt->psn, e->resp_psn) > 0 &&
+            !(e->reasked && e->reask_psn == e->resp_psn)) {
+            /* a response was lost: ask again from there, once */
+            e->reasked = true;
+            e->reask_psn = e->resp_psn;
             axon_roce_rewind(qp, e->resp_psn);
             axon_roce_schedule(s, qp);
         }
@@ -666,9 +688,11 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     off = k * qp->mtu;
     last = k + 1 == e->npkts;
     want = last ? e->len - off : qp->mtu;
-    /* a re-asked READ restarts with FIRST anywhere in the message */
-    if (pkt->len != want ||
-        !!(axon_ib_ops[pkt->opcode].flags & OP_END) != last) {
+    /*
+     * READs asked in parts, or again, answer FIRST ... LAST for each
+     * part: only the lengths tell where the message ends.
+     */
+    if (pkt->len != want) {
         axon_roce_fail(qp, e, AXON_WC_BAD_RESP_ERR);
         return;
     }
@@ -679,6 +703,8 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
         return;
     }
     e->resp_psn = axon_psn_add(e->resp_psn, 1);
+    e->reasked = false;
+    axon_roce_answered(qp, e);
     qp->retry_left = qp->attr.retry_cnt;
     if (last) {
         e->done = true;
@@ -702,6 +728,7 @@ static void axon_roce_atomic_ack_rx(AxonNicState *s, AxonQp *qp,
         return;
     }
     e->resp_psn = axon_psn_add(e->resp_psn, 1);
+    axon_roce_answered(qp, e);
     e->done = true;
     e->status = AXON_WC_SUCCESS;
 }
@@ -882,6 +909,35 @@ bad_wqe:
     axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
 }
 
+/*
+ * PSNs in flight on the wire at most: a socket or a switch buffer holds
+ * about 64 KiB; a larger burst only gets lost and sent again.
+ */
+#define AXON_ROCE_WIRE_WINDOW   65536
+
+static uint32_t axon_roce_window(AxonQp *qp)
+{
+    return qp->loopback ? AXON_PSN_MASK / 2 :
+           MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
+}
+
+/* Would the next packet of e put too many PSNs in flight? */
+static bool axon_roce_window_full(AxonQp *qp, AxonSwqe *e)
+{
+    uint32_t n = 1;
+
+    if (axon_psn_diff(qp->psn_hi, qp->una_psn) <= 0 ||
+        axon_psn_diff(qp->cur_psn, qp->psn_hi) < 0) {
+        return false;   /* nothing in flight, or a retransmission */
+    }
+    if (e->opcode == AXON_WR_RDMA_READ) {
+        n = MIN(e->npkts - axon_psn_diff(qp->cur_psn, e->first_psn),
+                axon_roce_window(qp));
+    }
+    return axon_psn_diff(axon_psn_add(qp->cur_psn, n), qp->una_psn) >
+           (int32_t)axon_roce_window(qp);
+}
+
 /* READ and atomic WQEs sent and not completed. */
 static unsigned axon_roce_rd_outstanding(AxonQp *qp)
 {
@@ -925,14 +981,19 @@ static bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
     pkt->ackreq = true;
     switch (e->opcode) {
     case AXON_WR_RDMA_READ:
+        /* on the wire, a long READ is asked for a window at a time */
+        n = MIN(e->npkts - axon_psn_diff(qp->cur_psn, e->first_psn),
+                axon_roce_window(qp));
         pkt->opcode = IB_READ_REQ;
         pkt->va = e->raddr + off;
         pkt->rkey = e->rkey;
-        pkt->dmalen = e->len - off;
-        n = e->npkts - axon_psn_diff(qp->cur_psn, e->first_psn);
+        pkt->dmalen = MIN(e->len - off, n * qp->mtu);
         qp->cur_psn = axon_psn_add(qp->cur_psn, n);
-        qp->cur++;
-        qp->cur_off = 0;
+        qp->cur_off = off + n * qp->mtu;
+        if (qp->cur_off >= e->len) {
+            qp->cur++;
+            qp->cur_off = 0;
+        }
         return true;
     case AXON_WR_ATOMIC_CMP_SWP:
     case AXON_WR_ATOMIC_FETCH_ADD:
@@ -1015,6 +1076,9 @@ static unsigned axon_roce_requester(AxonNicState *s, AxonQp *qp,
         }
         if (!qp->cur_off && (e->flags & AXON_WQE_FENCE) &&
             axon_roce_rd_outstanding(qp)) {
+            break;
+        }
+        if (axon_roce_window_full(qp, e)) {
             break;
         }
         if (!axon_roce_build(s, qp, e, &pkt)) {
