@@ -20,6 +20,7 @@
 #include "qemu/osdep.h"
 #include "qemu/cutils.h"
 #include "qemu/iov.h"
+#include "qemu/units.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "hw/pci/pci.h"
@@ -406,6 +407,39 @@ static bool axon_roce_outstanding(AxonQp *qp)
     return qp->sq_comp != qp->cur || qp->cur_off;
 }
 
+/*
+ * Congestion window: PSNs in flight on the wire. A burst larger than the
+ * socket and switch buffers on the way only gets lost and sent again, so
+ * the window starts at 64 KiB, grows by half of what each answer
+ * acknowledges up to 1 MiB, and halves on every loss (timeout, sequence
+ * NAK, READ response gap), down to 16 KiB. Loopback is not limited.
+ */
+#define AXON_ROCE_CWND_INIT     (64 * KiB)
+#define AXON_ROCE_CWND_MIN      (16 * KiB)
+#define AXON_ROCE_CWND_MAX      (1 * MiB)
+
+static uint32_t axon_roce_window(AxonQp *qp)
+{
+    return qp->loopback ? AXON_PSN_MASK / 2 : qp->cwnd;
+}
+
+static void axon_roce_cwnd_loss(AxonQp *qp)
+{
+    qp->cwnd = MAX(qp->cwnd / 2, MAX(AXON_ROCE_CWND_MIN / qp->mtu, 1));
+}
+
+/* Everything before una is acknowledged. */
+static void axon_roce_set_una(AxonQp *qp, uint32_t una)
+{
+    int32_t d = axon_psn_diff(una, qp->una_psn);
+
+    if (d > 0) {
+        qp->una_psn = una;
+        qp->cwnd = MIN(qp->cwnd + MAX(d / 2, 1),
+                       AXON_ROCE_CWND_MAX / qp->mtu);
+    }
+}
+
 void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp)
 {
     timer_del(qp->retry_timer);
@@ -518,9 +552,26 @@ static void axon_roce_rewind(AxonQp *qp, uint32_t psn)
     qp->cur_psn = qp->psn_hi;
 }
 
-/* Everything up to and including psn was received by the responder. */
+/* A READ or atomic lost (part of) its answer: ask again, once. */
+static void axon_roce_reask(AxonQp *qp, AxonSwqe *e)
+{
+    if (e->reasked && e->reask_psn == e->resp_psn) {
+        return;
+    }
+    e->reasked = true;
+    e->reask_psn = e->resp_psn;
+    axon_roce_cwnd_loss(qp);
+    axon_roce_rewind(qp, e->resp_psn);
+}
+
+/*
+ * Everything up to and including psn was received by the responder. The
+ * acknowledgement stops at a READ or atomic still waiting for answers; if
+ * it covers PSNs whose answers did not come, they were lost.
+ */
 static void axon_roce_acked(AxonQp *qp, uint32_t psn)
 {
+    uint32_t una = axon_psn_add(psn, 1);
     uint16_t i;
 
     for (i = qp->sq_comp; i != qp->sq_fetch; i++) {
@@ -530,19 +581,21 @@ static void axon_roce_acked(AxonQp *qp, uint32_t psn)
         if (e->done) {
             continue;
         }
-        if (axon_psn_diff(last, psn) > 0) {
+        if (axon_swqe_rd_atomic(e)) {
+            if (axon_psn_diff(psn, e->resp_psn) >= 0) {
+                axon_roce_reask(qp, e);
+                una = e->resp_psn;
+            }
             break;
         }
-        if (axon_swqe_rd_atomic(e)) {
-            /* a later PSN is acknowledged: the responses were lost */
-            axon_roce_rewind(qp, e->resp_psn);
-            return;
+        if (axon_psn_diff(last, psn) > 0) {
+            break;
         }
         e->done = true;
         e->status = AXON_WC_SUCCESS;
     }
-    if (axon_psn_diff(psn, qp->una_psn) >= 0) {
-        qp->una_psn = axon_psn_add(psn, 1);
+    if (axon_psn_diff(una, qp->una_psn) > 0) {
+        axon_roce_set_una(qp, una);
         qp->retry_left = qp->attr.retry_cnt;
         qp->rnr_left = qp->attr.rnr_retry;
     }
@@ -605,6 +658,7 @@ static void axon_roce_retry_timer(void *opaque)
         return;
     }
     qp->retry_left--;
+    axon_roce_cwnd_loss(qp);
     axon_roce_rewind(qp, qp->una_psn);
     axon_roce_arm_retry(qp, true);
     axon_roce_schedule(s, qp);
@@ -657,9 +711,7 @@ static void axon_roce_answered(AxonQp *qp, AxonSwqe *e)
             return;
         }
     }
-    if (axon_psn_diff(e->resp_psn, qp->una_psn) > 0) {
-        qp->una_psn = e->resp_psn;
-    }
+    axon_roce_set_una(qp, e->resp_psn);
 }
 
 static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
@@ -674,12 +726,9 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
     if (pkt->psn != e->resp_psn) {
-        if (axon_psn_diff(pkt->psn, e->resp_psn) > 0 &&
-            !(e->reasked && e->reask_psn == e->resp_psn)) {
-            /* a response was lost: ask again from there, once */
-            e->reasked = true;
-            e->reask_psn = e->resp_psn;
-            axon_roce_rewind(qp, e->resp_psn);
+        if (axon_psn_diff(pkt->psn, e->resp_psn) > 0) {
+            /* a response was lost */
+            axon_roce_reask(qp, e);
             axon_roce_schedule(s, qp);
         }
         return;
@@ -768,6 +817,7 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     trace_axon_nic_roce_nak(qp->qpn, pkt->psn, code);
     switch (code) {
     case NAK_PSN_SEQ:
+        axon_roce_cwnd_loss(qp);
         axon_roce_rewind(qp, pkt->psn);
         break;
     case NAK_REM_ACCESS:
@@ -907,18 +957,6 @@ bad_wqe:
                   qp->qpn, idx);
     trace_axon_nic_err_roce_wqe(qp->qpn, idx, w.opcode, w.num_sge);
     axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
-}
-
-/*
- * PSNs in flight on the wire at most: a socket or a switch buffer holds
- * about 64 KiB; a larger burst only gets lost and sent again.
- */
-#define AXON_ROCE_WIRE_WINDOW   65536
-
-static uint32_t axon_roce_window(AxonQp *qp)
-{
-    return qp->loopback ? AXON_PSN_MASK / 2 :
-           MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
 }
 
 /* Would the next packet of e put too many PSNs in flight? */
@@ -1745,6 +1783,7 @@ void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)
     qp->cur_off = 0;
     qp->retry_left = qp->attr.retry_cnt;
     qp->rnr_left = qp->attr.rnr_retry;
+    qp->cwnd = MAX(AXON_ROCE_CWND_INIT / qp->mtu, 1);
     axon_roce_schedule(s, qp);
 }
 
