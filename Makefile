@@ -6,7 +6,9 @@
 #   make check      everything, tested in QEMU VMs (installs what it needs)
 #   make kunit      the KUnit suites (kunit/) on the debug kernel
 #   make demo       the main job: two VMs, the stack end to end
-#   make bench      benchmarks (numbers, not tests): TCP over axon vs virtio-net
+#   make bench      benchmarks (numbers, not tests): TCP over axon vs
+#                   virtio-net, perftest over axon vs rdma_rxe; BENCH= picks
+#                   some of tools/bench/ (Documentation/benchmarks.rst)
 #   make qemu       QEMU 7.2 with the axon device models
 #   make install    module (modules_install) and provider
 #
@@ -15,6 +17,7 @@
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
 AXON_CACHE	?= $(HOME)/.cache/axon
+BENCH		?= tcp-throughput rdma-perftest
 export AXON_CACHE
 
 all: modules provider tools
@@ -43,7 +46,7 @@ kunit:
 bench:
 	tools/axon-build > $(AXON_CACHE)/bench-build.log 2>&1 || \
 		{ tail -n 30 $(AXON_CACHE)/bench-build.log; exit 1; }
-	tools/bench/tcp-throughput
+	@rc=0; for b in $(BENCH); do tools/bench/$$b || rc=1; done; exit $$rc
 
 install: all
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
