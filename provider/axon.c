@@ -89,13 +89,12 @@ int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp)
 	return err;
 }
 
+/* Called with ctx->lock and the QP's CQ locks held. */
 void axon_qp_table_del(struct axon_context *ctx, struct axon_qp *qp)
 {
-	pthread_mutex_lock(&ctx->lock);
 	__atomic_store_n(&ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT]
 				       [qp->qpn & (AXON_QP_TABLE_SIZE - 1)],
 			 NULL, __ATOMIC_RELAXED);
-	pthread_mutex_unlock(&ctx->lock);
 }
 
 static struct verbs_context *axon_alloc_context(struct ibv_device *ibdev,

@@ -181,7 +181,10 @@ int axon_map_db_page(struct axon_context *ctx);
 int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp);
 void axon_qp_table_del(struct axon_context *ctx, struct axon_qp *qp);
 
-/* Lock-free lookup: entries change only while no CQE can name them. */
+/*
+ * Lock-free lookup by pollers, under the CQ lock: a QP leaves the table
+ * only under the locks of its CQs (axon_qp_lock_cqs()).
+ */
 static inline struct axon_qp *axon_qp_find(struct axon_context *ctx,
 					   uint32_t qpn)
 {
@@ -231,5 +234,9 @@ int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int axon_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
 void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded);
 void axon_qp_ex_set_ops(struct axon_qp *qp);
+void axon_qp_lock_cqs(struct axon_qp *qp);
+void axon_qp_unlock_cqs(struct axon_qp *qp);
+void axon_qp_purge_cqes(struct axon_qp *qp);
+void axon_qp_reset_queues(struct axon_qp *qp);
 
 #endif /* AXON_PROVIDER_H */

@@ -8,10 +8,21 @@
 
 #include "axon.h"
 
-/* Posting is only allowed once the QP has left RESET (receive) or INIT. */
+/*
+ * IB's rule: receives may be posted from INIT on, sends from RTS on. In
+ * SQD sends wait; in SQE and ERR the device completes them flushed.
+ */
 static bool axon_can_post_send(const struct ibv_qp *ibqp)
 {
-	return ibqp->state != IBV_QPS_RESET && ibqp->state != IBV_QPS_INIT;
+	switch (ibqp->state) {
+	case IBV_QPS_RTS:
+	case IBV_QPS_SQD:
+	case IBV_QPS_SQE:
+	case IBV_QPS_ERR:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* Publish WQEs up to pi, then tell the device. Called under sq_lock. */
@@ -95,8 +106,8 @@ int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 
 /*
  * Consume the next CQE and retire the WQEs it completes. CQEs naming no
- * QP of this context, or no outstanding WQE of it (the QP was destroyed
- * or reset since), are dropped.
+ * QP of this context (purged ones included) or no outstanding WQE of it
+ * are dropped.
  */
 static struct axon_cqe *axon_cq_next(struct axon_cq *cq, struct axon_qp **qpp)
 {
@@ -157,6 +168,79 @@ int axon_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 	axon_ring_db(cq->db, cq->cqn,
 		     solicited_only ? AXON_CQ_ARM_SOLICITED : AXON_CQ_ARM_NEXT);
 	return 0;
+}
+
+/* --- a QP leaving the table or RESET: its CQs' pollers kept out --------- */
+
+/* The QP's CQs in locking order, by cqn; second is NULL if they are one. */
+static void axon_qp_cqs(struct axon_qp *qp, struct axon_cq **first,
+			struct axon_cq **second)
+{
+	struct axon_cq *scq = to_axon_cq(qp->vqp.qp.send_cq);
+	struct axon_cq *rcq = to_axon_cq(qp->vqp.qp.recv_cq);
+
+	if (scq == rcq) {
+		*first = scq;
+		*second = NULL;
+	} else if (scq->cqn < rcq->cqn) {
+		*first = scq;
+		*second = rcq;
+	} else {
+		*first = rcq;
+		*second = scq;
+	}
+}
+
+/*
+ * Pollers look QPs up and retire their WQEs under the CQ lock: with the
+ * QP's CQs locked, no CQE can reach the QP.
+ */
+void axon_qp_lock_cqs(struct axon_qp *qp)
+{
+	struct axon_cq *first, *second;
+
+	axon_qp_cqs(qp, &first, &second);
+	pthread_spin_lock(&first->lock);
+	if (second)
+		pthread_spin_lock(&second->lock);
+}
+
+void axon_qp_unlock_cqs(struct axon_qp *qp)
+{
+	struct axon_cq *first, *second;
+
+	axon_qp_cqs(qp, &first, &second);
+	if (second)
+		pthread_spin_unlock(&second->lock);
+	pthread_spin_unlock(&first->lock);
+}
+
+/*
+ * Under axon_qp_lock_cqs(): drop the QP's CQEs not polled yet, so that
+ * they cannot retire WQEs of a QP that reuses the queues or the qpn.
+ */
+void axon_qp_purge_cqes(struct axon_qp *qp)
+{
+	struct axon_cq *first, *second;
+
+	axon_qp_cqs(qp, &first, &second);
+	axon_cq_purge(&first->ring, qp->qpn);
+	if (second)
+		axon_cq_purge(&second->ring, qp->qpn);
+}
+
+/* The device forgot both queues (RESET): restart them at slot 0. */
+void axon_qp_reset_queues(struct axon_qp *qp)
+{
+	axon_qp_lock_cqs(qp);
+	axon_qp_purge_cqes(qp);
+	pthread_spin_lock(&qp->sq_lock);
+	pthread_spin_lock(&qp->rq_lock);
+	qp->sq.pi = qp->sq.ci = 0;
+	qp->rq.pi = qp->rq.ci = 0;
+	pthread_spin_unlock(&qp->rq_lock);
+	pthread_spin_unlock(&qp->sq_lock);
+	axon_qp_unlock_cqs(qp);
 }
 
 /* --- ibv_create_cq_ex(): ibv_start_poll() and friends ------------------- */

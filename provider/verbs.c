@@ -305,7 +305,10 @@ static int axon_check_qp_attr(struct axon_context *ctx,
 
 	if (attr->qp_type != IBV_QPT_RC || attr->srq ||
 	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
+				 IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
 	     (attr->send_ops_flags & ~AXON_SEND_OPS_FLAGS))) {
 		verbs_debug(&ctx->ibvctx, "unsupported QP attributes\n");
@@ -381,6 +384,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	struct axon_create_qp_cmd_resp resp = {};
 	struct axon_create_qp_cmd cmd = {};
 	struct axon_create_qp_resp *drv = &resp.drv_payload;
+	uint32_t comp_mask = attr->comp_mask;
 	struct axon_qp *qp;
 	int err;
 
@@ -398,8 +402,11 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 
 	/* No optional request fields are defined yet. */
 	cmd.drv_payload.comp_mask = 0;
+	/* create_flags is 0, and the command refuses the bit that says so. */
+	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	err = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
 				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	attr->comp_mask = comp_mask;
 	if (err) {
 		verbs_debug(&ctx->ibvctx, "ibv_cmd_create_qp_ex failed: %d\n",
 			    err);
@@ -515,15 +522,8 @@ int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (attr_mask & IBV_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
 
-	/* The device forgot both queues: start them again from slot 0. */
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET) {
-		pthread_spin_lock(&qp->sq_lock);
-		pthread_spin_lock(&qp->rq_lock);
-		qp->sq.pi = qp->sq.ci = 0;
-		qp->rq.pi = qp->rq.ci = 0;
-		pthread_spin_unlock(&qp->rq_lock);
-		pthread_spin_unlock(&qp->sq_lock);
-	}
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+		axon_qp_reset_queues(qp);
 
 	return 0;
 }
@@ -551,16 +551,29 @@ int axon_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int axon_destroy_qp(struct ibv_qp *ibqp)
 {
 	struct axon_qp *qp = to_axon_qp(ibqp);
+	struct axon_context *ctx = qp->ctx;
 	int err;
 
+	/*
+	 * Held from DESTROY_QP until the qpn is out of the table: a QP that
+	 * reuses it can neither be added nor have CQEs before.
+	 */
+	pthread_mutex_lock(&ctx->lock);
 	err = ibv_cmd_destroy_qp(ibqp);
 	if (err) {
-		verbs_debug(verbs_get_ctx(ibqp->context),
-			    "ibv_cmd_destroy_qp failed: %d\n", err);
+		pthread_mutex_unlock(&ctx->lock);
+		verbs_debug(&ctx->ibvctx, "ibv_cmd_destroy_qp failed: %d\n",
+			    err);
 		return err;
 	}
 
-	axon_qp_table_del(qp->ctx, qp);
+	/* Then no poller holds qp, nor finds it again through a CQE. */
+	axon_qp_lock_cqs(qp);
+	axon_qp_table_del(ctx, qp);
+	axon_qp_purge_cqes(qp);
+	axon_qp_unlock_cqs(qp);
+	pthread_mutex_unlock(&ctx->lock);
+
 	munmap(qp->rq_buf, qp->rq_size);
 	munmap(qp->sq_buf, qp->sq_size);
 	pthread_spin_destroy(&qp->rq_lock);

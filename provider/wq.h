@@ -269,18 +269,51 @@ struct axon_cqring {
 	uint32_t ci;
 };
 
-/* The CQE at ci if the device has written it on this pass, else NULL. */
-static inline struct axon_cqe *axon_cqe_peek(const struct axon_cqring *cq)
+/* The CQE at idx if the device has written it on that pass, else NULL. */
+static inline struct axon_cqe *axon_cqe_at(const struct axon_cqring *cq,
+					   uint32_t idx)
 {
-	uint32_t ci = cq->ci;
-	struct axon_cqe *cqe = &cq->cqes[ci & ((1u << cq->depth_shift) - 1)];
+	struct axon_cqe *cqe = &cq->cqes[idx & ((1u << cq->depth_shift) - 1)];
 	/* The first pass writes phase 1, the next 0, and so on. */
-	uint8_t phase = ((ci >> cq->depth_shift) & 1) ^ 1;
+	uint8_t phase = ((idx >> cq->depth_shift) & 1) ^ 1;
 
 	if ((*(volatile uint8_t *)&cqe->flags & AXON_CQE_PHASE) != phase)
 		return NULL;
 	axon_from_device_barrier();
 	return cqe;
+}
+
+/* The next CQE to consume, if the device has written it. */
+static inline struct axon_cqe *axon_cqe_peek(const struct axon_cqring *cq)
+{
+	return axon_cqe_at(cq, cq->ci);
+}
+
+/*
+ * A purged CQE names QP 0, which no QP of a context ever is
+ * (<axon/axon_dev.h>): pollers drop it as they drop unknown QPs'.
+ */
+#define AXON_QPN_PURGED		0
+
+/*
+ * Purge the CQEs of qpn written but not consumed yet; returns how many.
+ * The device reuses no slot before the consumer index passes it, so the
+ * consumer may rewrite these.
+ */
+static inline unsigned int axon_cq_purge(struct axon_cqring *cq, uint32_t qpn)
+{
+	struct axon_cqe *cqe;
+	unsigned int n = 0;
+	uint32_t i;
+
+	/* A pass ends at the latest at ci + depth: slot ci, wrong phase. */
+	for (i = cq->ci; (cqe = axon_cqe_at(cq, i)); i++) {
+		if (le32toh(cqe->qpn) == qpn) {
+			cqe->qpn = htole32(AXON_QPN_PURGED);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* Hand consumed slots back: every read of them happens before. */

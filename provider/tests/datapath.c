@@ -54,6 +54,8 @@ static void setup(void)
 	qp->qpn = QPN;
 	qp->dest_qpn = 0x99;
 	qp->vqp.qp.context = &ctx->ibvctx.context;
+	qp->vqp.qp.send_cq = &cq->vcq.cq;
+	qp->vqp.qp.recv_cq = &cq->vcq.cq;
 	qp->vqp.qp.state = IBV_QPS_INIT;
 	/* 4 x 128-byte SQ slots: 4 SGEs or 64 inline bytes */
 	qp->sq = (struct axon_wq){ .depth = 4, .wqe_shift = 7, .max_sge = 4,
@@ -123,6 +125,10 @@ static void test_post_send(void)
 	err = axon_post_send(&qp->vqp.qp, &wr[0], &bad);
 	check("post-send-init", err == EINVAL && bad == &wr[0] &&
 	      !db_word(AXON_DB_SQ), "posted in INIT");
+	qp->vqp.qp.state = IBV_QPS_RTR;
+	err = axon_post_send(&qp->vqp.qp, &wr[0], &bad);
+	check("post-send-rtr", err == EINVAL && bad == &wr[0] &&
+	      !db_word(AXON_DB_SQ), "posted in RTR");
 
 	qp->vqp.qp.state = IBV_QPS_RTS;
 	wr[2].next = NULL;
@@ -337,6 +343,186 @@ static void test_cq_ex(bool single_threaded)
 	check(name, ok, "start/next/end_poll and the read_* functions");
 }
 
+/* In ERR, sends are posted: the device completes them flushed. */
+static void test_post_err(void)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+	uint32_t pi = qp->sq.pi;
+	int err;
+
+	qp->vqp.qp.state = IBV_QPS_ERR;
+	err = axon_post_send(&qp->vqp.qp, &wr, &bad);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	err |= ibv_wr_complete(qpx);
+	check("post-send-err", !err && qp->sq.pi == pi + 2 &&
+	      db_word(AXON_DB_SQ) == (QPN << 16 | ((pi + 2) & 0xffff)),
+	      "sends refused in ERR");
+	dev_cqe(QPN, pi + 1, AXON_WC_SEND, 0, 0);
+	qp->vqp.qp.state = IBV_QPS_RTS;
+}
+
+static int poll_all(struct axon_cq *c, struct ibv_wc *wc)
+{
+	return axon_poll_cq(&c->vcq.cq, 4, wc);
+}
+
+/*
+ * A move to RESET while CQEs of the QP wait in its CQ: after it those
+ * CQEs must not retire the WQEs posted since, nor report their wr_ids.
+ */
+static void test_reset(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr swr = { .wr_id = 31, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = { .wr_id = 51, .sg_list = &sge, .num_sge = 1 },
+			   *rbad;
+	struct ibv_wc wc[4];
+	int n;
+
+	poll_all(cq, wc);
+	axon_qp_reset_queues(qp);
+	check("reset-queues", !qp->sq.pi && !qp->sq.ci && !qp->rq.pi &&
+	      !qp->rq.ci && !pthread_spin_trylock(&cq->lock),
+	      "queues not restarted, or the CQ lock left held");
+	pthread_spin_unlock(&cq->lock);
+
+	/* Send 0 and a receive complete; nobody polls before the reset. */
+	axon_post_send(&qp->vqp.qp, &swr, &sbad);
+	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	dev_cqe(QPN, 0, AXON_WC_SEND, 0, 31);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV, 51);
+	axon_qp_reset_queues(qp);
+
+	swr.wr_id = 41;
+	rwr.wr_id = 61;
+	axon_post_send(&qp->vqp.qp, &swr, &sbad);
+	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	n = poll_all(cq, wc);
+	check("reset-purges-cqes", n == 0 && qp->sq.ci == 0 && qp->rq.ci == 0,
+	      "a CQE from before the reset retired a new WQE");
+
+	dev_cqe(QPN, 0, AXON_WC_SEND, 0, 41);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV, 61);
+	n = poll_all(cq, wc);
+	check("reset-new-cqes", n == 2 && wc[0].wr_id == 41 &&
+	      wc[1].wr_id == 61 && qp->sq.ci == 1 && qp->rq.ci == 1,
+	      "the new WQEs' completions");
+}
+
+/* A second QP on its own send CQ and the shared receive CQ. */
+static struct axon_qp *qp2;
+static struct axon_cq *cq2;
+
+static void setup_qp2(uint32_t qpn)
+{
+	qp2 = calloc(1, sizeof(*qp2));
+	*qp2 = (struct axon_qp){ .ctx = ctx, .qpn = qpn,
+				 .sq = qp->sq, .rq = qp->rq,
+				 .sq_db = qp->sq_db, .rq_db = qp->rq_db };
+	qp2->sq.pi = qp2->sq.ci = qp2->rq.pi = qp2->rq.ci = 0;
+	qp2->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+				       .send_cq = &cq2->vcq.cq,
+				       .recv_cq = &cq->vcq.cq,
+				       .state = IBV_QPS_RTS };
+	pthread_spin_init(&qp2->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp2->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0][qpn] = qp2;
+}
+
+/* Device side: write a CQE on cq2 (its ring shares cq's layout). */
+static void dev_cqe2(uint32_t *pi, uint32_t qpn, uint16_t wqe, uint64_t wr_id)
+{
+	struct axon_cqe *cqe = &cq2->ring.cqes[*pi & ((1 << CQ_SHIFT) - 1)];
+
+	memset(cqe, 0, sizeof(*cqe));
+	cqe->wr_id = htole64(wr_id);
+	cqe->qpn = htole32(qpn);
+	cqe->wqe_index = htole16(wqe);
+	cqe->opcode = AXON_WC_SEND;
+	cqe->flags = ((*pi >> CQ_SHIFT) & 1) ^ 1;
+	(*pi)++;
+}
+
+/*
+ * Destroying a QP (verbs.c: locks, table, purge) while its CQEs and
+ * another QP's wait: the other's survive, and a QP created with the same
+ * qpn sees none of the old ones.
+ */
+static void test_destroy(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr swr = { .wr_id = 71, .sg_list = &sge, .num_sge = 1,
+				   .opcode = IBV_WR_SEND }, *sbad;
+	struct ibv_recv_wr rwr = { .wr_id = 72, .sg_list = &sge, .num_sge = 1 },
+			   *rbad;
+	uint32_t cq2_pi = 0;
+	struct ibv_wc wc[4];
+	bool ok;
+	int n;
+
+	cq2 = calloc(1, sizeof(*cq2));
+	*cq2 = *cq;
+	cq2->cqn = CQN - 1;	/* locked before cq */
+	cq2->buf = calloc((1 << CQ_SHIFT) + 1, AXON_CQE_SIZE);
+	cq2->ring = (struct axon_cqring){ .cqes = cq2->buf,
+		.dbrec = (struct axon_cq_dbrec *)((struct axon_cqe *)cq2->buf +
+						  (1 << CQ_SHIFT)),
+		.depth_shift = CQ_SHIFT };
+	pthread_spin_init(&cq2->lock, PTHREAD_PROCESS_PRIVATE);
+	setup_qp2(0x43);
+
+	axon_qp_lock_cqs(qp2);
+	ok = pthread_spin_trylock(&cq->lock) == EBUSY &&
+	     pthread_spin_trylock(&cq2->lock) == EBUSY;
+	axon_qp_unlock_cqs(qp2);
+	ok &= !pthread_spin_trylock(&cq->lock) &&
+	      !pthread_spin_trylock(&cq2->lock);
+	pthread_spin_unlock(&cq2->lock);
+	pthread_spin_unlock(&cq->lock);
+	axon_qp_lock_cqs(qp);
+	ok &= pthread_spin_trylock(&cq->lock) == EBUSY &&
+	      !pthread_spin_trylock(&cq2->lock);
+	pthread_spin_unlock(&cq2->lock);
+	axon_qp_unlock_cqs(qp);
+	ok &= !pthread_spin_trylock(&cq->lock);
+	pthread_spin_unlock(&cq->lock);
+	check("lock-cqs", ok, "both CQs, or the one shared CQ once");
+
+	/* qp2's send and receive complete between two receives of qp. */
+	axon_post_send(&qp2->vqp.qp, &swr, &sbad);
+	axon_post_recv(&qp2->vqp.qp, &rwr, &rbad);
+	rwr.wr_id = 81;
+	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	dev_cqe2(&cq2_pi, 0x43, 0, 71);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV, 81);
+	dev_cqe(0x43, 0, AXON_WC_RECV, AXON_CQE_RECV, 72);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV, 82);
+
+	axon_qp_lock_cqs(qp2);
+	ctx->qp_table[0][0x43] = NULL;
+	axon_qp_purge_cqes(qp2);
+	axon_qp_unlock_cqs(qp2);
+	free(qp2);
+
+	/* A new QP gets qpn 0x43 and posts before anyone polls. */
+	setup_qp2(0x43);
+	swr.wr_id = 91;
+	rwr.wr_id = 92;
+	axon_post_send(&qp2->vqp.qp, &swr, &sbad);
+	axon_post_recv(&qp2->vqp.qp, &rwr, &rbad);
+	n = poll_all(cq, wc);
+	ok = n == 2 && wc[0].wr_id == 81 && wc[1].wr_id == 82 &&
+	     qp2->rq.ci == 0;
+	ok &= poll_all(cq2, wc) == 0 && qp2->sq.ci == 0 &&
+	      le32toh(cq2->ring.dbrec->cons_index) == 1;
+	check("destroy-purges-cqes", ok,
+	      "the old QP's CQEs retired the new QP's WQEs, or qp's got lost");
+}
+
 int main(void)
 {
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
@@ -350,5 +536,8 @@ int main(void)
 	axon_post_send(&qp->vqp.qp, &wr, &bad);
 	axon_post_send(&qp->vqp.qp, &wr, &bad);
 	test_cq_ex(true);
+	test_post_err();
+	test_reset();
+	test_destroy();
 	return failures;
 }

@@ -4,8 +4,9 @@
  * (loopback), driven through what perftest and ibv_rc_pingpong leave
  * out: the extended CQ (ibv_start_poll() and the ibv_wc_read_*()),
  * ibv_post_send() and ibv_wr_*() on the same QP, more messages than SQ
- * slots, the flush of both queues in ERR, and reuse of the same QPs after
- * RESET, whose queues restart at slot 0 on both sides.
+ * slots, sends refused in RTR, create_flags 0 accepted, the flush of both
+ * queues in ERR, and reuse of the same QPs after RESET, whose queues
+ * restart at slot 0 on both sides.
  *
  * Usage: loopback [DEVICE]   (default: the first device)
  * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
@@ -90,10 +91,12 @@ static void set_state(struct ibv_qp *qp, enum ibv_qp_state state)
 
 static void connect_qp(struct env *e, struct ibv_qp *qp, uint32_t dest)
 {
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
 	struct ibv_qp_attr a = {
 		.qp_state = IBV_QPS_INIT,
 		.port_num = 1,
 	};
+	char name[64];
 
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
@@ -113,6 +116,9 @@ static void connect_qp(struct env *e, struct ibv_qp *qp, uint32_t dest)
 			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
 			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		fatal("modify_qp RTR");
+	snprintf(name, sizeof(name), "rtr-send-einval-qp%u", qp->qp_num);
+	result(name, ibv_post_send(qp, &wr, &bad) == EINVAL && bad == &wr,
+	       "a send posted before RTS");
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
 	a.timeout = 14;
@@ -171,7 +177,8 @@ static void setup(struct env *e, const char *name)
 	qp_attr.send_cq = qp_attr.recv_cq = e->scq;
 	e->a = ibv_create_qp_ex(e->ctx, &qp_attr);
 	qp_attr.send_cq = qp_attr.recv_cq = ibv_cq_ex_to_cq(e->rcq);
-	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD;
+	/* No create flags is no request: accepted. */
+	qp_attr.comp_mask = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	e->b = ibv_create_qp_ex(e->ctx, &qp_attr);
 	if (!e->a || !e->b)
 		fatal("create_qp_ex");

@@ -120,6 +120,14 @@ int main(int argc, char **argv)
 		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;
 		expect_eopnotsupp_ptr("ops-create-qp-ex-bind-mw-eopnotsupp",
 				      ibv_create_qp_ex(ctx, &qpx_attr));
+		/* No flags is no request: on to the missing CQs. */
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		expect_errno_ptr("ops-create-qp-ex-no-flags-einval",
+				 ibv_create_qp_ex(ctx, &qpx_attr), EINVAL);
+		qpx_attr.create_flags = IBV_QP_CREATE_SCATTER_FCS;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-flags-eopnotsupp",
+				      ibv_create_qp_ex(ctx, &qpx_attr));
 		expect_eopnotsupp_ptr("ops-create-srq-eopnotsupp",
 				      ibv_create_srq(pd, &srq_attr));
 		ret = ibv_dealloc_pd(pd);

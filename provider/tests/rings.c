@@ -287,6 +287,35 @@ static void test_cq(void)
 	free(cq.cqes);
 }
 
+/* Only CQEs written and not consumed, across the wrap, and no further. */
+static void test_cq_purge(void)
+{
+	struct axon_cqring cq = { .depth_shift = 2, .ci = 2 };
+	uint32_t i;
+	bool ok;
+
+	cq.cqes = calloc(4 + 1, AXON_CQE_SIZE);
+	cq.dbrec = (struct axon_cq_dbrec *)(cq.cqes + 4);
+	/* 0 and 1 consumed; 2, 3 and (second pass, slot 0) 4 written. */
+	for (i = 0; i < 5; i++)
+		dev_write_cqe(&cq, i, i, 0);
+	cq.cqes[3].qpn = htole32(0x99);
+	ok = axon_cq_purge(&cq, 0x1234) == 2 &&
+	     le32toh(cq.cqes[2].qpn) == AXON_QPN_PURGED &&
+	     le32toh(cq.cqes[0].qpn) == AXON_QPN_PURGED &&
+	     le32toh(cq.cqes[3].qpn) == 0x99 &&
+	     le32toh(cq.cqes[1].qpn) == 0x1234 &&
+	     axon_cqe_peek(&cq) == &cq.cqes[2];
+	check("cq-purge", ok, "the CQEs of one QP from ci to the last written");
+
+	/* A full ring (2..5): the walk ends after one pass. */
+	dev_write_cqe(&cq, 5, 5, 0);
+	ok = axon_cq_purge(&cq, 0x1234) == 1 && axon_cq_purge(&cq, 0x99) == 1 &&
+	     axon_cq_purge(&cq, AXON_QPN_PURGED) == 4;
+	check("cq-purge-full", ok, "each CQE of a full ring once");
+	free(cq.cqes);
+}
+
 static void test_doorbell(void)
 {
 	uint32_t db = 0;
@@ -303,6 +332,7 @@ int main(void)
 	test_recv_and_full();
 	test_sq_retire();
 	test_cq();
+	test_cq_purge();
 	test_doorbell();
 	return failures;
 }
