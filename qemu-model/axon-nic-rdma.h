@@ -133,7 +133,6 @@ typedef struct AxonQp {
     uint32_t cur_psn;           /* next PSN to send */
     uint32_t psn_hi;            /* one after the highest PSN sent */
     uint32_t una_psn;           /* oldest PSN not acknowledged */
-    uint32_t cwnd;              /* PSNs in flight on the wire at most */
     uint8_t retry_left, rnr_left;
     bool sq_stopped;            /* a WQE failed locally: send nothing new */
     QEMUTimer *retry_timer;     /* ACK timeout, or RNR wait */

@@ -408,35 +408,25 @@ static bool axon_roce_outstanding(AxonQp *qp)
 }
 
 /*
- * Congestion window: PSNs in flight on the wire. A burst larger than the
- * socket and switch buffers on the way only gets lost and sent again, so
- * the window starts at 64 KiB, grows by half of what each answer
- * acknowledges up to 1 MiB, and halves on every loss (timeout, sequence
- * NAK, READ response gap), down to 16 KiB. Loopback is not limited.
+ * PSNs in flight on the wire at most: socket buffers on the way hold
+ * about 64 KiB; a larger burst only gets lost and sent again. (Growing
+ * the window on success and halving it on loss did worse between two
+ * loaded VMs.) Loopback is not limited.
  */
-#define AXON_ROCE_CWND_INIT     (64 * KiB)
-#define AXON_ROCE_CWND_MIN      (16 * KiB)
-#define AXON_ROCE_CWND_MAX      (1 * MiB)
+#define AXON_ROCE_WIRE_WINDOW   (64 * KiB)
 
 static uint32_t axon_roce_window(AxonQp *qp)
 {
-    return qp->loopback ? AXON_PSN_MASK / 2 : qp->cwnd;
+    return qp->loopback ? AXON_PSN_MASK / 2 :
+           MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
 }
 
-static void axon_roce_cwnd_loss(AxonQp *qp)
-{
-    qp->cwnd = MAX(qp->cwnd / 2, MAX(AXON_ROCE_CWND_MIN / qp->mtu, 1));
-}
-
-/* Everything before una is acknowledged. */
+/* Everything before una is acknowledged: progress, for the ACK timer. */
 static void axon_roce_set_una(AxonQp *qp, uint32_t una)
 {
-    int32_t d = axon_psn_diff(una, qp->una_psn);
-
-    if (d > 0) {
+    if (axon_psn_diff(una, qp->una_psn) > 0) {
         qp->una_psn = una;
-        qp->cwnd = MIN(qp->cwnd + MAX(d / 2, 1),
-                       AXON_ROCE_CWND_MAX / qp->mtu);
+        qp->progress_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     }
 }
 
@@ -560,7 +550,6 @@ static void axon_roce_reask(AxonQp *qp, AxonSwqe *e)
     }
     e->reasked = true;
     e->reask_psn = e->resp_psn;
-    axon_roce_cwnd_loss(qp);
     axon_roce_rewind(qp, e->resp_psn);
 }
 
@@ -658,7 +647,6 @@ static void axon_roce_retry_timer(void *opaque)
         return;
     }
     qp->retry_left--;
-    axon_roce_cwnd_loss(qp);
     axon_roce_rewind(qp, qp->una_psn);
     axon_roce_arm_retry(qp, true);
     axon_roce_schedule(s, qp);
@@ -753,6 +741,7 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     }
     e->resp_psn = axon_psn_add(e->resp_psn, 1);
     e->reasked = false;
+    qp->progress_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
     axon_roce_answered(qp, e);
     qp->retry_left = qp->attr.retry_cnt;
     if (last) {
@@ -817,8 +806,7 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     trace_axon_nic_roce_nak(qp->qpn, pkt->psn, code);
     switch (code) {
     case NAK_PSN_SEQ:
-        axon_roce_cwnd_loss(qp);
-        axon_roce_rewind(qp, pkt->psn);
+            axon_roce_rewind(qp, pkt->psn);
         break;
     case NAK_REM_ACCESS:
         axon_roce_fail(qp, e, AXON_WC_REM_ACCESS_ERR);
@@ -858,7 +846,7 @@ static void axon_roce_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         break;
     }
     if (axon_roce_outstanding(qp)) {
-        axon_roce_arm_retry(qp, true);
+        axon_roce_arm_retry(qp, false);
     }
     axon_roce_complete(s, qp);
 }
@@ -1783,7 +1771,6 @@ void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)
     qp->cur_off = 0;
     qp->retry_left = qp->attr.retry_cnt;
     qp->rnr_left = qp->attr.rnr_retry;
-    qp->cwnd = MAX(AXON_ROCE_CWND_INIT / qp->mtu, 1);
     axon_roce_schedule(s, qp);
 }
 
