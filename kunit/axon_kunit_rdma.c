@@ -554,6 +554,7 @@ static void axon_qp_attr_access_test(struct kunit *test)
 {
 	struct ib_qp_attr attr = {
 		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
 		.qp_access_flags = IB_ACCESS_LOCAL_WRITE |
 				   IB_ACCESS_REMOTE_WRITE |
 				   IB_ACCESS_REMOTE_ATOMIC,
