@@ -4,7 +4,9 @@
 # single node both run side by side over 127.0.0.1 (loopback).
 # shellcheck shell=sh disable=SC2034 # PT_* are read by the sourcing script
 
-PT_TIMEOUT=${PT_TIMEOUT:-600}	# hang guard per program, not a time limit
+# A hang guard per program, not a time limit: well below axon-vm's
+# default --timeout, so that a hung program fails with its log.
+PT_TIMEOUT=${PT_TIMEOUT:-180}
 
 port_active() {
 	grep -q ACTIVE "/sys/class/infiniband/$1/ports/1/state"

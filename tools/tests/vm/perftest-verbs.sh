@@ -82,12 +82,12 @@ done
 grep -h "iters in" "$PT_SRV_LOG" "$PT_CLI_LOG" 2>/dev/null | sed 's/^/ibv_rc_pingpong: /'
 if [ $ok = 1 ]; then pass "ibv_rc_pingpong -g $GID_IDX ($side)"; else fail "ibv_rc_pingpong -g $GID_IDX ($side)"; fi
 
-# NAME SIZE ITERS PROGRAM-ARGS
-while read -r name size iters args; do
+# PROGRAM SIZE ITERS PROGRAM-ARGS
+while read -r prog size iters args; do
 	port=$((port + 1))
 	# shellcheck disable=SC2086 # word lists
-	pt_run "$port-$name" $port $name $PT -s "$size" -n "$iters" $args
-	judge "$name${args:+ $args}" "$size" "$iters"
+	pt_run "$port-$prog" $port $prog $PT -s "$size" -n "$iters" $args
+	judge "$prog${args:+ $args}" "$size" "$iters"
 done <<EOF
 ib_write_bw 65536 100
 ib_read_bw 65536 100
