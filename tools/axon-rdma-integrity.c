@@ -1146,6 +1146,7 @@ static bool local_check(struct env *e, const struct xfer *x, char *why,
 struct batch {
 	struct xfer *xs;
 	unsigned int n, posted, expected, got;
+	double timeout;		/* --timeout, plus 1 s per 64 KiB moved */
 	int64_t last[MAX_QP];
 	bool ok;
 	char why[320], note[80];
@@ -1218,14 +1219,14 @@ static bool signaled(const struct xfer *x)
 /* Poll until every signaled transfer posted so far has completed. */
 static void drain(struct env *e, struct batch *b)
 {
-	double end = now() + opt.timeout;
+	double end = now() + b->timeout;
 	unsigned int idle = 0;
 	struct ibv_wc wc;
 
 	while (b->got < b->expected) {
 		if (now() > end) {
-			batch_fail(b, "%u of %u completion(s) after %g s", b->got,
-				   b->expected, opt.timeout);
+			batch_fail(b, "%u of %u completion(s) after %.0f s", b->got,
+				   b->expected, b->timeout);
 			return;
 		}
 		if (!poll_one(e->c.scq, &wc, &idle))
@@ -1265,7 +1266,9 @@ static void run(struct env *e, struct xfer *xs, unsigned int n,
 	}
 	for (i = 0; i < MAX_QP; i++)
 		b.last[i] = -1;
+	b.timeout = opt.timeout;
 	for (i = 0; i < n; i++) {
+		b.timeout += xs[i].len / 65536.0;
 		xs[i].seed = i && (xs[i].flags & XF_CHAIN) ? xs[i - 1].seed :
 			     splitmix(&e->seed);
 		if (xs[i].expect != IBV_WC_SUCCESS)
