@@ -500,7 +500,8 @@ static void axon_roce_complete(AxonNicState *s, AxonQp *qp)
         }
     }
     if (qp->state == AXON_QPS_RTS) {
-        if (!axon_roce_outstanding(qp)) {
+        /* the timer also times an RNR wait, with nothing in flight */
+        if (!axon_roce_outstanding(qp) && !qp->rnr_wait) {
             timer_del(qp->retry_timer);
         }
         if (qp->cur != qp->sq_fetch || qp->sq_fetch != qp->sq.pi) {

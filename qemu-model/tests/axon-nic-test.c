@@ -2124,6 +2124,29 @@ static void test_rdma_errors(void)
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_NAKS), >=, 1);
     rdma_stop(r);
 
+    /* RNR retried: the receive comes late, or never (one retry) */
+    for (int retries = 7; retries >= 1; retries -= 6) {
+        r = rdma_setup(retries);
+        a = &r->qp[0];
+        b = &r->qp[1];
+        sg[0] = sge(r, 0, 0, 100);
+        w.opcode = AXON_WR_SEND;
+        w.flags = AXON_WQE_SIGNALED;
+        w.num_sge = 1;
+        w.wr_id = cpu_to_le64(retries);
+        post_send(r, a, &w, sg, NULL);
+        qtest_clock_step(r->a->qts, 300 * 1000 * 1000);
+        if (retries == 7) {
+            sg[0] = sge(r, 1, 0, 100);
+            post_recv(r, b, 0xb7, sg, 1);
+            expect_cqe(r, b->rcq, 0xb7, AXON_WC_RECV, AXON_WC_SUCCESS);
+            expect_cqe(r, a->scq, 7, AXON_WC_SEND, AXON_WC_SUCCESS);
+        } else {
+            expect_cqe(r, a->scq, 1, 0, AXON_WC_RNR_RETRY_EXC_ERR);
+        }
+        rdma_stop(r);
+    }
+
     /* a WRITE into an MR without REMOTE_WRITE */
     r = rdma_setup(7);
     a = &r->qp[0];
