@@ -219,7 +219,7 @@ struct axon_admin_gid {
 	__u8 reserved[24];
 };
 
-/* Memory access rights of an MR and of a QP's remote access (bit values of enum ib_access_flags). */
+/* Access rights of an MR and a QP's remote access: enum ib_access_flags bits */
 #define AXON_ACCESS_LOCAL_WRITE		0x1
 #define AXON_ACCESS_REMOTE_WRITE	0x2
 #define AXON_ACCESS_REMOTE_READ		0x4
@@ -240,7 +240,7 @@ struct axon_admin_gid {
 #define AXON_PBL_LEAF_ENTRIES		512
 #define AXON_MR_MIN_PAGE_SHIFT		12
 #define AXON_MR_MAX_PAGE_SHIFT		30
-#define AXON_MR_MAX_PAGES		(1u << 24)
+#define AXON_MR_MAX_PAGES		0x1000000 /* 2^24 */
 
 /*
  * Keys: 31:8 : index - the MR's slot in the device
@@ -300,7 +300,7 @@ struct axon_admin_cq {
 #define AXON_MAX_SGE			16
 #define AXON_MAX_INLINE			256
 #define AXON_MAX_RD_ATOMIC		16	/* outstanding READ/atomic, each way */
-#define AXON_MAX_MSG_SIZE		(1u << 31)
+#define AXON_MAX_MSG_SIZE		0x80000000 /* 2 GiB */
 
 struct axon_admin_create_qp {
 	__le32 pdn;
@@ -321,7 +321,8 @@ struct axon_admin_create_qp {
 /* MODIFY_QP attr_mask: which fields of struct axon_qp_attr apply. */
 #define AXON_QP_ATTR_STATE		0x00001
 #define AXON_QP_ATTR_ACCESS		0x00002
-#define AXON_QP_ATTR_PATH		0x00004 /* dmac, dgid, sgid_index, hop_limit, tclass, flow_label, udp_sport */
+/* PATH: dmac, dgid, sgid_index, hop_limit, tclass, flow_label, udp_sport */
+#define AXON_QP_ATTR_PATH		0x00004
 #define AXON_QP_ATTR_PATH_MTU		0x00008
 #define AXON_QP_ATTR_DEST_QPN		0x00010
 #define AXON_QP_ATTR_RQ_PSN		0x00020
@@ -380,8 +381,8 @@ struct axon_qp_attr {
 struct axon_admin_modify_qp {
 	__le32 qpn;		/* MODIFY_QP, QUERY_QP, DESTROY_QP */
 	__le32 attr_mask;	/* MODIFY_QP: AXON_QP_ATTR_* */
-	__le64 attr_addr;	/* MODIFY_QP: DMA address of a struct axon_qp_attr;
-				 * QUERY_QP: where to write it */
+	/* MODIFY_QP: DMA address of a struct axon_qp_attr; QUERY_QP: where to write it */
+	__le64 attr_addr;
 	__u8 reserved[40];
 };
 
