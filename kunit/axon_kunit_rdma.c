@@ -626,6 +626,27 @@ static void axon_qp_event_type_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, axon_qp_event_type(0xffff, &ev));
 }
 
+/* ---- completions against the posted WQEs ----------------------------------- */
+
+static void axon_wq_index_test(struct kunit *test)
+{
+	/* nothing posted */
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(5, 5, 5));
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(5, 5, 4));
+	/* [5, 8) */
+	KUNIT_EXPECT_TRUE(test, axon_wq_index_pending(5, 8, 5));
+	KUNIT_EXPECT_TRUE(test, axon_wq_index_pending(5, 8, 7));
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(5, 8, 8));
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(5, 8, 4));
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(5, 8, 0xffff));
+	/* [0xfffe, 2): the indexes wrap at 2^16 */
+	KUNIT_EXPECT_TRUE(test, axon_wq_index_pending(0xfffe, 2, 0xffff));
+	KUNIT_EXPECT_TRUE(test, axon_wq_index_pending(0xfffe, 2, 0));
+	KUNIT_EXPECT_TRUE(test, axon_wq_index_pending(0xfffe, 2, 1));
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(0xfffe, 2, 2));
+	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(0xfffe, 2, 0xfffd));
+}
+
 /* ---- CQE -> ib_wc ---------------------------------------------------------- */
 
 struct axon_cqe_case {
@@ -805,6 +826,7 @@ static struct kunit_case axon_rdma_cases[] = {
 	KUNIT_CASE(axon_qp_attr_access_test),
 	KUNIT_CASE(axon_qp_attr_roundtrip_test),
 	KUNIT_CASE(axon_qp_event_type_test),
+	KUNIT_CASE(axon_wq_index_test),
 	KUNIT_CASE_PARAM(axon_cqe_test, axon_cqe_gen_params),
 	KUNIT_CASE(axon_send_wqe_write_test),
 	KUNIT_CASE(axon_send_wqe_inline_test),

@@ -212,7 +212,7 @@ int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
 void axon_qp_event(struct axon_dev *adev, u32 qpn, u16 type);
-void axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index);
+bool axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index);
 
 /* axon_verbs.c */
 enum ib_mtu axon_active_mtu(struct axon_dev *adev);

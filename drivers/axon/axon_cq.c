@@ -146,7 +146,7 @@ static struct axon_cqe *axon_cq_peek(struct axon_cq *cq)
 	return cqe;
 }
 
-/* Fill @wc from @cqe; false if its QP is gone (the CQE is dropped). */
+/* Fill @wc from @cqe; false to drop it: its QP is gone or it is bogus. */
 static bool axon_cq_complete(struct axon_dev *adev, struct axon_cqe *cqe,
 			     struct ib_wc *wc)
 {
@@ -160,9 +160,8 @@ static bool axon_cq_complete(struct axon_dev *adev, struct axon_cqe *cqe,
 	if (!qp)
 		return false;
 	wc->qp = &qp->ibqp;
-	axon_qp_completed(qp, cqe->flags & AXON_CQE_RECV,
-			  le16_to_cpu(cqe->wqe_index));
-	return true;
+	return axon_qp_completed(qp, cqe->flags & AXON_CQE_RECV,
+				 le16_to_cpu(cqe->wqe_index));
 }
 
 int axon_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc)

@@ -384,16 +384,26 @@ int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	return err;
 }
 
-/* poll_cq saw the completion of a kernel QP's WQE: free its slots. */
-void axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index)
+/*
+ * poll_cq saw the completion of a kernel QP's WQE: free its slots. Each
+ * queue completes in order, so all WQEs up to this one are done. An index
+ * outside the posted WQEs is the device's error: false, the CQE is dropped.
+ */
+bool axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index)
 {
+	struct axon_wq *wq = recv ? &qp->rq : &qp->sq;
+
 	if (!qp->kernel)
-		return;
-	if (recv)
-		WRITE_ONCE(qp->rq.tail, qp->rq.tail + 1);
-	else
-		/* completions are in order: all WQEs up to this one are done */
-		WRITE_ONCE(qp->sq.tail, wqe_index + 1);
+		return true;
+	if (!axon_wq_index_pending(wq->tail, READ_ONCE(wq->head), wqe_index)) {
+		dev_warn_ratelimited(qp->ibqp.device->dev.parent,
+				     "qp %u: %s completion for WQE %u outside [%u, %u)\n",
+				     qp->qpn, recv ? "receive" : "send",
+				     wqe_index, wq->tail, READ_ONCE(wq->head));
+		return false;
+	}
+	WRITE_ONCE(wq->tail, wqe_index + 1);
+	return true;
 }
 
 void axon_qp_event(struct axon_dev *adev, u32 qpn, u16 type)

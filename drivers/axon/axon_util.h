@@ -65,6 +65,12 @@ struct axon_qp_limits {
 	u32 max_inline;
 };
 
+/* Whether @idx names a posted, not yet completed WQE: in [tail, head). */
+static inline bool axon_wq_index_pending(u16 tail, u16 head, u16 idx)
+{
+	return (u16)(idx - tail) < (u16)(head - tail);
+}
+
 int axon_qp_geometry(const struct ib_qp_cap *cap,
 		     const struct axon_qp_limits *lim, struct axon_qp_geom *g);
 void axon_qp_geom_caps(const struct axon_qp_geom *g, struct ib_qp_cap *cap);
