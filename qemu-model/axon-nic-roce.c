@@ -1306,10 +1306,16 @@ static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
 
     switch (axon_ib_ops[pkt->opcode].kind) {
     case KIND_READ:
-        /* re-executed as asked; the key is checked again */
+        /*
+         * Executed again as asked, the key checked again, but never
+         * answering PSNs not yet asked for: those come as a new request.
+         */
         if (qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) {
+            uint64_t max = (uint64_t)axon_psn_diff(qp->epsn, pkt->psn) *
+                           qp->mtu;
+
             axon_roce_read_resp(s, qp, pkt->psn, pkt->va, pkt->rkey,
-                                pkt->dmalen);
+                                MIN(pkt->dmalen, max));
         }
         return;
     case KIND_ATOMIC:
