@@ -647,6 +647,46 @@ static void axon_wq_index_test(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, axon_wq_index_pending(0xfffe, 2, 0xfffd));
 }
 
+/* ---- purging a QP's CQEs --------------------------------------------------- */
+
+static void axon_test_cqe(struct axon_cqe *ring, u32 depth, u32 idx, u32 qpn)
+{
+	struct axon_cqe *cqe = &ring[idx & (depth - 1)];
+
+	cqe->qpn = cpu_to_le32(qpn);
+	cqe->flags = idx & depth ? 0 : AXON_CQE_PHASE;
+}
+
+static void axon_cq_purge_test(struct kunit *test)
+{
+	struct axon_cqe *ring;
+	u32 depth = 4;
+
+	ring = kunit_kcalloc(test, depth, AXON_CQE_SIZE, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ring);
+	KUNIT_ASSERT_EQ(test, sizeof(*ring), AXON_CQE_SIZE);
+	/* consumer at 2 (the first pass), CQEs 2..4 written, 5 not */
+	axon_test_cqe(ring, depth, 0, 7);
+	axon_test_cqe(ring, depth, 1, 7);
+	axon_test_cqe(ring, depth, 2, 7);
+	axon_test_cqe(ring, depth, 3, 9);
+	axon_test_cqe(ring, depth, 4, 7);
+	KUNIT_EXPECT_NULL(test, axon_cqe_at(ring, depth, 5));
+	KUNIT_EXPECT_PTR_EQ(test, axon_cqe_at(ring, depth, 4), &ring[0]);
+
+	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 7), 2);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[0].qpn), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[1].qpn), 7);	/* consumed */
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[2].qpn), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[3].qpn), 9);
+	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 7), 0);
+
+	/* a full ring: the pass ends at cons + depth */
+	axon_test_cqe(ring, depth, 5, 9);
+	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 9), 2);
+	KUNIT_EXPECT_NULL(test, axon_cqe_at(ring, depth, 6));
+}
+
 /* ---- CQE -> ib_wc ---------------------------------------------------------- */
 
 struct axon_cqe_case {
@@ -827,6 +867,7 @@ static struct kunit_case axon_rdma_cases[] = {
 	KUNIT_CASE(axon_qp_attr_roundtrip_test),
 	KUNIT_CASE(axon_qp_event_type_test),
 	KUNIT_CASE(axon_wq_index_test),
+	KUNIT_CASE(axon_cq_purge_test),
 	KUNIT_CASE_PARAM(axon_cqe_test, axon_cqe_gen_params),
 	KUNIT_CASE(axon_send_wqe_write_test),
 	KUNIT_CASE(axon_send_wqe_inline_test),

@@ -133,17 +133,7 @@ int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 /* The CQE at the consumer index if the device has written it. */
 static struct axon_cqe *axon_cq_peek(struct axon_cq *cq)
 {
-	struct axon_cqe *cqe = cq->mem.va +
-			       (size_t)(cq->cons & (cq->depth - 1)) *
-			       AXON_CQE_SIZE;
-	/* the first pass over the ring writes phase 1, the next 0, ... */
-	bool phase = !(cq->cons & cq->depth);
-
-	if (!!(READ_ONCE(cqe->flags) & AXON_CQE_PHASE) != phase)
-		return NULL;
-	/* read the entry only after seeing its phase */
-	dma_rmb();
-	return cqe;
+	return axon_cqe_at(cq->mem.va, cq->depth, cq->cons);
 }
 
 /* Fill @wc from @cqe; false to drop it: its QP is gone or it is bogus. */

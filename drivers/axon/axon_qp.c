@@ -169,19 +169,57 @@ err_out:
 	return err;
 }
 
-/* The device forgot the queues' state: so does a kernel QP. */
-static void axon_qp_reset_queues(struct axon_qp *qp)
+/* Both CQ locks of a QP, lower cqn first; one if the CQs are the same. */
+static void axon_qp_lock_cqs(struct axon_cq *first, struct axon_cq *second)
+	__acquires(&first->lock) __acquires(&second->lock)
 {
-	unsigned long flags;
+	spin_lock_irq(&first->lock);
+	if (second != first)
+		spin_lock_nested(&second->lock, SINGLE_DEPTH_NESTING);
+	else
+		__acquire(&second->lock);	/* for sparse */
+}
 
-	spin_lock_irqsave(&qp->sq.lock, flags);
-	qp->sq.head = 0;
-	qp->sq.tail = 0;
-	spin_unlock_irqrestore(&qp->sq.lock, flags);
-	spin_lock_irqsave(&qp->rq.lock, flags);
-	qp->rq.head = 0;
-	qp->rq.tail = 0;
-	spin_unlock_irqrestore(&qp->rq.lock, flags);
+static void axon_qp_unlock_cqs(struct axon_cq *first, struct axon_cq *second)
+	__releases(&second->lock) __releases(&first->lock)
+{
+	if (second != first)
+		spin_unlock(&second->lock);
+	else
+		__release(&second->lock);
+	spin_unlock_irq(&first->lock);
+}
+
+/*
+ * The device completes no more WQEs of a kernel QP (destroyed or RESET):
+ * forget its CQEs not polled yet, which would otherwise be reported as
+ * those of the next QP with its qpn and move its tails. Under the CQ
+ * locks, so that no poller sees them meanwhile; on @reset the queues
+ * restart at slot 0 as the device's do.
+ */
+static void axon_qp_purge(struct axon_qp *qp, bool reset)
+{
+	struct axon_cq *scq = to_acq(qp->ibqp.send_cq);
+	struct axon_cq *rcq = to_acq(qp->ibqp.recv_cq);
+	struct axon_cq *first = scq->cqn <= rcq->cqn ? scq : rcq;
+	struct axon_cq *second = first == scq ? rcq : scq;
+
+	axon_qp_lock_cqs(first, second);
+	axon_cq_purge(first->mem.va, first->depth, first->cons, qp->qpn);
+	if (second != first)
+		axon_cq_purge(second->mem.va, second->depth, second->cons,
+			      qp->qpn);
+	if (reset) {
+		spin_lock(&qp->sq.lock);
+		qp->sq.head = 0;
+		WRITE_ONCE(qp->sq.tail, 0);
+		spin_unlock(&qp->sq.lock);
+		spin_lock(&qp->rq.lock);
+		qp->rq.head = 0;
+		WRITE_ONCE(qp->rq.tail, 0);
+		spin_unlock(&qp->rq.lock);
+	}
+	axon_qp_unlock_cqs(first, second);
 }
 
 int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
@@ -226,7 +264,7 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (mask & IB_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
 	if (next == IB_QPS_RESET && qp->kernel)
-		axon_qp_reset_queues(qp);
+		axon_qp_purge(qp, true);
 	mutex_unlock(&qp->state_mutex);
 	return 0;
 
@@ -268,16 +306,6 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-/* Wait for pollers of @ibcq that may have found the QP before it left. */
-static void axon_qp_flush_poller(struct ib_cq *ibcq)
-{
-	struct axon_cq *cq = to_acq(ibcq);
-	unsigned long flags;
-
-	spin_lock_irqsave(&cq->lock, flags);
-	spin_unlock_irqrestore(&cq->lock, flags);
-}
-
 /* As for CQs: leave the tables first; leak the rings if the device hung. */
 int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
@@ -287,11 +315,10 @@ int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 
 	xa_erase(&adev->qps, qp->qpn);
 	axon_sync_events(adev);
-	if (qp->kernel) {
-		axon_qp_flush_poller(ibqp->send_cq);
-		axon_qp_flush_poller(ibqp->recv_cq);
-	}
 	err = axon_cmd_destroy_qp(&adev->aq, qp->qpn);
+	/* also waits for pollers that found the QP before it left */
+	if (qp->kernel)
+		axon_qp_purge(qp, false);
 	if (err)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy qp %u failed: %d\n", qp->qpn,

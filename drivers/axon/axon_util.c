@@ -4,10 +4,12 @@
  * axon_util.h).
  */
 
+#include <linux/compiler.h>
 #include <linux/errno.h>
 #include <linux/kernel.h>
 #include <linux/log2.h>
 #include <linux/string.h>
+#include <asm/barrier.h>
 
 #include "axon_util.h"
 
@@ -224,6 +226,41 @@ int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 		wc->wc_flags |= IB_WC_WITH_IMM;
 	}
 	return err;
+}
+
+/* CQE @idx (free running) of a ring of @depth, if the device has written it. */
+struct axon_cqe *axon_cqe_at(void *ring, u32 depth, u32 idx)
+{
+	struct axon_cqe *cqe = ring + (size_t)(idx & (depth - 1)) *
+				      AXON_CQE_SIZE;
+	/* the first pass over the ring writes phase 1, the next 0, ... */
+	bool phase = !(idx & depth);
+
+	if (!!(READ_ONCE(cqe->flags) & AXON_CQE_PHASE) != phase)
+		return NULL;
+	/* read the entry only after seeing its phase */
+	dma_rmb();
+	return cqe;
+}
+
+/*
+ * Give @qpn's CQEs not consumed yet (from @cons on) qpn 0, which no QP
+ * has, so that polling skips them; the number rewritten. The device
+ * reuses no slot before the consumer index passes it, and a pass ends at
+ * the latest at cons + depth, whose slot still has the old phase.
+ */
+u32 axon_cq_purge(void *ring, u32 depth, u32 cons, u32 qpn)
+{
+	struct axon_cqe *cqe;
+	u32 i, n = 0;
+
+	for (i = cons; (cqe = axon_cqe_at(ring, depth, i)); i++) {
+		if (le32_to_cpu(cqe->qpn) == qpn) {
+			WRITE_ONCE(cqe->qpn, 0);
+			n++;
+		}
+	}
+	return n;
 }
 
 /* ---- queue pairs --------------------------------------------------------- */

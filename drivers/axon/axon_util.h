@@ -46,6 +46,8 @@ int axon_check_mr_access(int ib_access);
 int axon_cq_depth(int cqe, u32 max_cqe, u32 *depth);
 int axon_check_create_cq_udata(bool in_zero, size_t outlen);
 int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc);
+struct axon_cqe *axon_cqe_at(void *ring, u32 depth, u32 idx);
+u32 axon_cq_purge(void *ring, u32 depth, u32 cons, u32 qpn);
 
 /* QPs */
 struct axon_qp_geom {
