@@ -159,6 +159,19 @@ static inline void axon_wr(struct axon_dev *adev, enum axon_reg reg, u32 val)
 	writel(val, adev->regs + reg);
 }
 
+/*
+ * Whether the memory of an object whose destroy command returned @err may
+ * be freed: on success, or when the device is known dead (its admin queue
+ * failed before the command, or it left the bus). Any other answer means
+ * device and driver disagree, and one that timed out may wake up: the
+ * device may still DMA into the memory, which must be leaked.
+ */
+static inline bool axon_destroyed(struct axon_dev *adev, int err)
+{
+	return !err || pci_channel_offline(adev->pdev) ||
+	       (err == -EIO && READ_ONCE(adev->aq.failed));
+}
+
 /* axon_netdev.c */
 int axon_netdev_create(struct axon_dev *adev);
 void axon_netdev_destroy(struct axon_dev *adev);

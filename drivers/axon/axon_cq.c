@@ -97,7 +97,7 @@ err_erase:
 	xa_erase(&adev->cqs, cq->cqn);
 	axon_sync_events(adev);
 err_destroy_cq:
-	if (axon_cmd_destroy_cq(&adev->aq, cq->cqn) == -ETIMEDOUT)
+	if (!axon_destroyed(adev, axon_cmd_destroy_cq(&adev->aq, cq->cqn)))
 		goto err_out;	/* the device may still write the ring */
 err_free_mem:
 	axon_qmem_free(adev, &cq->mem);
@@ -109,8 +109,8 @@ err_out:
 
 /*
  * Leave the event handlers' table first, so that the cqn is free for the
- * next CQ the moment the device releases it. Only when the device did not
- * answer may it still write the ring: it is leaked then.
+ * next CQ the moment the device releases it. Unless the device destroyed
+ * the CQ or is dead, it may still write the ring: it is leaked then.
  */
 int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 {
@@ -125,8 +125,12 @@ int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy cq %u failed: %d\n", cq->cqn,
 				      err);
-	if (err != -ETIMEDOUT)
+	if (axon_destroyed(adev, err))
 		axon_qmem_free(adev, &cq->mem);
+	else
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "cq %u: ring leaked, the device may still write it\n",
+				      cq->cqn);
 	return 0;
 }
 

@@ -260,8 +260,9 @@ err_free_mr:
 
 /*
  * The core cannot handle a failing destroy while it tears a context down:
- * a device error is logged and the MR is gone for the driver. Only when
- * the device did not answer may it still use the pages: they stay pinned.
+ * a device error is logged and the MR is gone for the driver. Unless the
+ * device destroyed the MR or is dead, it may still use the pages: they
+ * stay pinned.
  */
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -274,8 +275,12 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy mr 0x%x failed: %d\n", mr->key,
 				      err);
-	if (err != -ETIMEDOUT)
+	if (axon_destroyed(adev, err))
 		ib_umem_release(mr->umem);
+	else if (mr->umem)
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "mr 0x%x: pages leaked pinned, the device may still use them\n",
+				      mr->key);
 	kfree(mr);
 	return 0;
 }

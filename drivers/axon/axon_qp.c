@@ -153,7 +153,7 @@ err_erase:
 	xa_erase(&adev->qps, qp->qpn);
 	axon_sync_events(adev);
 err_destroy_qp:
-	if (axon_cmd_destroy_qp(&adev->aq, qp->qpn) == -ETIMEDOUT)
+	if (!axon_destroyed(adev, axon_cmd_destroy_qp(&adev->aq, qp->qpn)))
 		goto err_out;	/* the device may still use the rings */
 err_free_rq:
 	axon_qmem_free(adev, &qp->rq.mem);
@@ -306,7 +306,7 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
-/* As for CQs: leave the tables first; leak the rings if the device hung. */
+/* As for CQs: leave the tables first; leak the rings unless destroyed. */
 int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 {
 	struct axon_dev *adev = to_adev(ibqp->device);
@@ -323,9 +323,13 @@ int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy qp %u failed: %d\n", qp->qpn,
 				      err);
-	if (err != -ETIMEDOUT) {
+	if (axon_destroyed(adev, err)) {
 		axon_qmem_free(adev, &qp->rq.mem);
 		axon_qmem_free(adev, &qp->sq.mem);
+	} else {
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "qp %u: rings leaked, the device may still use them\n",
+				      qp->qpn);
 	}
 	return 0;
 }
