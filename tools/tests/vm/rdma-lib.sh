@@ -18,7 +18,7 @@ rdma_ready() {
 # NIC (the baseline the tests are validated against).
 rdma_dev() {
 	dev=${AXON_RDMA_DEV:-axon0}
-	if [ "$dev" = rxe0 ] && ! { modprobe rdma_rxe &&
+	if [ "$dev" = rxe0 ] && ! has_ibdev rxe0 && ! { modprobe rdma_rxe &&
 		rdma link add rxe0 type rxe netdev "$AXON_NETDEV"; }; then
 		echo "FAIL rxe0 on $AXON_NETDEV" >&2
 		return 1
