@@ -605,6 +605,18 @@ static void axon_qp_attr_roundtrip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, back.port_num, 1);
 }
 
+static void axon_qp_state_test(struct kunit *test)
+{
+	struct axon_qp_attr a = { .state = cpu_to_le32(IB_QPS_RTS) };
+
+	KUNIT_EXPECT_EQ(test, axon_qp_state_to_ib(&a), IB_QPS_RTS);
+	a.state = cpu_to_le32(IB_QPS_ERR);
+	KUNIT_EXPECT_EQ(test, axon_qp_state_to_ib(&a), IB_QPS_ERR);
+	/* a state the core does not know is an error */
+	a.state = cpu_to_le32(0x10000);
+	KUNIT_EXPECT_EQ(test, axon_qp_state_to_ib(&a), IB_QPS_ERR);
+}
+
 /* ---- async events ---------------------------------------------------------- */
 
 static void axon_qp_event_type_test(struct kunit *test)
@@ -865,6 +877,7 @@ static struct kunit_case axon_rdma_cases[] = {
 	KUNIT_CASE_PARAM(axon_qp_attr_case_test, axon_qp_attr_gen_params),
 	KUNIT_CASE(axon_qp_attr_access_test),
 	KUNIT_CASE(axon_qp_attr_roundtrip_test),
+	KUNIT_CASE(axon_qp_state_test),
 	KUNIT_CASE(axon_qp_event_type_test),
 	KUNIT_CASE(axon_wq_index_test),
 	KUNIT_CASE(axon_cq_purge_test),

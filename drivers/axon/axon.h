@@ -115,7 +115,7 @@ struct axon_qp {
 	bool sig_all;
 	bool kernel;			/* a kernel consumer's: posted here */
 	struct mutex state_mutex;	/* state, dest_qpn: modify_qp */
-	enum ib_qp_state state;		/* as last set; the device may move it to ERR */
+	enum ib_qp_state state;		/* as last set or seen; the device may move it to ERR */
 	u32 dest_qpn;
 };
 

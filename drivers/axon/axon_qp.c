@@ -6,10 +6,10 @@
  * page itself. A kernel QP is posted here and rung through page 0; its
  * consumer indexes advance as poll_cq sees its completions.
  *
- * The QP state machine runs in the device: modify_qp checks the
- * transition with ib_modify_qp_is_ok(), converts the attributes and lets
- * the device decide; query_qp asks the device, which may have moved the
- * QP to ERR on its own.
+ * The QP state machine runs in the device, which may move a QP to ERR on
+ * its own: modify_qp asks it for the current state, checks the transition
+ * with ib_modify_qp_is_ok(), converts the attributes and lets the device
+ * decide; query_qp asks the device too.
  */
 
 #include <linux/slab.h>
@@ -222,6 +222,29 @@ static void axon_qp_purge(struct axon_qp *qp, bool reset)
 	axon_qp_unlock_cqs(first, second);
 }
 
+/*
+ * The QP's current state for modify_qp: the consumer's if it gives one,
+ * else the device's, which may have moved the QP to ERR on its own.
+ */
+static int axon_qp_cur_state(struct axon_dev *adev, struct axon_qp *qp,
+			     const struct ib_qp_attr *attr, int mask,
+			     enum ib_qp_state *cur)
+{
+	struct axon_qp_attr aattr;
+	int err;
+
+	if (mask & IB_QP_CUR_STATE) {
+		*cur = attr->cur_qp_state;
+		return 0;
+	}
+	err = axon_cmd_query_qp(&adev->aq, qp->qpn, &aattr);
+	if (err)
+		return err;
+	*cur = axon_qp_state_to_ib(&aattr);
+	WRITE_ONCE(qp->state, *cur);
+	return 0;
+}
+
 int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
@@ -245,7 +268,9 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	mutex_lock(&qp->state_mutex);
-	cur = mask & IB_QP_CUR_STATE ? attr->cur_qp_state : qp->state;
+	err = axon_qp_cur_state(adev, qp, attr, mask, &cur);
+	if (err)
+		goto err_unlock;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
 	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask)) {
 		err = -EINVAL;

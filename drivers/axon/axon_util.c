@@ -472,13 +472,19 @@ int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 	return 0;
 }
 
+/* The state in QUERY_QP's answer; a value the core does not know is ERR. */
+enum ib_qp_state axon_qp_state_to_ib(const struct axon_qp_attr *in)
+{
+	return min_t(u32, le32_to_cpu(in->state), IB_QPS_ERR);
+}
+
 /* QUERY_QP's answer as ib_qp_attr (the fields the device keeps). */
 void axon_qp_attr_to_ib(const struct axon_qp_attr *in, struct ib_qp_attr *attr)
 {
 	struct rdma_ah_attr *ah = &attr->ah_attr;
 	union ib_gid dgid;
 
-	attr->qp_state = min_t(u32, le32_to_cpu(in->state), IB_QPS_ERR);
+	attr->qp_state = axon_qp_state_to_ib(in);
 	attr->cur_qp_state = attr->qp_state;
 	attr->qp_access_flags = le32_to_cpu(in->access) &
 				(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
