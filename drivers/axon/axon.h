@@ -69,13 +69,15 @@ struct axon_pd {
 
 /*
  * Kernel-allocated queue memory: physically contiguous, zeroed, mapped
- * for the device. A user queue's pages are also mapped into the process;
- * they then belong to the mmap entry (see axon_mmap.c).
+ * for the device; coherent for kernel queues. A user queue's pages are
+ * also mapped into the process; they then belong to the mmap entry (see
+ * axon_mmap.c).
  */
 struct axon_qmem {
 	void *va;
 	dma_addr_t dma;
 	size_t size;			/* page aligned */
+	bool user;			/* pages, mapped for streaming DMA */
 	struct rdma_user_mmap_entry *entry;	/* user queues */
 };
 
@@ -186,7 +188,8 @@ static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
 }
 
 /* axon_mmap.c */
-int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size);
+int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,
+		    bool user);
 void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem);
 int axon_qmem_expose(struct axon_ucontext *uctx, struct axon_qmem *mem,
 		     u64 *key);

@@ -71,7 +71,7 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	cq->cons = 0;
 	err = axon_qmem_alloc(adev, &cq->mem,
 			      (size_t)cq->depth * AXON_CQE_SIZE +
-			      sizeof(struct axon_cq_dbrec));
+			      sizeof(struct axon_cq_dbrec), !!udata);
 	if (err)
 		goto err_out;
 	err = axon_cmd_create_cq(&adev->aq, cq->mem.dma, cq->depth, uar,

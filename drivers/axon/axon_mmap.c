@@ -4,11 +4,12 @@
  * the doorbell pages of user contexts.
  *
  * Queues (CQ rings, send and receive queues) are allocated by the driver:
- * physically contiguous, zeroed pages mapped for the device. A user
- * queue's pages are inserted into the process with vm_insert_page(), which
- * takes a reference on each page, and belong to its mmap entry from then
- * on: destroying the queue stops the device first, unmaps the pages for
- * the device and removes the entry; the pages are freed when the last
+ * physically contiguous and zeroed, coherent DMA memory for kernel queues,
+ * pages mapped for the device for user queues. A user queue's pages are
+ * inserted into the process with vm_insert_page(), which takes a
+ * reference on each page, and belong to its mmap entry from then on:
+ * destroying the queue stops the device first, unmaps the pages for the
+ * device and removes the entry; the pages are freed when the last
  * entry reference goes (axon_mmap_free) and stay alive while the process
  * maps them. A process that keeps a mapping after the queue was destroyed,
  * or after its context was disassociated on unplug, can only touch pages
@@ -45,13 +46,27 @@ to_ammap(struct rdma_user_mmap_entry *rdma_entry)
 	return container_of(rdma_entry, struct axon_mmap_entry, rdma);
 }
 
-int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size)
+/*
+ * Kernel queues are coherent memory: the CPU and the device poll them
+ * with no syncs. User queues need struct pages for vm_insert_page(), so
+ * they are pages mapped for streaming DMA; where such a mapping needs
+ * syncs (swiotlb bouncing, as with swiotlb=force or in SEV/TDX guests),
+ * the process would see a copy the device does not write: refused.
+ */
+int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,
+		    bool user)
 {
 	struct device *dev = &adev->pdev->dev;
 
 	mem->entry = NULL;
+	mem->user = user;
 	mem->size = PAGE_ALIGN(size);
 	/* large queues may simply not be available: no warning */
+	if (!user) {
+		mem->va = dma_alloc_coherent(dev, mem->size, &mem->dma,
+					     GFP_KERNEL | __GFP_NOWARN);
+		return mem->va ? 0 : -ENOMEM;
+	}
 	mem->va = alloc_pages_exact(mem->size,
 				    GFP_KERNEL | __GFP_ZERO | __GFP_NOWARN);
 	if (!mem->va)
@@ -61,14 +76,25 @@ int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size)
 		free_pages_exact(mem->va, mem->size);
 		return -ENOMEM;
 	}
+	if (dma_need_sync(dev, mem->dma)) {
+		dev_dbg(dev, "user queues need DMA syncs here: not supported\n");
+		dma_unmap_single(dev, mem->dma, mem->size, DMA_BIDIRECTIONAL);
+		free_pages_exact(mem->va, mem->size);
+		return -EOPNOTSUPP;
+	}
 	return 0;
 }
 
 /* Only once the device no longer uses the queue. */
 void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem)
 {
-	dma_unmap_single(&adev->pdev->dev, mem->dma, mem->size,
-			 DMA_BIDIRECTIONAL);
+	struct device *dev = &adev->pdev->dev;
+
+	if (!mem->user) {
+		dma_free_coherent(dev, mem->size, mem->va, mem->dma);
+		return;
+	}
+	dma_unmap_single(dev, mem->dma, mem->size, DMA_BIDIRECTIONAL);
 	if (mem->entry)
 		rdma_user_mmap_entry_remove(mem->entry);
 	else

@@ -45,7 +45,7 @@ static int axon_check_create_qp(struct axon_dev *adev,
 }
 
 static int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq,
-			 u32 depth, u8 wqe_shift, u32 max_sge)
+			 u32 depth, u8 wqe_shift, u32 max_sge, bool user)
 {
 	wq->depth = depth;
 	wq->wqe_shift = wqe_shift;
@@ -53,7 +53,8 @@ static int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq,
 	wq->head = 0;
 	wq->tail = 0;
 	spin_lock_init(&wq->lock);
-	return axon_qmem_alloc(adev, &wq->mem, (size_t)depth << wqe_shift);
+	return axon_qmem_alloc(adev, &wq->mem, (size_t)depth << wqe_shift,
+			       user);
 }
 
 static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
@@ -110,11 +111,11 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->dest_qpn = 0;
 	mutex_init(&qp->state_mutex);
 	err = axon_wq_alloc(adev, &qp->sq, g.sq_depth, g.sq_wqe_shift,
-			    g.max_send_sge);
+			    g.max_send_sge, !!udata);
 	if (err)
 		goto err_out;
 	err = axon_wq_alloc(adev, &qp->rq, g.rq_depth, g.rq_wqe_shift,
-			    g.max_recv_sge);
+			    g.max_recv_sge, !!udata);
 	if (err)
 		goto err_free_sq;
 
