@@ -200,6 +200,7 @@ void axon_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 void axon_sync_events(struct axon_dev *adev);
 
 /* axon_mr.c */
+u32 axon_dma_mr_bits(struct axon_dev *adev);
 struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,

@@ -196,6 +196,28 @@ static int axon_query_attrs(struct axon_dev *adev)
 	return 0;
 }
 
+/*
+ * Kernel consumers reach memory through the DMA MR, which covers bus
+ * addresses below 2^axon_dma_mr_bits() only (max_mr_size): the DMA mask
+ * keeps their mappings there, where a 64-bit mask would let them land
+ * beyond it. The rings mapped so far are the device's own, addressed in
+ * 64 bits without an MR, and stay valid.
+ */
+static int axon_limit_dma(struct axon_dev *adev)
+{
+	u32 bits = axon_dma_mr_bits(adev);
+	int err;
+
+	if (!adev->rdma)
+		return 0;
+	err = dma_set_mask_and_coherent(&adev->pdev->dev, DMA_BIT_MASK(bits));
+	if (err)
+		dev_err(&adev->pdev->dev,
+			"no DMA mask for the DMA MR's %u address bits: %d\n",
+			bits, err);
+	return err;
+}
+
 static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 {
 	struct axon_dev *adev;
@@ -255,6 +277,9 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	if (err)
 		goto err_stop_device;
 	err = axon_query_attrs(adev);
+	if (err)
+		goto err_stop_device;
+	err = axon_limit_dma(adev);
 	if (err)
 		goto err_stop_device;
 	err = axon_netdev_create(adev);

@@ -216,15 +216,31 @@ err_free_mr:
 }
 
 /*
+ * The DMA MR covers bus addresses [0, 2^bits): the largest power of 2 in
+ * max_mr_size that AXON_MR_MAX_PAGES of the device's largest page span;
+ * 0 when it has no usable page size. The DMA mask is set to it.
+ */
+u32 axon_dma_mr_bits(struct axon_dev *adev)
+{
+	unsigned long bitmap = axon_mr_pgsz_bitmap(adev);
+	u64 max = le64_to_cpu(adev->attr.max_mr_size);
+
+	if (!bitmap || !max)
+		return 0;
+	return min_t(u32, ilog2(max), __fls(bitmap) + ilog2(AXON_MR_MAX_PAGES));
+}
+
+/*
  * The DMA MR of kernel PDs (their local_dma_lkey): bus addresses as they
- * are, below the device's max_mr_size, in its largest pages. Local access
- * only: a global rkey is not offered.
+ * are, as far as the DMA mask goes, in the device's largest pages. Local
+ * access only: a global rkey is not offered.
  */
 struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access)
 {
 	struct axon_dev *adev = to_adev(ibpd->device);
 	unsigned long bitmap = axon_mr_pgsz_bitmap(adev);
-	u64 length = le64_to_cpu(adev->attr.max_mr_size);
+	u32 bits = axon_dma_mr_bits(adev);
+	u64 length = bits ? 1ULL << bits : 0;
 	unsigned long pgsz = bitmap ? rounddown_pow_of_two(bitmap) : 0;
 	struct axon_pbl pbl;
 	struct axon_mr *mr;
