@@ -5,13 +5,15 @@
  * RC QPs connected to each other on the device, SEND/RECV with an SGE and
  * inline, completion events, query_qp, a CQ overflow reported as
  * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
- * error completion, teardown. Prints "PASS ..." and
+ * error completion, reuse after RESET over completions nobody polled,
+ * ib_drain_qp(), teardown. Prints "PASS ..." and
  * "FAIL ..." lines to the kernel log; loading fails if a check failed.
  *
  *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1]
  */
 
 #include <linux/completion.h>
+#include <linux/delay.h>
 #include <linux/module.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
@@ -258,6 +260,105 @@ static void kv_bad_rkey(struct kv *kv)
 		 "bad rkey: query_qp says the requester is in ERR");
 }
 
+static int kv_reset(struct kv *kv)
+{
+	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
+	int i, err = 0;
+
+	for (i = 0; i < 2 && !err; i++)
+		err = ib_modify_qp(kv->qp[i], &attr, IB_QP_STATE);
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect(kv, kv->qp[i], kv->qp[!i]->qp_num);
+	return err;
+}
+
+/*
+ * Completions left unpolled when the QPs are reset must not be reported
+ * as those of the QPs' next life (same qpns), nor move their queues.
+ */
+static void kv_reset_reuse(struct kv *kv)
+{
+	struct ib_sge sge = {
+		.addr = kv->dma[1], .length = BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 7, .sg_list = &sge, .num_sge = 1 };
+	struct ib_send_wr swr = {
+		.wr_id = 8, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_recv_wr *bad_rwr;
+	const struct ib_send_wr *bad_swr;
+	struct ib_wc wc;
+
+	kv_check(kv, !kv_reset(kv), "ERR -> RESET -> RTS");
+	kv_check(kv, !ib_post_recv(kv->qp[1], &rwr, &bad_rwr) &&
+		 !ib_post_send(kv->qp[0], &swr, &bad_swr),
+		 "reuse: a send and a receive nobody polls");
+	msleep(500);
+	kv_check(kv, !kv_reset(kv), "reuse: RESET -> RTS again");
+	kv_send(kv, false, "send after RESET over unpolled CQEs");
+	kv_check(kv, ib_poll_cq(kv->cq, 1, &wc) == 0,
+		 "reuse: no stale completion left");
+}
+
+struct kv_drain {
+	struct ib_cqe cqe;
+	int flushed;
+};
+
+static void kv_drain_done(struct ib_cq *cq, struct ib_wc *wc)
+{
+	struct kv_drain *d = container_of(wc->wr_cqe, struct kv_drain, cqe);
+
+	if (wc->status == IB_WC_WR_FLUSH_ERR)
+		d->flushed++;
+}
+
+/*
+ * ib_drain_qp() as a ULP calls it on a connected pair with a receive
+ * posted: the core moves the QP to ERR, posts its marker WRs and waits
+ * for their (flushed) completions.
+ */
+static void kv_drain(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	struct kv_drain d = { .cqe.done = kv_drain_done };
+	struct ib_recv_wr rwr = { .wr_cqe = &d.cqe };
+	const struct ib_recv_wr *bad_rwr;
+	struct ib_qp *qp[2] = {};
+	struct ib_cq *cq;
+	int i, err = 0;
+
+	cq = ib_alloc_cq(kv->dev, NULL, 16, 0, IB_POLL_SOFTIRQ);
+	kv_check(kv, !IS_ERR(cq), "drain: ib_alloc_cq");
+	if (IS_ERR(cq))
+		return;
+	init->send_cq = cq;
+	init->recv_cq = cq;
+	for (i = 0; i < 2 && !err; i++) {
+		qp[i] = ib_create_qp(kv->pd, init);
+		err = PTR_ERR_OR_ZERO(qp[i]);
+	}
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect(kv, qp[i], qp[!i]->qp_num);
+	kv_check(kv, !err, "drain: a connected QP pair");
+	if (!err)
+		err = ib_post_recv(qp[1], &rwr, &bad_rwr);
+	kv_check(kv, !err, "drain: post_recv");
+	if (!err) {
+		ib_drain_qp(qp[1]);
+		ib_drain_qp(qp[0]);
+		kv_check(kv, d.flushed == 1,
+			 "drain: ib_drain_qp returns, the receive flushed");
+	}
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(qp[i]))
+			ib_destroy_qp(qp[i]);
+	ib_free_cq(cq);
+	init->send_cq = kv->cq;
+	init->recv_cq = kv->cq;
+}
+
 static void kv_run(struct kv *kv)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -328,6 +429,8 @@ static void kv_run(struct kv *kv)
 
 	kv_cq_overflow(kv, &init);
 	kv_bad_rkey(kv);
+	kv_reset_reuse(kv);
+	kv_drain(kv, &init);
 
 out_bufs:
 	for (i = 0; i < 2; i++) {
