@@ -1834,7 +1834,7 @@ void axon_roce_bh(void *opaque)
         return;
     }
     while (budget && (qp = QTAILQ_FIRST(&r->sched))) {
-        unsigned n;
+        unsigned n, quota = MIN(budget, AXON_ROCE_QP_BUDGET);
 
         QTAILQ_REMOVE(&r->sched, qp, sched);
         qp->scheduled = false;
@@ -1842,10 +1842,11 @@ void axon_roce_bh(void *opaque)
             axon_roce_flush(s, qp);
             continue;
         }
-        n = axon_roce_requester(s, qp, MIN(budget, AXON_ROCE_QP_BUDGET));
+        n = axon_roce_requester(s, qp, quota);
         budget -= n;
         axon_roce_flush_acks(s);
-        if (n == AXON_ROCE_QP_BUDGET) {
+        /* stopped by the quota, not for want of work: not done yet */
+        if (n == quota) {
             axon_roce_schedule(s, qp);
         }
     }
