@@ -422,7 +422,7 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
 {
     AxonRdma *r = s->rdma;
     uint32_t pdn = le32_to_cpu(m->pdn), access = le32_to_cpu(m->access);
-    uint32_t npages = le32_to_cpu(m->npages), idx, i, need;
+    uint32_t npages = le32_to_cpu(m->npages), idx = 0, i, n, need;
     uint64_t iova = le64_to_cpu(m->iova), length = le64_to_cpu(m->length);
     uint64_t pbl = le64_to_cpu(m->pbl_addr), psz, first_off;
     g_autofree uint64_t *pages = NULL;
@@ -458,10 +458,14 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
     if (npages && (!pbl || !QEMU_IS_ALIGNED(pbl, 8))) {
         return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "bad page list address");
     }
-    for (idx = 1; idx <= AXON_RDMA_MAX_MR && r->mr[idx].valid; idx++) {
-        /* first free slot */
+    /* next fit: a key just destroyed is not handed out again at once */
+    for (n = 0; n < AXON_RDMA_MAX_MR; n++) {
+        idx = (r->mr_last + n) % AXON_RDMA_MAX_MR + 1;
+        if (!r->mr[idx].valid) {
+            break;
+        }
     }
-    if (idx > AXON_RDMA_MAX_MR ||
+    if (n == AXON_RDMA_MAX_MR ||
         r->pbl_pages + npages > AXON_RDMA_MAX_PBL_PAGES) {
         return AXON_ADMIN_NO_RESOURCES;
     }
@@ -482,6 +486,7 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
             }
         }
     }
+    r->mr_last = idx;
     mr = &r->mr[idx];
     mr->valid = true;
     mr->page_shift = m->page_shift;
@@ -557,9 +562,11 @@ static uint16_t axon_rdma_create_cq(AxonNicState *s,
     if (r->ncq >= AXON_RDMA_MAX_CQ || r->ncq + 1 >= s->ceq.depth) {
         return AXON_ADMIN_NO_RESOURCES;
     }
-    for (cqn = 1; r->cq[cqn]; cqn++) {
-        /* first free number; ncq < AXON_RDMA_MAX_CQ bounds it */
-    }
+    /* next free number after the last one; ncq < AXON_RDMA_MAX_CQ */
+    do {
+        cqn = r->cq_last % AXON_RDMA_MAX_CQ + 1;
+        r->cq_last = cqn;
+    } while (r->cq[cqn]);
     cq = g_new0(AxonCq, 1);
     cq->cqn = cqn;
     cq->ring = ring;
@@ -616,7 +623,7 @@ static uint16_t axon_rdma_create_qp(AxonNicState *s,
     uint16_t rq_depth = le16_to_cpu(c->rq_depth);
     AxonCq *scq = axon_rdma_cq(s, le32_to_cpu(c->send_cqn));
     AxonCq *rcq = axon_rdma_cq(s, le32_to_cpu(c->recv_cqn));
-    uint32_t i;
+    uint32_t i = 0, n;
     AxonQp *qp;
 
     if (c->reserved0 || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
@@ -632,12 +639,17 @@ static uint16_t axon_rdma_create_qp(AxonNicState *s,
                             c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT)) {
         return axon_rdma_bad(AXON_ADMIN_CREATE_QP, "bad queue or uar");
     }
-    for (i = 0; i < AXON_RDMA_MAX_QP && r->qp[i]; i++) {
-        /* first free number */
+    /* next fit: a QPN just destroyed is not handed out again at once */
+    for (n = 0; n < AXON_RDMA_MAX_QP; n++) {
+        i = (r->qp_last + n) % AXON_RDMA_MAX_QP;
+        if (!r->qp[i]) {
+            break;
+        }
     }
-    if (i == AXON_RDMA_MAX_QP) {
+    if (n == AXON_RDMA_MAX_QP) {
         return AXON_ADMIN_NO_RESOURCES;
     }
+    r->qp_last = i + 1;
     qp = g_new0(AxonQp, 1);
     qp->qpn = i + AXON_RDMA_FIRST_QPN;
     qp->state = AXON_QPS_RESET;
@@ -985,6 +997,7 @@ void axon_rdma_reset(AxonNicState *s)
         }
     }
     r->ncq = 0;
+    r->mr_last = r->cq_last = r->qp_last = 0;
     r->stat_db_rejects = 0;
     r->stat_tx_pkts = 0;
     r->stat_rx_pkts = 0;

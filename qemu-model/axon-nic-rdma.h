@@ -194,6 +194,8 @@ struct AxonRdma {
     uint32_t ncq;
     AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
     uint32_t *pd_users;         /* [max_pd] */
+    uint32_t mr_last, cq_last;  /* last index handed out: next fit */
+    uint32_t qp_last;           /* slot to look at first */
     QTAILQ_HEAD(, AxonQp) sched;
     QTAILQ_HEAD(, AxonQp) acks;
 
