@@ -691,7 +691,7 @@ static void axon_rdma_qp_forget(AxonNicState *s, AxonQp *qp)
 
 void axon_rdma_qp_error(AxonNicState *s, AxonQp *qp)
 {
-    if (qp->state == AXON_QPS_ERR || qp->state == AXON_QPS_RESET) {
+    if (qp->state == AXON_QPS_ERR) {
         return;
     }
     trace_axon_nic_rdma_qp_state(qp->qpn, qp->state, AXON_QPS_ERR);
@@ -699,6 +699,13 @@ void axon_rdma_qp_error(AxonNicState *s, AxonQp *qp)
     axon_roce_qp_stop(s, qp);
     axon_roce_schedule(s, qp);  /* to flush both queues */
 }
+
+/*
+ * IBA 11.2.4.2 as Linux's ib_modify_qp_is_ok() has it for RC: a path, MTU,
+ * QPN or PSN is set on the way to RTR and RTS only, never in flight.
+ */
+#define AXON_QP_ATTR_IN_FLIGHT  (AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS | \
+                                 AXON_QP_ATTR_MIN_RNR_TIMER)
 
 static bool axon_rdma_transition_ok(uint32_t cur, uint32_t new, uint32_t mask)
 {
@@ -714,12 +721,13 @@ static bool axon_rdma_transition_ok(uint32_t cur, uint32_t new, uint32_t mask)
                             AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN;
             return (mask & need) == need;
         }
-        return new == AXON_QPS_INIT;
+        return new == AXON_QPS_INIT &&
+               !(mask & ~(AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS));
     case AXON_QPS_RTR:
         return new == AXON_QPS_RTS && (mask & AXON_QP_ATTR_SQ_PSN);
     case AXON_QPS_RTS:
     case AXON_QPS_SQE:
-        return new == AXON_QPS_RTS;
+        return new == AXON_QPS_RTS && !(mask & ~AXON_QP_ATTR_IN_FLIGHT);
     default:
         return false;
     }
@@ -867,8 +875,6 @@ static uint16_t axon_rdma_modify_qp(AxonNicState *s,
             axon_roce_qp_rtr(s, qp);
         } else if (new == AXON_QPS_RTS && cur != AXON_QPS_RTS) {
             axon_roce_qp_rts(s, qp);
-        } else if (mask & (AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU)) {
-            axon_roce_qp_rtr(s, qp);
         }
     }
     return AXON_ADMIN_SUCCESS;

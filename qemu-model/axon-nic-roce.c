@@ -1756,19 +1756,16 @@ static bool axon_roce_is_local(AxonNicState *s, AxonQp *qp)
     return false;
 }
 
-/* The path is set (INIT -> RTR, or a later path change). */
+/* INIT -> RTR: the path, MTU and PSN are set, once (never in flight). */
 void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp)
 {
     qp->loopback = axon_roce_is_local(s, qp);
-    /* the MTU and PSNs change only on the way to RTR, never in flight */
-    if (qp->state == AXON_QPS_RTR) {
-        qp->mtu = le32_to_cpu(qp->attr.path_mtu);
-        qp->epsn = le32_to_cpu(qp->attr.rq_psn);
-        qp->msn = 0;
-        qp->nak_sent = false;
-        qp->last_op = IB_NO_OPCODE;
-        qp->recv_active = false;
-    }
+    qp->mtu = le32_to_cpu(qp->attr.path_mtu);
+    qp->epsn = le32_to_cpu(qp->attr.rq_psn);
+    qp->msn = 0;
+    qp->nak_sent = false;
+    qp->last_op = IB_NO_OPCODE;
+    qp->recv_active = false;
 }
 
 void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)

@@ -1889,6 +1889,16 @@ static void test_rdma_cq_qp(void)
     g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
                                AXON_QP_ATTR_SQ_PSN, &at), ==,
                      AXON_ADMIN_SUCCESS);
+    /* in flight only the access and the RNR timer change */
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH_MTU, &at), ==,
+                     AXON_ADMIN_BAD_STATE);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_SQ_PSN, &at), ==,
+                     AXON_ADMIN_BAD_STATE);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_ACCESS |
+                               AXON_QP_ATTR_MIN_RNR_TIMER, &at), ==,
+                     AXON_ADMIN_SUCCESS);
     at.state = cpu_to_le32(AXON_QPS_INIT);
     g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
                      AXON_ADMIN_BAD_STATE);
@@ -1899,6 +1909,11 @@ static void test_rdma_cq_qp(void)
     at.state = cpu_to_le32(AXON_QPS_RESET);
     g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
                      AXON_ADMIN_SUCCESS);
+    /* RESET -> ERR is a transition like any other */
+    at.state = cpu_to_le32(AXON_QPS_ERR);
+    g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qp_state(a, qpn), ==, AXON_QPS_ERR);
     g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_QUERY_QP, qpn, 0, UNMAPPED_ADDR),
                      ==, AXON_ADMIN_DMA_ERROR);
     g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_QUERY_QP, qpn + 1, 0, ATTR_ADDR),
