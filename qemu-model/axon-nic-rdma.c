@@ -292,7 +292,8 @@ static void axon_rdma_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
     }
     wq = reg == AXON_DB_SQ ? &qp->sq : &qp->rq;
     done = reg == AXON_DB_SQ ? qp->sq_comp : qp->rq.ci;
-    taken = reg == AXON_DB_SQ ? qp->sq_fetch : qp->rq.ci;
+    /* a SEND being placed holds the receive WQE at rq.ci */
+    taken = reg == AXON_DB_SQ ? qp->sq_fetch : qp->rq.ci + qp->recv_active;
     if ((uint16_t)(pi - done) > wq->depth) {
         axon_rdma_db_reject(s, page, reg, val, "more WQEs than the depth");
         return;
