@@ -1004,6 +1004,8 @@ void axon_rdma_reset(AxonNicState *s)
         }
     }
     r->ncq = 0;
+    r->held_len = 0;
+    r->tx_count = 0;
     r->mr_last = r->cq_last = r->qp_last = 0;
     r->stat_db_rejects = 0;
     r->stat_tx_pkts = 0;
