@@ -438,7 +438,7 @@ static void axon_qp_attr_rtr_test(struct kunit *test)
 			rdma_get_udp_sport(0, 0x12, 0x56));
 	KUNIT_EXPECT_GE(test, le16_to_cpu(out.udp_sport), 0xc000);
 	/* what the device does not get stays zero */
-	KUNIT_EXPECT_EQ(test, out.sq_psn, 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.sq_psn), 0);
 	KUNIT_EXPECT_EQ(test, out.timeout, 0);
 	KUNIT_EXPECT_NULL(test, memchr_inv(out.reserved, 0,
 					   sizeof(out.reserved)));

@@ -70,7 +70,7 @@ struct axon_qp_limits {
 /* Whether @idx names a posted, not yet completed WQE: in [tail, head). */
 static inline bool axon_wq_index_pending(u16 tail, u16 head, u16 idx)
 {
-	return (u16)(idx - tail) < (u16)(head - tail);
+	return ((idx - tail) & U16_MAX) < ((head - tail) & U16_MAX);
 }
 
 int axon_qp_geometry(const struct ib_qp_cap *cap,
