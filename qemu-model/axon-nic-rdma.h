@@ -182,6 +182,7 @@ typedef struct AxonPkt {
     uint32_t imm;               /* network order */
     const uint8_t *payload;
     uint32_t len;
+    uint8_t sgid[16];           /* received: the source IP, as a GID */
 } AxonPkt;
 
 struct AxonRdma {

@@ -157,7 +157,8 @@ static AxonSwqe *axon_win(AxonQp *qp, uint16_t idx)
 
 /* ---- transmit ----------------------------------------------------------- */
 
-static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt);
+static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
+                             const AxonQp *from);
 
 /* Encodes the IB headers of pkt at p; returns their length. */
 static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
@@ -341,7 +342,7 @@ static void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
     trace_axon_nic_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
                            pkt->len);
     if (qp->loopback) {
-        axon_roce_rx_pkt(s, pkt);
+        axon_roce_rx_pkt(s, pkt, qp);
     } else {
         axon_roce_wire_tx(s, qp, pkt);
     }
@@ -1616,12 +1617,32 @@ static void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 
 /* ---- receive ------------------------------------------------------------ */
 
-static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt)
+/*
+ * Is the packet from the QP's peer? In loopback, from (the sending QP)
+ * must be its destination QP; on the wire the source IP must be its dgid.
+ */
+static bool axon_roce_from_peer(const AxonQp *qp, const AxonPkt *pkt,
+                                const AxonQp *from)
+{
+    if (from) {
+        return qp->loopback && from->qpn == le32_to_cpu(qp->attr.dest_qpn);
+    }
+    return !qp->loopback && !memcmp(pkt->sgid, qp->attr.dgid, 16);
+}
+
+/* A packet for this device: from its wire, or (from) one of its QPs. */
+static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
+                             const AxonQp *from)
 {
     AxonQp *qp = axon_rdma_qp(s, pkt->dqpn);
 
     if (!qp) {
         trace_axon_nic_err_roce_qpn(pkt->dqpn);
+        s->rdma->stat_rx_drops++;
+        return;
+    }
+    if (!axon_roce_from_peer(qp, pkt, from)) {
+        trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
         s->rdma->stat_rx_drops++;
         return;
     }
@@ -1726,9 +1747,13 @@ void axon_roce_rx_frame(AxonNicState *s, const uint8_t *buf, size_t size)
             goto drop;
         }
         udp_len = lduw_be_p(buf + l3 + 2) - l3_len;
+        /* the source address as an IPv4-mapped GID */
+        pkt.sgid[10] = pkt.sgid[11] = 0xff;
+        memcpy(pkt.sgid + 12, buf + l3 + 12, 4);
     } else {
         l3_len = 40;
         udp_len = lduw_be_p(buf + l3 + 4);
+        memcpy(pkt.sgid, buf + l3 + 8, 16);
     }
     if (udp_len > size - l3 - l3_len || udp_len < 8 ||
         lduw_be_p(buf + l3 + l3_len + 4) != udp_len) {
@@ -1747,7 +1772,7 @@ void axon_roce_rx_frame(AxonNicState *s, const uint8_t *buf, size_t size)
         goto drop;
     }
     trace_axon_nic_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
-    axon_roce_rx_pkt(s, &pkt);
+    axon_roce_rx_pkt(s, &pkt, NULL);
     return;
 
 drop:

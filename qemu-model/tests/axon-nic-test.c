@@ -2014,6 +2014,38 @@ static void test_rdma_write(void)
     rdma_stop(r);
 }
 
+/* A QP takes packets from its peer only. */
+static void test_rdma_peer(void)
+{
+    Rdma *r = rdma_setup(7);
+    TQp q = { .sq = RSQ_ADDR(2), .rq = RRQ_ADDR(2),
+              .scq = &r->cq[0], .rcq = &r->cq[0] };
+    struct axon_send_wqe w = {};
+    g_autofree uint8_t *zero = g_malloc0(8);
+    uint32_t drops = rd(r->a, AXON_REG_STAT_RX_DROPS);
+    uint64_t v;
+    int i;
+
+    /* a third QP aims at QP 1, with the PSN QP 1 expects from QP 0 */
+    g_assert_cmpuint(create_qp(r->a, r->pdn, q.scq->cqn, q.rcq->cqn, q.sq,
+                               q.rq, R_WQ_DEPTH, 0, &v), ==,
+                     AXON_ADMIN_SUCCESS);
+    q.qpn = v;
+    connect_qp(r, &q, r->qp[1].qpn, 0xfffff0, 0x000100, 7);
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.flags = AXON_WQE_SIGNALED | AXON_WQE_INLINE;
+    w.inline_len = cpu_to_le32(8);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, &q, &w, NULL, "intruder");
+    for (i = 0; i < 1000 && rd(r->a, AXON_REG_STAT_RX_DROPS) == drops; i++) {
+        qtest_clock_step(r->a->qts, 1000);
+    }
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, drops + 1);
+    check_mem(r, 1, 0, zero, 8);
+    rdma_stop(r);
+}
+
 static void test_rdma_send_recv(void)
 {
     Rdma *r = rdma_setup(7);
@@ -2484,6 +2516,7 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/rdma-doorbells", test_rdma_doorbells);
     qtest_add_func("/axon-nic/rdma-cq-overflow", test_rdma_cq_overflow);
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
+    qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
     qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
     qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);
