@@ -233,7 +233,33 @@ void axon_rdma_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
         (cq->arm == AXON_CQ_ARM_SOLICITED &&
          ((flags & AXON_CQE_SOLICITED) || status != AXON_WC_SUCCESS))) {
         cq->arm = 0;
-        axon_nic_post_completion(s, cq->cqn);
+        if (!axon_nic_post_completion(s, cq->cqn) && !cq->ev_owed) {
+            cq->ev_owed = true;
+            s->rdma->ev_owed++;
+        }
+    }
+}
+
+/*
+ * The driver moved the CEQ head: post the events that found it full. The
+ * driver may re-arm a CQ before it moves the head past the CQ's last
+ * event, so a CQ can have more than one event on the CEQ; none is lost.
+ */
+void axon_rdma_ceq_room(AxonNicState *s)
+{
+    AxonRdma *r = s->rdma;
+    uint32_t cqn;
+
+    for (cqn = 1; r->ev_owed && cqn <= AXON_RDMA_MAX_CQ; cqn++) {
+        AxonCq *cq = r->cq[cqn];
+
+        if (cq && cq->ev_owed) {
+            if (!axon_nic_post_completion(s, cqn)) {
+                return;
+            }
+            cq->ev_owed = false;
+            r->ev_owed--;
+        }
     }
 }
 
@@ -598,6 +624,7 @@ static uint16_t axon_rdma_destroy_cq(AxonNicState *s,
     }
     s->rdma->cq[cq->cqn] = NULL;
     s->rdma->ncq--;
+    s->rdma->ev_owed -= cq->ev_owed;
     g_free(cq);
     return AXON_ADMIN_SUCCESS;
 }
@@ -1004,6 +1031,7 @@ void axon_rdma_reset(AxonNicState *s)
         }
     }
     r->ncq = 0;
+    r->ev_owed = 0;
     r->held_len = 0;
     r->tx_count = 0;
     r->mr_last = r->cq_last = r->qp_last = 0;

@@ -53,6 +53,7 @@ typedef struct AxonCq {
     uint32_t prod;              /* CQEs written, free running */
     uint32_t cons_seen;         /* last consumer index read from the dbrec */
     uint32_t arm;               /* 0 or AXON_CQ_ARM_* */
+    bool ev_owed;               /* its event found the CEQ full */
     uint32_t users;             /* QPs completing to it */
     bool overflowed;
 } AxonCq;
@@ -193,6 +194,7 @@ struct AxonRdma {
     uint64_t pbl_pages;         /* page list entries held */
     AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
     uint32_t ncq;
+    uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
     AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
     uint32_t *pd_users;         /* [max_pd] */
     uint32_t mr_last, cq_last;  /* last index handed out: next fit */
@@ -229,6 +231,7 @@ static inline int32_t axon_psn_diff(uint32_t a, uint32_t b)
 void axon_rdma_realize(AxonNicState *s);
 void axon_rdma_exit(AxonNicState *s);
 void axon_rdma_reset(AxonNicState *s);
+void axon_rdma_ceq_room(AxonNicState *s);
 uint16_t axon_rdma_admin(AxonNicState *s, const struct axon_admin_cmd *cmd,
                          uint64_t *result);
 uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr);

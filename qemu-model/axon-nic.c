@@ -116,13 +116,21 @@ void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
     }
 }
 
-/* A CQ armed through its doorbell got the CQE it waited for. */
-void axon_nic_post_completion(AxonNicState *s, uint32_t cqn)
+/*
+ * A CQ armed through its doorbell got the CQE it waited for. False if the
+ * CEQ is full: the caller posts the event again when it has room.
+ */
+bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn)
 {
-    if (axon_nic_ready(s) && s->ceq.depth) {
-        axon_nic_write_event(s, &s->ceq, s->ceq_head, AXON_MSIX_COMP,
-                             AXON_EVENT_COMPLETION, cqn);
+    if (!axon_nic_ready(s) || !s->ceq.depth) {
+        return true;
     }
+    if ((s->ceq.idx + 1) % s->ceq.depth == s->ceq_head) {
+        return false;
+    }
+    axon_nic_write_event(s, &s->ceq, s->ceq_head, AXON_MSIX_COMP,
+                         AXON_EVENT_COMPLETION, cqn);
+    return true;
 }
 
 /* ---- admin commands ------------------------------------------------ */
@@ -676,6 +684,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_CEQ_HEAD:
         axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
+        axon_rdma_ceq_room(s);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         axon_nic_eth_mmio_write(s, addr, val);

@@ -115,7 +115,7 @@ bool axon_nic_ready(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
 void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);
-void axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
+bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
 bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);
 void axon_nic_set_port_state(AxonNicState *s, bool up);

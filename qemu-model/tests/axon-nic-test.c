@@ -2046,6 +2046,41 @@ static void test_rdma_peer(void)
     rdma_stop(r);
 }
 
+/* Completion events that find the CEQ full wait for room; none is lost. */
+static void test_rdma_ceq_full(void)
+{
+    Rdma *r = rdma_setup(7);
+    TQp *qp = &r->qp[0];
+    struct axon_send_wqe w = {};
+    struct axon_event ev;
+    int i;
+
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.flags = AXON_WQE_SIGNALED | AXON_WQE_INLINE;
+    w.inline_len = cpu_to_le32(8);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    /* the driver re-arms without moving the CEQ head: 63 fit, 2 wait */
+    for (i = 0; i < 65; i++) {
+        ring(r, R_UAR, AXON_DB_CQ_ARM, qp->scq->cqn, AXON_CQ_ARM_NEXT);
+        w.wr_id = cpu_to_le64(i);
+        post_send(r, qp, &w, NULL, "8 bytes!");
+        expect_cqe(r, qp->scq, i, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    }
+    qtest_memread(r->a->qts, CEQ_ADDR + 63 * sizeof(ev), &ev, sizeof(ev));
+    g_assert_cmpuint(ev.flags, ==, 0);
+    /* two consumed: the one waiting comes (a CQ is owed one at most) */
+    wr(r->a, AXON_REG_CEQ_HEAD, 2);
+    qtest_memread(r->a->qts, CEQ_ADDR + 63 * sizeof(ev), &ev, sizeof(ev));
+    g_assert_cmpuint(le16_to_cpu(ev.type), ==, AXON_EVENT_COMPLETION);
+    g_assert_cmpuint(le32_to_cpu(ev.param), ==, qp->scq->cqn);
+    g_assert_cmpuint(le16_to_cpu(ev.flags), ==, AXON_EVENT_PHASE);
+    qtest_memread(r->a->qts, CEQ_ADDR, &ev, sizeof(ev));
+    g_assert_cmpuint(le16_to_cpu(ev.flags), ==, AXON_EVENT_PHASE);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_EQ_DROPS), ==, 0);
+    rdma_stop(r);
+}
+
 static void test_rdma_send_recv(void)
 {
     Rdma *r = rdma_setup(7);
@@ -2518,6 +2553,7 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
+    qtest_add_func("/axon-nic/rdma-ceq-full", test_rdma_ceq_full);
     qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
     qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);
     qtest_add_func("/axon-nic/rdma-garbage-wqe", test_rdma_garbage_wqe);
