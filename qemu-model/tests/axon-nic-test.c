@@ -2081,6 +2081,75 @@ static void test_rdma_ceq_full(void)
     rdma_stop(r);
 }
 
+/*
+ * ib_send_bw's pattern: a stream of small SENDs, signaled every 16th, the
+ * receiver re-posting its few receives as it reaps them (RNR NAKs).
+ */
+static void test_rdma_send_stream(void)
+{
+    Rdma *r = rdma_setup(7);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    struct axon_send_wqe w = {};
+    struct axon_sge sg = sge(r, 1, 0, 64);
+    struct axon_cqe cqe;
+    const int total = 2000, nrecv = 16;
+    int sent = 0, done = 0, got = 0, i, idle = 0;
+
+    for (i = 0; i < nrecv; i++) {
+        post_recv(r, b, i, &sg, 1);
+    }
+    w.opcode = AXON_WR_SEND;
+    w.inline_len = cpu_to_le32(8);
+    while (got < total && idle < 20000) {
+        bool moved = false;
+        uint64_t addr;
+        bool phase;
+
+        while (sent < total && sent - done < 64) {
+            w.flags = AXON_WQE_INLINE |
+                      (sent % 16 == 15 || sent + 1 == total ?
+                       AXON_WQE_SIGNALED : 0);
+            w.wr_id = cpu_to_le64(sent);
+            post_send(r, a, &w, NULL, "8 bytes!");
+            sent++;
+            moved = true;
+        }
+        addr = a->scq->ring + (a->scq->cons % R_CQ_DEPTH) * AXON_CQE_SIZE;
+        phase = !((a->scq->cons / R_CQ_DEPTH) & 1);
+        qtest_memread(r->a->qts, addr, &cqe, sizeof(cqe));
+        if (!!(cqe.flags & AXON_CQE_PHASE) == phase) {
+            g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+            done = le64_to_cpu(cqe.wr_id) + 1;
+            a->scq->cons++;
+            qtest_writel(r->a->qts, a->scq->ring + R_CQ_DEPTH * AXON_CQE_SIZE,
+                         a->scq->cons);
+            moved = true;
+        }
+        addr = b->rcq->ring + (b->rcq->cons % R_CQ_DEPTH) * AXON_CQE_SIZE;
+        phase = !((b->rcq->cons / R_CQ_DEPTH) & 1);
+        qtest_memread(r->a->qts, addr, &cqe, sizeof(cqe));
+        if (!!(cqe.flags & AXON_CQE_PHASE) == phase) {
+            g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+            g_assert_cmpuint(le64_to_cpu(cqe.wr_id), ==, got % nrecv);
+            got++;
+            b->rcq->cons++;
+            qtest_writel(r->a->qts, b->rcq->ring + R_CQ_DEPTH * AXON_CQE_SIZE,
+                         b->rcq->cons);
+            post_recv(r, b, (got + nrecv - 1) % nrecv, &sg, 1);
+            moved = true;
+        }
+        if (!moved) {
+            idle++;
+            qtest_clock_step(r->a->qts, 20000);
+        } else {
+            idle = 0;
+        }
+    }
+    g_assert_cmpint(got, ==, total);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_NAKS), >, 0);  /* RNR NAKs */
+    rdma_stop(r);
+}
+
 static void test_rdma_send_recv(void)
 {
     Rdma *r = rdma_setup(7);
@@ -2553,6 +2622,7 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
+    qtest_add_func("/axon-nic/rdma-send-stream", test_rdma_send_stream);
     qtest_add_func("/axon-nic/rdma-ceq-full", test_rdma_ceq_full);
     qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
     qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);
