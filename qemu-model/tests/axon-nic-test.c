@@ -2150,6 +2150,57 @@ static void test_rdma_send_stream(void)
     rdma_stop(r);
 }
 
+/*
+ * Two QPs due in one engine run, the second with more packets than the
+ * run has left: it goes on in the next run, not after an ACK timeout.
+ */
+static void test_rdma_engine_budget(void)
+{
+    Rdma *r = rdma_setup(7);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    struct axon_send_wqe w = {};
+    struct axon_sge sg = sge(r, 0, 0, 64);
+    g_autofree uint8_t *big = pattern(300 * R_MTU, 5);
+
+    mr_access(r, 1, r->mr[1].iova, big, 300 * R_MTU, true);
+    /* both SENDs meet an empty RQ: both QPs wait the same RNR time */
+    w.opcode = AXON_WR_SEND;
+    w.flags = AXON_WQE_INLINE;
+    w.inline_len = cpu_to_le32(8);
+    post_send(r, a, &w, NULL, "8 bytes!");
+    post_send(r, b, &w, NULL, "8 bytes!");
+    /* behind them, 2 packets on a and 300 on b */
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 0x80000);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, a, &w, NULL, "8 bytes!");
+    w.flags = AXON_WQE_INLINE | AXON_WQE_SIGNALED;
+    w.wr_id = cpu_to_le64(0xa);
+    post_send(r, a, &w, NULL, "8 bytes!");
+    w.flags = AXON_WQE_SIGNALED;
+    w.inline_len = 0;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(0xb);
+    w.remote_addr = cpu_to_le64(r->mr[0].iova);
+    w.rkey = cpu_to_le32(r->mr[0].key);
+    sg = sge(r, 1, 0, 300 * R_MTU);
+    post_send(r, b, &w, &sg, NULL);
+    sg = sge(r, 0, 0x90000, 64);
+    post_recv(r, a, 1, &sg, 1);
+    sg = sge(r, 1, 0x90000, 64);
+    post_recv(r, b, 2, &sg, 1);
+    qtest_clock_step(r->a->qts, 100 * 1000);
+    /* a runs first: its SEND reaches b, then its WRITEs complete */
+    expect_cqe(r, a->scq, 0xa, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    expect_cqe(r, b->rcq, 2, AXON_WC_RECV, AXON_WC_SUCCESS);
+    expect_cqe(r, b->scq, 0xb, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    expect_cqe(r, a->rcq, 1, AXON_WC_RECV, AXON_WC_SUCCESS);
+    check_mem(r, 0, 0, big, 300 * R_MTU);
+    /* sent again: the two SENDs after their RNR NAKs, nothing else */
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), ==, 2);
+    rdma_stop(r);
+}
+
 static void test_rdma_send_recv(void)
 {
     Rdma *r = rdma_setup(7);
@@ -2622,6 +2673,7 @@ int main(int argc, char **argv)
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
+    qtest_add_func("/axon-nic/rdma-engine-budget", test_rdma_engine_budget);
     qtest_add_func("/axon-nic/rdma-send-stream", test_rdma_send_stream);
     qtest_add_func("/axon-nic/rdma-ceq-full", test_rdma_ceq_full);
     qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
