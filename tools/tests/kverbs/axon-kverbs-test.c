@@ -195,9 +195,12 @@ static void kv_send(struct kv *kv, bool inline_send, const char *name)
 static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 2 };
-	struct ib_send_wr wr = {
-		.opcode = IB_WR_RDMA_WRITE,
-		.send_flags = IB_SEND_SIGNALED,
+	/* the driver reads an RDMA WR's remote address: a whole ib_rdma_wr */
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
 	};
 	const struct ib_send_wr *bad_wr;
 	struct ib_qp *qp[2] = {};
@@ -218,7 +221,7 @@ static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
 	kv_check(kv, !err, "overflow: a connected QP pair");
 	/* zero-length writes need no memory */
 	for (i = 0; i < 4 && !err; i++)
-		err = ib_post_send(qp[0], &wr, &bad_wr);
+		err = ib_post_send(qp[0], &wr.wr, &bad_wr);
 	kv_check(kv, !err, "overflow: 4 signaled writes posted");
 	kv_check(kv, !err && wait_for_completion_timeout(&kv->cq_err, 5 * HZ),
 		 "overflow: IB_EVENT_CQ_ERR");
