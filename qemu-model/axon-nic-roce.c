@@ -1458,11 +1458,9 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
 
 static AxonRdRes *axon_roce_new_res(AxonQp *qp)
 {
-    AxonRdRes *res;
+    AxonRdRes *res = &qp->res[qp->res_next];
 
-    /* a ring of max_dest_rd_atomic (not 0, checked) resources */
-    qp->res_next %= qp->attr.max_dest_rd_atomic;
-    res = &qp->res[qp->res_next++];
+    qp->res_next = (qp->res_next + 1) % AXON_MAX_RD_ATOMIC;
     memset(res, 0, sizeof(*res));
     return res;
 }
@@ -1577,13 +1575,6 @@ static void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, 0);
         axon_roce_send_ack(s, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
                            qp->attr.min_rnr_timer, pkt->psn);
-        return;
-    }
-    /* the requester may not have more READs and atomics than we keep */
-    if ((kind == KIND_READ || kind == KIND_ATOMIC) &&
-        !qp->attr.max_dest_rd_atomic) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
-                            "READ or atomic, max_dest_rd_atomic 0");
         return;
     }
     switch (kind) {
