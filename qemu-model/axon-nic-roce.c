@@ -1299,52 +1299,33 @@ static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
     axon_roce_xmit(s, qp, &pkt);
 }
 
-/* The saved READ or atomic whose PSNs hold psn, if any. */
-static AxonRdRes *axon_roce_find_res(AxonQp *qp, uint32_t psn, bool atomic)
-{
-    unsigned i;
-
-    for (i = 0; i < AXON_MAX_RD_ATOMIC; i++) {
-        AxonRdRes *res = &qp->res[i];
-
-        if (res->valid && res->atomic == atomic &&
-            axon_psn_diff(psn, res->psn) >= 0 &&
-            axon_psn_diff(psn, axon_psn_add(res->psn, res->npkts)) < 0) {
-            return res;
-        }
-    }
-    return NULL;
-}
-
 /* A request with a PSN already executed. */
 static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
                                 const AxonPkt *pkt)
 {
-    AxonRdRes *res;
-    uint64_t off;
+    unsigned i;
 
     switch (axon_ib_ops[pkt->opcode].kind) {
     case KIND_READ:
         /*
-         * Answered again only inside the READ first asked at those PSNs
-         * (IBA 9.7.5.1.3): the same key, from the offset its PSN stands
-         * for, no further than its end. Anything else is dropped.
+         * Executed again as asked, the key checked again, but never
+         * answering PSNs not yet asked for: those come as a new request.
          */
-        res = axon_roce_find_res(qp, pkt->psn, false);
-        off = res ? (uint64_t)axon_psn_diff(pkt->psn, res->psn) * qp->mtu : 0;
-        if (!res || pkt->rkey != res->rkey || pkt->va != res->va + off ||
-            pkt->dmalen > res->len - off ||
-            !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ))) {
-            s->rdma->stat_rx_drops++;
-            return;
+        if (qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) {
+            uint64_t max = (uint64_t)axon_psn_diff(qp->epsn, pkt->psn) *
+                           qp->mtu;
+
+            axon_roce_read_resp(s, qp, pkt->psn, pkt->va, pkt->rkey,
+                                MIN(pkt->dmalen, max));
         }
-        axon_roce_read_resp(s, qp, pkt->psn, pkt->va, pkt->rkey, pkt->dmalen);
         return;
     case KIND_ATOMIC:
         /* never executed twice: the saved result is sent again */
-        res = axon_roce_find_res(qp, pkt->psn, true);
-        if (res) {
-            axon_roce_atomic_ack(s, qp, pkt->psn, res->orig);
+        for (i = 0; i < AXON_MAX_RD_ATOMIC; i++) {
+            if (qp->res[i].valid && qp->res[i].psn == pkt->psn) {
+                axon_roce_atomic_ack(s, qp, pkt->psn, qp->res[i].orig);
+                return;
+            }
         }
         return;
     default:
