@@ -23,7 +23,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		2
+#define AXON_DEV_VERSION_MINOR		3
 
 /* BARs */
 #define AXON_BAR_REGS			0 /* registers below, 4 KiB */
@@ -86,6 +86,17 @@ enum axon_reg {
 	AXON_REG_STAT_RX_DROPS	= 0x9c, /* RO: RoCEv2 packets dropped (bad ICRC, QPN, header) */
 	AXON_REG_STAT_RETRANS	= 0xa0, /* RO: packets retransmitted */
 	AXON_REG_STAT_NAKS	= 0xa4, /* RO: NAKs sent and received */
+	/*
+	 * Peer-to-peer traffic: payload bytes the engine read from / wrote
+	 * to MR pages that are another PCI device's memory (a dma-buf MR on
+	 * a GPU BAR), 64 bits as LO/HI pairs. Read HI, LO, then HI again
+	 * and retry if HI changed.
+	 */
+	AXON_REG_STAT_PEER_RD_LO = 0xa8, /* RO */
+	AXON_REG_STAT_PEER_RD_HI = 0xac, /* RO */
+	AXON_REG_STAT_PEER_WR_LO = 0xb0, /* RO */
+	AXON_REG_STAT_PEER_WR_HI = 0xb4, /* RO */
+	AXON_REG_STAT_MR_INVALID = 0xb8, /* RO: accesses refused, MR invalidated */
 
 	/* Ethernet function, see "Ethernet function" below */
 	AXON_REG_ETH_CTRL	= 0x100, /* RW: AXON_ETH_CTRL_* */
@@ -121,6 +132,7 @@ enum axon_reg {
 #define AXON_CAP_ASYNC_EVENTS		0x2
 #define AXON_CAP_ETHERNET		0x4
 #define AXON_CAP_RDMA			0x8 /* MR, CQ, RC QP, doorbells, CEQ */
+#define AXON_CAP_PEER_MR		0x10 /* INVALIDATE_MR, REMAP_MR, peer pages */
 
 /*
  * AXON_REG_CTRL
@@ -178,6 +190,8 @@ enum axon_admin_opcode {
 	AXON_ADMIN_MODIFY_QP		= 11,
 	AXON_ADMIN_QUERY_QP		= 12, /* response: struct axon_qp_attr */
 	AXON_ADMIN_DESTROY_QP		= 13,
+	AXON_ADMIN_INVALIDATE_MR	= 14, /* AXON_CAP_PEER_MR */
+	AXON_ADMIN_REMAP_MR		= 15, /* AXON_CAP_PEER_MR */
 };
 
 enum axon_admin_status {
@@ -236,6 +250,22 @@ struct axon_admin_gid {
  *            pointers to 4 KiB leaf pages of 512 entries each.
  * The device copies the list at CREATE_MR; the driver may free it after
  * the completion.
+ *
+ * Pages may be any bus address the device can reach, including another
+ * PCI device's BAR (peer to peer: a dma-buf MR on GPU memory). For such
+ * MRs the exporter may move the memory, so with AXON_CAP_PEER_MR:
+ *  INVALIDATE_MR (key): from its completion on, the device no longer
+ *    touches the MR's pages. The key stays allocated; every access
+ *    through it fails as if out of bounds: a local access completes with
+ *    AXON_WC_LOC_PROT_ERR, a remote one is NAKed (remote access error)
+ *    and the requester completes with AXON_WC_REM_ACCESS_ERR; both move
+ *    the QP to ERR. Counted in AXON_REG_STAT_MR_INVALID. Invalidating an
+ *    invalid MR succeeds.
+ *  REMAP_MR (key, pbl_addr, npages, page_shift, levels): gives a valid
+ *    or invalidated MR a new page list for the same [iova, iova + length)
+ *    and makes it valid. pdn, access, iova and length must be 0 (the
+ *    MR's own are kept); BAD_PARAM if the list does not cover the range.
+ * Both return BAD_HANDLE for an unknown key.
  */
 #define AXON_PBL_LEAF_ENTRIES		512
 #define AXON_MR_MIN_PAGE_SHIFT		12
@@ -256,12 +286,12 @@ struct axon_admin_mr {
 	__le32 access;		/* CREATE_MR: AXON_ACCESS_* */
 	__le64 iova;		/* CREATE_MR: first byte's virtual address */
 	__le64 length;		/* CREATE_MR: bytes, may be 0 */
-	__le64 pbl_addr;	/* CREATE_MR: DMA address of the page list */
-	__le32 npages;		/* CREATE_MR: <= AXON_MR_MAX_PAGES */
-	__u8 page_shift;	/* CREATE_MR: AXON_MR_{MIN,MAX}_PAGE_SHIFT */
-	__u8 levels;		/* CREATE_MR: 1 or 2 */
+	__le64 pbl_addr;	/* CREATE_MR, REMAP_MR: DMA address of the page list */
+	__le32 npages;		/* CREATE_MR, REMAP_MR: <= AXON_MR_MAX_PAGES */
+	__u8 page_shift;	/* CREATE_MR, REMAP_MR: AXON_MR_{MIN,MAX}_PAGE_SHIFT */
+	__u8 levels;		/* CREATE_MR, REMAP_MR: 1 or 2 */
 	__le16 reserved0;
-	__le32 key;		/* DESTROY_MR */
+	__le32 key;		/* DESTROY_MR, INVALIDATE_MR, REMAP_MR */
 	__u8 reserved[12];
 };
 

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * axon-gpu device interface: the contract between the axon_gpu.ko driver
+ * and the modelled GPU (the QEMU model compiles against this header).
+ *
+ * The axon-gpu stands in for a real GPU's memory so that the NIC's
+ * dma-buf MR path runs end to end in a VM: it is a PCI 3D controller
+ * (class 0x0302) with
+ *  BAR 0: the registers below, 4 KiB, 32-bit accesses only;
+ *  BAR 2: device memory ("VRAM"), 64-bit, prefetchable, a power of 2
+ *         of AXON_GPU_REG_VRAM_SIZE_* bytes. It behaves as plain memory:
+ *         CPU loads and stores and other devices' DMA (peer to peer)
+ *         read and write it directly.
+ * It has no interrupts and no copy engine yet.
+ *
+ * Increment AXON_GPU_VERSION_MAJOR on any incompatible change.
+ */
+#ifndef _UAPI_AXON_GPU_DEV_H
+#define _UAPI_AXON_GPU_DEV_H
+
+#include <linux/types.h>
+
+/* PCI identity: AXON_PCI_VENDOR_ID / AXON_PCI_DEVICE_ID_GPU (axon_dev.h) */
+#define AXON_GPU_PCI_CLASS		0x030200 /* display: 3D controller */
+
+#define AXON_GPU_MAGIC			0x55504741 /* "AGPU" */
+#define AXON_GPU_VERSION_MAJOR		1
+#define AXON_GPU_VERSION_MINOR		0
+
+#define AXON_GPU_BAR_REGS		0
+#define AXON_GPU_BAR_VRAM		2
+#define AXON_GPU_REGS_SIZE		0x1000
+
+/* VRAM size limits of the model's "vram-size" property, in bytes */
+#define AXON_GPU_VRAM_MIN_SIZE		0x100000ULL	/* 1 MiB */
+#define AXON_GPU_VRAM_MAX_SIZE		0x1000000000ULL	/* 64 GiB */
+
+enum axon_gpu_reg {
+	AXON_GPU_REG_MAGIC		= 0x00, /* RO: AXON_GPU_MAGIC */
+	AXON_GPU_REG_VERSION		= 0x04, /* RO: 31:16 major, 15:0 minor */
+	AXON_GPU_REG_VRAM_SIZE_LO	= 0x08, /* RO: BAR 2 size in bytes */
+	AXON_GPU_REG_VRAM_SIZE_HI	= 0x0c, /* RO */
+};
+
+#endif /* _UAPI_AXON_GPU_DEV_H */
