@@ -20,6 +20,8 @@
 #define AXON_DRV_NAME "axon"
 #define AXON_PORT 1
 #define AXON_MAX_GIDS 256
+/* 32-bit wrapping device counters shown as rdma hw counters */
+#define AXON_NUM_WRAP_STATS 7
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \
@@ -36,6 +38,7 @@ struct axon_dev {
 
 	/* AXON_CAP_RDMA: MRs, CQs, QPs; without it only PDs */
 	bool rdma;
+	bool peer_mr;			/* AXON_CAP_PEER_MR: dma-buf MRs */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -54,6 +57,11 @@ struct axon_dev {
 	enum ib_port_state port_state;	/* the RoCE port, as reported to the core */
 	bool registered;		/* the ib_device is visible */
 	bool events_off;		/* teardown: ignore async events */
+
+	/* rdma hw counters: 32-bit device registers widened to 64 bits */
+	spinlock_t stats_lock;		/* stats_last, stats_sum */
+	u32 stats_last[AXON_NUM_WRAP_STATS];
+	u64 stats_sum[AXON_NUM_WRAP_STATS];
 };
 
 struct axon_ucontext {
@@ -85,6 +93,13 @@ struct axon_mr {
 	struct ib_mr ibmr;
 	struct ib_umem *umem;
 	u32 key;
+	/*
+	 * dynamic dma-buf MRs (see axon_mr.c), under the dma-buf's resv lock:
+	 * live from CREATE_MR to dereg, valid while the device has the pages
+	 */
+	bool live;
+	bool valid;
+	struct work_struct remap_work;
 };
 
 struct axon_cq {
@@ -205,6 +220,9 @@ struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_udata *udata);
+struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 virt_addr, int fd,
+				      int access, struct ib_udata *udata);
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 
 /* axon_cq.c */
@@ -238,5 +256,9 @@ void axon_ib_unregister(struct axon_dev *adev);
 void axon_set_link(struct axon_dev *adev, bool up);
 void axon_port_update(struct axon_dev *adev);
 void axon_ib_fatal_event(struct axon_dev *adev);
+struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port);
+int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index);
 
 #endif /* _AXON_H_ */

@@ -124,6 +124,36 @@ int axon_cmd_create_mr(struct axon_admin_queue *aq,
 	return axon_cmd_result(aq, &cqe, "key", 0, U32_MAX, key);
 }
 
+/*
+ * INVALIDATE_MR: from the completion on, the device no longer touches the
+ * MR's pages; accesses through the key fail until REMAP_MR.
+ */
+int axon_cmd_invalidate_mr(struct axon_admin_queue *aq, u32 key)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_INVALIDATE_MR);
+	cmd.mr.key = cpu_to_le32(key);
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+/* REMAP_MR: a new page list (@p's list fields only) for the MR's range. */
+int axon_cmd_remap_mr(struct axon_admin_queue *aq, u32 key,
+		      const struct axon_mr_params *p)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_REMAP_MR);
+	cmd.mr.key = cpu_to_le32(key);
+	cmd.mr.pbl_addr = cpu_to_le64(p->pbl_addr);
+	cmd.mr.npages = cpu_to_le32(p->npages);
+	cmd.mr.page_shift = p->page_shift;
+	cmd.mr.levels = p->levels;
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
 int axon_cmd_destroy_mr(struct axon_admin_queue *aq, u32 key)
 {
 	struct axon_admin_cmd cmd = {};

@@ -51,6 +51,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	}
 	adev->fw_version = axon_rd(adev, AXON_REG_FW_VERSION);
 	adev->rdma = caps & AXON_CAP_RDMA;
+	adev->peer_mr = adev->rdma && caps & AXON_CAP_PEER_MR;
 	return 0;
 }
 
@@ -240,6 +241,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	adev->pdev = pdev;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
 	mutex_init(&adev->port_mutex);
+	spin_lock_init(&adev->stats_lock);
 	ida_init(&adev->uar_ida);
 	xa_init(&adev->cqs);
 	xa_init(&adev->qps);

@@ -10,8 +10,27 @@
  * Kernel PDs get a DMA MR (get_dma_mr): an identity page list over bus
  * addresses, for their local_dma_lkey. alloc_mr (fast registration) is
  * not implemented: the device has no registration work request.
+ *
+ * dma-buf MRs (AXON_CAP_PEER_MR) take their pages from the dma-buf's DMA
+ * addresses (often another device's BAR, no struct page). Where the kernel
+ * lets importers follow moves (CONFIG_DMABUF_MOVE_NOTIFY) the MR is a
+ * dynamic importer, otherwise the buffer is pinned. Dynamic MR states,
+ * all changed under the dma-buf's resv lock:
+ *  - registration maps the pages and runs CREATE_MR under the lock, so a
+ *    move cannot slip in between; then live and valid.
+ *  - move_notify (called under the lock): INVALIDATE_MR if valid, then
+ *    the pages are unmapped and, if live, a remap work queued. Accesses
+ *    meanwhile fail with the statuses axon_dev.h defines.
+ *  - the remap work, under the lock, if live and not valid: map the pages
+ *    (waits for the exporter's move), REMAP_MR, valid.
+ *  - dereg, under the lock: not live, DESTROY_MR; then, unlocked, it
+ *    cancels the work, which cannot be queued again as the MR is not
+ *    live. A move_notify arriving later only unmaps; the umem release
+ *    detaches, after which none arrives, and only then is the MR freed.
  */
 
+#include <linux/dma-buf.h>
+#include <linux/dma-resv.h>
 #include <linux/dma-mapping.h>
 #include <linux/slab.h>
 #include <rdma/ib_umem.h>
@@ -132,25 +151,56 @@ static int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
 	return 0;
 }
 
-/* CREATE_MR over a filled page list, which is freed. */
-static int axon_create_mr(struct axon_dev *adev, struct axon_mr *mr,
-			  struct ib_pd *ibpd, int access, u64 iova, u64 length,
-			  struct axon_pbl *pbl, size_t npages,
-			  unsigned long pgsz)
+/* The page list fields of @p for a filled @pbl. */
+static void axon_pbl_params(const struct axon_pbl *pbl, size_t npages,
+			    unsigned long pgsz, struct axon_mr_params *p)
 {
-	struct axon_mr_params p = {
-		.pdn = to_apd(ibpd)->pdn,
-		.access = axon_mr_access(access),
-		.iova = iova,
-		.length = length,
-		.pbl_addr = pbl->levels == 1 ? pbl->leaf_dma[0] : pbl->root_dma,
-		.npages = npages,
-		.page_shift = __ffs(pgsz),
-		.levels = pbl->levels,
-	};
+	p->pbl_addr = pbl->levels == 1 ? pbl->leaf_dma[0] : pbl->root_dma;
+	p->npages = npages;
+	p->page_shift = __ffs(pgsz);
+	p->levels = pbl->levels;
+}
+
+/* A page list for @umem at @iova, in the largest pages the layout allows. */
+static int axon_pbl_build(struct axon_dev *adev, struct ib_umem *umem,
+			  u64 iova, struct axon_pbl *pbl,
+			  struct axon_mr_params *p)
+{
+	unsigned long pgsz;
+	size_t npages;
 	int err;
 
-	err = axon_cmd_create_mr(&adev->aq, &p, &mr->key);
+	err = axon_mr_layout(umem, axon_mr_pgsz_bitmap(adev), iova, &pgsz,
+			     &npages);
+	if (err) {
+		ibdev_dbg(&adev->ibdev, "reg_mr: no page size fits iova 0x%llx\n",
+			  iova);
+		return err;
+	}
+	err = axon_pbl_alloc(adev, pbl, npages);
+	if (err)
+		return err;
+	err = axon_pbl_fill(umem, pgsz, pbl->leaves, npages);
+	if (err) {
+		axon_pbl_free(adev, pbl, false);
+		return err;
+	}
+	axon_pbl_params(pbl, npages, pgsz, p);
+	return 0;
+}
+
+/* CREATE_MR over a filled page list (@p), which is freed. */
+static int axon_create_mr(struct axon_dev *adev, struct axon_mr *mr,
+			  struct ib_pd *ibpd, int access, u64 iova, u64 length,
+			  struct axon_pbl *pbl, struct axon_mr_params *p)
+{
+	int err;
+
+	p->pdn = to_apd(ibpd)->pdn;
+	p->access = axon_mr_access(access);
+	p->iova = iova;
+	p->length = length;
+	err = axon_cmd_create_mr(&adev->aq, p, &mr->key);
 	axon_pbl_free(adev, pbl, err == -ETIMEDOUT);
 	if (err)
 		return err;
@@ -164,10 +214,9 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       struct ib_udata *udata)
 {
 	struct axon_dev *adev = to_adev(ibpd->device);
+	struct axon_mr_params p = {};
 	struct axon_pbl pbl;
-	unsigned long pgsz;
 	struct axon_mr *mr;
-	size_t npages;
 	int err;
 
 	err = axon_check_mr_args(adev, start, length, virt_addr, access,
@@ -184,26 +233,164 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		ibdev_dbg(&adev->ibdev, "reg_mr: ib_umem_get: %d\n", err);
 		goto err_free_mr;
 	}
-	pgsz = ib_umem_find_best_pgsz(mr->umem, axon_mr_pgsz_bitmap(adev),
-				      virt_addr);
-	npages = pgsz ? ib_umem_num_dma_blocks(mr->umem, pgsz) : 0;
-	if (!pgsz || npages > AXON_MR_MAX_PAGES) {
-		ibdev_dbg(&adev->ibdev,
-			  "reg_mr: no page size fits (pgsz 0x%lx, %zu pages)\n",
-			  pgsz, npages);
-		err = -EINVAL;
-		goto err_release_umem;
-	}
-	err = axon_pbl_alloc(adev, &pbl, npages);
+	err = axon_pbl_build(adev, mr->umem, virt_addr, &pbl, &p);
 	if (err)
 		goto err_release_umem;
-	err = axon_pbl_fill(mr->umem, pgsz, pbl.leaves, npages);
-	if (err) {
-		axon_pbl_free(adev, &pbl, false);
-		goto err_release_umem;
-	}
 	err = axon_create_mr(adev, mr, ibpd, access, virt_addr, length, &pbl,
-			     npages, pgsz);
+			     &p);
+	if (err)
+		goto err_release_umem;
+	return &mr->ibmr;
+
+err_release_umem:
+	ib_umem_release(mr->umem);
+err_free_mr:
+	kfree(mr);
+	return ERR_PTR(err);
+}
+
+static struct dma_resv *axon_mr_resv(struct axon_mr *mr)
+{
+	return to_ib_umem_dmabuf(mr->umem)->attach->dmabuf->resv;
+}
+
+/*
+ * The exporter moves the buffer (resv lock held): stop the device, drop
+ * the mapping, remap later. The device cannot refuse: if INVALIDATE_MR
+ * fails on a live device, it may still reach the old location.
+ */
+static void axon_dmabuf_move_notify(struct dma_buf_attachment *attach)
+{
+	struct ib_umem_dmabuf *umem_dmabuf = attach->importer_priv;
+	struct axon_dev *adev = to_adev(umem_dmabuf->umem.ibdev);
+	struct axon_mr *mr = umem_dmabuf->private;
+	int err;
+
+	dma_resv_assert_held(attach->dmabuf->resv);
+	if (mr && mr->valid) {
+		err = axon_cmd_invalidate_mr(&adev->aq, mr->key);
+		if (!axon_destroyed(adev, err))
+			ibdev_err_ratelimited(&adev->ibdev,
+					      "invalidate mr 0x%x failed: %d, the device may still access the moved buffer\n",
+					      mr->key, err);
+		mr->valid = false;
+	}
+	ib_umem_dmabuf_unmap_pages(umem_dmabuf);
+	if (mr && mr->live)
+		queue_work(system_unbound_wq, &mr->remap_work);
+}
+
+static const struct dma_buf_attach_ops axon_dmabuf_attach_ops = {
+	.allow_peer2peer = true,
+	.move_notify = axon_dmabuf_move_notify,
+};
+
+/* After a move: map the buffer where it is now and give it to the MR. */
+static void axon_dmabuf_remap_work(struct work_struct *work)
+{
+	struct axon_mr *mr = container_of(work, struct axon_mr, remap_work);
+	struct ib_umem_dmabuf *umem_dmabuf = to_ib_umem_dmabuf(mr->umem);
+	struct axon_dev *adev = to_adev(mr->umem->ibdev);
+	struct axon_mr_params p = {};
+	struct axon_pbl pbl;
+	int err;
+
+	dma_resv_lock(axon_mr_resv(mr), NULL);
+	if (!mr->live || mr->valid)
+		goto unlock;
+	err = ib_umem_dmabuf_map_pages(umem_dmabuf);
+	if (err)
+		goto err_unmap;
+	/* the umem's iova is the MR's, from registration */
+	err = axon_pbl_build(adev, mr->umem, mr->umem->iova, &pbl, &p);
+	if (err)
+		goto err_unmap;
+	err = axon_cmd_remap_mr(&adev->aq, mr->key, &p);
+	axon_pbl_free(adev, &pbl, err == -ETIMEDOUT);
+	if (err)
+		goto err_unmap;
+	mr->valid = true;
+	goto unlock;
+
+err_unmap:
+	ibdev_err_ratelimited(&adev->ibdev,
+			      "remap mr 0x%x failed: %d, it stays invalid\n",
+			      mr->key, err);
+	ib_umem_dmabuf_unmap_pages(umem_dmabuf);
+unlock:
+	dma_resv_unlock(axon_mr_resv(mr));
+}
+
+/*
+ * Map (dynamic importer; a pinned one is mapped already) and CREATE_MR
+ * under the resv lock: a move waits until the MR is live and valid.
+ */
+static int axon_dmabuf_mr_create(struct axon_dev *adev, struct axon_mr *mr,
+				 struct ib_pd *ibpd, int access, u64 iova,
+				 u64 length)
+{
+	struct ib_umem_dmabuf *umem_dmabuf = to_ib_umem_dmabuf(mr->umem);
+	struct axon_mr_params p = {};
+	struct axon_pbl pbl;
+	int err;
+
+	INIT_WORK(&mr->remap_work, axon_dmabuf_remap_work);
+	dma_resv_lock(axon_mr_resv(mr), NULL);
+	if (!umem_dmabuf->pinned) {
+		err = ib_umem_dmabuf_map_pages(umem_dmabuf);
+		if (err)
+			goto unlock;
+	}
+	err = axon_pbl_build(adev, mr->umem, iova, &pbl, &p);
+	if (err)
+		goto unlock;
+	err = axon_create_mr(adev, mr, ibpd, access, iova, length, &pbl, &p);
+	if (err)
+		goto unlock;
+	mr->live = true;
+	mr->valid = true;
+	umem_dmabuf->private = mr;
+unlock:
+	dma_resv_unlock(axon_mr_resv(mr));
+	return err;
+}
+
+/*
+ * No argument is checked before the dma-buf is looked up: fd -1 must fail
+ * with EBADF whatever else is passed (NCCL and UCX probe that way).
+ */
+struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
+				      u64 length, u64 virt_addr, int fd,
+				      int access, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibpd->device);
+	struct ib_umem_dmabuf *umem_dmabuf;
+	struct axon_mr *mr;
+	int err;
+
+	if (!adev->peer_mr)
+		return ERR_PTR(-EOPNOTSUPP);
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr)
+		return ERR_PTR(-ENOMEM);
+	if (IS_ENABLED(CONFIG_DMABUF_MOVE_NOTIFY))
+		umem_dmabuf = ib_umem_dmabuf_get(ibpd->device, offset, length,
+						 fd, access,
+						 &axon_dmabuf_attach_ops);
+	else
+		umem_dmabuf = ib_umem_dmabuf_get_pinned(ibpd->device, offset,
+							length, fd, access);
+	if (IS_ERR(umem_dmabuf)) {
+		err = PTR_ERR(umem_dmabuf);
+		ibdev_dbg(&adev->ibdev, "reg_dmabuf_mr: fd %d: %d\n", fd, err);
+		goto err_free_mr;
+	}
+	mr->umem = &umem_dmabuf->umem;
+	err = axon_check_mr_args(adev, offset, length, virt_addr, access,
+				 udata);
+	if (err)
+		goto err_release_umem;
+	err = axon_dmabuf_mr_create(adev, mr, ibpd, access, virt_addr, length);
 	if (err)
 		goto err_release_umem;
 	return &mr->ibmr;
@@ -242,6 +429,7 @@ struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access)
 	u32 bits = axon_dma_mr_bits(adev);
 	u64 length = bits ? 1ULL << bits : 0;
 	unsigned long pgsz = bitmap ? rounddown_pow_of_two(bitmap) : 0;
+	struct axon_mr_params p = {};
 	struct axon_pbl pbl;
 	struct axon_mr *mr;
 	size_t npages, i;
@@ -262,8 +450,8 @@ struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access)
 	for (i = 0; i < npages; i++)
 		pbl.leaves[i / AXON_PBL_LEAF_ENTRIES][i % AXON_PBL_LEAF_ENTRIES] =
 			cpu_to_le64((u64)i * pgsz);
-	err = axon_create_mr(adev, mr, ibpd, access, 0, length, &pbl, npages,
-			     pgsz);
+	axon_pbl_params(&pbl, npages, pgsz, &p);
+	err = axon_create_mr(adev, mr, ibpd, access, 0, length, &pbl, &p);
 	if (err)
 		goto err_free_mr;
 	return &mr->ibmr;
@@ -275,10 +463,30 @@ err_free_mr:
 }
 
 /*
+ * DESTROY_MR of a dma-buf MR, under the resv lock so that no move_notify
+ * runs meanwhile; from then on neither it nor the remap work touches the
+ * device's MR (see the top of this file). An MR the device may still use
+ * is leaked with its attachment: move_notify must then not find it.
+ */
+static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
+{
+	int err;
+
+	dma_resv_lock(axon_mr_resv(mr), NULL);
+	mr->live = false;
+	err = axon_cmd_destroy_mr(&adev->aq, mr->key);
+	if (!axon_destroyed(adev, err))
+		to_ib_umem_dmabuf(mr->umem)->private = NULL;
+	dma_resv_unlock(axon_mr_resv(mr));
+	cancel_work_sync(&mr->remap_work);
+	return err;
+}
+
+/*
  * The core cannot handle a failing destroy while it tears a context down:
  * a device error is logged and the MR is gone for the driver. Unless the
  * device destroyed the MR or is dead, it may still use the pages: they
- * stay pinned.
+ * stay pinned (or mapped, for a dma-buf).
  */
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -286,7 +494,10 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	struct axon_mr *mr = to_amr(ibmr);
 	int err;
 
-	err = axon_cmd_destroy_mr(&adev->aq, mr->key);
+	if (mr->umem && mr->umem->is_dmabuf)
+		err = axon_dmabuf_mr_destroy(adev, mr);
+	else
+		err = axon_cmd_destroy_mr(&adev->aq, mr->key);
 	if (err)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy mr 0x%x failed: %d\n", mr->key,

@@ -85,6 +85,18 @@ int axon_check_ucontext_req(const struct axon_alloc_ucontext_req *req,
 	return 0;
 }
 
+/*
+ * A 32-bit wrapping device counter widened to 64 bits: what it advanced
+ * since @last is added to @sum. Correct as long as it is sampled at least
+ * once per 2^32 events.
+ */
+u64 axon_counter_widen(u64 *sum, u32 *last, u32 now)
+{
+	*sum += (u32)(now - *last);
+	*last = now;
+	return *sum;
+}
+
 /* ---- memory regions ------------------------------------------------------ */
 
 /*
@@ -108,6 +120,21 @@ int axon_pbl_fill(struct ib_umem *umem, unsigned long pgsz,
 		i++;
 	}
 	return i == npages ? 0 : -EINVAL;
+}
+
+/*
+ * The device page size and page count for @umem at @iova: the largest
+ * size of @pgsz_bitmap its DMA layout allows. -EINVAL when none fits or
+ * the list would be longer than the device takes.
+ */
+int axon_mr_layout(struct ib_umem *umem, unsigned long pgsz_bitmap, u64 iova,
+		   unsigned long *pgsz, size_t *npages)
+{
+	*pgsz = ib_umem_find_best_pgsz(umem, pgsz_bitmap, iova);
+	if (!*pgsz)
+		return -EINVAL;
+	*npages = ib_umem_num_dma_blocks(umem, *pgsz);
+	return *npages > AXON_MR_MAX_PAGES ? -EINVAL : 0;
 }
 
 #define AXON_IB_ACCESS (IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_WRITE | \

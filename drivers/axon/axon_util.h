@@ -21,6 +21,7 @@ void axon_fw_string(u32 reg, char *buf, size_t len);
 enum ib_mtu axon_mtu_enum(u32 bytes);
 void axon_speed_width(u32 mbps, u16 *speed, u8 *width);
 enum axon_gid_type axon_gid_type(enum ib_gid_type type);
+u64 axon_counter_widen(u64 *sum, u32 *last, u32 now);
 int axon_check_ucontext_req(const struct axon_alloc_ucontext_req *req,
 			    bool tail_zero);
 
@@ -37,6 +38,8 @@ static inline size_t axon_pbl_leaves(size_t npages)
 	return DIV_ROUND_UP(npages, AXON_PBL_LEAF_ENTRIES);
 }
 
+int axon_mr_layout(struct ib_umem *umem, unsigned long pgsz_bitmap, u64 iova,
+		   unsigned long *pgsz, size_t *npages);
 int axon_pbl_fill(struct ib_umem *umem, unsigned long pgsz,
 		  __le64 *const *leaves, size_t npages);
 u32 axon_mr_access(int ib_access);

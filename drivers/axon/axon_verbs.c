@@ -283,6 +283,89 @@ static int axon_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
+/* ---- rdma hw counters (rdma statistic, sysfs hw_counters) ------------- */
+
+enum axon_hw_stat {
+	/* 32-bit wrapping registers, in adev->stats_sum */
+	AXON_STAT_TX_PKTS,
+	AXON_STAT_RX_PKTS,
+	AXON_STAT_RX_DROPS,
+	AXON_STAT_RETRANSMITS,
+	AXON_STAT_NAKS,
+	AXON_STAT_DB_REJECTS,
+	AXON_STAT_MR_INVALID,
+	/* 64-bit registers */
+	AXON_STAT_PEER_READ_BYTES,
+	AXON_STAT_PEER_WRITE_BYTES,
+	AXON_NUM_HW_STATS,
+};
+
+static_assert(AXON_STAT_MR_INVALID + 1 == AXON_NUM_WRAP_STATS);
+
+static const struct rdma_stat_desc axon_hw_stat_descs[] = {
+	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
+	[AXON_STAT_RX_PKTS] = { .name = "rx_pkts" },
+	[AXON_STAT_RX_DROPS] = { .name = "rx_drops" },
+	[AXON_STAT_RETRANSMITS] = { .name = "retransmits" },
+	[AXON_STAT_NAKS] = { .name = "naks" },
+	[AXON_STAT_DB_REJECTS] = { .name = "db_rejects" },
+	[AXON_STAT_MR_INVALID] = { .name = "mr_invalid_accesses" },
+	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
+	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
+};
+
+static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
+	[AXON_STAT_TX_PKTS] = AXON_REG_STAT_TX_PKTS,
+	[AXON_STAT_RX_PKTS] = AXON_REG_STAT_RX_PKTS,
+	[AXON_STAT_RX_DROPS] = AXON_REG_STAT_RX_DROPS,
+	[AXON_STAT_RETRANSMITS] = AXON_REG_STAT_RETRANS,
+	[AXON_STAT_NAKS] = AXON_REG_STAT_NAKS,
+	[AXON_STAT_DB_REJECTS] = AXON_REG_STAT_DB_REJECTS,
+	[AXON_STAT_MR_INVALID] = AXON_REG_STAT_MR_INVALID,
+};
+
+struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
+					       u32 port)
+{
+	return rdma_alloc_hw_stats_struct(axon_hw_stat_descs,
+					  ARRAY_SIZE(axon_hw_stat_descs),
+					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
+}
+
+/* A LO/HI register pair: HI, LO, HI again until HI holds still. */
+static u64 axon_rd64(struct axon_dev *adev, enum axon_reg lo, enum axon_reg hi)
+{
+	u32 h, l, h2 = axon_rd(adev, hi);
+
+	do {
+		h = h2;
+		l = axon_rd(adev, lo);
+		h2 = axon_rd(adev, hi);
+	} while (h != h2);
+	return (u64)h << 32 | l;
+}
+
+int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
+		      u32 port, int index)
+{
+	struct axon_dev *adev = to_adev(ibdev);
+	int i;
+
+	spin_lock(&adev->stats_lock);
+	for (i = 0; i < AXON_NUM_WRAP_STATS; i++)
+		stats->value[i] = axon_counter_widen(&adev->stats_sum[i],
+						     &adev->stats_last[i],
+						     axon_rd(adev, axon_wrap_stat_regs[i]));
+	spin_unlock(&adev->stats_lock);
+	stats->value[AXON_STAT_PEER_READ_BYTES] =
+		axon_rd64(adev, AXON_REG_STAT_PEER_RD_LO,
+			  AXON_REG_STAT_PEER_RD_HI);
+	stats->value[AXON_STAT_PEER_WRITE_BYTES] =
+		axon_rd64(adev, AXON_REG_STAT_PEER_WR_LO,
+			  AXON_REG_STAT_PEER_WR_HI);
+	return AXON_NUM_HW_STATS;
+}
+
 static const struct ib_device_ops axon_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -308,12 +391,14 @@ static const struct ib_device_ops axon_dev_ops = {
 
 /* With AXON_CAP_RDMA: memory regions, CQs, QPs, mapped queues. */
 static const struct ib_device_ops axon_rdma_ops = {
+	.alloc_hw_port_stats = axon_alloc_hw_port_stats,
 	.create_cq = axon_create_cq,
 	.create_qp = axon_create_qp,
 	.dereg_mr = axon_dereg_mr,
 	.destroy_cq = axon_destroy_cq,
 	.destroy_qp = axon_destroy_qp,
 	.get_dma_mr = axon_get_dma_mr,
+	.get_hw_stats = axon_get_hw_stats,
 	.mmap = axon_mmap,
 	.mmap_free = axon_mmap_free,
 	.modify_qp = axon_modify_qp,
@@ -326,6 +411,11 @@ static const struct ib_device_ops axon_rdma_ops = {
 
 	INIT_RDMA_OBJ_SIZE(ib_cq, axon_cq, ibcq),
 	INIT_RDMA_OBJ_SIZE(ib_qp, axon_qp, ibqp),
+};
+
+/* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
+static const struct ib_device_ops axon_peer_mr_ops = {
+	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
 };
 
 /*
@@ -375,6 +465,8 @@ int axon_ib_register(struct axon_dev *adev)
 	ib_set_device_ops(ibdev, &axon_dev_ops);
 	if (adev->rdma)
 		ib_set_device_ops(ibdev, &axon_rdma_ops);
+	if (adev->peer_mr)
+		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 
 	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
 	if (err)
