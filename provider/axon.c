@@ -41,6 +41,7 @@ static const struct verbs_context_ops axon_ctx_ops = {
 	.query_device_ex = axon_query_device_ex,
 	.query_port = axon_query_port,
 	.query_qp = axon_query_qp,
+	.reg_dmabuf_mr = axon_reg_dmabuf_mr,
 	.reg_mr = axon_reg_mr,
 	.req_notify_cq = axon_req_notify_cq,
 };

@@ -208,6 +208,9 @@ struct ibv_pd *axon_alloc_pd(struct ibv_context *context);
 int axon_dealloc_pd(struct ibv_pd *ibpd);
 struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access);
+struct ibv_mr *axon_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access);
 int axon_dereg_mr(struct verbs_mr *vmr);
 struct ibv_cq *axon_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,

@@ -115,6 +115,34 @@ struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 	return &mr->ibv_mr;
 }
 
+/*
+ * Everything is checked by the kernel; in particular fd -1 fails with
+ * EBADF, the probe NCCL and UCX use.
+ */
+struct ibv_mr *axon_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
+				  size_t length, uint64_t iova, int fd,
+				  int access)
+{
+	struct verbs_mr *mr;
+	int err;
+
+	mr = calloc(1, sizeof(*mr));
+	if (!mr)
+		return NULL;
+
+	err = ibv_cmd_reg_dmabuf_mr(ibpd, offset, length, iova, fd, access,
+				    mr);
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibpd->context),
+			    "ibv_cmd_reg_dmabuf_mr failed: %d\n", err);
+		free(mr);
+		errno = err;
+		return NULL;
+	}
+
+	return &mr->ibv_mr;
+}
+
 int axon_dereg_mr(struct verbs_mr *mr)
 {
 	int err;
