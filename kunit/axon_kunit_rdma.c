@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: the RDMA verbs helpers (drivers/axon/axon_util.c): MR page lists
- * built from a umem's DMA blocks, MR access flags, CQ depth, QP queue
+ * built from a umem's DMA blocks (pinned pages and dma-buf style DMA-only
+ * tables), widened counters, MR access flags, CQ depth, QP queue
  * geometry, the create_cq/create_qp udata checks, ib_qp_attr ->
  * struct axon_qp_attr and back, CQE -> ib_wc, send and receive WQEs.
  */
@@ -150,6 +151,192 @@ static void axon_pbl_too_short_test(struct kunit *test)
 	ib_umem_find_best_pgsz(umem, SZ_4K, c->va);
 	KUNIT_EXPECT_EQ(test, axon_pbl_fill(umem, SZ_4K, leaves, 17), -EINVAL);
 	sg_free_table(&umem->sgt_append.sgt);
+}
+
+/* ---- dma-buf MR page lists ---------------------------------------------- */
+
+/*
+ * A dma-buf umem as ib_umem_dmabuf_map_pages() leaves it: the exporter's
+ * sg table carries DMA addresses only (a GPU BAR, no struct page); the
+ * umem's list starts at the entry holding the dma-buf offset (skip
+ * entries before it), that entry advanced to the offset's CPU page, the
+ * last one trimmed to the page after the end. ents are those entries as
+ * the umem sees them, then untouched exporter entries (nents in all).
+ * The expected list is given as runs of consecutive pgsz blocks.
+ */
+struct axon_dmabuf_ent {
+	u64 dma;
+	u32 len;
+};
+
+struct axon_pbl_run {
+	u64 dma;
+	u32 count;
+};
+
+struct axon_dmabuf_case {
+	const char *name;
+	u64 offset;		/* umem->address: into the dma-buf */
+	u64 len;
+	u64 iova;
+	u32 skip;		/* exporter entries before the MR's */
+	u32 nmap;		/* entries of the MR */
+	u32 nents;		/* all the exporter's entries */
+	struct axon_dmabuf_ent ents[4];	/* from skip on */
+	unsigned long bitmap;
+	int err;		/* expected from axon_mr_layout() */
+	unsigned long pgsz;
+	size_t npages;
+	struct axon_pbl_run runs[4];
+};
+
+static const struct axon_dmabuf_case axon_dmabuf_cases[] = {
+	/* a 32 KiB device page spans more than the MR: bounds still hold */
+	{ "one entry, offset 0x1800, GPU VA", 0x1800, 0x3000,
+	  0x700000001800, 0, 1, 1, { { 0xe0001000, 0x4000 } },
+	  AXON_ALL_PGSZ, 0, SZ_32K, 1, { { 0xe0000000, 1 } } },
+	{ "three entries of mixed sizes, 4 KiB pages", 0x1000, 0x13000,
+	  0x10000001000, 0, 3, 3,
+	  { { 0x100001000, 0x1000 }, { 0x200000000, 0x10000 },
+	    { 0x300000000, 0x2000 } },
+	  SZ_4K, 0, SZ_4K, 19,
+	  { { 0x100001000, 1 }, { 0x200000000, 16 }, { 0x300000000, 2 } } },
+	{ "three entries of mixed sizes, best pages", 0x1000, 0x13000,
+	  0x10000001000, 0, 3, 3,
+	  { { 0x100001000, 0x1000 }, { 0x200000000, 0x10000 },
+	    { 0x300000000, 0x2000 } },
+	  AXON_ALL_PGSZ, 0, SZ_8K, 10,
+	  { { 0x100000000, 1 }, { 0x200000000, 8 }, { 0x300000000, 1 } } },
+	{ "offset in the 2nd 2 MiB chunk, last trimmed", 0x201000, 0x2ff000,
+	  0x7f0000201000, 1, 2, 4,
+	  { { 0x90001000, 0x1ff000 }, { 0xa0000000, 0x100000 },
+	    { 0xb0000000, SZ_2M } },
+	  AXON_ALL_PGSZ, 0, SZ_2M, 2, { { 0x90000000, 1 }, { 0xa0000000, 1 } } },
+	{ "iova misaligned to the BAR: 4 KiB pages", 0, SZ_64K,
+	  0x7f0000003000, 0, 1, 1, { { 0xe0000000, SZ_64K } },
+	  AXON_ALL_PGSZ, 0, SZ_4K, 16, { { 0xe0000000, 16 } } },
+	{ "device pages larger than the alignment allows", 0x1000, SZ_4K,
+	  0x7f0000000000, 0, 1, 1, { { 0xe0001000, SZ_4K } },
+	  SZ_64K, -EINVAL },
+};
+
+AXON_KUNIT_DESC(axon_dmabuf_case)
+KUNIT_ARRAY_PARAM(axon_dmabuf, axon_dmabuf_cases, axon_dmabuf_case_desc);
+
+/* The exporter's table; the umem's list points into it as the core's. */
+static struct ib_umem *axon_fake_dmabuf_umem(struct kunit *test,
+					     const struct axon_dmabuf_case *c,
+					     struct sg_table *exp)
+{
+	struct ib_umem *umem = kunit_kzalloc(test, sizeof(*umem), GFP_KERNEL);
+	struct scatterlist *sg;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, umem);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(exp, c->nents, GFP_KERNEL), 0);
+	for_each_sgtable_dma_sg(exp, sg, i) {
+		if (i < c->skip) {
+			sg_dma_address(sg) = 0xdead0000 + (u64)i * SZ_2M;
+			sg_dma_len(sg) = SZ_2M;
+			continue;
+		}
+		sg_dma_address(sg) = c->ents[i - c->skip].dma;
+		sg_dma_len(sg) = c->ents[i - c->skip].len;
+		if (i == c->skip)
+			umem->sgt_append.sgt.sgl = sg;
+	}
+	umem->sgt_append.sgt.nents = c->nmap;
+	umem->address = c->offset;
+	umem->length = c->len;
+	umem->is_dmabuf = 1;
+	return umem;
+}
+
+static void axon_dmabuf_pbl_test(struct kunit *test)
+{
+	const struct axon_dmabuf_case *c = test->param_value;
+	struct sg_table exp;
+	struct ib_umem *umem = axon_fake_dmabuf_umem(test, c, &exp);
+	size_t npages = 0, i = 0, bad = 0;
+	unsigned long pgsz = 0;
+	__le64 **leaves;
+	u32 r, k;
+
+	KUNIT_EXPECT_EQ(test, axon_mr_layout(umem, c->bitmap, c->iova, &pgsz,
+					     &npages), c->err);
+	if (c->err)
+		goto out;
+	KUNIT_EXPECT_EQ(test, pgsz, c->pgsz);
+	KUNIT_EXPECT_EQ(test, npages, c->npages);
+	if (pgsz != c->pgsz || npages != c->npages)
+		goto out;
+
+	leaves = axon_alloc_leaves(test, npages);
+	KUNIT_EXPECT_EQ(test, axon_pbl_fill(umem, pgsz, leaves, npages), 0);
+	for (r = 0; r < ARRAY_SIZE(c->runs) && c->runs[r].count; r++) {
+		for (k = 0; k < c->runs[r].count; k++, i++) {
+			u64 want = c->runs[r].dma + (u64)k * pgsz;
+			u64 got = le64_to_cpu(leaves[i / AXON_PBL_LEAF_ENTRIES]
+						    [i % AXON_PBL_LEAF_ENTRIES]);
+
+			if (got != want && bad++ < 4)
+				KUNIT_FAIL(test, "entry %zu: 0x%llx, want 0x%llx",
+					   i, got, want);
+		}
+	}
+	KUNIT_EXPECT_EQ(test, i, npages);
+	KUNIT_EXPECT_EQ(test, bad, 0);
+out:
+	sg_free_table(&exp);
+}
+
+/*
+ * AXON_MR_MAX_PAGES is the most the device takes: 64 GiB of 4 KiB pages
+ * in 2 GiB DMA entries, then one page more.
+ */
+static void axon_mr_layout_max_test(struct kunit *test)
+{
+	const u32 nents = 33;
+	struct ib_umem *umem = kunit_kzalloc(test, sizeof(*umem), GFP_KERNEL);
+	struct scatterlist *sg;
+	unsigned long pgsz;
+	size_t npages;
+	u32 i;
+
+	KUNIT_ASSERT_NOT_NULL(test, umem);
+	KUNIT_ASSERT_EQ(test, sg_alloc_table(&umem->sgt_append.sgt, nents,
+					     GFP_KERNEL), 0);
+	for_each_sgtable_dma_sg(&umem->sgt_append.sgt, sg, i) {
+		sg_dma_address(sg) = 0x1000000000ULL + (u64)i * SZ_2G;
+		sg_dma_len(sg) = i < nents - 1 ? SZ_2G : SZ_4K;
+	}
+	umem->length = (u64)AXON_MR_MAX_PAGES * SZ_4K;
+	KUNIT_EXPECT_EQ(test, axon_mr_layout(umem, SZ_4K, 0, &pgsz, &npages),
+			0);
+	KUNIT_EXPECT_EQ(test, npages, AXON_MR_MAX_PAGES);
+	umem->length += SZ_4K;
+	KUNIT_EXPECT_EQ(test, axon_mr_layout(umem, SZ_4K, 0, &pgsz, &npages),
+			-EINVAL);
+	sg_free_table(&umem->sgt_append.sgt);
+}
+
+/* ---- widened counters --------------------------------------------------- */
+
+static void axon_counter_widen_test(struct kunit *test)
+{
+	u64 sum = 0;
+	u32 last = 0;
+
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 10), 10);
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 10), 10);
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, U32_MAX),
+			(u64)U32_MAX);
+	/* the register wraps: the sum goes on */
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 5),
+			(u64)U32_MAX + 6);
+	KUNIT_EXPECT_EQ(test, last, 5);
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 4),
+			(u64)U32_MAX + 6 + U32_MAX);
 }
 
 /* ---- MR access flags ---------------------------------------------------- */
@@ -867,6 +1054,9 @@ static void axon_recv_wqe_test(struct kunit *test)
 static struct kunit_case axon_rdma_cases[] = {
 	KUNIT_CASE_PARAM(axon_pbl_test, axon_pbl_gen_params),
 	KUNIT_CASE(axon_pbl_too_short_test),
+	KUNIT_CASE_PARAM(axon_dmabuf_pbl_test, axon_dmabuf_gen_params),
+	KUNIT_CASE(axon_mr_layout_max_test),
+	KUNIT_CASE(axon_counter_widen_test),
 	KUNIT_CASE_PARAM(axon_mr_access_test, axon_access_gen_params),
 	KUNIT_CASE_PARAM(axon_cq_depth_test, axon_cq_depth_gen_params),
 	KUNIT_CASE_PARAM(axon_cq_udata_test, axon_cq_udata_gen_params),

@@ -7,6 +7,7 @@
  * Usage: axon-verbs-badinput [-g GID_INDEX] [DEVICE]   (default axon0, GID 0)
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -185,6 +186,71 @@ static void test_mr(struct ibv_pd *pd)
 		check(!ibv_dereg_mr(mr), "ibv_dereg_mr");
 	munmap(p, page);
 	munmap(p + 3 * page, page);
+}
+
+/* expect_err for ibv_reg_dmabuf_mr; a registration that worked is undone. */
+static void expect_dmabuf_err(struct ibv_pd *pd, uint64_t offset,
+			      size_t length, uint64_t iova, int fd, int access,
+			      int want, const char *what)
+{
+	struct ibv_mr *mr;
+
+	mr = ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access);
+	expect_err(!mr, errno, want, what);
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+/*
+ * dma-buf MRs without a dma-buf. fd -1 must give EBADF whatever else is
+ * passed: NCCL and UCX probe support that way (a device without it gives
+ * EOPNOTSUPP, as rxe in Linux 6.1 does).
+ */
+static void test_dmabuf_mr(struct ibv_pd *pd, bool rxe)
+{
+	uint64_t page = sysconf(_SC_PAGESIZE);
+	int lw = IBV_ACCESS_LOCAL_WRITE;
+	int pipefd[2], null;
+
+	if (rxe) {
+		expect_dmabuf_err(pd, 0, 0, 0, -1, 0, EOPNOTSUPP,
+				  "ibv_reg_dmabuf_mr on rxe: unsupported");
+		return;
+	}
+	expect_dmabuf_err(pd, 0, 0, 0, -1, 0, EBADF,
+			  "ibv_reg_dmabuf_mr(pd, 0, 0, 0, -1, 0) probe");
+	expect_dmabuf_err(pd, 0, page, 0, -1, lw, EBADF,
+			  "ibv_reg_dmabuf_mr fd -1");
+	expect_dmabuf_err(pd, page, page, 0x7f0000000000, -1, lw, EBADF,
+			  "ibv_reg_dmabuf_mr fd -1, GPU-like iova");
+	if (pipe(pipefd)) {
+		check(false, "pipe");
+		return;
+	}
+	expect_dmabuf_err(pd, 0, page, 0, pipefd[0], lw, EINVAL,
+			  "ibv_reg_dmabuf_mr on a pipe");
+	close(pipefd[0]);
+	close(pipefd[1]);
+	null = open("/dev/null", O_RDWR);
+	if (null < 0) {
+		check(false, "open /dev/null");
+		return;
+	}
+	expect_dmabuf_err(pd, 0, page, 0, null, lw, EINVAL,
+			  "ibv_reg_dmabuf_mr on /dev/null");
+	close(null);
+	/* EINVAL, not EBADF: refused before the fd is looked up */
+	expect_dmabuf_err(pd, UINT64_MAX & ~(page - 1), 2 * page, 0, -1,
+			  lw, EINVAL, "ibv_reg_dmabuf_mr offset + length wraps");
+	expect_dmabuf_err(pd, page / 2, page, 0, -1, lw, EINVAL,
+			  "ibv_reg_dmabuf_mr offset and iova in-page offsets differ");
+	expect_dmabuf_err(pd, 0, page, 0, -1, IBV_ACCESS_REMOTE_WRITE,
+			  EINVAL,
+			  "ibv_reg_dmabuf_mr REMOTE_WRITE without LOCAL_WRITE");
+	expect_dmabuf_err(pd, 0, page, 0, -1, lw | IBV_ACCESS_ON_DEMAND,
+			  EINVAL, "ibv_reg_dmabuf_mr ON_DEMAND");
+	expect_dmabuf_err(pd, 0, page, 0, -1, lw | (1 << 12), EINVAL,
+			  "ibv_reg_dmabuf_mr unknown access flag");
 }
 
 static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
@@ -473,6 +539,7 @@ int main(int argc, char **argv)
 	test_cq(ctx);
 	test_qp_caps(d.pd, d.cq);
 	test_mr(d.pd);
+	test_dmabuf_mr(d.pd, d.rxe);
 	test_modify(&d);
 	test_post(d.pd, d.cq);
 	test_busy_cq(ctx, d.pd);
