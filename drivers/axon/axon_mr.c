@@ -356,8 +356,9 @@ unlock:
 }
 
 /*
- * No argument is checked before the dma-buf is looked up: fd -1 must fail
- * with EBADF whatever else is passed (NCCL and UCX probe that way).
+ * Installed with AXON_CAP_PEER_MR only (the core answers EOPNOTSUPP
+ * without). No argument is checked before the dma-buf is looked up: fd -1
+ * must fail with EBADF whatever else is passed (NCCL and UCX probe so).
  */
 struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				      u64 length, u64 virt_addr, int fd,
@@ -368,8 +369,6 @@ struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	struct axon_mr *mr;
 	int err;
 
-	if (!adev->peer_mr)
-		return ERR_PTR(-EOPNOTSUPP);
 	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
 	if (!mr)
 		return ERR_PTR(-ENOMEM);
