@@ -36,7 +36,9 @@ QEMU_BUILD_BUG_ON(sizeof(struct axon_admin_cmd) != 64);
 
 /*
  * A key names a valid MR of the PD with the rights asked for, and
- * [va, va + len) lies inside it. Local read needs no right.
+ * [va, va + len) lies inside it. Local read needs no right. An
+ * invalidated MR's pages may belong to someone else by now: every access
+ * is refused, as if out of bounds.
  */
 AxonMr *axon_rdma_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
                            uint64_t va, uint64_t len, uint32_t access)
@@ -48,6 +50,12 @@ AxonMr *axon_rdma_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
         return NULL;
     }
     mr = &s->rdma->mr[idx];
+    if (mr->valid && mr->tag == (key & AXON_KEY_TAG_MASK) &&
+        mr->invalidated) {
+        s->rdma->stat_mr_invalid++;
+        trace_axon_nic_err_rdma_mr_invalid(key, va, len);
+        return NULL;
+    }
     if (!mr->valid || mr->tag != (key & AXON_KEY_TAG_MASK) ||
         mr->pdn != pdn || (mr->access & access) != access ||
         va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
@@ -67,6 +75,18 @@ static bool axon_rdma_dma(PCIDevice *pdev, dma_addr_t addr, uint8_t *buf,
 {
     return pci_dma_rw(pdev, addr, buf, len, dir, MEMTXATTRS_UNSPECIFIED) ==
            MEMTX_OK;
+}
+
+/* Payload bytes the engine moved from (TO_DEVICE) or to a peer MR. */
+static void axon_rdma_count_peer(AxonNicState *s, DMADirection dir,
+                                 uint64_t len)
+{
+    if (dir == DMA_DIRECTION_TO_DEVICE) {
+        s->rdma->stat_peer_rd += len;
+    } else {
+        s->rdma->stat_peer_wr += len;
+    }
+    trace_axon_nic_rdma_peer_dma(dir == DMA_DIRECTION_FROM_DEVICE, len);
 }
 
 /*
@@ -95,6 +115,9 @@ bool axon_rdma_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
         if (!axon_rdma_dma(PCI_DEVICE(s), addr, p, run, dir)) {
             trace_axon_nic_err_rdma_dma(addr, run);
             return false;
+        }
+        if (mr->peer) {
+            axon_rdma_count_peer(s, dir, run);
         }
         p += run;
         off += run;
@@ -150,6 +173,10 @@ bool axon_rdma_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va,
         old = seen;
     }
     dma_memory_unmap(as, p, plen, DMA_DIRECTION_FROM_DEVICE, 8);
+    if (mr->peer) {
+        axon_rdma_count_peer(s, DMA_DIRECTION_TO_DEVICE, 8);
+        axon_rdma_count_peer(s, DMA_DIRECTION_FROM_DEVICE, 8);
+    }
     return true;
 }
 
@@ -410,9 +437,9 @@ static uint16_t axon_rdma_bad(uint16_t opcode, const char *why)
 }
 
 /* Reads the 1- or 2-level page list of a new MR into pages. */
-static uint16_t axon_rdma_read_pbl(AxonNicState *s, uint64_t pbl,
-                                   uint8_t levels, uint32_t npages,
-                                   uint64_t *pages)
+static uint16_t axon_rdma_read_pbl(AxonNicState *s, uint16_t opcode,
+                                   uint64_t pbl, uint8_t levels,
+                                   uint32_t npages, uint64_t *pages)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint32_t nleaf, i;
@@ -433,7 +460,7 @@ static uint16_t axon_rdma_read_pbl(AxonNicState *s, uint64_t pbl,
                          AXON_PBL_LEAF_ENTRIES);
 
         if (!QEMU_IS_ALIGNED(addr, 4096)) {
-            return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "leaf not 4K aligned");
+            return axon_rdma_bad(opcode, "leaf not 4K aligned");
         }
         if (pci_dma_read(pdev, addr, pages + i * AXON_PBL_LEAF_ENTRIES,
                          (uint64_t)n * 8) != MEMTX_OK) {
@@ -443,17 +470,108 @@ static uint16_t axon_rdma_read_pbl(AxonNicState *s, uint64_t pbl,
     return AXON_ADMIN_SUCCESS;
 }
 
+/*
+ * Is the memory at bus address addr owned by another PCI device (a peer's
+ * BAR)? *end gets the end of the run of addresses the answer holds for.
+ */
+static bool axon_rdma_is_peer(AxonNicState *s, uint64_t addr, uint64_t *end)
+{
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
+    hwaddr xlat, len = UINT64_MAX - addr;
+    MemoryRegion *mr;
+    Object *owner;
+
+    RCU_READ_LOCK_GUARD();
+    mr = address_space_translate(as, addr, &xlat, &len, false,
+                                 MEMTXATTRS_UNSPECIFIED);
+    *end = addr + MAX(len, 1);
+    owner = memory_region_owner(mr);
+    return owner && owner != OBJECT(s) &&
+           object_dynamic_cast(owner, TYPE_PCI_DEVICE);
+}
+
+/*
+ * The page list fields of CREATE_MR and REMAP_MR, for an MR spanning
+ * [iova, iova + length): the list must cover exactly that range.
+ */
+static uint16_t axon_rdma_check_pages(uint16_t opcode,
+                                      const struct axon_admin_mr *m,
+                                      uint64_t iova, uint64_t length)
+{
+    uint32_t npages = le32_to_cpu(m->npages), need;
+    uint64_t pbl = le64_to_cpu(m->pbl_addr), psz;
+
+    if (m->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
+        m->page_shift > AXON_MR_MAX_PAGE_SHIFT ||
+        (m->levels != 1 && m->levels != 2)) {
+        return axon_rdma_bad(opcode, "bad page_shift or levels");
+    }
+    psz = 1ULL << m->page_shift;
+    need = length ? DIV_ROUND_UP((iova & (psz - 1)) + length, psz) : 0;
+    if (npages != need || npages > AXON_MR_MAX_PAGES) {
+        return axon_rdma_bad(opcode, "npages does not match");
+    }
+    if (npages && (!pbl || !QEMU_IS_ALIGNED(pbl, 8))) {
+        return axon_rdma_bad(opcode, "bad page list address");
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
+/*
+ * Reads a checked page list into *pages, replacing held entries of the
+ * page list budget, and finds out whether any page is a peer's memory.
+ */
+static uint16_t axon_rdma_load_pages(AxonNicState *s, uint16_t opcode,
+                                     const struct axon_admin_mr *m,
+                                     uint32_t held, uint64_t **pages,
+                                     bool *peer)
+{
+    uint32_t npages = le32_to_cpu(m->npages), i;
+    uint64_t psz = 1ULL << m->page_shift, run_lo = 0, run_hi = 0;
+    g_autofree uint64_t *p = NULL;
+    uint16_t status;
+
+    *peer = false;
+    if (s->rdma->pbl_pages - held + npages > AXON_RDMA_MAX_PBL_PAGES) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    if (npages) {
+        p = g_try_new(uint64_t, npages);
+        if (!p) {
+            return AXON_ADMIN_NO_RESOURCES;
+        }
+        status = axon_rdma_read_pbl(s, opcode, le64_to_cpu(m->pbl_addr),
+                                    m->levels, npages, p);
+        if (status != AXON_ADMIN_SUCCESS) {
+            return status;
+        }
+    }
+    for (i = 0; i < npages; i++) {
+        p[i] = le64_to_cpu(p[i]);
+        if (!QEMU_IS_ALIGNED(p[i], psz)) {
+            return axon_rdma_bad(opcode, "page address not aligned");
+        }
+        /* guest RAM is one run: translate only where a new one starts */
+        if (!*peer && (p[i] < run_lo || p[i] >= run_hi)) {
+            run_lo = p[i];
+            *peer = axon_rdma_is_peer(s, p[i], &run_hi);
+        }
+    }
+    *pages = g_steal_pointer(&p);
+    return AXON_ADMIN_SUCCESS;
+}
+
 static uint16_t axon_rdma_create_mr(AxonNicState *s,
                                     const struct axon_admin_mr *m,
                                     uint64_t *result)
 {
     AxonRdma *r = s->rdma;
     uint32_t pdn = le32_to_cpu(m->pdn), access = le32_to_cpu(m->access);
-    uint32_t npages = le32_to_cpu(m->npages), idx = 0, i, n, need;
+    uint32_t npages = le32_to_cpu(m->npages), idx = 0, n;
     uint64_t iova = le64_to_cpu(m->iova), length = le64_to_cpu(m->length);
-    uint64_t pbl = le64_to_cpu(m->pbl_addr), psz, first_off;
-    g_autofree uint64_t *pages = NULL;
+    uint64_t *pages = NULL;
     uint16_t status;
+    bool peer;
     AxonMr *mr;
 
     if (m->reserved0 || m->key ||
@@ -468,22 +586,12 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
          !(access & AXON_ACCESS_LOCAL_WRITE))) {
         return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "bad access bits");
     }
-    if (m->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
-        m->page_shift > AXON_MR_MAX_PAGE_SHIFT ||
-        (m->levels != 1 && m->levels != 2)) {
-        return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "bad page_shift or levels");
-    }
     if (length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova) {
         return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "bad length");
     }
-    psz = 1ULL << m->page_shift;
-    first_off = iova & (psz - 1);
-    need = length ? DIV_ROUND_UP(first_off + length, psz) : 0;
-    if (npages != need || npages > AXON_MR_MAX_PAGES) {
-        return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "npages does not match");
-    }
-    if (npages && (!pbl || !QEMU_IS_ALIGNED(pbl, 8))) {
-        return axon_rdma_bad(AXON_ADMIN_CREATE_MR, "bad page list address");
+    status = axon_rdma_check_pages(AXON_ADMIN_CREATE_MR, m, iova, length);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
     }
     /* next fit: a key just destroyed is not handed out again at once */
     for (n = 0; n < AXON_RDMA_MAX_MR; n++) {
@@ -492,42 +600,31 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
             break;
         }
     }
-    if (n == AXON_RDMA_MAX_MR ||
-        r->pbl_pages + npages > AXON_RDMA_MAX_PBL_PAGES) {
+    if (n == AXON_RDMA_MAX_MR) {
         return AXON_ADMIN_NO_RESOURCES;
     }
-    if (npages) {
-        pages = g_try_new(uint64_t, npages);
-        if (!pages) {
-            return AXON_ADMIN_NO_RESOURCES;
-        }
-        status = axon_rdma_read_pbl(s, pbl, m->levels, npages, pages);
-        if (status != AXON_ADMIN_SUCCESS) {
-            return status;
-        }
-        for (i = 0; i < npages; i++) {
-            pages[i] = le64_to_cpu(pages[i]);
-            if (!QEMU_IS_ALIGNED(pages[i], psz)) {
-                return axon_rdma_bad(AXON_ADMIN_CREATE_MR,
-                                     "page address not aligned");
-            }
-        }
+    status = axon_rdma_load_pages(s, AXON_ADMIN_CREATE_MR, m, 0, &pages,
+                                  &peer);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
     }
     r->mr_last = idx;
     mr = &r->mr[idx];
     mr->valid = true;
+    mr->invalidated = false;
+    mr->peer = peer;
     mr->page_shift = m->page_shift;
     mr->pdn = pdn;
     mr->access = access;
     mr->iova = iova;
     mr->length = length;
-    mr->first_off = first_off;
+    mr->first_off = iova & ((1ULL << m->page_shift) - 1);
     mr->npages = npages;
-    mr->pages = g_steal_pointer(&pages);
+    mr->pages = pages;
     r->pbl_pages += npages;
     r->pd_users[pdn]++;
     *result = idx << AXON_KEY_INDEX_SHIFT | mr->tag;
-    trace_axon_nic_rdma_mr(idx, mr->tag, iova, length, access);
+    trace_axon_nic_rdma_mr(idx, mr->tag, iova, length, access, peer);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -541,10 +638,25 @@ static void axon_rdma_free_mr(AxonNicState *s, AxonMr *mr)
     mr->tag++;      /* a stale key must not match the slot's next MR */
 }
 
+/* The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. */
+static AxonMr *axon_rdma_mr_of_key(AxonNicState *s, uint32_t key)
+{
+    uint32_t idx = key >> AXON_KEY_INDEX_SHIFT;
+    AxonMr *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
+        return NULL;
+    }
+    mr = &s->rdma->mr[idx];
+    if (!mr->valid || mr->tag != (key & AXON_KEY_TAG_MASK)) {
+        return NULL;
+    }
+    return mr;
+}
+
 static uint16_t axon_rdma_destroy_mr(AxonNicState *s,
                                      const struct axon_admin_mr *m)
 {
-    uint32_t key = le32_to_cpu(m->key), idx = key >> AXON_KEY_INDEX_SHIFT;
     AxonMr *mr;
 
     if (m->pdn || m->access || m->iova || m->length || m->pbl_addr ||
@@ -552,14 +664,74 @@ static uint16_t axon_rdma_destroy_mr(AxonNicState *s,
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_rdma_bad(AXON_ADMIN_DESTROY_MR, "reserved bytes set");
     }
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
-        return AXON_ADMIN_BAD_HANDLE;
-    }
-    mr = &s->rdma->mr[idx];
-    if (!mr->valid || mr->tag != (key & AXON_KEY_TAG_MASK)) {
+    mr = axon_rdma_mr_of_key(s, le32_to_cpu(m->key));
+    if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
     }
     axon_rdma_free_mr(s, mr);
+    return AXON_ADMIN_SUCCESS;
+}
+
+/*
+ * From the completion on the device does not touch the MR's pages: the
+ * engine runs in the main loop like this command and looks the key up
+ * for every access (nothing holds a page mapping across iterations).
+ */
+static uint16_t axon_rdma_invalidate_mr(AxonNicState *s,
+                                        const struct axon_admin_mr *m)
+{
+    AxonMr *mr;
+
+    if (m->pdn || m->access || m->iova || m->length || m->pbl_addr ||
+        m->npages || m->page_shift || m->levels || m->reserved0 ||
+        !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_rdma_bad(AXON_ADMIN_INVALIDATE_MR, "reserved bytes set");
+    }
+    mr = axon_rdma_mr_of_key(s, le32_to_cpu(m->key));
+    if (!mr) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    mr->invalidated = true;
+    trace_axon_nic_rdma_mr_invalidate(le32_to_cpu(m->key));
+    return AXON_ADMIN_SUCCESS;
+}
+
+/* New pages for the same [iova, iova + length); the MR is valid again. */
+static uint16_t axon_rdma_remap_mr(AxonNicState *s,
+                                   const struct axon_admin_mr *m)
+{
+    uint64_t *pages = NULL;
+    uint16_t status;
+    bool peer;
+    AxonMr *mr;
+
+    if (m->pdn || m->access || m->iova || m->length || m->reserved0 ||
+        !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_rdma_bad(AXON_ADMIN_REMAP_MR, "reserved bytes set");
+    }
+    mr = axon_rdma_mr_of_key(s, le32_to_cpu(m->key));
+    if (!mr) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    status = axon_rdma_check_pages(AXON_ADMIN_REMAP_MR, m, mr->iova,
+                                   mr->length);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
+    }
+    status = axon_rdma_load_pages(s, AXON_ADMIN_REMAP_MR, m, mr->npages,
+                                  &pages, &peer);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
+    }
+    s->rdma->pbl_pages += le32_to_cpu(m->npages) - (uint64_t)mr->npages;
+    g_free(mr->pages);
+    mr->pages = pages;
+    mr->npages = le32_to_cpu(m->npages);
+    mr->page_shift = m->page_shift;
+    mr->first_off = mr->iova & ((1ULL << m->page_shift) - 1);
+    mr->peer = peer;
+    mr->invalidated = false;
+    trace_axon_nic_rdma_mr_remap(le32_to_cpu(m->key), mr->npages, peer);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -967,6 +1139,10 @@ uint16_t axon_rdma_admin(AxonNicState *s, const struct axon_admin_cmd *cmd,
         return axon_rdma_create_mr(s, &cmd->mr, result);
     case AXON_ADMIN_DESTROY_MR:
         return axon_rdma_destroy_mr(s, &cmd->mr);
+    case AXON_ADMIN_INVALIDATE_MR:
+        return axon_rdma_invalidate_mr(s, &cmd->mr);
+    case AXON_ADMIN_REMAP_MR:
+        return axon_rdma_remap_mr(s, &cmd->mr);
     case AXON_ADMIN_CREATE_CQ:
         return axon_rdma_create_cq(s, &cmd->cq, result);
     case AXON_ADMIN_DESTROY_CQ:
@@ -1004,6 +1180,16 @@ uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
         return r->stat_retrans;
     case AXON_REG_STAT_NAKS:
         return r->stat_naks;
+    case AXON_REG_STAT_PEER_RD_LO:
+        return r->stat_peer_rd;
+    case AXON_REG_STAT_PEER_RD_HI:
+        return r->stat_peer_rd >> 32;
+    case AXON_REG_STAT_PEER_WR_LO:
+        return r->stat_peer_wr;
+    case AXON_REG_STAT_PEER_WR_HI:
+        return r->stat_peer_wr >> 32;
+    case AXON_REG_STAT_MR_INVALID:
+        return r->stat_mr_invalid;
     default:
         return 0;
     }
@@ -1041,6 +1227,9 @@ void axon_rdma_reset(AxonNicState *s)
     r->stat_rx_drops = 0;
     r->stat_retrans = 0;
     r->stat_naks = 0;
+    r->stat_peer_rd = 0;
+    r->stat_peer_wr = 0;
+    r->stat_mr_invalid = 0;
 }
 
 void axon_rdma_realize(AxonNicState *s)

@@ -31,9 +31,15 @@
 #define AXON_RDMA_MAX_MTU       4096
 #define AXON_PSN_MASK           0xffffff
 
-/* A memory region: a copy of its page list, valid until DESTROY_MR. */
+/*
+ * A memory region: a copy of its page list, valid (allocated) until
+ * DESTROY_MR. INVALIDATE_MR keeps the key but refuses every access until
+ * REMAP_MR gives it new pages.
+ */
 typedef struct AxonMr {
     bool valid;
+    bool invalidated;
+    bool peer;                  /* pages in another PCI device's memory */
     uint8_t tag;
     uint8_t page_shift;
     uint32_t pdn;
@@ -208,6 +214,9 @@ struct AxonRdma {
     uint32_t stat_rx_drops;
     uint32_t stat_retrans;
     uint32_t stat_naks;
+    uint64_t stat_peer_rd;      /* payload bytes from peer MRs */
+    uint64_t stat_peer_wr;      /* payload bytes to peer MRs */
+    uint32_t stat_mr_invalid;
     uint32_t tx_count;          /* wire frames, for the x-tx-* hooks */
     uint32_t held_len;          /* x-tx-reorder-every: a frame held back */
     uint8_t held[AXON_NIC_ETH_MAX_FRAME];
