@@ -2670,7 +2670,7 @@ static uint16_t invalidate_mr(Axon *a, uint32_t key)
     return mr_cmd(a, AXON_ADMIN_INVALIDATE_MR, key, 0, 0, 0);
 }
 
-/* Points region i's page list at n 4 KiB pages from base, in order. */
+/* Points region i's page list at MEM_PAGES pages from base, in order. */
 static void mr_pages(Rdma *r, int i, uint64_t base)
 {
     uint64_t pbl[MEM_PAGES];
@@ -2700,6 +2700,7 @@ static void test_rdma_invalidate_cmds(void)
     Axon *a = r->a;
     uint32_t key = r->mr[1].key;
     struct axon_admin_cmd cmd = {};
+    uint64_t leaf[MEM_PAGES];
     uint32_t errors;
 
     g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_PEER_MR, !=, 0);
@@ -2782,6 +2783,12 @@ static void test_rdma_invalidate_cmds(void)
                      ==, AXON_ADMIN_SUCCESS);
     g_assert_cmpuint(mr_cmd(a, AXON_ADMIN_REMAP_MR, key, MEM_PAGES, 12, 1),
                      ==, AXON_ADMIN_SUCCESS);
+    /* a 2-level list: one leaf */
+    qtest_memread(a->qts, PBL_ADDR, leaf, sizeof(leaf));
+    qtest_memwrite(a->qts, PBL_ADDR + 0x1000, leaf, sizeof(leaf));
+    qtest_writeq(a->qts, PBL_ADDR, PBL_ADDR + 0x1000);
+    g_assert_cmpuint(mr_cmd(a, AXON_ADMIN_REMAP_MR, key, MEM_PAGES, 12, 2),
+                     ==, AXON_ADMIN_SUCCESS);
     /* a destroyed key is gone for both */
     g_assert_cmpuint(destroy_mr(a, key), ==, AXON_ADMIN_SUCCESS);
     g_assert_cmpuint(invalidate_mr(a, key), ==, AXON_ADMIN_BAD_HANDLE);
@@ -2824,6 +2831,10 @@ static void test_rdma_invalidate_access(void)
         mr_access(r, 1, r->mr[1].iova, zero, 6000, true);
         g_assert_cmpuint(invalidate_mr(r->a, r->mr[1].key), ==,
                          AXON_ADMIN_SUCCESS);
+        /* a failed REMAP_MR leaves it invalid */
+        g_assert_cmpuint(mr_cmd(r->a, AXON_ADMIN_REMAP_MR, r->mr[1].key,
+                                MEM_PAGES - 1, 12, 1), ==,
+                         AXON_ADMIN_BAD_PARAM);
         if (op) {
             mr_access(r, 1, r->mr[1].iova, data, 6000, true);
             mr_access(r, 0, r->mr[0].iova, zero, 6000, true);
