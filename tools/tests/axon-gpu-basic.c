@@ -1,0 +1,451 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axon-gpu-basic: the /dev/axon_gpuN ioctls (include/uapi/axon/axon_gpu.h)
+ * and CPU access to buffers through their dma-buf fds. Expects a device
+ * with no buffers when it starts.
+ *
+ * Usage: axon-gpu-basic [DEVICE]            (default /dev/axon_gpu0)
+ *        axon-gpu-basic --hold S [DEVICE]
+ *
+ * --hold: allocate a 64 KiB buffer, map it, fill it, close the device,
+ * print "holding", then wait up to S seconds; on SIGUSR1 read the mapping once and print
+ * "touch: ok" (the pattern is intact), "touch: bad data" or "touch: SIGBUS".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <axon/axon_gpu.h>
+
+#define GPU_PAGE	AXON_GPU_PAGE_SIZE
+
+static int failures;
+static int dev;
+
+static void check(bool ok, const char *what)
+{
+	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
+	if (!ok)
+		failures++;
+}
+
+/* PASS if the call failed with errno want; the errno seen is printed. */
+static void expect_err(int rc, int want, const char *what)
+{
+	int err = errno;
+	bool ok = rc == -1 && err == want;
+
+	printf("%s %s: %s (want %s)\n", ok ? "PASS" : "FAIL", what,
+	       rc == -1 ? strerror(err) : "succeeded", strerror(want));
+	if (!ok)
+		failures++;
+}
+
+static int info(struct axon_gpu_info *i)
+{
+	memset(i, 0xff, sizeof(*i));
+	return ioctl(dev, AXON_GPU_IOCTL_INFO, i);
+}
+
+static int gpu_alloc(uint64_t size, struct axon_gpu_alloc *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = size;
+	a->fd = -1;
+	return ioctl(dev, AXON_GPU_IOCTL_ALLOC, a);
+}
+
+static int gpu_move(int fd)
+{
+	struct axon_gpu_move m = { .fd = fd };
+
+	return ioctl(dev, AXON_GPU_IOCTL_MOVE, &m);
+}
+
+static uint64_t vram_free(void)
+{
+	struct axon_gpu_info i;
+
+	return info(&i) ? UINT64_MAX : i.vram_free;
+}
+
+static uint32_t pattern(uint64_t i, uint32_t seed)
+{
+	return (uint32_t)(i * 2654435761u) ^ seed;
+}
+
+static void fill(volatile uint32_t *p, size_t bytes, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < bytes / 4; i++)
+		p[i] = pattern(i, seed);
+}
+
+static bool same(const volatile uint32_t *p, size_t bytes, uint32_t seed)
+{
+	size_t i;
+
+	for (i = 0; i < bytes / 4; i++)
+		if (p[i] != pattern(i, seed))
+			return false;
+	return true;
+}
+
+static void *map(int fd, size_t len)
+{
+	void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static void test_info(struct axon_gpu_info *start)
+{
+	int rc = info(start);
+
+	check(rc == 0, "INFO");
+	check(rc == 0 && start->vram_size >= 0x100000 &&
+	      !(start->vram_size & (start->vram_size - 1)),
+	      "INFO vram_size is a power of 2, at least 1 MiB");
+	check(rc == 0 && start->vram_free == start->vram_size &&
+	      start->buffers == 0, "INFO: all VRAM free, no buffers");
+	check(rc == 0 && start->reserved == 0, "INFO reserved is 0");
+	expect_err(ioctl(dev, _IO(AXON_GPU_IOCTL_TYPE, 9), 0), ENOTTY,
+		   "unknown ioctl");
+}
+
+static void test_alloc_sizes(const struct axon_gpu_info *start)
+{
+	const struct { uint64_t size, rounded; const char *name; } sizes[] = {
+		{ 1, GPU_PAGE, "ALLOC 1 byte" },
+		{ GPU_PAGE, GPU_PAGE, "ALLOC 64 KiB" },
+		{ 100001, 2 * GPU_PAGE, "ALLOC 100001 bytes" },
+		{ start->vram_size / 2 + 1, start->vram_size / 2 + GPU_PAGE,
+		  "ALLOC half the VRAM + 1" },
+		{ start->vram_size, start->vram_size, "ALLOC all the VRAM" },
+	};
+	struct axon_gpu_alloc a;
+	char what[128];
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int rc = gpu_alloc(sizes[i].size, &a);
+		int fdfl = rc ? -1 : fcntl(a.fd, F_GETFD);
+		int fl = rc ? -1 : fcntl(a.fd, F_GETFL);
+		off_t end = rc ? -1 : lseek(a.fd, 0, SEEK_END);
+
+		check(rc == 0 && a.fd >= 0, sizes[i].name);
+		snprintf(what, sizeof(what),
+			 "%s: dma-buf of %llu bytes (got %lld), gpu_va 0x%llx aligned",
+			 sizes[i].name, (unsigned long long)sizes[i].rounded,
+			 (long long)end, (unsigned long long)a.gpu_va);
+		check(rc == 0 && (uint64_t)end == sizes[i].rounded &&
+		      a.gpu_va && !(a.gpu_va % GPU_PAGE), what);
+		snprintf(what, sizeof(what), "%s: O_RDWR, close-on-exec",
+			 sizes[i].name);
+		check(fdfl >= 0 && (fdfl & FD_CLOEXEC) &&
+		      (fl & O_ACCMODE) == O_RDWR, what);
+		snprintf(what, sizeof(what), "%s: vram_free drops by %llu",
+			 sizes[i].name, (unsigned long long)sizes[i].rounded);
+		check(vram_free() == start->vram_size - sizes[i].rounded, what);
+		if (rc == 0)
+			close(a.fd);
+	}
+	check(vram_free() == start->vram_size, "vram_free back after close");
+}
+
+static void test_alloc_errors(const struct axon_gpu_info *start)
+{
+	struct axon_gpu_alloc a, big;
+	int rc;
+
+	expect_err(gpu_alloc(0, &a), EINVAL, "ALLOC size 0");
+	memset(&a, 0, sizeof(a));
+	a.size = 1;
+	a.flags = 1;
+	expect_err(ioctl(dev, AXON_GPU_IOCTL_ALLOC, &a), EINVAL, "ALLOC flags 1");
+	memset(&a, 0, sizeof(a));
+	a.size = 1;
+	a.reserved = 1;
+	expect_err(ioctl(dev, AXON_GPU_IOCTL_ALLOC, &a), EINVAL,
+		   "ALLOC reserved 1");
+	expect_err(gpu_alloc(start->vram_size + 1, &a), ENOMEM,
+		   "ALLOC vram_size + 1");
+	expect_err(gpu_alloc(UINT64_MAX, &a), ENOMEM, "ALLOC 2^64 - 1 bytes");
+	expect_err(ioctl(dev, AXON_GPU_IOCTL_ALLOC, NULL), EFAULT,
+		   "ALLOC at address 0");
+
+	rc = gpu_alloc(start->vram_size, &big);
+	check(rc == 0, "ALLOC all the VRAM");
+	expect_err(gpu_alloc(1, &a), ENOMEM, "ALLOC 1 byte with no VRAM left");
+	if (rc == 0)
+		close(big.fd);
+	check(vram_free() == start->vram_size, "vram_free back after close");
+}
+
+static void test_mmap(void)
+{
+	const size_t len = 4 * GPU_PAGE;
+	struct axon_gpu_alloc a;
+	uint32_t *p, *q;
+	void *r;
+
+	if (gpu_alloc(len, &a)) {
+		check(false, "ALLOC for mmap");
+		return;
+	}
+	p = map(a.fd, len);
+	check(p != NULL, "mmap MAP_SHARED the whole buffer");
+	if (p) {
+		fill(p, len, 0x1234);
+		check(same(p, len, 0x1234), "a pattern reads back");
+	}
+	q = map(a.fd, len);
+	check(q && p && same(q, len, 0x1234), "a second mapping sees it");
+	if (q)
+		munmap(q, len);
+	r = mmap(NULL, len, PROT_READ, MAP_PRIVATE, a.fd, 0);
+	check(r == MAP_FAILED, "mmap MAP_PRIVATE fails");
+	if (r != MAP_FAILED)
+		munmap(r, len);
+	r = mmap(NULL, len + 4096, PROT_READ, MAP_SHARED, a.fd, 0);
+	check(r == MAP_FAILED, "mmap beyond the end fails");
+	if (r != MAP_FAILED)
+		munmap(r, len + 4096);
+	r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a.fd, len - 4096);
+	check(r != MAP_FAILED && ((uint32_t *)r)[0] ==
+	      pattern((len - 4096) / 4, 0x1234), "mmap at an offset");
+	if (r != MAP_FAILED)
+		munmap(r, 4096);
+	if (p)
+		munmap(p, len);
+	close(a.fd);
+}
+
+static void test_move(const struct axon_gpu_info *start)
+{
+	const size_t len = 2 * GPU_PAGE + GPU_PAGE / 2;
+	const size_t maplen = 3 * GPU_PAGE;
+	struct axon_gpu_alloc a, big;
+	struct axon_gpu_move m;
+	uint32_t *p, *q;
+	int pipefd[2];
+	uint64_t before;
+
+	if (gpu_alloc(len, &a)) {
+		check(false, "ALLOC for MOVE");
+		return;
+	}
+	p = map(a.fd, maplen);
+	if (!p) {
+		check(false, "mmap for MOVE");
+		close(a.fd);
+		return;
+	}
+	fill(p, maplen, 0xabcd);
+	before = vram_free();
+	check(gpu_move(a.fd) == 0, "MOVE");
+	check(vram_free() == before, "MOVE: vram_free unchanged");
+	check(same(p, maplen, 0xabcd), "MOVE: the existing mapping sees the data");
+	fill(p, maplen, 0x5678);
+	check(gpu_move(a.fd) == 0, "MOVE again");
+	q = map(a.fd, maplen);
+	check(q && same(q, maplen, 0x5678),
+	      "MOVE: a new mapping sees what was written after the first move");
+	if (q)
+		munmap(q, maplen);
+	check(same(p, maplen, 0x5678), "MOVE: the old mapping too");
+
+	expect_err(gpu_move(-1), EBADF, "MOVE fd -1");
+	expect_err(gpu_move(dev), EINVAL, "MOVE of the device fd");
+	if (pipe(pipefd) == 0) {
+		expect_err(gpu_move(pipefd[0]), EINVAL, "MOVE of a pipe");
+		close(pipefd[0]);
+		close(pipefd[1]);
+	} else {
+		check(false, "pipe");
+	}
+	memset(&m, 0, sizeof(m));
+	m.fd = a.fd;
+	m.flags = 1;
+	expect_err(ioctl(dev, AXON_GPU_IOCTL_MOVE, &m), EINVAL, "MOVE flags 1");
+	m.flags = 0;
+	m.reserved = 1;
+	expect_err(ioctl(dev, AXON_GPU_IOCTL_MOVE, &m), EINVAL,
+		   "MOVE reserved 1");
+	munmap(p, maplen);
+	close(a.fd);
+
+	/* more than half the VRAM has nowhere else to go */
+	if (gpu_alloc(start->vram_size / 2 + GPU_PAGE, &big) == 0) {
+		expect_err(gpu_move(big.fd), ENOSPC,
+			   "MOVE with no free range large enough");
+		close(big.fd);
+	} else {
+		check(false, "ALLOC half the VRAM + 64 KiB");
+	}
+	check(vram_free() == start->vram_size, "vram_free back after MOVEs");
+}
+
+static void test_lifetime(const struct axon_gpu_info *start)
+{
+	struct axon_gpu_alloc a, b;
+	struct axon_gpu_info i;
+	uint32_t *p;
+
+	if (gpu_alloc(GPU_PAGE, &a)) {
+		check(false, "ALLOC for the lifetime test");
+		return;
+	}
+	p = map(a.fd, GPU_PAGE);
+	check(p != NULL, "mmap");
+	close(a.fd);
+	check(info(&i) == 0 && i.buffers == 1 &&
+	      i.vram_free == start->vram_size - GPU_PAGE,
+	      "closed but mapped: the buffer lives");
+	if (p) {
+		fill(p, GPU_PAGE, 7);
+		check(same(p, GPU_PAGE, 7), "closed but mapped: still usable");
+		munmap(p, GPU_PAGE);
+	}
+	check(info(&i) == 0 && i.buffers == 0 &&
+	      i.vram_free == start->vram_size, "unmapped too: freed");
+	if (gpu_alloc(GPU_PAGE, &b) == 0) {
+		check(b.gpu_va != a.gpu_va, "a freed buffer's gpu_va is not reused");
+		close(b.fd);
+	} else {
+		check(false, "ALLOC after free");
+	}
+}
+
+static void test_many(const struct axon_gpu_info *start)
+{
+	uint64_t pages = start->vram_size / GPU_PAGE, n = 0, k, dup = 0;
+	struct axon_gpu_alloc *a;
+	struct rlimit rl;
+	char what[128];
+	int rc;
+
+	if (pages > 16384)
+		pages = 16384;
+	rl.rlim_cur = rl.rlim_max = pages + 64;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	a = calloc(pages + 1, sizeof(*a));
+	if (!a) {
+		check(false, "calloc");
+		return;
+	}
+	while (n <= pages && (rc = gpu_alloc(GPU_PAGE, &a[n])) == 0)
+		n++;
+	if (pages == start->vram_size / GPU_PAGE) {
+		snprintf(what, sizeof(what),
+			 "%llu buffers of 64 KiB fill the VRAM, then ENOMEM (%s)",
+			 (unsigned long long)n, n > pages ? "none" :
+			 strerror(errno));
+		check(n == pages && rc == -1 && errno == ENOMEM, what);
+	} else {
+		snprintf(what, sizeof(what), "%llu buffers of 64 KiB",
+			 (unsigned long long)pages);
+		check(n == pages + 1, what);
+	}
+	for (k = 1; k < n; k++)
+		dup += a[k].gpu_va <= a[k - 1].gpu_va;
+	check(dup == 0, "their gpu_vas are distinct");
+	check(vram_free() == start->vram_size - n * GPU_PAGE,
+	      "vram_free accounts for all of them");
+	for (k = 0; k < n; k++)
+		close(a[k].fd);
+	free(a);
+	check(vram_free() == start->vram_size, "all freed after close");
+}
+
+static sigjmp_buf touch_env;
+static volatile sig_atomic_t touch_now;
+
+static void on_sigbus(int sig)
+{
+	(void)sig;
+	siglongjmp(touch_env, 1);
+}
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	touch_now = 1;
+}
+
+/* Hold a mapped buffer; on SIGUSR1 report what reading it does. */
+static int hold(int seconds)
+{
+	struct sigaction sa = { 0 };
+	struct axon_gpu_alloc a;
+	volatile uint32_t *p;
+	int t;
+
+	if (gpu_alloc(GPU_PAGE, &a) || !(p = map(a.fd, GPU_PAGE))) {
+		fprintf(stderr, "hold: %s\n", strerror(errno));
+		return 1;
+	}
+	fill(p, GPU_PAGE, 42);
+	/* only the buffer (fd and mapping) holds the module */
+	close(dev);
+	sa.sa_handler = on_sigbus;
+	sigaction(SIGBUS, &sa, NULL);
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	printf("holding gpu_va 0x%llx\n", (unsigned long long)a.gpu_va);
+	fflush(stdout);
+	for (t = 0; t < seconds * 10 && !touch_now; t++)
+		usleep(100000);
+	if (!touch_now)
+		return 0;
+	if (sigsetjmp(touch_env, 1)) {
+		printf("touch: SIGBUS\n");
+		return 0;
+	}
+	printf("touch: %s\n", same(p, GPU_PAGE, 42) ? "ok" : "bad data");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct axon_gpu_info start;
+	const char *name = AXON_GPU_DEV_PREFIX "0";
+	int hold_s = -1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc > 2 && !strcmp(argv[1], "--hold")) {
+		hold_s = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc > 1)
+		name = argv[1];
+	dev = open(name, O_RDWR | O_CLOEXEC);
+	if (dev < 0) {
+		fprintf(stderr, "cannot open %s: %s\n", name, strerror(errno));
+		return 1;
+	}
+	if (hold_s >= 0)
+		return hold(hold_s);
+	test_info(&start);
+	test_alloc_sizes(&start);
+	test_alloc_errors(&start);
+	test_mmap();
+	test_move(&start);
+	test_lifetime(&start);
+	test_many(&start);
+	check(close(dev) == 0, "close the device");
+	printf("%d failed\n", failures);
+	return failures ? 1 : 0;
+}
