@@ -26,4 +26,15 @@ echo "$link"
 check "rdma link: axon0/1 ACTIVE" sh -c "echo '$link' | grep -q 'link axon0/1 state ACTIVE'"
 check "sysfs fw_ver" grep -qx '1.0.1' /sys/class/infiniband/axon0/fw_ver
 check "sysfs node_type" grep -q '^1: CA' /sys/class/infiniband/axon0/node_type
+
+# rdma hw counters: the same names in sysfs and in rdma statistic
+stat=$(rdma statistic show link axon0/1 2>&1)
+echo "$stat"
+hw=/sys/class/infiniband/axon0/ports/1/hw_counters
+for c in tx_pkts rx_pkts rx_drops retransmits naks db_rejects \
+	mr_invalid_accesses peer_read_bytes peer_write_bytes; do
+	check "hw counter $c in sysfs" grep -Eqx '[0-9]+' "$hw/$c"
+	check "hw counter $c in rdma statistic" \
+		sh -c "echo '$stat' | grep -Eq ' $c [0-9]+'"
+done
 finish

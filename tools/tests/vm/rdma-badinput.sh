@@ -8,8 +8,18 @@ set -u
 . "$(dirname "$0")/rdma-lib.sh"
 
 dev=$(rdma_dev) || exit 1
+hw=/sys/class/infiniband/$dev/ports/1/hw_counters
+tx0=$(cat "$hw/tx_pkts" 2>/dev/null)
 "$AXON_REPO/tools/tests/axon-verbs-badinput" "$dev" || failures=$((failures + 1))
 "$AXON_REPO/tools/axon-rdma-integrity" -d "$dev" --quick --loopback \
 	--only 'send 4097*' || failures=$((failures + 1))
+case $dev in
+axon*)
+	tx1=$(cat "$hw/tx_pkts")
+	echo "tx_pkts $tx0 -> $tx1"
+	check "$dev: hw counter tx_pkts grew with the traffic" \
+		[ "${tx1:-0}" -gt "${tx0:-0}" ]
+	;;
+esac
 check "$dev: no kernel warnings" kernel_quiet
 finish
