@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # axon_gpu.ko (tools/axon-vm --gpu): the /dev/axon_gpu0 ioctls and CPU
-# access (tools/tests/axon-gpu-basic), rmmod while a buffer lives, and a
-# sysfs unbind under a CPU mapping. The harness fails the run on any
-# kernel warning.
+# access (tools/tests/axon-gpu-basic), rmmod while a buffer lives, and
+# sysfs unbind and PCI remove under a CPU mapping. The harness fails the
+# run on any kernel warning.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -61,4 +61,19 @@ check "insmod after unbind" insmod "$AXON_GPU_KO"
 check "$dev is back after rebind" wait_for 10 test -c $dev
 "$test" $dev >/tmp/again.log 2>&1
 check "axon-gpu-basic after rebind" [ $? -eq 0 ]
+
+# The same through PCI remove and rescan.
+bdf=$(gpu_bdf)
+"$test" --hold 120 $dev >$hold 2>&1 &
+holder=$!
+check "a process holds a mapped buffer" wait_for 30 grep -q holding $hold
+echo 1 >"/sys/bus/pci/devices/$bdf/remove"
+check "$dev is gone after PCI remove" test ! -e $dev
+kill -USR1 $holder
+check "the mapping faults with SIGBUS" wait_for 10 grep -q 'touch: SIGBUS' $hold
+wait $holder
+echo 1 >/sys/bus/pci/rescan
+check "$dev is back after rescan" wait_for 10 test -c $dev
+"$test" $dev >/tmp/again.log 2>&1
+check "axon-gpu-basic after rescan" [ $? -eq 0 ]
 finish
