@@ -44,6 +44,26 @@ rdma_setup() {
 	echo "rdma device $RDMA_DEV ($AXON_NIC_MODEL), GID index $GID_IDX of $AXON_IP"
 }
 
+# pt_require_rdma: rdma_setup, or fail the run here
+pt_require_rdma() {
+	rdma_setup && return 0
+	fail "rdma device with an active port and a RoCE v2 GID of $AXON_IP"
+	finish
+	exit
+}
+
+# PT_SIDE: what this node runs of each pt_run test
+PT_SIDE=server
+[ "$AXON_NODES" = 1 ] || [ "$AXON_NODE" = 0 ] || PT_SIDE=client
+[ "$AXON_NODES" = 1 ] && PT_SIDE="server+client"
+
+# pt_sides: one line "NAME STATUS LOG" per side of the last pt_run that
+# ran on this node (NAME is srv or cli)
+pt_sides() {
+	[ "$PT_SIDE" = client ] || echo "srv $PT_SRV_RC $PT_SRV_LOG"
+	[ "$PT_SIDE" = server ] || echo "cli $PT_CLI_RC $PT_CLI_LOG"
+}
+
 listening() {
 	ss -Hltn "sport = :$1" | grep -q .
 }

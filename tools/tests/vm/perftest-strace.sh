@@ -15,11 +15,7 @@ set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 
-if ! rdma_setup; then
-	fail "rdma device with an active port and a RoCE v2 GID of $AXON_IP"
-	finish
-	exit
-fi
+pt_require_rdma
 
 n1=${PT_STRACE_N:-1000}
 n2=$((n1 * 10))

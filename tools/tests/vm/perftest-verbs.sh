@@ -10,14 +10,8 @@ set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 
-if ! rdma_setup; then
-	fail "rdma device with an active port and a RoCE v2 GID of $AXON_IP"
-	finish
-	exit
-fi
-side=server
-[ "$AXON_NODES" = 1 ] || [ "$AXON_NODE" = 0 ] || side=client
-[ "$AXON_NODES" = 1 ] && side="server+client"
+pt_require_rdma
+side=$PT_SIDE
 
 # judge NAME SIZE ITERS: both sides exited 0 and the side(s) here printed
 # perftest's result row for SIZE and at least ITERS (ITERS per QP) with
@@ -25,14 +19,7 @@ side=server
 judge() {
 	ok=1
 	row=
-	for s in srv cli; do
-		if [ $s = srv ]; then
-			rc=$PT_SRV_RC log=$PT_SRV_LOG
-			[ "$side" != client ] || continue
-		else
-			rc=$PT_CLI_RC log=$PT_CLI_LOG
-			[ "$side" != server ] || continue
-		fi
+	while read -r s rc log; do
 		if [ "$rc" != 0 ]; then
 			ok=0
 			echo "$1: $s exit status $rc:"
@@ -41,7 +28,9 @@ judge() {
 		fi
 		r=$(pt_row "$log" "$2")
 		[ -n "$r" ] && row=$r
-	done
+	done <<-SIDES
+	$(pt_sides)
+	SIDES
 	# The result row: "SIZE ITERS figures..." (on the client, and on the
 	# server too for some programs); on two nodes the server may have none.
 	if [ $ok = 1 ] && [ "$side" != server ]; then
@@ -65,20 +54,15 @@ port=18515
 n=200
 pt_run rc_pingpong $port ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -n $n -s 4096
 ok=1
-for s in srv cli; do
-	if [ $s = srv ]; then
-		rc=$PT_SRV_RC log=$PT_SRV_LOG
-		[ "$side" != client ] || continue
-	else
-		rc=$PT_CLI_RC log=$PT_CLI_LOG
-		[ "$side" != server ] || continue
-	fi
+while read -r s rc log; do
 	if [ "$rc" != 0 ] || ! grep -q "^$n iters in " "$log"; then
 		ok=0
 		echo "ibv_rc_pingpong: $s exit status $rc:"
 		tail -n 15 "$log" | sed 's/^/    | /'
 	fi
-done
+done <<SIDES
+$(pt_sides)
+SIDES
 grep -h "iters in" "$PT_SRV_LOG" "$PT_CLI_LOG" 2>/dev/null | sed 's/^/ibv_rc_pingpong: /'
 if [ $ok = 1 ]; then pass "ibv_rc_pingpong -g $GID_IDX ($side)"; else fail "ibv_rc_pingpong -g $GID_IDX ($side)"; fi
 
