@@ -25,10 +25,6 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <poll.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -39,10 +35,11 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+
+#include "axon-rdma-common.h"
 
 #define MAX_QP		16
 #define MAX_SGE		16
@@ -233,117 +230,23 @@ struct reply {
 	uint32_t rkey, stale_rkey;
 };
 
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	printf("FAIL ");
-	vprintf(fmt, ap);
-	printf("\n");
-	va_end(ap);
-	fflush(stdout);
-	exit(1);
-}
-
-static void ctl_write(int fd, const void *p, size_t n)
-{
-	const char *c = p;
-	ssize_t r;
-
-	while (n) {
-		r = write(fd, c, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die("control channel: write: %s", strerror(errno));
-		c += r;
-		n -= r;
-	}
-}
-
-static void ctl_read(int fd, void *p, size_t n)
-{
-	char *c = p;
-	ssize_t r;
-
-	while (n) {
-		r = read(fd, c, n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			die("control channel: read: %s", r ? strerror(errno) :
-			    "the peer closed it");
-		c += r;
-		n -= r;
-	}
-}
-
 /* ---- one side: device, PD, the registered area ----------------------------- */
 
 struct side {
-	struct ibv_context *ctx;
+	struct rdma_dev d;
 	struct ibv_pd *pd, *pd2;
-	struct ibv_device_attr attr;
-	struct ibv_port_attr port;
-	union ibv_gid gid;
-	int gid_index;
 	uint8_t *buf, *area, *scratch, *guard;
 	struct ibv_mr *mr;
 	int fd;
 };
 
-static int pick_gid(struct side *s)
-{
-	struct ibv_gid_entry ent;
-	int i;
-
-	if (opt.gid_index >= 0)
-		return opt.gid_index;
-	for (i = 0; i < s->port.gid_tbl_len; i++) {
-		if (ibv_query_gid_ex(s->ctx, 1, i, &ent, 0))
-			continue;
-		if (ent.gid_type != IBV_GID_TYPE_ROCE_V2)
-			continue;
-		/* ::ffff:a.b.c.d */
-		if (!memcmp(ent.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
-			return i;
-	}
-	return -1;
-}
-
 static void side_open(struct side *s)
 {
-	struct ibv_device **list = ibv_get_device_list(NULL);
 	size_t len = AREA + 2 * GUARD;
-	int i;
 
-	if (!list || !list[0])
-		die("setup: no RDMA device");
-	for (i = 0; list[i]; i++)
-		if (!opt.dev || !strcmp(ibv_get_device_name(list[i]), opt.dev))
-			break;
-	if (!list[i])
-		die("setup: no RDMA device %s", opt.dev);
-	if (!opt.dev)
-		opt.dev = strdup(ibv_get_device_name(list[i]));
-	s->ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	if (!s->ctx)
-		die("setup: ibv_open_device %s: %s", opt.dev, strerror(errno));
-	if (ibv_query_device(s->ctx, &s->attr) ||
-	    ibv_query_port(s->ctx, 1, &s->port))
-		die("setup: query %s: %s", opt.dev, strerror(errno));
-	if (s->port.state != IBV_PORT_ACTIVE)
-		die("setup: %s port 1 is not active", opt.dev);
-	s->gid_index = pick_gid(s);
-	if (s->gid_index < 0)
-		die("setup: %s has no RoCE v2 GID with an IPv4 address (use -g)",
-		    opt.dev);
-	if (ibv_query_gid(s->ctx, 1, s->gid_index, &s->gid))
-		die("setup: ibv_query_gid %d: %s", s->gid_index, strerror(errno));
-	s->pd = ibv_alloc_pd(s->ctx);
-	s->pd2 = ibv_alloc_pd(s->ctx);
+	rdma_open(&s->d, &opt.dev, opt.gid_index);
+	s->pd = ibv_alloc_pd(s->d.ctx);
+	s->pd2 = ibv_alloc_pd(s->d.ctx);
 	if (!s->pd || !s->pd2)
 		die("setup: ibv_alloc_pd: %s", strerror(errno));
 	s->buf = mmap(NULL, len, PROT_READ | PROT_WRITE,
@@ -368,7 +271,7 @@ static void side_close(struct side *s)
 	ibv_dereg_mr(s->mr);
 	ibv_dealloc_pd(s->pd2);
 	ibv_dealloc_pd(s->pd);
-	ibv_close_device(s->ctx);
+	ibv_close_device(s->d.ctx);
 	munmap(s->buf, AREA + 2 * GUARD);
 	free(s->scratch);
 	free(s->guard);
@@ -377,16 +280,16 @@ static void side_close(struct side *s)
 static struct caps side_caps(const struct side *s)
 {
 	return (struct caps){
-		.max_sge = s->attr.max_sge,
-		.max_sge_rd = s->attr.max_sge_rd ? s->attr.max_sge_rd :
-			      s->attr.max_sge,
-		.max_qp_wr = s->attr.max_qp_wr,
-		.max_cqe = s->attr.max_cqe,
-		.atomic = s->attr.atomic_cap,
-		.rd_atom = s->attr.max_qp_rd_atom < s->attr.max_qp_init_rd_atom ?
-			   s->attr.max_qp_rd_atom : s->attr.max_qp_init_rd_atom,
-		.mtu = s->port.active_mtu,
-		.max_msg = s->port.max_msg_sz,
+		.max_sge = s->d.attr.max_sge,
+		.max_sge_rd = s->d.attr.max_sge_rd ? s->d.attr.max_sge_rd :
+			      s->d.attr.max_sge,
+		.max_qp_wr = s->d.attr.max_qp_wr,
+		.max_cqe = s->d.attr.max_cqe,
+		.atomic = s->d.attr.atomic_cap,
+		.rd_atom = s->d.attr.max_qp_rd_atom < s->d.attr.max_qp_init_rd_atom ?
+			   s->d.attr.max_qp_rd_atom : s->d.attr.max_qp_init_rd_atom,
+		.mtu = s->d.port.active_mtu,
+		.max_msg = s->d.port.max_msg_sz,
 	};
 }
 
@@ -456,10 +359,10 @@ static bool conn_create(struct side *s, struct conn *c,
 		snprintf(why, whylen, "%u QPs", o->nqp);
 		return false;
 	}
-	if (cqe > s->attr.max_cqe)
-		cqe = s->attr.max_cqe;
-	c->scq = ibv_create_cq(s->ctx, cqe, NULL, NULL, 0);
-	c->rcq = ibv_create_cq(s->ctx, cqe, NULL, NULL, 0);
+	if (cqe > s->d.attr.max_cqe)
+		cqe = s->d.attr.max_cqe;
+	c->scq = ibv_create_cq(s->d.ctx, cqe, NULL, NULL, 0);
+	c->rcq = ibv_create_cq(s->d.ctx, cqe, NULL, NULL, 0);
 	if (!c->scq || !c->rcq)
 		return fail_errno(why, whylen, "ibv_create_cq", errno);
 	init.send_cq = c->scq;
@@ -485,8 +388,8 @@ static bool conn_create(struct side *s, struct conn *c,
 		info->qpn[c->n] = c->qp[c->n]->qp_num;
 		info->psn[c->n] = c->psn[c->n];
 	}
-	memcpy(info->gid, s->gid.raw, 16);
-	info->mtu = s->port.active_mtu;
+	memcpy(info->gid, s->d.gid.raw, 16);
+	info->mtu = s->d.port.active_mtu;
 	info->addr = (uintptr_t)s->area;
 	info->rkey = s->mr->rkey;
 	return true;
@@ -497,39 +400,19 @@ static bool conn_connect(struct side *s, struct conn *c,
 			 const struct conn_opts *o, const struct qp_info *peer,
 			 uint32_t rnr_retry, char *why, size_t whylen)
 {
-	struct ibv_qp_attr a;
+	struct rc_peer p = { .mtu = peer->mtu };
+	const char *what;
 	unsigned int i;
+	int err;
 
+	memcpy(p.gid, peer->gid, 16);
 	for (i = 0; i < c->n; i++) {
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTR;
-		a.path_mtu = s->port.active_mtu < peer->mtu ?
-			     s->port.active_mtu : peer->mtu;
-		a.dest_qp_num = peer->qpn[i];
-		a.rq_psn = peer->psn[i];
-		a.max_dest_rd_atomic = o->rd_atom;
-		a.min_rnr_timer = o->rnr_timer;
-		a.ah_attr.is_global = 1;
-		memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
-		a.ah_attr.grh.sgid_index = s->gid_index;
-		a.ah_attr.grh.hop_limit = 64;
-		a.ah_attr.port_num = 1;
-		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_AV |
-				  IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				  IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-				  IBV_QP_MIN_RNR_TIMER))
-			return fail_errno(why, whylen, "modify_qp to RTR", errno);
-		memset(&a, 0, sizeof(a));
-		a.qp_state = IBV_QPS_RTS;
-		a.timeout = 16;
-		a.retry_cnt = 7;
-		a.rnr_retry = rnr_retry;
-		a.sq_psn = c->psn[i];
-		a.max_rd_atomic = o->rd_atom;
-		if (ibv_modify_qp(c->qp[i], &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-			return fail_errno(why, whylen, "modify_qp to RTS", errno);
+		p.qpn = peer->qpn[i];
+		p.psn = peer->psn[i];
+		err = rc_connect(&s->d, c->qp[i], &p, c->psn[i], o->rd_atom,
+				 o->rnr_timer, rnr_retry, &what);
+		if (err)
+			return fail_errno(why, whylen, what, err);
 	}
 	return true;
 }
@@ -636,14 +519,6 @@ static unsigned int remote_pieces(const struct xfer *x, struct piece *p)
 	if (is_send(x->op))
 		return layout(x->roff, x->len + x->rextra, x->rsge, p);
 	return layout(x->roff, x->len, 1, p);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Poll cq once; yield (and after a while sleep) when it is empty. */
@@ -1865,7 +1740,7 @@ static int requester(struct env *e)
 	if (!e->other_pd_mr)
 		die("setup: ibv_reg_mr in a second PD: %s", strerror(errno));
 	printf("# %s, GID index %d, MTU %d, max_sge %u, atomics %s, %s\n",
-	       opt.dev, e->s.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
+	       opt.dev, e->s.d.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
 	       e->caps.atomic ? "yes" : "no", opt.quick ? "quick" : "full");
 	fflush(stdout);
 
@@ -1923,60 +1798,17 @@ static int loopback(void)
 static int server(void)
 {
 	static struct agent a;
-	struct sockaddr_in sin = {
-		.sin_family = AF_INET, .sin_port = htons(opt.tcp_port),
-	};
-	struct pollfd pfd = { .events = POLLIN };
-	int one = 1, l, fd;
 
 	side_open(&a.s);
-	l = socket(AF_INET, SOCK_STREAM, 0);
-	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
-	    bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 1))
-		die("setup: listen on TCP port %d: %s", opt.tcp_port,
-		    strerror(errno));
-	fprintf(stderr, "axon-rdma-integrity: agent on %s, waiting on TCP port %d\n",
-		opt.dev, opt.tcp_port);
-	/* a client that never comes must not hang the node */
-	pfd.fd = l;
-	if (poll(&pfd, 1, 300 * 1000) != 1)
-		die("setup: no client within 300 s");
-	fd = accept(l, NULL, NULL);
-	if (fd < 0)
-		die("setup: accept: %s", strerror(errno));
-	close(l);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	a.s.fd = fd;
+	a.s.fd = ctl_accept(opt.tcp_port);
 	return agent_run(&a);
 }
 
 static int client(const char *host)
 {
 	static struct env e;
-	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
-	struct addrinfo *ai;
-	double end = now() + 120;
-	char port[16];
-	int one = 1, fd = -1, ret;
+	int fd = ctl_connect(host, opt.tcp_port);
 
-	snprintf(port, sizeof(port), "%d", opt.tcp_port);
-	ret = getaddrinfo(host, port, &hints, &ai);
-	if (ret)
-		die("setup: %s: %s", host, gai_strerror(ret));
-	/* the server may still be starting */
-	for (;;) {
-		fd = socket(AF_INET, SOCK_STREAM, 0);
-		if (fd >= 0 && !connect(fd, ai->ai_addr, ai->ai_addrlen))
-			break;
-		if (fd >= 0)
-			close(fd);
-		if (now() > end)
-			die("setup: connect to %s port %d: %s", host,
-			    opt.tcp_port, strerror(errno));
-		usleep(200000);
-	}
-	freeaddrinfo(ai);
-	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	side_open(&e.s);
 	e.s.fd = fd;
 	printf("# requester on %s, agent at %s\n", opt.dev, host);
@@ -2007,9 +1839,8 @@ int main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *nodes = getenv("AXON_NODES"), *node = getenv("AXON_NODE");
 	const char *peer = NULL;
-	char mode = 0, *peers;
+	char mode = 0;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "d:g:h", lopts, NULL)) != -1) {
@@ -2029,15 +1860,8 @@ int main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
-	if (!mode && nodes && node && atoi(nodes) == 2) {
-		/* SPMD under tools/axon-vm: node 0 serves, node 1 connects */
-		mode = atoi(node) ? 'c' : 's';
-		peers = getenv("AXON_PEERS");
-		if (mode == 'c' && (!peers || !*peers))
-			die("setup: AXON_NODES=2 but no AXON_PEERS");
-		if (mode == 'c')
-			peer = strndup(peers, strcspn(peers, " "));
-	}
+	if (!mode)	/* under tools/axon-vm: node 0 serves, node 1 connects */
+		mode = vm_role(&peer);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (mode == 's')
 		return server();

@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Shared by the two-sided RDMA test programs; see axon-rdma-common.h. */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "axon-rdma-common.h"
+
+void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("FAIL ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+	fflush(stdout);
+	exit(1);
+}
+
+void ctl_write(int fd, const void *p, size_t n)
+{
+	const char *c = p;
+	ssize_t r;
+
+	while (n) {
+		r = write(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("control channel: write: %s", strerror(errno));
+		c += r;
+		n -= r;
+	}
+}
+
+void ctl_read(int fd, void *p, size_t n)
+{
+	char *c = p;
+	ssize_t r;
+
+	while (n) {
+		r = read(fd, c, n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			die("control channel: read: %s", r ? strerror(errno) :
+			    "the peer closed it");
+		c += r;
+		n -= r;
+	}
+}
+
+double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int ctl_accept(int port)
+{
+	struct sockaddr_in sin = {
+		.sin_family = AF_INET, .sin_port = htons(port),
+	};
+	struct pollfd pfd = { .events = POLLIN };
+	int one = 1, l, fd;
+
+	l = socket(AF_INET, SOCK_STREAM, 0);
+	if (l < 0 || setsockopt(l, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one)) ||
+	    bind(l, (struct sockaddr *)&sin, sizeof(sin)) || listen(l, 1))
+		die("setup: listen on TCP port %d: %s", port, strerror(errno));
+	fprintf(stderr, "%s: waiting on TCP port %d\n",
+		program_invocation_short_name, port);
+	/* a client that never comes must not hang the node */
+	pfd.fd = l;
+	if (poll(&pfd, 1, 300 * 1000) != 1)
+		die("setup: no client within 300 s");
+	fd = accept(l, NULL, NULL);
+	if (fd < 0)
+		die("setup: accept: %s", strerror(errno));
+	close(l);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+int ctl_connect(const char *host, int port)
+{
+	struct addrinfo hints = { .ai_family = AF_INET, .ai_socktype = SOCK_STREAM };
+	struct addrinfo *ai;
+	double end = now() + 120;
+	char sport[16];
+	int one = 1, fd, ret;
+
+	snprintf(sport, sizeof(sport), "%d", port);
+	ret = getaddrinfo(host, sport, &hints, &ai);
+	if (ret)
+		die("setup: %s: %s", host, gai_strerror(ret));
+	/* the server may still be starting */
+	for (;;) {
+		fd = socket(AF_INET, SOCK_STREAM, 0);
+		if (fd >= 0 && !connect(fd, ai->ai_addr, ai->ai_addrlen))
+			break;
+		if (fd >= 0)
+			close(fd);
+		if (now() > end)
+			die("setup: connect to %s port %d: %s", host, port,
+			    strerror(errno));
+		usleep(200000);
+	}
+	freeaddrinfo(ai);
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	return fd;
+}
+
+char vm_role(const char **peer)
+{
+	const char *nodes = getenv("AXON_NODES"), *node = getenv("AXON_NODE");
+	const char *peers = getenv("AXON_PEERS");
+
+	if (!nodes || !node || atoi(nodes) != 2)
+		return 0;
+	if (!atoi(node))
+		return 's';
+	if (!peers || !*peers)
+		die("setup: AXON_NODES=2 but no AXON_PEERS");
+	*peer = strndup(peers, strcspn(peers, " "));
+	return 'c';
+}
+
+static int pick_gid(const struct rdma_dev *d)
+{
+	struct ibv_gid_entry ent;
+	int i;
+
+	for (i = 0; i < d->port.gid_tbl_len; i++) {
+		if (ibv_query_gid_ex(d->ctx, 1, i, &ent, 0))
+			continue;
+		if (ent.gid_type != IBV_GID_TYPE_ROCE_V2)
+			continue;
+		/* ::ffff:a.b.c.d */
+		if (!memcmp(ent.gid.raw, "\0\0\0\0\0\0\0\0\0\0\xff\xff", 12))
+			return i;
+	}
+	return -1;
+}
+
+void rdma_open(struct rdma_dev *d, const char **name, int gid_index)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int i;
+
+	if (!list || !list[0])
+		die("setup: no RDMA device");
+	for (i = 0; list[i]; i++)
+		if (!*name || !strcmp(ibv_get_device_name(list[i]), *name))
+			break;
+	if (!list[i])
+		die("setup: no RDMA device %s", *name);
+	if (!*name)
+		*name = strdup(ibv_get_device_name(list[i]));
+	d->ctx = ibv_open_device(list[i]);
+	ibv_free_device_list(list);
+	if (!d->ctx)
+		die("setup: ibv_open_device %s: %s", *name, strerror(errno));
+	if (ibv_query_device(d->ctx, &d->attr) ||
+	    ibv_query_port(d->ctx, 1, &d->port))
+		die("setup: query %s: %s", *name, strerror(errno));
+	if (d->port.state != IBV_PORT_ACTIVE)
+		die("setup: %s port 1 is not active", *name);
+	d->gid_index = gid_index >= 0 ? gid_index : pick_gid(d);
+	if (d->gid_index < 0)
+		die("setup: %s has no RoCE v2 GID with an IPv4 address (use -g)",
+		    *name);
+	if (ibv_query_gid(d->ctx, 1, d->gid_index, &d->gid))
+		die("setup: ibv_query_gid %d: %s", d->gid_index, strerror(errno));
+}
+
+int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
+	       const struct rc_peer *peer, uint32_t sq_psn, uint32_t rd_atom,
+	       uint32_t rnr_timer, uint32_t rnr_retry, const char **what)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTR,
+		.path_mtu = d->port.active_mtu < peer->mtu ?
+			    d->port.active_mtu : peer->mtu,
+		.dest_qp_num = peer->qpn,
+		.rq_psn = peer->psn,
+		.max_dest_rd_atomic = rd_atom,
+		.min_rnr_timer = rnr_timer,
+		.ah_attr = {
+			.is_global = 1,
+			.grh = { .sgid_index = d->gid_index, .hop_limit = 64 },
+			.port_num = 1,
+		},
+	};
+
+	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
+		*what = "modify_qp to RTR";
+		return errno;
+	}
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 16;
+	a.retry_cnt = 7;
+	a.rnr_retry = rnr_retry;
+	a.sq_psn = sq_psn;
+	a.max_rd_atomic = rd_atom;
+	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
+			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
+		*what = "modify_qp to RTS";
+		return errno;
+	}
+	return 0;
+}
