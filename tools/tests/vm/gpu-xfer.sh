@@ -1,0 +1,53 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# RDMA to and from GPU memory (tools/axon-gpu-xfer; tools/axon-vm --gpu).
+#   gpu-xfer.sh            transfers: loopback on one node; with two nodes,
+#                          node 0 serves and node 1 runs the cases
+#   gpu-xfer.sh safety     dma-buf lifetime and eviction under MRs, and
+#                          rmmod axon_gpu while an MR holds a buffer
+# AXON_GPU_XFER_ARGS adds options (e.g. --quick, --kv-blocks N).
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rdma-lib.sh"
+
+prog=$AXON_REPO/tools/axon-gpu-xfer
+dev=$(rdma_dev) || exit 1
+wait_for 10 test -c /dev/axon_gpu0 || { fail "/dev/axon_gpu0 exists"; exit 1; }
+
+case ${1:-xfer} in
+xfer)
+	# shellcheck disable=SC2086 # a word list
+	"$prog" -d "$dev" ${AXON_GPU_XFER_ARGS:-} || failures=$((failures + 1))
+	;;
+safety)
+	"$prog" -d "$dev" --safety || failures=$((failures + 1))
+	# A dma-buf MR holds axon_gpu (the buffer's exporter) in memory.
+	hold=/tmp/gpu-hold.log
+	"$prog" -d "$dev" --hold 120 >$hold 2>&1 &
+	holder=$!
+	check "an MR holds a GPU buffer whose fd is closed" \
+		wait_for 30 grep -q holding $hold
+	out=$(rmmod axon_gpu 2>&1)
+	rc=$?
+	echo "rmmod: $out"
+	check "rmmod axon_gpu with an MR on its buffer fails" [ $rc -ne 0 ]
+	case $out in
+	*"in use"*) busy=1 ;;
+	*) busy=0 ;;
+	esac
+	check "... because the module is in use (EBUSY)" [ $busy -eq 1 ]
+	kill -USR1 $holder
+	wait $holder
+	rc=$?
+	cat $hold
+	check "the MR deregisters after the refused rmmod" [ $rc -eq 0 ]
+	check "rmmod axon_gpu once the MR is gone" rmmod axon_gpu
+	check "insmod axon_gpu again" insmod "$AXON_GPU_KO"
+	;;
+*)
+	echo "usage: gpu-xfer.sh [safety]" >&2
+	exit 2
+	;;
+esac
+check "$dev: no kernel warnings" kernel_quiet
+finish
