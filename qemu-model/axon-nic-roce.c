@@ -949,6 +949,18 @@ bad_wqe:
     axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
 }
 
+/*
+ * Does the packet at cur_psn ask for an ACK inside a message? Every half
+ * window does: were only a message's last packet to ask, a message longer
+ * than the window would stall until the retransmit timer fired.
+ */
+static bool axon_roce_ack_point(AxonQp *qp)
+{
+    uint32_t half = MAX(axon_roce_window(qp) / 2, 1);
+
+    return axon_psn_add(qp->cur_psn, 1) % half == 0;
+}
+
 /* Would the next packet of e put too many PSNs in flight? */
 static bool axon_roce_window_full(AxonQp *qp, AxonSwqe *e)
 {
@@ -1053,7 +1065,7 @@ static bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
     pkt->imm = e->imm;
     pkt->se = last && (e->flags & AXON_WQE_SOLICITED) &&
               e->opcode != AXON_WR_RDMA_WRITE;
-    pkt->ackreq = last;
+    pkt->ackreq = last || axon_roce_ack_point(qp);
     pkt->len = n;
     if (e->flags & AXON_WQE_INLINE) {
         pkt->payload = e->inline_data + off;
