@@ -21,8 +21,8 @@
  * Output: one "PASS name ..." or "FAIL name: why" line per check, and
  * "axon-gpu-xfer: N passed, N failed".
  *
- * --demo runs a few GPU-to-GPU cases (KV-cache batch, 4 MiB WRITE, 64 MiB
- * READ, 1 MiB WRITE_WITH_IMM and SEND) and prints a table (tools/axon-demo).
+ * --demo runs a few GPU-to-GPU cases (KV-cache batch, 64 MiB WRITE and
+ * READ, 16 MiB WRITE_WITH_IMM and SEND) and prints a table (tools/axon-demo).
  *
  * Usage: axon-gpu-xfer [-d DEV] [-g GID_INDEX] [--gpu PATH] [--quick | --demo]
  *        [--kv-blocks N] [--server | --client HOST | --safety | --hold S]
@@ -1025,10 +1025,10 @@ static int requester(struct env *e)
 	latency(e, IBV_WR_RDMA_READ, 100);
 	if (opt.demo) {
 		kv_batch(e, opt.kv_blocks);
-		xfer(e, IBV_WR_RDMA_WRITE, GPU, GPU, 4 << 20);
+		xfer(e, IBV_WR_RDMA_WRITE, GPU, GPU, 64 << 20);
 		xfer(e, IBV_WR_RDMA_READ, GPU, GPU, 64 << 20);
-		xfer(e, IBV_WR_RDMA_WRITE_WITH_IMM, GPU, GPU, (1 << 20) + 1);
-		xfer(e, IBV_WR_SEND, GPU, GPU, (1 << 20) + 1);
+		xfer(e, IBV_WR_RDMA_WRITE_WITH_IMM, GPU, GPU, (16 << 20) + 1);
+		xfer(e, IBV_WR_SEND, GPU, GPU, (16 << 20) + 1);
 		print_table();
 		goto done;
 	}
