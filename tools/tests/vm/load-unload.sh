@@ -22,9 +22,11 @@ hold=/tmp/hold.log
 holder=$!
 check "a process holds axon0 open with a PD" wait_for 30 grep -q holding $hold
 watch=/tmp/asyncwatch.log
-ibv_asyncwatch -d axon0 > $watch 2>&1 &
+# Line-buffered, so its start-up line shows when it has the context open
+# (a fixed sleep was too short for the debug kernel on a loaded host).
+stdbuf -oL ibv_asyncwatch -d axon0 > $watch 2>&1 &
 watcher=$!
-sleep 1
+check "ibv_asyncwatch has axon0 open" wait_for 30 grep -q "async event FD" $watch
 check "rmmod with the context open" rmmod axon
 check "the open context gets DEVICE_FATAL" wait_for 10 grep -q DEVICE_FATAL $watch
 kill $watcher 2>/dev/null
