@@ -473,6 +473,8 @@ static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
 
 	dma_resv_lock(axon_mr_resv(mr), NULL);
 	mr->live = false;
+	/* a move_notify before the umem detaches must not invalidate the key */
+	mr->valid = false;
 	err = axon_cmd_destroy_mr(&adev->aq, mr->key);
 	if (!axon_destroyed(adev, err))
 		to_ib_umem_dmabuf(mr->umem)->private = NULL;
