@@ -27,15 +27,7 @@ safety)
 	holder=$!
 	check "an MR holds a GPU buffer whose fd is closed" \
 		wait_for 30 grep -q holding $hold
-	out=$(rmmod axon_gpu 2>&1)
-	rc=$?
-	echo "rmmod: $out"
-	check "rmmod axon_gpu with an MR on its buffer fails" [ $rc -ne 0 ]
-	case $out in
-	*"in use"*) busy=1 ;;
-	*) busy=0 ;;
-	esac
-	check "... because the module is in use (EBUSY)" [ $busy -eq 1 ]
+	rmmod_refused axon_gpu "with an MR on its buffer"
 	kill -USR1 $holder
 	wait $holder
 	rc=$?

@@ -25,6 +25,20 @@ wait_for() {
 	done
 }
 
+# rmmod_refused MODULE WHY: rmmod MODULE must fail because the module is
+# in use (the kernel answers EWOULDBLOCK; rmmod says "in use")
+rmmod_refused() {
+	out=$(rmmod "$1" 2>&1)
+	rc=$?
+	echo "rmmod: $out"
+	check "rmmod $1 $2 fails" [ $rc -ne 0 ]
+	case $out in
+	*"in use"*) busy=1 ;;
+	*) busy=0 ;;
+	esac
+	check "... because the module is in use" [ $busy -eq 1 ]
+}
+
 has_ibdev() { [ -e "/sys/class/infiniband/$1" ]; }
 no_ibdev() { [ ! -e "/sys/class/infiniband/$1" ]; }
 
