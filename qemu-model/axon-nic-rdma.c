@@ -356,7 +356,9 @@ static void axon_rdma_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
         return;
     }
     wq->pi = pi;
-    if (reg == AXON_DB_SQ || qp->state == AXON_QPS_ERR) {
+    if (reg == AXON_DB_SQ) {
+        axon_roce_kick(s, qp);
+    } else if (qp->state == AXON_QPS_ERR) {
         axon_roce_schedule(s, qp);
     }
 }

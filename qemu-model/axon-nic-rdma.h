@@ -195,6 +195,7 @@ typedef struct AxonPkt {
 struct AxonRdma {
     MemoryRegion db;
     QEMUBH *bh;
+    bool engine_busy;           /* the bottom half or a doorbell runs it */
 
     AxonMr *mr;                 /* [AXON_RDMA_MAX_MR + 1], slot 0 unused */
     uint64_t pbl_pages;         /* page list entries held */
@@ -261,6 +262,7 @@ void axon_rdma_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
 
 /* axon-nic-roce.c */
 void axon_roce_schedule(AxonNicState *s, AxonQp *qp);
+void axon_roce_kick(AxonNicState *s, AxonQp *qp);
 void axon_roce_bh(void *opaque);
 void axon_roce_qp_init(AxonNicState *s, AxonQp *qp);
 void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp);

@@ -1,9 +1,10 @@
 /*
  * axon-nic: the RC transport (RoCEv2)
  *
- * Requester: the engine bottom half takes send WQEs into a per-QP window,
- * segments them at the path MTU into packets, and retransmits from the
- * window on a NAK or a timeout (go-back-N). Responder: checks each
+ * Requester: takes send WQEs into a per-QP window (a send doorbell for
+ * its first packets, then the engine bottom half), segments them at the
+ * path MTU into packets, and retransmits from the window on a NAK or a
+ * timeout (go-back-N). Responder: checks each
  * request's PSN, opcode sequence, key, PD, access rights and bounds
  * before it touches guest memory, places the payload, and answers with
  * coalesced ACKs, NAKs, READ responses and atomic ACKs.
@@ -135,6 +136,7 @@ static const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
 #define AXON_ROCE_MIN_TIMEOUT_NS    (10 * SCALE_MS) /* TCG guests are slow */
 #define AXON_ROCE_BH_BUDGET         256             /* packets per run */
 #define AXON_ROCE_QP_BUDGET         64
+#define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
 
 static unsigned axon_ib_hdr_len(uint16_t flags)
 {
@@ -324,8 +326,8 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
     if (s->tx_reorder_every && !s->rdma->held_len &&
         s->rdma->tx_count % s->tx_reorder_every == 0) {
         /* test hook: this frame overtakes the next one */
-        s->rdma->held_len = iov_to_buf(iov, 4, 0, s->rdma->held,
-                                       sizeof(s->rdma->held));
+        s->rdma->held_len = iov_to_buf_full(iov, 4, 0, s->rdma->held,
+                                            sizeof(s->rdma->held));
         return;
     }
     qemu_sendv_packet(qemu_get_queue(s->nic), iov, 4);
@@ -365,7 +367,10 @@ static void axon_roce_ack_later(AxonNicState *s, AxonQp *qp)
         qp->in_acks = true;
         QTAILQ_INSERT_TAIL(&s->rdma->acks, qp, acks);
     }
-    qemu_bh_schedule(s->rdma->bh);
+    /* a running engine sends it when its batch ends */
+    if (!s->rdma->engine_busy) {
+        qemu_bh_schedule(s->rdma->bh);
+    }
 }
 
 /* Local ACK timeout: 4.096 us * 2^timeout. */
@@ -1853,6 +1858,34 @@ void axon_roce_flush(AxonNicState *s, AxonQp *qp)
 }
 
 /*
+ * A send doorbell runs its QP's requester at once, for up to
+ * AXON_ROCE_DB_BUDGET packets, in the thread that rang it (a vCPU's), and
+ * leaves the rest to the engine bottom half. Under TCG, with vCPUs busy
+ * polling, waking the main loop for one small message costs tens of
+ * microseconds (e1000 transmits from its tail register write for the
+ * same reason). The budget bounds how long a doorbell write can take;
+ * engine_busy keeps a doorbell reached through the engine's own DMA from
+ * running it re-entrantly.
+ */
+void axon_roce_kick(AxonNicState *s, AxonQp *qp)
+{
+    AxonRdma *r = s->rdma;
+    unsigned n;
+
+    if (qp->state != AXON_QPS_RTS || r->engine_busy) {
+        axon_roce_schedule(s, qp);
+        return;
+    }
+    r->engine_busy = true;
+    n = axon_roce_requester(s, qp, AXON_ROCE_DB_BUDGET);
+    axon_roce_flush_acks(s);
+    r->engine_busy = false;
+    if (n == AXON_ROCE_DB_BUDGET) {
+        axon_roce_schedule(s, qp);
+    }
+}
+
+/*
  * The engine: runs the scheduled QPs round robin within a budget, so a
  * busy QP neither starves the others nor the vCPUs, then sends the ACKs
  * its responders owe (one per batch: coalesced).
@@ -1867,6 +1900,7 @@ void axon_roce_bh(void *opaque)
     if (!axon_nic_ready(s)) {
         return;
     }
+    r->engine_busy = true;
     while (budget && (qp = QTAILQ_FIRST(&r->sched))) {
         unsigned n, quota = MIN(budget, AXON_ROCE_QP_BUDGET);
 
@@ -1885,6 +1919,7 @@ void axon_roce_bh(void *opaque)
         }
     }
     axon_roce_flush_acks(s);
+    r->engine_busy = false;
     if (!QTAILQ_EMPTY(&r->sched)) {
         qemu_bh_schedule(r->bh);
     }
