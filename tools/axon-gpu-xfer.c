@@ -395,25 +395,29 @@ static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 	}
 }
 
+/* One of the device's hw_counters (UINT64_MAX: none). */
+static uint64_t hw_counter(const char *name)
+{
+	char path[256];
+	uint64_t v;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", opt.dev,
+		 name);
+	f = fopen(path, "r");
+	if (!f || fscanf(f, "%" SCNu64, &v) != 1)
+		v = UINT64_MAX;
+	if (f)
+		fclose(f);
+	return v;
+}
+
 /* The device's peer_read_bytes and peer_write_bytes (UINT64_MAX: none). */
 static void peer_bytes(uint64_t v[2])
 {
-	static const char *const name[2] = { "peer_read_bytes",
-					     "peer_write_bytes" };
-	char path[256];
-	FILE *f;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		snprintf(path, sizeof(path),
-			 "/sys/class/infiniband/%s/ports/1/hw_counters/%s",
-			 opt.dev, name[i]);
-		f = fopen(path, "r");
-		if (!f || fscanf(f, "%" SCNu64, &v[i]) != 1)
-			v[i] = UINT64_MAX;
-		if (f)
-			fclose(f);
-	}
+	v[0] = hw_counter("peer_read_bytes");
+	v[1] = hw_counter("peer_write_bytes");
 }
 
 /* ---- the control channel -------------------------------------------------- */
@@ -1354,6 +1358,173 @@ static void s_move(struct side *x, struct side *y, bool local)
 	s_report(ok, name, why);
 }
 
+#define ST_ROUNDS	24
+#define ST_N		16		/* WRITEs per round */
+#define ST_LEN		(64u << 10)	/* bytes per WRITE */
+
+struct mover {
+	int fd;
+	volatile bool stop;
+	unsigned int moved, busy, other;
+};
+
+/* Moves the buffer over and over, at random short intervals. */
+static void *mover_run(void *arg)
+{
+	struct mover *m = arg;
+	unsigned int seed = 7;
+	int rc;
+
+	while (!m->stop) {
+		rc = gpu_move(m->fd);
+		if (!rc)
+			m->moved++;
+		else if (rc == EBUSY)
+			m->busy++;
+		else
+			m->other++;
+		usleep(rand_r(&seed) % 2000);
+	}
+	return NULL;
+}
+
+/*
+ * A storm of moves: a second thread moves y's GPU buffer again and again
+ * while this one, round after round, registers an MR on it, WRITEs into
+ * it from x's host memory, deregisters it and moves it once more itself
+ * (nothing pins it then). With a pinned MR (no move_notify) the mover
+ * gets EBUSY while the MR lives and every WRITE succeeds; with a dynamic
+ * one the buffer moves under the MR, and a WRITE may fail with
+ * REM_ACCESS_ERR (then the rest flush and the QP is replaced). Either
+ * way: no other status, the bytes of every WRITE that succeeded are in
+ * the buffer wherever it lives now, the NIC counted exactly one refused
+ * access (mr_invalid_accesses) per failed WRITE, and no buffer leaks.
+ */
+static void s_move_storm(struct side *x, struct side *y)
+{
+	const char *name = "MOVEs from a second thread during WRITEs and "
+			   "re-registrations";
+	uint64_t seeds[ST_N], inval0 = hw_counter("mr_invalid_accesses");
+	struct mover m = { 0 };
+	unsigned int r, i, ok_n = 0, err_n = 0, flush_n = 0, self_moved = 0;
+	int base = gpu_buffers(), st, rc;
+	struct mem *h = &x->m[HOST];
+	char why[256] = "";
+	struct ibv_mr *mr;
+	pthread_t t;
+	struct gbuf g;
+	bool ok = true, good[ST_N];
+
+	gbuf_alloc(&g, ST_N * ST_LEN);
+	m.fd = g.fd;
+	if (pthread_create(&t, NULL, mover_run, &m))
+		die("pthread_create");
+	for (r = 0; ok && r < ST_ROUNDS; r++) {
+		struct ibv_sge sge = { .length = ST_LEN, .lkey = h->mr->lkey };
+		struct ibv_send_wr wr = {
+			.sg_list = &sge, .num_sge = 1,
+			.opcode = IBV_WR_RDMA_WRITE,
+			.send_flags = IBV_SEND_SIGNALED,
+		}, *bad;
+		struct ibv_wc wc;
+
+		mr = reg_gpu(y->pd, &g, 0, g.size);
+		if (!mr) {
+			snprintf(why, sizeof(why), "round %u: ibv_reg_dmabuf_mr: %s",
+				 r, strerror(errno));
+			ok = false;
+			break;
+		}
+		pair_connect(x, y);
+		memset(g.map, 0, g.size);
+		wr.wr.rdma.rkey = mr->rkey;
+		for (i = 0; i < ST_N; i++) {
+			seeds[i] = splitmix(&x->seed);
+			gen_chunked(h->cpu + (uint64_t)i * ST_LEN, ST_LEN,
+				    seeds[i]);
+			sge.addr = h->addr + (uint64_t)i * ST_LEN;
+			wr.wr.rdma.remote_addr = g.gpu_va + (uint64_t)i * ST_LEN;
+			wr.wr_id = i;
+			if (ibv_post_send(x->qp, &wr, &bad))
+				die("ibv_post_send: %s", strerror(errno));
+		}
+		for (i = 0; i < ST_N; i++) {
+			if (!poll_one(x->scq, &wc))
+				die("%s: no completion in %.0f s", name,
+				    opt.timeout);
+			good[wc.wr_id] = wc.status == IBV_WC_SUCCESS;
+			if (wc.status == IBV_WC_SUCCESS) {
+				ok_n++;
+			} else if (wc.status == IBV_WC_REM_ACCESS_ERR) {
+				err_n++;
+			} else if (wc.status == IBV_WC_WR_FLUSH_ERR) {
+				flush_n++;
+			} else if (ok) {
+				snprintf(why, sizeof(why), "round %u, WRITE %u: %s",
+					 r, (unsigned int)wc.wr_id,
+					 ibv_wc_status_str(wc.status));
+				ok = false;
+			}
+		}
+		for (i = 0; ok && i < ST_N; i++)
+			if (good[i] &&
+			    !check_gen(g.map + (uint64_t)i * ST_LEN, ST_LEN,
+				       seeds[i], "a WRITE that succeeded", why,
+				       sizeof(why)))
+				ok = false;
+		st = ibv_dereg_mr(mr);
+		if (ok && st) {
+			snprintf(why, sizeof(why), "round %u: ibv_dereg_mr: %s",
+				 r, strerror(st));
+			ok = false;
+		}
+		/* unregistered, the buffer can always move (unless racing) */
+		rc = gpu_move(g.fd);
+		if (!rc)
+			self_moved++;
+		else if (rc != EBUSY && ok) {
+			snprintf(why, sizeof(why), "round %u: move: %s", r,
+				 strerror(rc));
+			ok = false;
+		}
+	}
+	m.stop = true;
+	pthread_join(t, NULL);
+	gbuf_free(&g);
+	pair_connect(x, y);
+	if (ok && m.other) {
+		snprintf(why, sizeof(why), "%u moves failed with neither 0 nor "
+			 "EBUSY", m.other);
+		ok = false;
+	}
+	if (ok && !self_moved) {
+		snprintf(why, sizeof(why), "no move between registrations "
+			 "succeeded");
+		ok = false;
+	}
+	if (ok && inval0 == UINT64_MAX) {
+		snprintf(why, sizeof(why), "no mr_invalid_accesses counter");
+		ok = false;
+	}
+	if (ok && hw_counter("mr_invalid_accesses") - inval0 != err_n) {
+		snprintf(why, sizeof(why), "mr_invalid_accesses grew %" PRIu64
+			 ", %u WRITEs failed", hw_counter("mr_invalid_accesses") -
+			 inval0, err_n);
+		ok = false;
+	}
+	if (ok && gpu_buffers() != base) {
+		snprintf(why, sizeof(why), "%d buffers, want %d", gpu_buffers(),
+			 base);
+		ok = false;
+	}
+	if (ok)
+		snprintf(why, sizeof(why), "%u rounds; WRITEs: %u succeeded, %u "
+			 "REM_ACCESS_ERR, %u flushed; moves: %u by the thread "
+			 "(%u EBUSY), %u between registrations", ST_ROUNDS, ok_n,
+			 err_n, flush_n, m.moved, m.busy, self_moved);
+	s_report(ok, name, why);
+}
+
 static int safety(void)
 {
 	static struct side x, y;
@@ -1369,6 +1540,7 @@ static int safety(void)
 	s_close_first(&x, &y);
 	s_move(&x, &y, false);
 	s_move(&x, &y, true);
+	s_move_storm(&x, &y);
 	side_close(&x);
 	side_close(&y);
 	printf("axon-gpu-xfer: %u passed, %u failed\n", s_pass, s_fail);

@@ -23,6 +23,8 @@
 
 #include <axon/axon_dev.h>
 
+#include "axon-test.h"
+
 #define PAGE 4096
 #define UNMAPPED_ADDR 0xfff0000000000ULL
 #define POLL_NS (2ULL * 1000 * 1000 * 1000)
@@ -32,17 +34,9 @@ enum { PG_SQ, PG_CQ, PG_EQ, PG_RESP, NR_PAGES };
 static volatile uint32_t *regs;
 static uint8_t *mem;
 static uint64_t phys[NR_PAGES];
-static int failures;
 static uint16_t next_cid;
 static uint32_t sq_tail, cq_head, depth;
 static bool cq_phase;
-
-static void check(bool ok, const char *what)
-{
-	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
 
 static uint32_t rd(uint32_t reg)
 {
@@ -318,6 +312,5 @@ int main(int argc, char **argv)
 	test_fatal_dma();
 
 	wr(AXON_REG_CTRL, AXON_CTRL_RESET);
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	return test_verdict();
 }

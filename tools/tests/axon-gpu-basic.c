@@ -27,28 +27,16 @@
 
 #include <axon/axon_gpu.h>
 
+#include "axon-test.h"
+
 #define GPU_PAGE	AXON_GPU_PAGE_SIZE
 
-static int failures;
 static int dev;
 
-static void check(bool ok, const char *what)
-{
-	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
-
-/* PASS if the call failed with errno want; the errno seen is printed. */
+/* PASS if the call returned -1 with errno want. */
 static void expect_err(int rc, int want, const char *what)
 {
-	int err = errno;
-	bool ok = rc == -1 && err == want;
-
-	printf("%s %s: %s (want %s)\n", ok ? "PASS" : "FAIL", what,
-	       rc == -1 ? strerror(err) : "succeeded", strerror(want));
-	if (!ok)
-		failures++;
+	expect_errno(rc == -1, errno, want, what);
 }
 
 static int info(struct axon_gpu_info *i)
@@ -446,6 +434,5 @@ int main(int argc, char **argv)
 	test_lifetime(&start);
 	test_many(&start);
 	check(close(dev) == 0, "close the device");
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	return test_verdict();
 }

@@ -19,40 +19,7 @@
 
 #include <infiniband/verbs.h>
 
-static int failures;
-
-/* PASS if the call failed with errno want; the errno seen is printed. */
-static void expect_err(bool failed, int err, int want, const char *what)
-{
-	bool ok = failed && err == want;
-
-	printf("%s %s: %s (want %s)\n", ok ? "PASS" : "FAIL", what,
-	       failed ? strerror(err) : "succeeded", strerror(want));
-	if (!ok)
-		failures++;
-}
-
-static void check(bool ok, const char *what)
-{
-	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
-
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		return NULL;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
+#include "axon-test.h"
 
 static void test_cq(struct ibv_context *ctx)
 {
@@ -67,7 +34,7 @@ static void test_cq(struct ibv_context *ctx)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		errno = 0;
 		cq = ibv_create_cq(ctx, bad[i].cqe, NULL, NULL, 0);
-		expect_err(!cq, errno, EINVAL, bad[i].name);
+		expect_errno(!cq, errno, EINVAL, bad[i].name);
 		if (cq)
 			ibv_destroy_cq(cq);
 	}
@@ -113,7 +80,7 @@ static void test_qp_caps(struct ibv_pd *pd, struct ibv_cq *cq)
 			cap.max_inline_data = 1 << 20;
 		errno = 0;
 		qp = create_qp(pd, cq, &cap);
-		expect_err(!qp, errno, EINVAL, name[i]);
+		expect_errno(!qp, errno, EINVAL, name[i]);
 		if (qp)
 			ibv_destroy_qp(qp);
 	}
@@ -127,7 +94,7 @@ static void test_mr(struct ibv_pd *pd)
 
 	errno = 0;
 	mr = ibv_reg_mr(pd, NULL, page, IBV_ACCESS_LOCAL_WRITE);
-	expect_err(!mr, errno, EFAULT, "ibv_reg_mr NULL address");
+	expect_errno(!mr, errno, EFAULT, "ibv_reg_mr NULL address");
 	if (mr)
 		ibv_dereg_mr(mr);
 
@@ -140,43 +107,43 @@ static void test_mr(struct ibv_pd *pd)
 	munmap(p + page, 2 * page);
 	errno = 0;
 	mr = ibv_reg_mr(pd, p + page, page, IBV_ACCESS_LOCAL_WRITE);
-	expect_err(!mr, errno, EFAULT, "ibv_reg_mr unmapped address");
+	expect_errno(!mr, errno, EFAULT, "ibv_reg_mr unmapped address");
 	if (mr)
 		ibv_dereg_mr(mr);
 	errno = 0;
 	mr = ibv_reg_mr(pd, p, 4 * page, IBV_ACCESS_LOCAL_WRITE);
-	expect_err(!mr, errno, EFAULT, "ibv_reg_mr over a hole");
+	expect_errno(!mr, errno, EFAULT, "ibv_reg_mr over a hole");
 	if (mr)
 		ibv_dereg_mr(mr);
 
 	errno = 0;
 	mr = ibv_reg_mr(pd, p, SIZE_MAX - page, IBV_ACCESS_LOCAL_WRITE);
-	expect_err(!mr, errno, EINVAL, "ibv_reg_mr addr + length wraps");
+	expect_errno(!mr, errno, EINVAL, "ibv_reg_mr addr + length wraps");
 	if (mr)
 		ibv_dereg_mr(mr);
 
 	errno = 0;
 	mr = ibv_reg_mr(pd, p, 0, IBV_ACCESS_LOCAL_WRITE);
-	expect_err(!mr, errno, EINVAL, "ibv_reg_mr length 0");
+	expect_errno(!mr, errno, EINVAL, "ibv_reg_mr length 0");
 	if (mr)
 		ibv_dereg_mr(mr);
 
 	errno = 0;
 	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_REMOTE_WRITE);
-	expect_err(!mr, errno, EINVAL,
+	expect_errno(!mr, errno, EINVAL,
 		   "ibv_reg_mr REMOTE_WRITE without LOCAL_WRITE");
 	if (mr)
 		ibv_dereg_mr(mr);
 	errno = 0;
 	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_REMOTE_ATOMIC);
-	expect_err(!mr, errno, EINVAL,
+	expect_errno(!mr, errno, EINVAL,
 		   "ibv_reg_mr REMOTE_ATOMIC without LOCAL_WRITE");
 	if (mr)
 		ibv_dereg_mr(mr);
 	errno = 0;
 	/* bit 12: below libibverbs' optional range, which it drops */
 	mr = ibv_reg_mr(pd, p, page, IBV_ACCESS_LOCAL_WRITE | (1 << 12));
-	expect_err(!mr, errno, EINVAL, "ibv_reg_mr unknown access flag");
+	expect_errno(!mr, errno, EINVAL, "ibv_reg_mr unknown access flag");
 	if (mr)
 		ibv_dereg_mr(mr);
 
@@ -196,7 +163,7 @@ static void expect_dmabuf_err(struct ibv_pd *pd, uint64_t offset,
 	struct ibv_mr *mr;
 
 	mr = ibv_reg_dmabuf_mr(pd, offset, length, iova, fd, access);
-	expect_err(!mr, errno, want, what);
+	expect_errno(!mr, errno, want, what);
 	if (mr)
 		ibv_dereg_mr(mr);
 }
@@ -385,7 +352,7 @@ static void bad_attr(struct dev *d, enum bad bad, int want, bool rxe_ok,
 		printf("PASS %s: succeeded [rxe deviation]\n", what);
 		goto out;
 	}
-	expect_err(ret, ret, want, what);
+	expect_errno(ret, ret, want, what);
 	snprintf(name, sizeof(name), "%s: QP stays in %s", what,
 		 from == IBV_QPS_INIT ? "INIT" : "RTR");
 	check(qp_state(qp) == from, name);
@@ -406,15 +373,15 @@ static void test_modify(struct dev *d)
 	}
 	rts_attr(&a);
 	ret = modify(qp, &a, RTS_MASK);
-	expect_err(ret, ret, EINVAL, "modify_qp RESET -> RTS");
+	expect_errno(ret, ret, EINVAL, "modify_qp RESET -> RTS");
 	rtr_attr(qp, &d->gid, d->gid_index, &a);
 	ret = modify(qp, &a, RTR_MASK);
-	expect_err(ret, ret, EINVAL, "modify_qp RESET -> RTR");
+	expect_errno(ret, ret, EINVAL, "modify_qp RESET -> RTR");
 	check(qp_state(qp) == IBV_QPS_RESET, "QP stays in RESET");
 	check(!to_init(qp), "modify_qp RESET -> INIT");
 	rts_attr(&a);
 	ret = modify(qp, &a, RTS_MASK);
-	expect_err(ret, ret, EINVAL, "modify_qp INIT -> RTS");
+	expect_errno(ret, ret, EINVAL, "modify_qp INIT -> RTS");
 	check(qp_state(qp) == IBV_QPS_INIT, "QP stays in INIT");
 	rtr_attr(qp, &d->gid, d->gid_index, &a);
 	check(!modify(qp, &a, RTR_MASK), "modify_qp INIT -> RTR (to itself)");
@@ -464,10 +431,10 @@ static void test_post(struct ibv_pd *pd, struct ibv_cq *cq)
 	swr.sg_list = rwr.sg_list = sge;
 	swr.num_sge = rwr.num_sge = 64;
 	ret = ibv_post_recv(qp, &rwr, &rbad);
-	expect_err(ret, ret, EINVAL, "ibv_post_recv 64 SGEs, max 2");
+	expect_errno(ret, ret, EINVAL, "ibv_post_recv 64 SGEs, max 2");
 	check(!ret ? true : rbad == &rwr, "ibv_post_recv sets bad_wr");
 	ret = ibv_post_send(qp, &swr, &sbad);
-	expect_err(ret, ret, EINVAL, "ibv_post_send 64 SGEs, max 2");
+	expect_errno(ret, ret, EINVAL, "ibv_post_send 64 SGEs, max 2");
 	check(!ret ? true : sbad == &swr, "ibv_post_send sets bad_wr");
 out:
 	if (qp)
@@ -489,9 +456,9 @@ static void test_busy_cq(struct ibv_context *ctx, struct ibv_pd *pd)
 		return;
 	}
 	ret = ibv_destroy_cq(cq);
-	expect_err(ret, ret, EBUSY, "ibv_destroy_cq of a CQ in use by a QP");
+	expect_errno(ret, ret, EBUSY, "ibv_destroy_cq of a CQ in use by a QP");
 	ret = ibv_dealloc_pd(pd);
-	expect_err(ret, ret, EBUSY, "ibv_dealloc_pd of a PD in use by a QP");
+	expect_errno(ret, ret, EBUSY, "ibv_dealloc_pd of a PD in use by a QP");
 	check(!ibv_destroy_qp(qp), "ibv_destroy_qp");
 	check(!ibv_destroy_cq(cq), "ibv_destroy_cq once unused");
 }
@@ -546,6 +513,5 @@ int main(int argc, char **argv)
 	check(!ibv_destroy_cq(d.cq), "ibv_destroy_cq");
 	check(!ibv_dealloc_pd(d.pd), "ibv_dealloc_pd");
 	check(!ibv_close_device(ctx), "ibv_close_device");
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	return test_verdict();
 }

@@ -21,29 +21,7 @@
 
 #include <infiniband/verbs.h>
 
-static int failures;
-
-static void check(bool ok, const char *what)
-{
-	printf("%s %s\n", ok ? "PASS" : "FAIL", what);
-	if (!ok)
-		failures++;
-}
-
-static struct ibv_context *open_device(const char *name)
-{
-	struct ibv_device **list = ibv_get_device_list(NULL);
-	struct ibv_context *ctx = NULL;
-	int i;
-
-	if (!list)
-		return NULL;
-	for (i = 0; list[i]; i++)
-		if (!strcmp(ibv_get_device_name(list[i]), name))
-			ctx = ibv_open_device(list[i]);
-	ibv_free_device_list(list);
-	return ctx;
-}
+#include "axon-test.h"
 
 static void test_queries(struct ibv_context *ctx)
 {
@@ -178,6 +156,5 @@ int main(int argc, char **argv)
 	test_pds(ctx);
 	test_objects(ctx);
 	check(!ibv_close_device(ctx), "ibv_close_device");
-	printf("%d failed\n", failures);
-	return failures ? 1 : 0;
+	return test_verdict();
 }
