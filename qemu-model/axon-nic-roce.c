@@ -413,6 +413,12 @@ static bool axon_roce_outstanding(AxonQp *qp)
     return qp->sq_comp != qp->cur || qp->cur_off;
 }
 
+/* Posted WQEs (or packets of one) not sent yet. */
+static bool axon_roce_unsent(AxonQp *qp)
+{
+    return qp->cur != qp->sq_fetch || qp->sq_fetch != qp->sq.pi;
+}
+
 /*
  * PSNs in flight on the wire at most: socket buffers on the way hold
  * about 64 KiB; a larger burst only gets lost and sent again. (Growing
@@ -510,7 +516,7 @@ static void axon_roce_complete(AxonNicState *s, AxonQp *qp)
         if (!axon_roce_outstanding(qp) && !qp->rnr_wait) {
             timer_del(qp->retry_timer);
         }
-        if (qp->cur != qp->sq_fetch || qp->sq_fetch != qp->sq.pi) {
+        if (axon_roce_unsent(qp)) {
             axon_roce_schedule(s, qp);
         }
     }
@@ -1880,7 +1886,8 @@ void axon_roce_kick(AxonNicState *s, AxonQp *qp)
     n = axon_roce_requester(s, qp, AXON_ROCE_DB_BUDGET);
     axon_roce_flush_acks(s);
     r->engine_busy = false;
-    if (n == AXON_ROCE_DB_BUDGET) {
+    /* waking the main loop for nothing would only contend for the lock */
+    if (n == AXON_ROCE_DB_BUDGET && axon_roce_unsent(qp)) {
         axon_roce_schedule(s, qp);
     }
 }
@@ -1914,7 +1921,7 @@ void axon_roce_bh(void *opaque)
         budget -= n;
         axon_roce_flush_acks(s);
         /* stopped by the quota, not for want of work: not done yet */
-        if (n == quota) {
+        if (n == quota && axon_roce_unsent(qp)) {
             axon_roce_schedule(s, qp);
         }
     }
