@@ -17,7 +17,12 @@
  * connects to node 0 without options.
  *
  * Usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]
- *        [--server | --client HOST] [--tcp-port N] [--timeout S]
+ *        [--lossy] [--server | --client HOST] [--tcp-port N] [--timeout S]
+ *
+ * --lossy: the fabric loses frames. A remote error's NAK may then be lost;
+ * the responder's QP is in the error state by then and drops the requests
+ * sent again, so the requester's retries run out: RETRY_EXC_ERR is then
+ * the right completion where REM_*_ERR is expected (noted in its line).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -58,6 +63,7 @@ static struct {
 	const char *dev;
 	int gid_index;		/* -1: the first RoCE v2 GID with an IPv4 address */
 	bool quick;
+	bool lossy;
 	const char *only;
 	double timeout;
 	int tcp_port;
@@ -1039,6 +1045,13 @@ static void batch_fail(struct batch *b, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A status the responder reports in a NAK. */
+static bool remote_error(uint32_t status)
+{
+	return status == IBV_WC_REM_ACCESS_ERR ||
+	       status == IBV_WC_REM_INV_REQ_ERR || status == IBV_WC_REM_OP_ERR;
+}
+
 static void on_wc(struct env *e, struct batch *b, const struct ibv_wc *wc)
 {
 	struct ibv_qp_init_attr init;
@@ -1056,6 +1069,11 @@ static void on_wc(struct env *e, struct batch *b, const struct ibv_wc *wc)
 	b->last[x->qp] = wc->wr_id;
 	if (e->rxe && x->rxe_expect && wc->status == x->rxe_expect) {
 		snprintf(b->note, sizeof(b->note), " [rxe deviation: %s]",
+			 ibv_wc_status_str(wc->status));
+	} else if (opt.lossy && wc->status == IBV_WC_RETRY_EXC_ERR &&
+		   remote_error(x->expect)) {
+		snprintf(b->note, sizeof(b->note), " [%s lost on the fabric: "
+			 "%s]", ibv_wc_status_str(x->expect),
 			 ibv_wc_status_str(wc->status));
 	} else if (wc->status != x->expect) {
 		batch_fail(b, "%s #%" PRIu64 " (%" PRIu64 " B, QP %u): status %s, want %s",
@@ -1819,7 +1837,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]\n"
-		"                           [--server | --client HOST] [--tcp-port N] [--timeout S]\n"
+		"                           [--lossy] [--server | --client HOST] [--tcp-port N]\n"
+		"                           [--timeout S]\n"
 		"  default: loopback on one device; under tools/axon-vm with 2 nodes\n"
 		"  (AXON_NODES=2), node 0 is the server and node 1 its client\n");
 	exit(2);
@@ -1829,6 +1848,7 @@ int main(int argc, char **argv)
 {
 	static const struct option lopts[] = {
 		{ "quick", no_argument, NULL, 'q' },
+		{ "lossy", no_argument, NULL, 'L' },
 		{ "full", no_argument, NULL, 'F' },
 		{ "only", required_argument, NULL, 'o' },
 		{ "server", no_argument, NULL, 's' },
@@ -1848,6 +1868,7 @@ int main(int argc, char **argv)
 		case 'd': opt.dev = optarg; break;
 		case 'g': opt.gid_index = atoi(optarg); break;
 		case 'q': opt.quick = true; break;
+		case 'L': opt.lossy = true; break;
 		case 'F': opt.quick = false; break;
 		case 'o': opt.only = optarg; break;
 		case 's': mode = 's'; break;
