@@ -4,10 +4,10 @@
  * Requester: takes send WQEs into a per-QP window (a send doorbell for
  * its first packets, then the engine bottom half), segments them at the
  * path MTU into packets, and retransmits from the window on a NAK or a
- * timeout (go-back-N). Responder: checks each
- * request's PSN, opcode sequence, key, PD, access rights and bounds
- * before it touches guest memory, places the payload, and answers with
- * coalesced ACKs, NAKs, READ responses and atomic ACKs.
+ * timeout (go-back-N). Responder: checks each request's PSN, opcode
+ * sequence, key, PD, access rights and bounds before it touches guest
+ * memory, places the payload, and answers with coalesced ACKs, NAKs,
+ * READ responses and atomic ACKs.
  *
  * Packets travel decoded (AxonPkt). To a QP of this same device they are
  * handed straight to the receive path (loopback: no Ethernet, IP, UDP or
