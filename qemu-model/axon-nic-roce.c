@@ -425,7 +425,7 @@ static bool axon_roce_unsent(AxonQp *qp)
  * the window on success and halving it on loss did worse between two
  * loaded VMs.) Loopback is not limited.
  */
-#define AXON_ROCE_WIRE_WINDOW   (64 * KiB)
+#define AXON_ROCE_WIRE_WINDOW   (256 * KiB)
 
 static uint32_t axon_roce_window(AxonQp *qp)
 {
