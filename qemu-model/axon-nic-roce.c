@@ -420,10 +420,12 @@ static bool axon_roce_unsent(AxonQp *qp)
 }
 
 /*
- * PSNs in flight on the wire at most: socket buffers on the way hold
- * about 64 KiB; a larger burst only gets lost and sent again. (Growing
- * the window on success and halving it on loss did worse between two
- * loaded VMs.) Loopback is not limited.
+ * PSNs in flight on the wire at most: what the fabric's buffers hold (the
+ * test fabric's sockets take 4 MiB, see qemu-model/patches); a larger
+ * burst only gets lost and sent again. 256 KiB keeps two VMs busy at
+ * path MTU 1024; more measured no faster. (Growing the window on success
+ * and halving it on loss did worse between two loaded VMs.) Loopback is
+ * not limited.
  */
 #define AXON_ROCE_WIRE_WINDOW   (256 * KiB)
 
