@@ -17,6 +17,7 @@
 #include "qemu/osdep.h"
 #include "qemu/atomic.h"
 #include "qemu/cutils.h"
+#include "qemu/guest-random.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
@@ -563,13 +564,24 @@ static uint16_t axon_rdma_load_pages(AxonNicState *s, uint16_t opcode,
     return AXON_ADMIN_SUCCESS;
 }
 
+/* A random key tag other than last: a stale key never matches. */
+static uint8_t axon_rdma_new_tag(uint8_t last)
+{
+    uint8_t tag;
+
+    do {
+        qemu_guest_getrandom_nofail(&tag, sizeof(tag));
+    } while (tag == last);
+    return tag;
+}
+
 static uint16_t axon_rdma_create_mr(AxonNicState *s,
                                     const struct axon_admin_mr *m,
                                     uint64_t *result)
 {
     AxonRdma *r = s->rdma;
     uint32_t pdn = le32_to_cpu(m->pdn), access = le32_to_cpu(m->access);
-    uint32_t npages = le32_to_cpu(m->npages), idx = 0, n;
+    uint32_t npages = le32_to_cpu(m->npages), idx = 0, n, start;
     uint64_t iova = le64_to_cpu(m->iova), length = le64_to_cpu(m->length);
     uint64_t *pages = NULL;
     uint16_t status;
@@ -595,9 +607,14 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
     }
-    /* next fit: a key just destroyed is not handed out again at once */
+    /*
+     * Keys are not to be guessed from one another (a forged frame needs
+     * one): the slot is the first free one from a random point, the tag
+     * random and never the slot's last.
+     */
+    qemu_guest_getrandom_nofail(&start, sizeof(start));
     for (n = 0; n < AXON_RDMA_MAX_MR; n++) {
-        idx = (r->mr_last + n) % AXON_RDMA_MAX_MR + 1;
+        idx = (start + n) % AXON_RDMA_MAX_MR + 1;
         if (!r->mr[idx].valid) {
             break;
         }
@@ -610,8 +627,8 @@ static uint16_t axon_rdma_create_mr(AxonNicState *s,
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
     }
-    r->mr_last = idx;
     mr = &r->mr[idx];
+    mr->tag = axon_rdma_new_tag(mr->tag);
     mr->valid = true;
     mr->invalidated = false;
     mr->peer = peer;
@@ -637,7 +654,6 @@ static void axon_rdma_free_mr(AxonNicState *s, AxonMr *mr)
     g_free(mr->pages);
     mr->pages = NULL;
     mr->valid = false;
-    mr->tag++;      /* a stale key must not match the slot's next MR */
 }
 
 /* The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. */
@@ -1192,6 +1208,12 @@ uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
         return r->stat_peer_wr >> 32;
     case AXON_REG_STAT_MR_INVALID:
         return r->stat_mr_invalid;
+    case AXON_REG_STAT_DUP_REQS:
+        return r->stat_dup_reqs;
+    case AXON_REG_STAT_OUT_OF_SEQ:
+        return r->stat_out_of_seq;
+    case AXON_REG_STAT_STRAY:
+        return r->stat_stray;
     default:
         return 0;
     }
@@ -1222,7 +1244,7 @@ void axon_rdma_reset(AxonNicState *s)
     r->ev_owed = 0;
     r->held_len = 0;
     r->tx_count = 0;
-    r->mr_last = r->cq_last = r->qp_last = 0;
+    r->cq_last = r->qp_last = 0;
     r->stat_db_rejects = 0;
     r->stat_tx_pkts = 0;
     r->stat_rx_pkts = 0;

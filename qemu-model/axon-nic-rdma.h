@@ -204,7 +204,7 @@ struct AxonRdma {
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
     AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
     uint32_t *pd_users;         /* [max_pd] */
-    uint32_t mr_last, cq_last;  /* last index handed out: next fit */
+    uint32_t cq_last;           /* last index handed out: next fit */
     uint32_t qp_last;           /* slot to look at first */
     QTAILQ_HEAD(, AxonQp) sched;
     QTAILQ_HEAD(, AxonQp) acks;
@@ -218,6 +218,9 @@ struct AxonRdma {
     uint64_t stat_peer_rd;      /* payload bytes from peer MRs */
     uint64_t stat_peer_wr;      /* payload bytes to peer MRs */
     uint32_t stat_mr_invalid;
+    uint32_t stat_dup_reqs;     /* requests behind the expected PSN */
+    uint32_t stat_out_of_seq;   /* requests ahead of it */
+    uint32_t stat_stray;        /* packets matching no state: dropped */
     uint32_t tx_count;          /* wire frames, for the x-tx-* hooks */
     uint32_t held_len;          /* x-tx-reorder-every: a frame held back */
     uint8_t held[AXON_NIC_ETH_MAX_FRAME];

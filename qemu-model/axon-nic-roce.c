@@ -126,6 +126,7 @@ static const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
 #define AETH_TYPE_SHIFT     5
 #define AETH_ACK            0
 #define AETH_RNR_NAK        1
+#define AETH_RESERVED       2
 #define AETH_NAK            3
 #define AETH_NO_CREDIT      0x1f    /* no end-to-end credits */
 #define NAK_PSN_SEQ         0
@@ -724,16 +725,16 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     uint32_t k, off, want;
     bool last;
 
-    if (!e || e->opcode != AXON_WR_RDMA_READ) {
-        return;     /* a duplicate */
+    if (!e || e->opcode != AXON_WR_RDMA_READ ||
+        axon_psn_diff(pkt->psn, e->resp_psn) < 0) {
+        s->rdma->stat_stray++;      /* a duplicate, or not a READ's */
+        return;
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
     if (pkt->psn != e->resp_psn) {
-        if (axon_psn_diff(pkt->psn, e->resp_psn) > 0) {
-            /* a response was lost */
-            axon_roce_reask(qp, e);
-            axon_roce_schedule(s, qp);
-        }
+        /* a response was lost */
+        axon_roce_reask(qp, e);
+        axon_roce_schedule(s, qp);
         return;
     }
     k = axon_psn_diff(pkt->psn, e->first_psn);
@@ -772,7 +773,8 @@ static void axon_roce_atomic_ack_rx(AxonNicState *s, AxonQp *qp,
     uint64_t orig = cpu_to_le64(pkt->orig);
 
     if (!e || e->opcode < AXON_WR_ATOMIC_CMP_SWP) {
-        return;     /* a duplicate */
+        s->rdma->stat_stray++;      /* a duplicate, or not an atomic's */
+        return;
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
     if (!axon_roce_sge_rw(s, qp, e->sge, e->num_sge, 0, (uint8_t *)&orig, 8,
@@ -786,23 +788,40 @@ static void axon_roce_atomic_ack_rx(AxonNicState *s, AxonQp *qp,
     e->status = AXON_WC_SUCCESS;
 }
 
+/*
+ * A NAK names the PSN of a request not yet acknowledged, sent by a WQE
+ * still outstanding, with a syndrome the spec defines; anything else is
+ * dropped, so only the peer can make a WQE fail.
+ */
+static AxonSwqe *axon_roce_check_nak(AxonQp *qp, const AxonPkt *pkt)
+{
+    uint8_t type = pkt->syndrome >> AETH_TYPE_SHIFT & 3;
+    uint8_t code = pkt->syndrome & 0x1f;
+
+    if (axon_psn_diff(pkt->psn, qp->una_psn) < 0 ||
+        (type == AETH_NAK && code > NAK_REM_OP) || type == AETH_RESERVED) {
+        return NULL;
+    }
+    return axon_roce_swqe_of(qp, pkt->psn);
+}
+
 static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 {
     uint8_t type = pkt->syndrome >> AETH_TYPE_SHIFT & 3;
     uint8_t code = pkt->syndrome & 0x1f;
-    uint32_t prev = axon_psn_add(pkt->psn, -1);
     AxonSwqe *e;
 
     if (type == AETH_ACK) {
         axon_roce_acked(qp, pkt->psn);
         return;
     }
-    s->rdma->stat_naks++;
-    axon_roce_acked(qp, prev);
-    e = axon_roce_swqe_of(qp, pkt->psn);
+    e = axon_roce_check_nak(qp, pkt);
     if (!e) {
+        s->rdma->stat_stray++;
         return;
     }
+    s->rdma->stat_naks++;
+    axon_roce_acked(qp, axon_psn_add(pkt->psn, -1));
     if (type == AETH_RNR_NAK) {
         trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, qp->rnr_left);
         if (qp->attr.rnr_retry != 7) {
@@ -821,7 +840,7 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     trace_axon_nic_roce_nak(qp->qpn, pkt->psn, code);
     switch (code) {
     case NAK_PSN_SEQ:
-            axon_roce_rewind(qp, pkt->psn);
+        axon_roce_rewind(qp, pkt->psn);
         break;
     case NAK_REM_ACCESS:
         axon_roce_fail(qp, e, AXON_WC_REM_ACCESS_ERR);
@@ -847,6 +866,7 @@ static void axon_roce_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_psn_diff(pkt->psn, axon_psn_add(qp->una_psn, -1)) < 0) {
         trace_axon_nic_err_roce_psn(qp->qpn, pkt->psn, qp->una_psn,
                                     qp->psn_hi);
+        s->rdma->stat_stray++;
         return;
     }
     switch (pkt->opcode) {
@@ -974,6 +994,20 @@ static bool axon_roce_ack_point(AxonQp *qp)
     return axon_psn_add(qp->cur_psn, 1) % half == 0;
 }
 
+/*
+ * The PSNs of the READ request e sends at the cursor. On the wire a long
+ * READ is asked for a window at a time; asked again from a lost response
+ * on, only to the end of that window's request: the responder answers a
+ * duplicate only inside a request it saved.
+ */
+static uint32_t axon_roce_read_part(AxonQp *qp, AxonSwqe *e)
+{
+    uint32_t k = axon_psn_diff(qp->cur_psn, e->first_psn);
+    uint32_t w = axon_roce_window(qp);
+
+    return MIN(e->npkts - k, w - k % w);
+}
+
 /* Would the next packet of e put too many PSNs in flight? */
 static bool axon_roce_window_full(AxonQp *qp, AxonSwqe *e)
 {
@@ -984,8 +1018,7 @@ static bool axon_roce_window_full(AxonQp *qp, AxonSwqe *e)
         return false;   /* nothing in flight, or a retransmission */
     }
     if (e->opcode == AXON_WR_RDMA_READ) {
-        n = MIN(e->npkts - axon_psn_diff(qp->cur_psn, e->first_psn),
-                axon_roce_window(qp));
+        n = axon_roce_read_part(qp, e);
     }
     return axon_psn_diff(axon_psn_add(qp->cur_psn, n), qp->una_psn) >
            (int32_t)axon_roce_window(qp);
@@ -1034,9 +1067,7 @@ static bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
     pkt->ackreq = true;
     switch (e->opcode) {
     case AXON_WR_RDMA_READ:
-        /* on the wire, a long READ is asked for a window at a time */
-        n = MIN(e->npkts - axon_psn_diff(qp->cur_psn, e->first_psn),
-                axon_roce_window(qp));
+        n = axon_roce_read_part(qp, e);
         pkt->opcode = IB_READ_REQ;
         pkt->va = e->raddr + off;
         pkt->rkey = e->rkey;
@@ -1259,22 +1290,15 @@ static uint32_t axon_roce_recv_room(AxonQp *qp)
     return MIN(room, UINT32_MAX);
 }
 
-/* Sends READ responses for [va, va + len) starting at psn. */
-static void axon_roce_read_resp(AxonNicState *s, AxonQp *qp, uint32_t psn,
-                                uint64_t va, uint32_t rkey, uint32_t len)
+/*
+ * Sends READ responses for [va, va + len) of mr (NULL if len is 0)
+ * starting at psn; false if the memory could not be read.
+ */
+static bool axon_roce_read_resp(AxonNicState *s, AxonQp *qp, uint32_t psn,
+                                AxonMr *mr, uint64_t va, uint32_t len)
 {
     uint32_t n = len ? DIV_ROUND_UP(len, qp->mtu) : 1, k;
-    AxonMr *mr = NULL;
 
-    if (len) {
-        mr = axon_rdma_mr_check(s, rkey, qp->pdn, va, len,
-                                AXON_ACCESS_REMOTE_READ);
-        if (!mr) {
-            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
-                                "READ outside the MR");
-            return;
-        }
-    }
     for (k = 0; k < n; k++) {
         uint32_t chunk = MIN(qp->mtu, len - k * qp->mtu);
         AxonPkt pkt = {
@@ -1298,15 +1322,14 @@ static void axon_roce_read_resp(AxonNicState *s, AxonQp *qp, uint32_t psn,
         if (chunk && !axon_rdma_mr_rw(s, mr, va + (uint64_t)k * qp->mtu,
                                       s->rdma->rspbuf, chunk,
                                       DMA_DIRECTION_TO_DEVICE)) {
-            axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
-                                "READ source not readable");
-            return;
+            return false;
         }
         axon_roce_xmit(s, qp, &pkt);
         if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
-            return;
+            return true;
         }
     }
+    return true;
 }
 
 static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
@@ -1324,38 +1347,68 @@ static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
     axon_roce_xmit(s, qp, &pkt);
 }
 
-/* A request with a PSN already executed. */
-static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
-                                const AxonPkt *pkt)
+/*
+ * The saved READ or atomic a duplicate repeats: one whose PSNs hold the
+ * duplicate's, asked with the same key at the same place (a READ asked
+ * again from a lost response on: the rest of the saved one, or less).
+ */
+static AxonRdRes *axon_roce_saved(AxonQp *qp, const AxonPkt *pkt, bool atomic)
 {
     unsigned i;
 
-    switch (axon_ib_ops[pkt->opcode].kind) {
-    case KIND_READ:
-        /*
-         * Executed again as asked, the key checked again, but never
-         * answering PSNs not yet asked for: those come as a new request.
-         */
-        if (qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) {
-            uint64_t max = (uint64_t)axon_psn_diff(qp->epsn, pkt->psn) *
-                           qp->mtu;
+    for (i = 0; i < AXON_MAX_RD_ATOMIC; i++) {
+        AxonRdRes *res = &qp->res[i];
+        uint32_t k = axon_psn_diff(pkt->psn, res->psn);
+        uint64_t off = (uint64_t)k * qp->mtu;
 
-            axon_roce_read_resp(s, qp, pkt->psn, pkt->va, pkt->rkey,
-                                MIN(pkt->dmalen, max));
+        if (!res->valid || res->atomic != atomic || k >= res->npkts ||
+            pkt->rkey != res->rkey || pkt->va != res->va + off) {
+            continue;
         }
-        return;
-    case KIND_ATOMIC:
-        /* never executed twice: the saved result is sent again */
-        for (i = 0; i < AXON_MAX_RD_ATOMIC; i++) {
-            if (qp->res[i].valid && qp->res[i].psn == pkt->psn) {
-                axon_roce_atomic_ack(s, qp, pkt->psn, qp->res[i].orig);
-                return;
-            }
+        if (atomic || pkt->dmalen <= res->len - off) {
+            return res;
         }
-        return;
-    default:
+    }
+    return NULL;
+}
+
+/*
+ * A request with a PSN already executed: answered again from what was
+ * saved of it, never executed again. A READ or atomic matching nothing
+ * saved (forged, or too old) is dropped, and nothing it names is checked
+ * or touched: a duplicate never moves the QP to ERR.
+ */
+static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
+                                const AxonPkt *pkt)
+{
+    uint8_t kind = axon_ib_ops[pkt->opcode].kind;
+    AxonRdRes *res;
+    AxonMr *mr = NULL;
+
+    s->rdma->stat_dup_reqs++;
+    if (kind != KIND_READ && kind != KIND_ATOMIC) {
         axon_roce_ack_later(s, qp);
         return;
+    }
+    res = axon_roce_saved(qp, pkt, kind == KIND_ATOMIC);
+    if (!res) {
+        trace_axon_nic_err_roce_dup(qp->qpn, pkt->psn, pkt->opcode);
+        s->rdma->stat_stray++;
+        return;
+    }
+    if (kind == KIND_ATOMIC) {
+        axon_roce_atomic_ack(s, qp, pkt->psn, res->orig);
+        return;
+    }
+    /* the data is read again: the MR may be gone since */
+    if (pkt->dmalen) {
+        mr = axon_rdma_mr_check(s, pkt->rkey, qp->pdn, pkt->va, pkt->dmalen,
+                                AXON_ACCESS_REMOTE_READ);
+    }
+    if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
+        (pkt->dmalen && !mr) ||
+        !axon_roce_read_resp(s, qp, pkt->psn, mr, pkt->va, pkt->dmalen)) {
+        s->rdma->stat_stray++;
     }
 }
 
@@ -1502,6 +1555,8 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
     res->atomic = true;
     res->psn = pkt->psn;
     res->npkts = 1;
+    res->va = pkt->va;
+    res->rkey = pkt->rkey;
     res->orig = orig;
     qp->epsn = axon_psn_add(qp->epsn, 1);
     qp->msn++;
@@ -1513,11 +1568,14 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
 {
     uint32_t n = pkt->dmalen ? DIV_ROUND_UP(pkt->dmalen, qp->mtu) : 1;
     AxonRdRes *res;
+    AxonMr *mr = NULL;
 
+    if (pkt->dmalen) {
+        mr = axon_rdma_mr_check(s, pkt->rkey, qp->pdn, pkt->va, pkt->dmalen,
+                                AXON_ACCESS_REMOTE_READ);
+    }
     if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
-        (pkt->dmalen && !axon_rdma_mr_check(s, pkt->rkey, qp->pdn, pkt->va,
-                                            pkt->dmalen,
-                                            AXON_ACCESS_REMOTE_READ))) {
+        (pkt->dmalen && !mr)) {
         axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
                             "READ outside the MR");
         return;
@@ -1536,7 +1594,10 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
     res->len = pkt->dmalen;
     qp->epsn = axon_psn_add(qp->epsn, n);
     qp->msn++;
-    axon_roce_read_resp(s, qp, pkt->psn, pkt->va, pkt->rkey, pkt->dmalen);
+    if (!axon_roce_read_resp(s, qp, pkt->psn, mr, pkt->va, pkt->dmalen)) {
+        axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
+                            "READ source not readable");
+    }
 }
 
 /* A request for a QP acting as responder. */
@@ -1550,16 +1611,14 @@ static void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         s->rdma->stat_rx_drops++;
         return;
     }
-    if (qp->state == AXON_QPS_RTR && !qp->comm_est) {
-        qp->comm_est = true;
-        axon_rdma_qp_event(s, qp, AXON_EVENT_COMM_EST);
-    }
     d = axon_psn_diff(pkt->psn, qp->epsn);
     if (d < 0) {
         axon_roce_duplicate(s, qp, pkt);
         return;
     }
     if (d > 0) {
+        /* one NAK for the expected PSN (the spec's), nothing else */
+        s->rdma->stat_out_of_seq++;
         if (!qp->nak_sent) {
             qp->nak_sent = true;
             axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT |
@@ -1568,6 +1627,10 @@ static void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         return;
     }
     qp->nak_sent = false;
+    if (qp->state == AXON_QPS_RTR && !qp->comm_est) {
+        qp->comm_est = true;
+        axon_rdma_qp_event(s, qp, AXON_EVENT_COMM_EST);
+    }
     if (!axon_roce_check_sequence(qp, pkt->opcode) ||
         ((flags & OP_PAYLOAD) &&
          (pkt->len > qp->mtu || (!(flags & OP_END) && pkt->len != qp->mtu)))) {

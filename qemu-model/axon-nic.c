@@ -578,7 +578,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_DB_PAGES:
         val = AXON_RDMA_DB_PAGES;
         break;
-    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_MR_INVALID:
+    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_STRAY:
         val = axon_rdma_stat(s, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:

@@ -21,7 +21,7 @@
 #define AXON_PORT 1
 #define AXON_MAX_GIDS 256
 /* 32-bit wrapping device counters shown as rdma hw counters */
-#define AXON_NUM_WRAP_STATS 7
+#define AXON_NUM_WRAP_STATS 10
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \

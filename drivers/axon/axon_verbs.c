@@ -294,13 +294,16 @@ enum axon_hw_stat {
 	AXON_STAT_NAKS,
 	AXON_STAT_DB_REJECTS,
 	AXON_STAT_MR_INVALID,
+	AXON_STAT_DUP_REQS,
+	AXON_STAT_OUT_OF_SEQ,
+	AXON_STAT_STRAY,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
 	AXON_NUM_HW_STATS,
 };
 
-static_assert(AXON_STAT_MR_INVALID + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_STRAY + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -310,6 +313,9 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_NAKS] = { .name = "naks" },
 	[AXON_STAT_DB_REJECTS] = { .name = "db_rejects" },
 	[AXON_STAT_MR_INVALID] = { .name = "mr_invalid_accesses" },
+	[AXON_STAT_DUP_REQS] = { .name = "duplicate_requests" },
+	[AXON_STAT_OUT_OF_SEQ] = { .name = "out_of_sequence" },
+	[AXON_STAT_STRAY] = { .name = "stray_drops" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 };
@@ -322,6 +328,9 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_NAKS] = AXON_REG_STAT_NAKS,
 	[AXON_STAT_DB_REJECTS] = AXON_REG_STAT_DB_REJECTS,
 	[AXON_STAT_MR_INVALID] = AXON_REG_STAT_MR_INVALID,
+	[AXON_STAT_DUP_REQS] = AXON_REG_STAT_DUP_REQS,
+	[AXON_STAT_OUT_OF_SEQ] = AXON_REG_STAT_OUT_OF_SEQ,
+	[AXON_STAT_STRAY] = AXON_REG_STAT_STRAY,
 };
 
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,

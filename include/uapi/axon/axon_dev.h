@@ -23,7 +23,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		3
+#define AXON_DEV_VERSION_MINOR		4
 
 /* BARs */
 #define AXON_BAR_REGS			0 /* registers below, 4 KiB */
@@ -97,6 +97,10 @@ enum axon_reg {
 	AXON_REG_STAT_PEER_WR_LO = 0xb0, /* RO */
 	AXON_REG_STAT_PEER_WR_HI = 0xb4, /* RO */
 	AXON_REG_STAT_MR_INVALID = 0xb8, /* RO: accesses refused, MR invalidated */
+	/* RC requests and responses that are not the next expected one */
+	AXON_REG_STAT_DUP_REQS	= 0xbc, /* RO: requests already executed */
+	AXON_REG_STAT_OUT_OF_SEQ = 0xc0, /* RO: requests ahead of the expected PSN */
+	AXON_REG_STAT_STRAY	= 0xc4, /* RO: packets matching no state, dropped */
 
 	/* Ethernet function, see "Ethernet function" below */
 	AXON_REG_ETH_CTRL	= 0x100, /* RW: AXON_ETH_CTRL_* */
@@ -274,9 +278,12 @@ struct axon_admin_gid {
 
 /*
  * Keys: 31:8 : index - the MR's slot in the device
- *        7:0 : tag - bumped every time the slot is reused, so a key of a
- *              deregistered MR fails even when its slot is taken again.
- * The device chooses the key; the driver only passes it back.
+ *        7:0 : tag - drawn at random at every registration, never the
+ *              slot's previous tag, so a key of a deregistered MR fails
+ *              even when its slot is taken again.
+ * The device chooses the key (the slot too, at random among the free
+ * ones), so one valid key tells nothing of another; the driver only
+ * passes it back.
  */
 #define AXON_KEY_TAG_MASK		0xff
 #define AXON_KEY_INDEX_SHIFT		8

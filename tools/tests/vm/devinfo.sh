@@ -32,7 +32,8 @@ stat=$(rdma statistic show link axon0/1 2>&1)
 echo "$stat"
 hw=/sys/class/infiniband/axon0/ports/1/hw_counters
 for c in tx_pkts rx_pkts rx_drops retransmits naks db_rejects \
-	mr_invalid_accesses peer_read_bytes peer_write_bytes; do
+	mr_invalid_accesses duplicate_requests out_of_sequence stray_drops \
+	peer_read_bytes peer_write_bytes; do
 	check "hw counter $c in sysfs" grep -Eqx '[0-9]+' "$hw/$c"
 	check "hw counter $c in rdma statistic" \
 		sh -c "echo '$stat' | grep -Eq ' $c [0-9]+'"
