@@ -17,12 +17,18 @@
  * connects to node 0 without options.
  *
  * Usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]
- *        [--lossy] [--server | --client HOST] [--tcp-port N] [--timeout S]
+ *        [--lossy] [--soak S] [--server | --client HOST] [--tcp-port N]
+ *        [--timeout S]
  *
  * --lossy: the fabric loses frames. A remote error's NAK may then be lost;
  * the responder's QP is in the error state by then and drops the requests
  * sent again, so the requester's retries run out: RETRY_EXC_ERR is then
  * the right completion where REM_*_ERR is expected (noted in its line).
+ *
+ * --soak S: instead of the tests, S seconds of mixed traffic (every data
+ * operation and atomics, 1 B to 1 MiB) on the same four QPs, checked
+ * batch by batch: connections that live long enough for something else
+ * to be aimed at them (tools/tests/vm/rdma-forged.sh).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -40,6 +46,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -66,6 +73,7 @@ static struct {
 	bool lossy;
 	const char *only;
 	double timeout;
+	double soak;
 	int tcp_port;
 } opt = { .gid_index = -1, .timeout = 60, .tcp_port = TCP_PORT };
 
@@ -1443,6 +1451,56 @@ static void t_many_qps(struct env *e)
 	run(e, xs, n, "%u QPs interleaved, %u sends in order", nqp, n);
 }
 
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static void t_soak(struct env *e)
+{
+	static const uint64_t sizes[] = {
+		1, 64, 1024, 4097, 65536, 100000, 1 << 20, 0, 333, 262144,
+	};
+	static const uint32_t ops[] = {
+		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_READ, IBV_WR_SEND,
+		IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_READ,
+	};
+	bool atomics = e->caps.atomic != IBV_ATOMIC_NONE;
+	double end = now_s() + opt.soak;
+	unsigned int nqp = 4, round = 0, q, k, n;
+	struct xfer xs[32];
+	struct cursor cur;
+	uint32_t op;
+
+	connect_qps(e, nqp, 7, 12, 0);
+	do {
+		n = 0;
+		cur = (struct cursor){ 0, 0 };
+		for (k = 0; k < 7; k++) {
+			for (q = 0; q < nqp; q++) {
+				op = ops[(k + q + round) % 7];
+				if (is_atomic(op) && !atomics)
+					op = IBV_WR_RDMA_WRITE;
+				xs[n] = xf(e, &cur, q, op,
+					   sizes[(k * 3 + q + round) % 10],
+					   q % 5, k % 3, 1 + (q + k) % 3, 1);
+				xs[n].init = xs[n].old = 1000 * q;
+				xs[n].add_cmp = k + 1;
+				xs[n].final = 1000 * q + k + 1;
+				xs[n].flags |= XF_INIT | XF_FINAL;
+				n++;
+			}
+		}
+		run(e, xs, n, "soak round %u: %u QPs, %u mixed WRs", round,
+		    nqp, n);
+		round++;
+	} while (now_s() < end);
+}
+
 static void t_fence(struct env *e)
 {
 	static const uint64_t sizes[] = { 4097, 65536 + 13, 1 << 20 };
@@ -1762,15 +1820,19 @@ static int requester(struct env *e)
 	       e->caps.atomic ? "yes" : "no", opt.quick ? "quick" : "full");
 	fflush(stdout);
 
-	t_sizes(e);
-	t_offsets(e);
-	t_sge(e);
-	t_inline(e);
-	t_many_qps(e);
-	t_fence(e);
-	t_unsignaled(e);
-	t_atomics(e);
-	t_errors(e);
+	if (opt.soak) {
+		t_soak(e);
+	} else {
+		t_sizes(e);
+		t_offsets(e);
+		t_sge(e);
+		t_inline(e);
+		t_many_qps(e);
+		t_fence(e);
+		t_unsignaled(e);
+		t_atomics(e);
+		t_errors(e);
+	}
 	disconnect(e);
 
 	r = (struct req){ .cmd = CMD_QUIT, .n = e->fail };
@@ -1837,8 +1899,8 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]\n"
-		"                           [--lossy] [--server | --client HOST] [--tcp-port N]\n"
-		"                           [--timeout S]\n"
+		"                           [--lossy] [--soak S] [--server | --client HOST]\n"
+		"                           [--tcp-port N] [--timeout S]\n"
 		"  default: loopback on one device; under tools/axon-vm with 2 nodes\n"
 		"  (AXON_NODES=2), node 0 is the server and node 1 its client\n");
 	exit(2);
@@ -1856,6 +1918,7 @@ int main(int argc, char **argv)
 		{ "loopback", no_argument, NULL, 'l' },
 		{ "tcp-port", required_argument, NULL, 'p' },
 		{ "timeout", required_argument, NULL, 't' },
+		{ "soak", required_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -1876,6 +1939,7 @@ int main(int argc, char **argv)
 		case 'l': mode = 'l'; break;
 		case 'p': opt.tcp_port = atoi(optarg); break;
 		case 't': opt.timeout = atof(optarg); break;
+		case 'S': opt.soak = atof(optarg); break;
 		default: usage();
 		}
 	}
