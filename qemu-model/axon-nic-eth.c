@@ -16,6 +16,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/iov.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "hw/pci/pci.h"
@@ -24,7 +25,6 @@
 #include "trace.h"
 
 #include "axon-nic.h"
-#include "axon-nic-rdma.h"
 
 #define AXON_ETH_DESC_SIZE sizeof(struct axon_eth_desc)
 QEMU_BUILD_BUG_ON(sizeof(struct axon_eth_desc) != 16);
@@ -213,16 +213,51 @@ static void axon_nic_eth_tx_bh(void *opaque)
     }
 }
 
+/*
+ * The RDMA engine's frames leave here too, whether the Ethernet function
+ * runs or not: the wire is the port's. The test hooks make it lossy
+ * (x-tx-drop-every) or make a frame overtake the next one
+ * (x-tx-reorder-every).
+ */
+void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
+                            int iovcnt)
+{
+    AxonEth *e = &s->eth;
+
+    if (!s->nic || !s->link_up) {
+        return;
+    }
+    e->wire_count++;
+    if (s->tx_drop_every && e->wire_count % s->tx_drop_every == 0) {
+        return;
+    }
+    if (s->tx_reorder_every && !e->held_len &&
+        e->wire_count % s->tx_reorder_every == 0) {
+        e->held_len = iov_to_buf_full(iov, iovcnt, 0, e->held,
+                                      sizeof(e->held));
+        return;
+    }
+    qemu_sendv_packet(qemu_get_queue(s->nic), iov, iovcnt);
+    if (e->held_len) {
+        qemu_send_packet(qemu_get_queue(s->nic), e->held, e->held_len);
+        e->held_len = 0;
+    }
+}
+
 /* ---- receive ------------------------------------------------------------ */
 
 /*
  * RoCEv2: IPv4 (unfragmented) or IPv6 (no extension header), optionally
- * behind one 802.1Q tag, carrying UDP to port 4791. The caller has
- * checked that the Ethernet header is present.
+ * behind one 802.1Q tag, carrying UDP to port 4791. Such a frame goes to
+ * the RDMA engine, with its headers' offsets in f; f->why says why it
+ * cannot be taken (another MAC, IPv4 options, lengths that do not add
+ * up), for the engine to count. The caller has checked that the Ethernet
+ * header is present.
  */
-static bool axon_nic_eth_is_rocev2(const uint8_t *buf, size_t size)
+static bool axon_nic_eth_parse_rocev2(AxonNicState *s, const uint8_t *buf,
+                                      size_t size, AxonRoceFrame *f)
 {
-    size_t l3 = AXON_ETH_HLEN, l4;
+    size_t l3 = AXON_ETH_HLEN, l4, udp_len;
     uint16_t proto = lduw_be_p(buf + 12);
 
     if (proto == ETH_P_VLAN) {
@@ -232,6 +267,7 @@ static bool axon_nic_eth_is_rocev2(const uint8_t *buf, size_t size)
         proto = lduw_be_p(buf + l3 + 2);
         l3 += 4;
     }
+    memset(f, 0, sizeof(*f));
     switch (proto) {
     case ETH_P_IP:
         if (size < l3 + 20 || buf[l3] >> 4 != 4 || (buf[l3] & 0xf) < 5 ||
@@ -239,19 +275,43 @@ static bool axon_nic_eth_is_rocev2(const uint8_t *buf, size_t size)
             (lduw_be_p(buf + l3 + 6) & (IP_MF | IP_OFFMASK))) {
             return false;
         }
-        l4 = l3 + (buf[l3] & 0xf) * 4;
+        f->l3_len = (buf[l3] & 0xf) * 4;
+        /* the source address as an IPv4-mapped GID */
+        f->sgid[10] = f->sgid[11] = 0xff;
+        memcpy(f->sgid + 12, buf + l3 + 12, 4);
         break;
     case ETH_P_IPV6:
         if (size < l3 + 40 || buf[l3] >> 4 != 6 ||
             buf[l3 + 6] != IP_PROTO_UDP) {
             return false;
         }
-        l4 = l3 + 40;
+        f->l3_len = 40;
+        memcpy(f->sgid, buf + l3 + 8, 16);
         break;
     default:
         return false;
     }
-    return size >= l4 + 8 && lduw_be_p(buf + l4 + 2) == AXON_ROCEV2_UDP_PORT;
+    l4 = l3 + f->l3_len;
+    if (size < l4 + 8 || lduw_be_p(buf + l4 + 2) != AXON_ROCEV2_UDP_PORT) {
+        return false;
+    }
+    f->l3 = buf + l3;
+    f->ib = buf + l4 + 8;
+    udp_len = lduw_be_p(buf + l4 + 4);
+    if (memcmp(buf, s->conf.macaddr.a, 6)) {
+        f->why = "not our MAC";
+    } else if (proto == ETH_P_IP && (f->l3_len != 20 ||
+                                     lduw_be_p(buf + l3 + 2) > size - l3)) {
+        f->why = "IPv4 header";
+    } else if (udp_len > size - l4 || udp_len < 8 ||
+               (proto == ETH_P_IP &&
+                lduw_be_p(buf + l3 + 2) != f->l3_len + udp_len) ||
+               (proto == ETH_P_IPV6 && lduw_be_p(buf + l3 + 4) != udp_len)) {
+        f->why = "UDP length";
+    } else {
+        f->ib_len = udp_len - 8;
+    }
+    return true;
 }
 
 /*
@@ -319,6 +379,7 @@ static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
 {
     AxonNicState *s = qemu_get_nic_opaque(nc);
     AxonEth *e = &s->eth;
+    AxonRoceFrame roce;
 
     if (!axon_nic_eth_running(s)) {
         trace_axon_nic_err_eth_rx_stopped(size);
@@ -335,10 +396,10 @@ static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
         e->stat_rx_oversize++;
         return size;
     }
-    if (axon_nic_eth_is_rocev2(buf, size)) {
+    if (axon_nic_eth_parse_rocev2(s, buf, size, &roce)) {
         trace_axon_nic_eth_rx_roce(size);
         e->stat_rx_roce++;
-        axon_roce_rx_frame(s, buf, size);
+        axon_roce_rx_frame(s, &roce);
         return size;
     }
     if (e->rx.idx == e->rx_tail) {

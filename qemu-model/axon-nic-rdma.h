@@ -1,9 +1,11 @@
 /*
- * axon-nic: RDMA engine state, internal to the model
+ * axon-nic: the RDMA engine's objects, internal to the model
  *
- *   axon-nic-rdma.c  resources: doorbells, MRs, CQs, QPs, the CQE writer,
- *                    memory access through keys
- *   axon-nic-roce.c  the RC transport: requester, responder, RoCEv2 wire
+ *   axon-nic-qp.c  CQs, QPs and their state machine, doorbells, the CQE
+ *                  writer and QP events
+ *   axon-nic-mr.c  PDs, MRs and keys, memory access through keys, the
+ *                  GID table
+ *   axon-roce*.c   the RC transport (axon-roce.h), below the QP layer
  *
  * The structs here are the device's own copies of what the guest
  * programmed, validated once when they were created or fetched.
@@ -117,6 +119,47 @@ typedef struct AxonRdRes {
     uint64_t orig;              /* atomic: the value returned */
 } AxonRdRes;
 
+/* The requester's part of a QP: the send window and its cursor. */
+typedef struct AxonReq {
+    AxonSwqe *win;              /* window of AXON_RDMA_WINDOW entries */
+    uint16_t sq_fetch;          /* next WQE to take from the SQ */
+    uint16_t cur;               /* WQE being (re)transmitted */
+    uint32_t cur_off;           /* its next byte */
+    uint32_t cur_psn;           /* next PSN to send */
+    uint32_t psn_hi;            /* one after the highest PSN sent */
+    bool sq_stopped;            /* a WQE failed locally: send nothing new */
+} AxonReq;
+
+/* The completer's: what is acknowledged, and the timer that waits for it. */
+typedef struct AxonComp {
+    uint16_t sq_comp;           /* oldest WQE not completed */
+    uint32_t una_psn;           /* oldest PSN not acknowledged */
+    uint8_t retry_left, rnr_left;
+    QEMUTimer *retry_timer;     /* ACK timeout, or RNR wait */
+    int64_t progress_ns;        /* last answer, for the ACK timeout */
+    bool rnr_wait;
+} AxonComp;
+
+/* The responder's: the expected PSN, the message being placed, saved READs. */
+typedef struct AxonResp {
+    uint32_t epsn;              /* next PSN expected */
+    uint32_t msn;
+    bool nak_sent;              /* PSN sequence error NAK outstanding */
+    uint8_t last_op;            /* opcode of the last accepted request */
+    bool recv_active;           /* a SEND is being placed */
+    uint64_t recv_wr_id;
+    uint16_t recv_idx;
+    uint8_t recv_nsge;
+    uint32_t recv_off;
+    AxonSge recv_sge[AXON_MAX_SGE];
+    uint64_t wr_va;             /* RDMA WRITE being placed */
+    uint32_t wr_rkey;
+    uint32_t wr_left;
+    uint32_t wr_len;
+    AxonRdRes res[AXON_MAX_RD_ATOMIC];
+    unsigned res_next;
+} AxonResp;
+
 typedef struct AxonQp {
     AxonNicState *s;
     uint32_t qpn;
@@ -131,39 +174,9 @@ typedef struct AxonQp {
     bool loopback;              /* the destination is this device */
     bool comm_est;
 
-    /* requester */
-    AxonSwqe *win;              /* window of AXON_RDMA_WINDOW entries */
-    uint16_t sq_comp;           /* oldest WQE not completed */
-    uint16_t sq_fetch;          /* next WQE to take from the SQ */
-    uint16_t cur;               /* WQE being (re)transmitted */
-    uint32_t cur_off;           /* its next byte */
-    uint32_t cur_psn;           /* next PSN to send */
-    uint32_t psn_hi;            /* one after the highest PSN sent */
-    uint32_t una_psn;           /* oldest PSN not acknowledged */
-    uint8_t retry_left, rnr_left;
-    bool sq_stopped;            /* a WQE failed locally: send nothing new */
-    QEMUTimer *retry_timer;     /* ACK timeout, or RNR wait */
-    int64_t progress_ns;        /* last answer, for the ACK timeout */
-    bool rnr_wait;
-
-    /* responder */
-    uint32_t epsn;              /* next PSN expected */
-    uint32_t msn;
-    bool nak_sent;              /* PSN sequence error NAK outstanding */
-    bool ack_pending;
-    uint8_t last_op;            /* opcode of the last accepted request */
-    bool recv_active;           /* a SEND is being placed */
-    uint64_t recv_wr_id;
-    uint16_t recv_idx;
-    uint8_t recv_nsge;
-    uint32_t recv_off;
-    AxonSge recv_sge[AXON_MAX_SGE];
-    uint64_t wr_va;             /* RDMA WRITE being placed */
-    uint32_t wr_rkey;
-    uint32_t wr_left;
-    uint32_t wr_len;
-    AxonRdRes res[AXON_MAX_RD_ATOMIC];
-    unsigned res_next;
+    AxonReq req;
+    AxonComp comp;
+    AxonResp resp;
 
     bool scheduled;
     QTAILQ_ENTRY(AxonQp) sched;
@@ -171,60 +184,53 @@ typedef struct AxonQp {
     bool in_acks;
 } AxonQp;
 
-/* A RoCEv2 packet, headers decoded into host order. */
-typedef struct AxonPkt {
-    uint8_t opcode;             /* IB BTH opcode, RC */
-    bool se;
-    bool ackreq;
-    uint8_t pad;
-    uint32_t dqpn;
-    uint32_t psn;
-    uint64_t va;                /* RETH, AtomicETH */
-    uint32_t rkey;
-    uint32_t dmalen;
-    uint8_t syndrome;           /* AETH */
-    uint32_t msn;
-    uint64_t swap_add, cmp;     /* AtomicETH */
-    uint64_t orig;              /* AtomicAckETH */
-    uint32_t imm;               /* network order */
-    const uint8_t *payload;
-    uint32_t len;
-    uint8_t sgid[16];           /* received: the source IP, as a GID */
-} AxonPkt;
+/* One GID table entry, as set by AXON_ADMIN_SET_GID. */
+typedef struct AxonGid {
+    uint32_t type;              /* enum axon_gid_type */
+    uint8_t gid[16];            /* network order */
+} AxonGid;
+
+/* The engine's counters (AXON_REG_STAT_*), cleared by a reset. */
+typedef struct AxonRdmaStats {
+    uint32_t db_rejects;
+    uint32_t tx_pkts;
+    uint32_t rx_pkts;
+    uint32_t rx_drops;
+    uint32_t retrans;
+    uint32_t naks;
+    uint64_t peer_rd;           /* payload bytes from peer MRs */
+    uint64_t peer_wr;           /* payload bytes to peer MRs */
+    uint32_t mr_invalid;
+    uint32_t dup_reqs;          /* requests behind the expected PSN */
+    uint32_t out_of_seq;        /* requests ahead of it */
+    uint32_t stray;             /* packets matching no state: dropped */
+} AxonRdmaStats;
 
 struct AxonRdma {
     MemoryRegion db;
     QEMUBH *bh;
     bool engine_busy;           /* the bottom half or a doorbell runs it */
 
+    /* axon-nic-mr.c */
+    unsigned long *pd_table;    /* [max_pd] bits */
+    uint32_t *pd_users;         /* [max_pd]: MRs and QPs in each PD */
     AxonMr *mr;                 /* [AXON_RDMA_MAX_MR + 1], slot 0 unused */
     uint64_t pbl_pages;         /* page list entries held */
+    AxonGid gid_tbl[AXON_NIC_GID_TBL_LEN];
+
+    /* axon-nic-qp.c */
     AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
     uint32_t ncq;
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
     AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
-    uint32_t *pd_users;         /* [max_pd] */
     uint32_t cq_last;           /* last index handed out: next fit */
     uint32_t qp_last;           /* slot to look at first */
+
+    /* axon-roce-sched.c */
     QTAILQ_HEAD(, AxonQp) sched;
     QTAILQ_HEAD(, AxonQp) acks;
 
-    uint32_t stat_db_rejects;
-    uint32_t stat_tx_pkts;
-    uint32_t stat_rx_pkts;
-    uint32_t stat_rx_drops;
-    uint32_t stat_retrans;
-    uint32_t stat_naks;
-    uint64_t stat_peer_rd;      /* payload bytes from peer MRs */
-    uint64_t stat_peer_wr;      /* payload bytes to peer MRs */
-    uint32_t stat_mr_invalid;
-    uint32_t stat_dup_reqs;     /* requests behind the expected PSN */
-    uint32_t stat_out_of_seq;   /* requests ahead of it */
-    uint32_t stat_stray;        /* packets matching no state: dropped */
-    uint32_t tx_count;          /* wire frames, for the x-tx-* hooks */
-    uint32_t held_len;          /* x-tx-reorder-every: a frame held back */
-    uint8_t held[AXON_NIC_ETH_MAX_FRAME];
-
+    AxonRdmaStats stats;
     uint8_t txbuf[AXON_RDMA_MAX_MTU];   /* requester payload */
     uint8_t rspbuf[AXON_RDMA_MAX_MTU];  /* READ response payload */
 };
@@ -240,38 +246,70 @@ static inline int32_t axon_psn_diff(uint32_t a, uint32_t b)
     return (int32_t)((a - b) << 8) >> 8;
 }
 
-/* axon-nic-rdma.c */
+/* axon-nic-qp.c: the engine as a whole */
 void axon_rdma_realize(AxonNicState *s);
 void axon_rdma_exit(AxonNicState *s);
 void axon_rdma_reset(AxonNicState *s);
-void axon_rdma_ceq_room(AxonNicState *s);
-uint16_t axon_rdma_admin(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
 uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr);
-bool axon_rdma_pd_busy(AxonNicState *s, uint32_t pdn);
-AxonQp *axon_rdma_qp(AxonNicState *s, uint32_t qpn);
-AxonMr *axon_rdma_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
-                           uint64_t va, uint64_t len, uint32_t access);
-bool axon_rdma_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
-                     uint32_t len, DMADirection dir);
-bool axon_rdma_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va,
-                         bool cas, uint64_t cmp_add, uint64_t swap,
-                         uint64_t *orig);
-void axon_rdma_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
-                   uint16_t idx, uint8_t opcode, uint8_t status,
-                   uint32_t byte_len, uint32_t imm, uint8_t flags);
-void axon_rdma_qp_error(AxonNicState *s, AxonQp *qp);
-void axon_rdma_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
 
-/* axon-nic-roce.c */
-void axon_roce_schedule(AxonNicState *s, AxonQp *qp);
-void axon_roce_kick(AxonNicState *s, AxonQp *qp);
-void axon_roce_bh(void *opaque);
-void axon_roce_qp_init(AxonNicState *s, AxonQp *qp);
-void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp);
-void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp);
-void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp);
-void axon_roce_flush(AxonNicState *s, AxonQp *qp);
-void axon_roce_rx_frame(AxonNicState *s, const uint8_t *buf, size_t size);
+/* axon-nic-qp.c: admin commands */
+uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_qp_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                       uint64_t *result);
+uint16_t axon_qp_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+void axon_cq_ceq_room(AxonNicState *s);
+
+/*
+ * axon-nic-qp.c: the services the transport calls up through, and the
+ * only ones: look a QP up, write a CQE (and its CQ event), post a QP's
+ * async event, move a QP to ERR.
+ */
+AxonQp *axon_qp_lookup(AxonNicState *s, uint32_t qpn);
+void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
+                 uint16_t idx, uint8_t opcode, uint8_t status,
+                 uint32_t byte_len, uint32_t imm, uint8_t flags);
+void axon_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
+void axon_qp_error(AxonNicState *s, AxonQp *qp);
+
+/* axon-nic-mr.c: admin commands */
+uint16_t axon_mr_create_pd(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                           uint64_t *result);
+uint16_t axon_mr_destroy_pd(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                            uint64_t *result);
+uint16_t axon_mr_set_gid(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_mr_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t axon_mr_invalidate(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                            uint64_t *result);
+uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                       uint64_t *result);
+void axon_mr_realize(AxonNicState *s);
+void axon_mr_reset(AxonNicState *s);
+void axon_mr_exit(AxonNicState *s);
+
+/* axon-nic-mr.c: PDs, the GID table, memory through keys */
+bool axon_mr_pd_valid(AxonNicState *s, uint32_t pdn);
+const AxonGid *axon_mr_gid(AxonNicState *s, uint32_t index);
+bool axon_mr_gid_is_ours(AxonNicState *s, const uint8_t *gid);
+AxonMr *axon_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
+                      uint64_t va, uint64_t len, uint32_t access);
+bool axon_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
+                uint32_t len, DMADirection dir);
+bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va, bool cas,
+                    uint64_t cmp_add, uint64_t swap, uint64_t *orig);
+bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
+                    unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
+                    DMADirection dir);
 
 #endif /* HW_AXON_NIC_RDMA_H */

@@ -4,9 +4,11 @@
  * This part models the control plane: identity and status registers,
  * the reset and enable handshake, the admin queue (submission and
  * completion rings in guest memory), the async event queue, the port
- * state and MSI-X. The Ethernet function is in axon-nic-eth.c, the
- * RDMA engine in axon-nic-rdma.c and axon-nic-roce.c. The device
- * interface is include/uapi/axon/axon_dev.h, shared with the driver.
+ * state and MSI-X. Admin commands go, through one opcode table, to the
+ * parts that own their objects: PDs, MRs and GIDs to axon-nic-mr.c, CQs
+ * and QPs to axon-nic-qp.c; the Ethernet function is axon-nic-eth.c (see
+ * axon-nic.h for the layers). The device interface is
+ * include/uapi/axon/axon_dev.h, shared with the driver.
  *
  * Nothing the guest writes is trusted: queue bases, depths, doorbell
  * indexes and every command field are checked before use, and a bad
@@ -163,7 +165,8 @@ static uint16_t axon_nic_write_resp(AxonNicState *s,
 }
 
 static uint16_t axon_nic_query_device(AxonNicState *s,
-                                      const struct axon_admin_cmd *cmd)
+                                      const struct axon_admin_cmd *cmd,
+                                      uint64_t *result)
 {
     const struct axon_admin_query *q = &cmd->query;
     struct axon_dev_attr attr = {};
@@ -194,7 +197,8 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
 }
 
 static uint16_t axon_nic_query_port(AxonNicState *s,
-                                    const struct axon_admin_cmd *cmd)
+                                    const struct axon_admin_cmd *cmd,
+                                    uint64_t *result)
 {
     const struct axon_admin_query *q = &cmd->query;
     struct axon_port_attr attr = {};
@@ -215,69 +219,37 @@ static uint16_t axon_nic_query_port(AxonNicState *s,
     return axon_nic_write_resp(s, q, &attr, sizeof(attr));
 }
 
-static uint16_t axon_nic_create_pd(AxonNicState *s,
-                                   const struct axon_admin_cmd *cmd,
-                                   uint64_t *result)
+/* A command the guest got wrong: logged, and BAD_PARAM. */
+uint16_t axon_nic_bad_cmd(uint16_t opcode, const char *why)
 {
-    unsigned long pdn;
-
-    if (!buffer_is_zero(cmd->raw, sizeof(cmd->raw))) {
-        return AXON_ADMIN_BAD_PARAM;
-    }
-    pdn = find_first_zero_bit(s->pd_table, s->max_pd);
-    if (pdn >= s->max_pd) {
-        return AXON_ADMIN_NO_RESOURCES;
-    }
-    set_bit(pdn, s->pd_table);
-    *result = pdn;
-    return AXON_ADMIN_SUCCESS;
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: admin opcode %u: %s\n", opcode,
+                  why);
+    trace_axon_nic_err_rdma_cmd(opcode, why);
+    return AXON_ADMIN_BAD_PARAM;
 }
 
-static uint16_t axon_nic_destroy_pd(AxonNicState *s,
-                                    const struct axon_admin_cmd *cmd)
-{
-    const struct axon_admin_pd *p = &cmd->pd;
-    uint32_t pdn = le32_to_cpu(p->pdn);
+typedef uint16_t AxonAdminExec(AxonNicState *s,
+                               const struct axon_admin_cmd *cmd,
+                               uint64_t *result);
 
-    if (!buffer_is_zero(p->reserved, sizeof(p->reserved))) {
-        return AXON_ADMIN_BAD_PARAM;
-    }
-    if (pdn >= s->max_pd || !test_bit(pdn, s->pd_table)) {
-        return AXON_ADMIN_BAD_HANDLE;
-    }
-    if (axon_rdma_pd_busy(s, pdn)) {
-        return AXON_ADMIN_BUSY;
-    }
-    clear_bit(pdn, s->pd_table);
-    return AXON_ADMIN_SUCCESS;
-}
-
-/* The GID table is the RDMA engine's: it resolves a QP's sgid_index. */
-static uint16_t axon_nic_set_gid(AxonNicState *s,
-                                 const struct axon_admin_cmd *cmd)
-{
-    const struct axon_admin_gid *g = &cmd->gid;
-    uint32_t port = le32_to_cpu(g->port);
-    uint32_t index = le32_to_cpu(g->index);
-    uint32_t type = le32_to_cpu(g->type);
-    AxonGid *e;
-
-    if (port < 1 || port > AXON_NIC_PORTS || index >= AXON_NIC_GID_TBL_LEN ||
-        type > AXON_GID_TYPE_ROCE_V2 || g->reserved0 ||
-        !buffer_is_zero(g->reserved, sizeof(g->reserved))) {
-        trace_axon_nic_err_set_gid(port, index, type);
-        return AXON_ADMIN_BAD_PARAM;
-    }
-    e = &s->gid_tbl[index];
-    e->type = type;
-    if (type == AXON_GID_TYPE_NONE) {
-        memset(e->gid, 0, sizeof(e->gid));
-    } else {
-        memcpy(e->gid, g->gid, sizeof(e->gid));
-    }
-    trace_axon_nic_set_gid(index, type);
-    return AXON_ADMIN_SUCCESS;
-}
+/* Every admin command, by opcode, and who executes it. */
+static AxonAdminExec *const axon_nic_admin_ops[] = {
+    [AXON_ADMIN_QUERY_DEVICE] = axon_nic_query_device,
+    [AXON_ADMIN_QUERY_PORT] = axon_nic_query_port,
+    [AXON_ADMIN_CREATE_PD] = axon_mr_create_pd,
+    [AXON_ADMIN_DESTROY_PD] = axon_mr_destroy_pd,
+    [AXON_ADMIN_SET_GID] = axon_mr_set_gid,
+    [AXON_ADMIN_CREATE_MR] = axon_mr_create,
+    [AXON_ADMIN_DESTROY_MR] = axon_mr_destroy,
+    [AXON_ADMIN_INVALIDATE_MR] = axon_mr_invalidate,
+    [AXON_ADMIN_REMAP_MR] = axon_mr_remap,
+    [AXON_ADMIN_CREATE_CQ] = axon_cq_create,
+    [AXON_ADMIN_DESTROY_CQ] = axon_cq_destroy,
+    [AXON_ADMIN_CREATE_QP] = axon_qp_create,
+    [AXON_ADMIN_MODIFY_QP] = axon_qp_modify,
+    [AXON_ADMIN_QUERY_QP] = axon_qp_query,
+    [AXON_ADMIN_DESTROY_QP] = axon_qp_destroy,
+};
 
 static uint16_t axon_nic_exec_admin(AxonNicState *s,
                                     const struct axon_admin_cmd *cmd,
@@ -289,20 +261,12 @@ static uint16_t axon_nic_exec_admin(AxonNicState *s,
     if (cmd->flags) {
         return AXON_ADMIN_BAD_PARAM;
     }
-    switch (opcode) {
-    case AXON_ADMIN_QUERY_DEVICE:
-        return axon_nic_query_device(s, cmd);
-    case AXON_ADMIN_QUERY_PORT:
-        return axon_nic_query_port(s, cmd);
-    case AXON_ADMIN_CREATE_PD:
-        return axon_nic_create_pd(s, cmd, result);
-    case AXON_ADMIN_DESTROY_PD:
-        return axon_nic_destroy_pd(s, cmd);
-    case AXON_ADMIN_SET_GID:
-        return axon_nic_set_gid(s, cmd);
-    default:
-        return axon_rdma_admin(s, cmd, result);
+    if (opcode >= ARRAY_SIZE(axon_nic_admin_ops) ||
+        !axon_nic_admin_ops[opcode]) {
+        trace_axon_nic_err_admin_opcode(opcode);
+        return AXON_ADMIN_BAD_OPCODE;
     }
+    return axon_nic_admin_ops[opcode](s, cmd, result);
 }
 
 /* Test hook: like hung firmware, commands stay pending until a reset. */
@@ -383,8 +347,6 @@ static void axon_nic_reset_state(AxonNicState *s)
     s->stat_aq_errors = 0;
     s->stat_events = 0;
     s->stat_eq_drops = 0;
-    bitmap_zero(s->pd_table, s->max_pd);
-    memset(s->gid_tbl, 0, sizeof(s->gid_tbl));
     axon_nic_eth_reset(s);
     axon_rdma_reset(s);
 }
@@ -684,7 +646,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_CEQ_HEAD:
         axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
-        axon_rdma_ceq_room(s);
+        axon_cq_ceq_room(s);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         axon_nic_eth_mmio_write(s, addr, val);
@@ -760,7 +722,6 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
     for (v = 0; v < AXON_MSIX_NUM_VECTORS; v++) {
         msix_vector_use(pdev, v);
     }
-    s->pd_table = bitmap_new(s->max_pd);
     s->admin_bh = qemu_bh_new_guarded(axon_nic_admin_bh, s,
                                       &DEVICE(pdev)->mem_reentrancy_guard);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
@@ -775,7 +736,6 @@ static void axon_nic_exit(PCIDevice *pdev)
     axon_rdma_exit(s);
     axon_nic_eth_exit(s);
     qemu_bh_delete(s->admin_bh);
-    g_free(s->pd_table);
     msix_uninit_exclusive_bar(pdev);
 }
 

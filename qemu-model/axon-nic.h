@@ -3,14 +3,21 @@
  *
  * The device interface (registers, commands, descriptors) is the uAPI
  * header include/uapi/axon/axon_dev.h, shared with the driver; this file
- * is the emulator's own state and the prototypes the parts of the model
- * call each other through:
+ * is the emulator's own state and the core's services. The layers, each
+ * calling only the ones below it:
  *
- *   axon-nic.c      control plane: registers, admin queue, events, MSI-X
- *   axon-nic-eth.c  Ethernet function: TX/RX rings, the netdev backend
- *   axon-nic-rdma.c RDMA resources: doorbells, MRs, CQs, QPs (see
- *                   axon-nic-rdma.h)
- *   axon-nic-roce.c the RC transport over RoCEv2
+ *   axon-nic.c       the core: registers, the admin queue and its opcode
+ *                    table, event queues, MSI-X
+ *   axon-nic-qp.c    CQs, QPs, their state machine and doorbells
+ *   axon-roce*.c     the RC transport over RoCEv2 (axon-roce.h)
+ *   axon-nic-mr.c    PDs, MRs and keys, the GID table (axon-nic-rdma.h)
+ *   axon-nic-eth.c   the Ethernet function and the wire, both ways
+ *
+ * Calls go up only through named services: the core's below (raise an
+ * interrupt, post an event or a completion event, stop the device), the
+ * QP layer's (write a CQE, post a QP event, move a QP to ERR:
+ * axon-nic-rdma.h), and the engine's for a received RoCEv2 frame
+ * (axon_roce_rx_frame).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -39,12 +46,6 @@ typedef struct AxonRing {
     bool phase;         /* phase written on the current pass (producer) */
 } AxonRing;
 
-/* One GID table entry, as set by AXON_ADMIN_SET_GID. */
-typedef struct AxonGid {
-    uint32_t type;      /* enum axon_gid_type */
-    uint8_t gid[16];    /* network order */
-} AxonGid;
-
 /* The Ethernet function. */
 typedef struct AxonEth {
     uint32_t ctrl;          /* AXON_ETH_CTRL_* */
@@ -63,10 +64,27 @@ typedef struct AxonEth {
     uint32_t stat_tx_errors;
     uint32_t stat_rx_dma_errors;
 
+    uint32_t wire_count;    /* RoCEv2 frames, for the x-tx-* hooks */
+    uint32_t held_len;      /* x-tx-reorder-every: a frame held back */
+
     /* not cleared by reset: everything above is */
     QEMUBH *tx_bh;
     uint8_t tx_buf[AXON_NIC_ETH_MAX_FRAME];
+    uint8_t held[AXON_NIC_ETH_MAX_FRAME];
 } AxonEth;
+
+/*
+ * A received RoCEv2 frame, as the Ethernet function classified it: where
+ * its headers are, or why it cannot be taken.
+ */
+typedef struct AxonRoceFrame {
+    const char *why;        /* NULL: well formed */
+    const uint8_t *l3;      /* the IPv4 or IPv6 header */
+    unsigned l3_len;
+    const uint8_t *ib;      /* the UDP payload: BTH ... ICRC */
+    size_t ib_len;
+    uint8_t sgid[16];       /* the source address, as a GID */
+} AxonRoceFrame;
 
 typedef struct AxonRdma AxonRdma;
 
@@ -94,8 +112,6 @@ struct AxonNicState {
     uint32_t stat_events;
     uint32_t stat_eq_drops;
 
-    unsigned long *pd_table;
-    AxonGid gid_tbl[AXON_NIC_GID_TBL_LEN];
     bool link_up;           /* port state last reported to the driver */
 
     AxonEth eth;
@@ -110,12 +126,13 @@ struct AxonNicState {
     uint32_t tx_reorder_every; /* test hook: swap it with the next one */
 };
 
-/* axon-nic.c */
+/* axon-nic.c: the core's services */
 bool axon_nic_ready(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
 void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);
 bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
+uint16_t axon_nic_bad_cmd(uint16_t opcode, const char *why);
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
 bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);
 void axon_nic_set_port_state(AxonNicState *s, bool up);
@@ -129,5 +146,10 @@ void axon_nic_eth_halt(AxonNicState *s);
 void axon_nic_eth_set_link(AxonNicState *s, bool up);
 uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr);
 void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);
+void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
+                            int iovcnt);
+
+/* axon-roce-net.c: the engine takes a received RoCEv2 frame */
+void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f);
 
 #endif /* HW_AXON_NIC_H */

@@ -1,0 +1,765 @@
+/*
+ * axon-nic: completion queues, queue pairs and their doorbells
+ *
+ * The admin commands that create, modify and destroy CQs and QPs (the QP
+ * state machine), the doorbell BAR (one page per user context: a context
+ * rings only its own QPs and CQs), the CQE writer with its CQ events and
+ * the async QP events. Every field of every command is checked and
+ * reserved bytes must be zero. The transport (axon-roce.h) is told when a
+ * QP reaches RTR, RTS or ERR, and calls back only through the CQE writer,
+ * the QP events and axon_qp_error().
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/atomic.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "qemu/rcu.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "axon-roce.h"
+
+QEMU_BUILD_BUG_ON(sizeof(struct axon_qp_attr) != 80);
+QEMU_BUILD_BUG_ON(sizeof(struct axon_cqe) != AXON_CQE_SIZE);
+QEMU_BUILD_BUG_ON(sizeof(struct axon_send_wqe) != 64);
+QEMU_BUILD_BUG_ON(sizeof(struct axon_recv_wqe) != 16);
+
+/* ---- completions and events --------------------------------------------- */
+
+void axon_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type)
+{
+    axon_nic_post_event(s, type, qp->qpn);
+}
+
+static void axon_cq_overflow(AxonNicState *s, AxonCq *cq)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: CQ %u overflowed\n", cq->cqn);
+    trace_axon_nic_err_rdma_cq_overflow(cq->cqn, cq->prod);
+    cq->overflowed = true;
+    axon_nic_post_event(s, AXON_EVENT_CQ_ERROR, cq->cqn);
+}
+
+/* Room for one more CQE, per the consumer index record after the ring. */
+static bool axon_cq_room(AxonNicState *s, AxonCq *cq)
+{
+    uint32_t cons;
+
+    if (cq->prod - cq->cons_seen < cq->depth) {
+        return true;
+    }
+    if (ldl_le_pci_dma(PCI_DEVICE(s),
+                       cq->ring + (uint64_t)cq->depth * AXON_CQE_SIZE,
+                       &cons, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        return false;
+    }
+    /* an index ahead of the producer is garbage: no room either */
+    if (cq->prod - cons > cq->depth) {
+        return false;
+    }
+    cq->cons_seen = cons;
+    return cq->prod - cons < cq->depth;
+}
+
+void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
+                 uint16_t idx, uint8_t opcode, uint8_t status,
+                 uint32_t byte_len, uint32_t imm, uint8_t flags)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    AxonCq *cq = recv ? qp->rcq : qp->scq;
+    struct axon_cqe cqe = {};
+    uint64_t addr;
+    const size_t head = offsetof(struct axon_cqe, flags);
+
+    if (cq->overflowed) {
+        return;
+    }
+    if (!axon_cq_room(s, cq)) {
+        axon_cq_overflow(s, cq);
+        return;
+    }
+    cqe.wr_id = cpu_to_le64(wr_id);
+    cqe.byte_len = cpu_to_le32(byte_len);
+    cqe.imm_data = imm;
+    cqe.qpn = cpu_to_le32(qp->qpn);
+    cqe.wqe_index = cpu_to_le16(idx);
+    cqe.opcode = opcode;
+    cqe.status = status;
+    cqe.flags = flags | (recv ? AXON_CQE_RECV : 0) |
+                ((cq->prod / cq->depth) & 1 ? 0 : AXON_CQE_PHASE);
+    addr = cq->ring + (uint64_t)(cq->prod & (cq->depth - 1)) * AXON_CQE_SIZE;
+    /* the phase byte last: it is what the consumer polls */
+    if (pci_dma_write(pdev, addr, &cqe, head) != MEMTX_OK) {
+        axon_cq_overflow(s, cq);
+        return;
+    }
+    smp_wmb(); /* the entry before its phase byte */
+    if (pci_dma_write(pdev, addr + head, (uint8_t *)&cqe + head,
+                      sizeof(cqe) - head) != MEMTX_OK) {
+        axon_cq_overflow(s, cq);
+        return;
+    }
+    trace_axon_nic_rdma_cqe(cq->cqn, qp->qpn, recv, idx, status);
+    cq->prod++;
+    if (cq->arm == AXON_CQ_ARM_NEXT ||
+        (cq->arm == AXON_CQ_ARM_SOLICITED &&
+         ((flags & AXON_CQE_SOLICITED) || status != AXON_WC_SUCCESS))) {
+        cq->arm = 0;
+        if (!axon_nic_post_completion(s, cq->cqn) && !cq->ev_owed) {
+            cq->ev_owed = true;
+            s->rdma->ev_owed++;
+        }
+    }
+}
+
+/*
+ * The driver moved the CEQ head: post the events that found it full. The
+ * driver may re-arm a CQ before it moves the head past the CQ's last
+ * event, so a CQ can have more than one event on the CEQ; none is lost.
+ */
+void axon_cq_ceq_room(AxonNicState *s)
+{
+    AxonRdma *r = s->rdma;
+    uint32_t cqn;
+
+    for (cqn = 1; r->ev_owed && cqn <= AXON_RDMA_MAX_CQ; cqn++) {
+        AxonCq *cq = r->cq[cqn];
+
+        if (cq && cq->ev_owed) {
+            if (!axon_nic_post_completion(s, cqn)) {
+                return;
+            }
+            cq->ev_owed = false;
+            r->ev_owed--;
+        }
+    }
+}
+
+/* ---- lookups ------------------------------------------------------------ */
+
+AxonQp *axon_qp_lookup(AxonNicState *s, uint32_t qpn)
+{
+    if (qpn < AXON_RDMA_FIRST_QPN ||
+        qpn >= AXON_RDMA_FIRST_QPN + AXON_RDMA_MAX_QP) {
+        return NULL;
+    }
+    return s->rdma->qp[qpn - AXON_RDMA_FIRST_QPN];
+}
+
+static AxonCq *axon_cq_lookup(AxonNicState *s, uint32_t cqn)
+{
+    return cqn && cqn <= AXON_RDMA_MAX_CQ ? s->rdma->cq[cqn] : NULL;
+}
+
+/* ---- doorbells ---------------------------------------------------------- */
+
+static void axon_db_reject(AxonNicState *s, uint32_t page, uint32_t reg,
+                           uint32_t val, const char *why)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: doorbell page %u offset 0x%x "
+                  "value 0x%x rejected: %s\n", page, reg, val, why);
+    trace_axon_nic_err_rdma_db(page, reg, val, why);
+    s->rdma->stats.db_rejects++;
+}
+
+static void axon_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
+                       uint32_t val)
+{
+    AxonQp *qp = axon_qp_lookup(s, val >> AXON_DB_ID_SHIFT);
+    uint16_t pi = val & AXON_DB_VALUE_MASK;
+    AxonWq *wq;
+    uint16_t done, taken;
+
+    if (!qp || qp->uar != page) {
+        axon_db_reject(s, page, reg, val, "no such QP on this page");
+        return;
+    }
+    if (qp->state == AXON_QPS_RESET) {
+        axon_db_reject(s, page, reg, val, "QP in RESET");
+        return;
+    }
+    wq = reg == AXON_DB_SQ ? &qp->sq : &qp->rq;
+    done = reg == AXON_DB_SQ ? qp->comp.sq_comp : qp->rq.ci;
+    /* a SEND being placed holds the receive WQE at rq.ci */
+    taken = reg == AXON_DB_SQ ? qp->req.sq_fetch :
+            qp->rq.ci + qp->resp.recv_active;
+    if ((uint16_t)(pi - done) > wq->depth) {
+        axon_db_reject(s, page, reg, val, "more WQEs than the depth");
+        return;
+    }
+    if ((uint16_t)(pi - done) < (uint16_t)(taken - done)) {
+        axon_db_reject(s, page, reg, val, "producer index went back");
+        return;
+    }
+    wq->pi = pi;
+    if (reg == AXON_DB_SQ) {
+        axon_roce_kick(s, qp);
+    } else if (qp->state == AXON_QPS_ERR) {
+        axon_roce_schedule(s, qp);
+    }
+}
+
+static void axon_db_cq(AxonNicState *s, uint32_t page, uint32_t val)
+{
+    AxonCq *cq = axon_cq_lookup(s, val >> AXON_DB_ID_SHIFT);
+    uint32_t arm = val & AXON_DB_VALUE_MASK;
+
+    if (!cq || cq->uar != page) {
+        axon_db_reject(s, page, AXON_DB_CQ_ARM, val,
+                       "no such CQ on this page");
+        return;
+    }
+    if (arm != AXON_CQ_ARM_NEXT && arm != AXON_CQ_ARM_SOLICITED) {
+        axon_db_reject(s, page, AXON_DB_CQ_ARM, val, "bad arm value");
+        return;
+    }
+    /* NEXT covers SOLICITED */
+    if (cq->arm != AXON_CQ_ARM_NEXT) {
+        cq->arm = arm;
+    }
+}
+
+static void axon_db_write(void *opaque, hwaddr addr, uint64_t val64,
+                          unsigned size)
+{
+    AxonNicState *s = opaque;
+    uint32_t page = addr / AXON_DB_PAGE_SIZE;
+    uint32_t reg = addr % AXON_DB_PAGE_SIZE;
+    uint32_t val = val64;
+
+    if (!axon_nic_ready(s)) {
+        axon_db_reject(s, page, reg, val, "device not ready");
+        return;
+    }
+    switch (reg) {
+    case AXON_DB_SQ:
+    case AXON_DB_RQ:
+        axon_db_qp(s, page, reg, val);
+        break;
+    case AXON_DB_CQ_ARM:
+        axon_db_cq(s, page, val);
+        break;
+    default:
+        axon_db_reject(s, page, reg, val, "no doorbell at this offset");
+        break;
+    }
+}
+
+static uint64_t axon_db_read(void *opaque, hwaddr addr, unsigned size)
+{
+    return 0;
+}
+
+static const MemoryRegionOps axon_db_ops = {
+    .read = axon_db_read,
+    .write = axon_db_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 4,
+    },
+};
+
+/* ---- admin: completion queues ------------------------------------------- */
+
+uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result)
+{
+    const struct axon_admin_cq *c = &cmd->cq;
+    AxonRdma *r = s->rdma;
+    uint64_t ring = le64_to_cpu(c->ring_addr);
+    uint32_t depth = le32_to_cpu(c->depth), uar = le32_to_cpu(c->uar);
+    uint32_t cqn;
+    AxonCq *cq;
+
+    if (c->cqn || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "reserved bytes set");
+    }
+    if (depth < AXON_CQ_MIN_DEPTH || depth > AXON_CQ_MAX_DEPTH ||
+        !is_power_of_2(depth) || !ring ||
+        !QEMU_IS_ALIGNED(ring, AXON_QUEUE_ALIGN) ||
+        ring + (uint64_t)depth * AXON_CQE_SIZE +
+        sizeof(struct axon_cq_dbrec) < ring || uar >= AXON_RDMA_DB_PAGES) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "bad ring, depth or uar");
+    }
+    /* one completion event per CQ at most is pending on the CEQ */
+    if (r->ncq >= AXON_RDMA_MAX_CQ || r->ncq + 1 >= s->ceq.depth) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    /* next free number after the last one; ncq < AXON_RDMA_MAX_CQ */
+    do {
+        cqn = r->cq_last % AXON_RDMA_MAX_CQ + 1;
+        r->cq_last = cqn;
+    } while (r->cq[cqn]);
+    cq = g_new0(AxonCq, 1);
+    cq->cqn = cqn;
+    cq->ring = ring;
+    cq->depth = depth;
+    cq->uar = uar;
+    r->cq[cqn] = cq;
+    r->ncq++;
+    *result = cqn;
+    trace_axon_nic_rdma_cq(cqn, depth, uar);
+    return AXON_ADMIN_SUCCESS;
+}
+
+uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result)
+{
+    const struct axon_admin_cq *c = &cmd->cq;
+    AxonCq *cq;
+
+    if (c->ring_addr || c->depth || c->uar ||
+        !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_DESTROY_CQ, "reserved bytes set");
+    }
+    cq = axon_cq_lookup(s, le32_to_cpu(c->cqn));
+    if (!cq) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (cq->users) {
+        return AXON_ADMIN_BUSY;
+    }
+    s->rdma->cq[cq->cqn] = NULL;
+    s->rdma->ncq--;
+    s->rdma->ev_owed -= cq->ev_owed;
+    g_free(cq);
+    return AXON_ADMIN_SUCCESS;
+}
+
+/* ---- admin: queue pairs and their state machine -------------------------- */
+
+static bool axon_qp_check_wq(uint64_t base, uint32_t depth, uint8_t shift,
+                             uint8_t min_shift)
+{
+    return base && QEMU_IS_ALIGNED(base, AXON_QUEUE_ALIGN) &&
+           depth >= AXON_WQ_MIN_DEPTH && depth <= AXON_WQ_MAX_DEPTH &&
+           is_power_of_2(depth) && shift >= min_shift &&
+           shift <= AXON_WQE_MAX_SHIFT &&
+           base + ((uint64_t)depth << shift) > base;
+}
+
+uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result)
+{
+    const struct axon_admin_create_qp *c = &cmd->create_qp;
+    AxonRdma *r = s->rdma;
+    uint32_t pdn = le32_to_cpu(c->pdn), uar = le32_to_cpu(c->uar);
+    uint16_t sq_depth = le16_to_cpu(c->sq_depth);
+    uint16_t rq_depth = le16_to_cpu(c->rq_depth);
+    AxonCq *scq = axon_cq_lookup(s, le32_to_cpu(c->send_cqn));
+    AxonCq *rcq = axon_cq_lookup(s, le32_to_cpu(c->recv_cqn));
+    uint32_t i = 0, n;
+    AxonQp *qp;
+
+    if (c->reserved0 || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
+    }
+    if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (uar >= AXON_RDMA_DB_PAGES || c->sq_sig_all > 1 ||
+        !axon_qp_check_wq(le64_to_cpu(c->sq_addr), sq_depth,
+                          c->sq_wqe_shift, AXON_SQ_MIN_WQE_SHIFT) ||
+        !axon_qp_check_wq(le64_to_cpu(c->rq_addr), rq_depth,
+                          c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT)) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad queue or uar");
+    }
+    /* next fit: a QPN just destroyed is not handed out again at once */
+    for (n = 0; n < AXON_RDMA_MAX_QP; n++) {
+        i = (r->qp_last + n) % AXON_RDMA_MAX_QP;
+        if (!r->qp[i]) {
+            break;
+        }
+    }
+    if (n == AXON_RDMA_MAX_QP) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    r->qp_last = i + 1;
+    qp = g_new0(AxonQp, 1);
+    qp->qpn = i + AXON_RDMA_FIRST_QPN;
+    qp->state = AXON_QPS_RESET;
+    qp->pdn = pdn;
+    qp->uar = uar;
+    qp->scq = scq;
+    qp->rcq = rcq;
+    qp->sig_all = c->sq_sig_all;
+    qp->sq.base = le64_to_cpu(c->sq_addr);
+    qp->sq.depth = sq_depth;
+    qp->sq.shift = c->sq_wqe_shift;
+    qp->rq.base = le64_to_cpu(c->rq_addr);
+    qp->rq.depth = rq_depth;
+    qp->rq.shift = c->rq_wqe_shift;
+    qp->req.win = g_new0(AxonSwqe, AXON_RDMA_WINDOW);
+    axon_roce_qp_init(s, qp);
+    scq->users++;
+    rcq->users++;
+    r->pd_users[pdn]++;
+    r->qp[i] = qp;
+    *result = qp->qpn;
+    trace_axon_nic_rdma_qp(qp->qpn, sq_depth, rq_depth, uar);
+    return AXON_ADMIN_SUCCESS;
+}
+
+/* Forget all queue state, as a move to RESET does. */
+static void axon_qp_forget(AxonNicState *s, AxonQp *qp)
+{
+    axon_roce_qp_stop(s, qp);
+    qp->sq.pi = qp->sq.ci = 0;
+    qp->rq.pi = qp->rq.ci = 0;
+    qp->comp.sq_comp = qp->req.sq_fetch = qp->req.cur = 0;
+    qp->req.sq_stopped = false;
+    qp->resp.recv_active = false;
+    qp->comm_est = false;
+    memset(qp->resp.res, 0, sizeof(qp->resp.res));
+    memset(qp->req.win, 0, sizeof(*qp->req.win) * AXON_RDMA_WINDOW);
+}
+
+void axon_qp_error(AxonNicState *s, AxonQp *qp)
+{
+    if (qp->state == AXON_QPS_ERR) {
+        return;
+    }
+    trace_axon_nic_rdma_qp_state(qp->qpn, qp->state, AXON_QPS_ERR);
+    qp->state = AXON_QPS_ERR;
+    axon_roce_qp_stop(s, qp);
+    axon_roce_schedule(s, qp);  /* to flush both queues */
+}
+
+/*
+ * IBA 11.2.4.2 as Linux's ib_modify_qp_is_ok() has it for RC: a path, MTU,
+ * QPN or PSN is set on the way to RTR and RTS only, never in flight.
+ */
+#define AXON_QP_ATTR_IN_FLIGHT  (AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS | \
+                                 AXON_QP_ATTR_MIN_RNR_TIMER)
+
+static bool axon_qp_transition_ok(uint32_t cur, uint32_t new, uint32_t mask)
+{
+    if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
+        return true;
+    }
+    switch (cur) {
+    case AXON_QPS_RESET:
+        return new == AXON_QPS_INIT;
+    case AXON_QPS_INIT:
+        if (new == AXON_QPS_RTR) {
+            uint32_t need = AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU |
+                            AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN;
+            return (mask & need) == need;
+        }
+        return new == AXON_QPS_INIT &&
+               !(mask & ~(AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS));
+    case AXON_QPS_RTR:
+        return new == AXON_QPS_RTS && (mask & AXON_QP_ATTR_SQ_PSN);
+    case AXON_QPS_RTS:
+    case AXON_QPS_SQE:
+        return new == AXON_QPS_RTS && !(mask & ~AXON_QP_ATTR_IN_FLIGHT);
+    default:
+        return false;
+    }
+}
+
+/* Checks the attributes under mask; NULL if they are good. */
+static const char *axon_qp_check_attr(AxonNicState *s,
+                                      const struct axon_qp_attr *a,
+                                      uint32_t mask)
+{
+    uint32_t mtu = le32_to_cpu(a->path_mtu);
+
+    if (mask & ~AXON_QP_ATTR_ALL ||
+        !buffer_is_zero(a->reserved, sizeof(a->reserved))) {
+        return "reserved bits set";
+    }
+    if ((mask & AXON_QP_ATTR_STATE) && le32_to_cpu(a->state) > AXON_QPS_ERR) {
+        return "bad state";
+    }
+    if ((mask & AXON_QP_ATTR_ACCESS) &&
+        le32_to_cpu(a->access) & ~AXON_ACCESS_ALL) {
+        return "bad access";
+    }
+    if ((mask & AXON_QP_ATTR_PATH) &&
+        (a->sgid_index >= AXON_NIC_GID_TBL_LEN ||
+         axon_mr_gid(s, a->sgid_index)->type == AXON_GID_TYPE_NONE ||
+         le32_to_cpu(a->flow_label) >> 20 || (a->dmac[0] & 1))) {
+        return "bad path";
+    }
+    if ((mask & AXON_QP_ATTR_PATH_MTU) &&
+        (mtu < 256 || mtu > AXON_RDMA_MAX_MTU || !is_power_of_2(mtu))) {
+        return "bad path_mtu";
+    }
+    if (((mask & AXON_QP_ATTR_DEST_QPN) &&
+         le32_to_cpu(a->dest_qpn) > AXON_PSN_MASK) ||
+        ((mask & AXON_QP_ATTR_RQ_PSN) &&
+         le32_to_cpu(a->rq_psn) > AXON_PSN_MASK) ||
+        ((mask & AXON_QP_ATTR_SQ_PSN) &&
+         le32_to_cpu(a->sq_psn) > AXON_PSN_MASK)) {
+        return "bad qpn or psn";
+    }
+    if (((mask & AXON_QP_ATTR_TIMEOUT) && a->timeout > 31) ||
+        ((mask & AXON_QP_ATTR_RETRY_CNT) && a->retry_cnt > 7) ||
+        ((mask & AXON_QP_ATTR_RNR_RETRY) && a->rnr_retry > 7) ||
+        ((mask & AXON_QP_ATTR_MIN_RNR_TIMER) && a->min_rnr_timer > 31) ||
+        ((mask & AXON_QP_ATTR_MAX_RD_ATOMIC) &&
+         a->max_rd_atomic > AXON_MAX_RD_ATOMIC) ||
+        ((mask & AXON_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
+         a->max_dest_rd_atomic > AXON_MAX_RD_ATOMIC)) {
+        return "bad retry, timer or rd_atomic";
+    }
+    return NULL;
+}
+
+/* Copies the attributes under mask from a into the QP's. */
+static void axon_qp_apply_attr(struct axon_qp_attr *q,
+                               const struct axon_qp_attr *a, uint32_t mask)
+{
+    if (mask & AXON_QP_ATTR_ACCESS) {
+        q->access = a->access;
+    }
+    if (mask & AXON_QP_ATTR_PATH) {
+        memcpy(q->dmac, a->dmac, sizeof(q->dmac));
+        q->sgid_index = a->sgid_index;
+        q->hop_limit = a->hop_limit;
+        memcpy(q->dgid, a->dgid, sizeof(q->dgid));
+        q->flow_label = a->flow_label;
+        q->udp_sport = a->udp_sport;
+        q->tclass = a->tclass;
+    }
+    if (mask & AXON_QP_ATTR_PATH_MTU) {
+        q->path_mtu = a->path_mtu;
+    }
+    if (mask & AXON_QP_ATTR_DEST_QPN) {
+        q->dest_qpn = a->dest_qpn;
+    }
+    if (mask & AXON_QP_ATTR_RQ_PSN) {
+        q->rq_psn = a->rq_psn;
+    }
+    if (mask & AXON_QP_ATTR_SQ_PSN) {
+        q->sq_psn = a->sq_psn;
+    }
+    if (mask & AXON_QP_ATTR_TIMEOUT) {
+        q->timeout = a->timeout;
+    }
+    if (mask & AXON_QP_ATTR_RETRY_CNT) {
+        q->retry_cnt = a->retry_cnt;
+    }
+    if (mask & AXON_QP_ATTR_RNR_RETRY) {
+        q->rnr_retry = a->rnr_retry;
+    }
+    if (mask & AXON_QP_ATTR_MIN_RNR_TIMER) {
+        q->min_rnr_timer = a->min_rnr_timer;
+    }
+    if (mask & AXON_QP_ATTR_MAX_RD_ATOMIC) {
+        q->max_rd_atomic = a->max_rd_atomic;
+    }
+    if (mask & AXON_QP_ATTR_MAX_DEST_RD_ATOMIC) {
+        q->max_dest_rd_atomic = a->max_dest_rd_atomic;
+    }
+}
+
+uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result)
+{
+    const struct axon_admin_modify_qp *m = &cmd->qp;
+    uint32_t mask = le32_to_cpu(m->attr_mask);
+    struct axon_qp_attr a;
+    uint32_t cur, new;
+    const char *why;
+    AxonQp *qp;
+
+    if (!buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_MODIFY_QP, "reserved bytes set");
+    }
+    qp = axon_qp_lookup(s, le32_to_cpu(m->qpn));
+    if (!qp) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (pci_dma_read(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &a,
+                     sizeof(a)) != MEMTX_OK) {
+        return AXON_ADMIN_DMA_ERROR;
+    }
+    why = axon_qp_check_attr(s, &a, mask);
+    if (why) {
+        return axon_nic_bad_cmd(AXON_ADMIN_MODIFY_QP, why);
+    }
+    cur = qp->state;
+    new = mask & AXON_QP_ATTR_STATE ? le32_to_cpu(a.state) : cur;
+    if (!axon_qp_transition_ok(cur, new, mask)) {
+        qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: transition %u -> %u "
+                      "(mask 0x%x) not allowed\n", qp->qpn, cur, new, mask);
+        trace_axon_nic_err_rdma_qp_state(qp->qpn, cur, new, mask);
+        return AXON_ADMIN_BAD_STATE;
+    }
+    axon_qp_apply_attr(&qp->attr, &a, mask);
+    trace_axon_nic_rdma_qp_state(qp->qpn, cur, new);
+    if (new == AXON_QPS_RESET) {
+        qp->state = new;
+        axon_qp_forget(s, qp);
+    } else if (new == AXON_QPS_ERR) {
+        axon_qp_error(s, qp);
+    } else {
+        qp->state = new;
+        if (cur == AXON_QPS_INIT && new == AXON_QPS_RTR) {
+            axon_roce_qp_rtr(s, qp);
+        } else if (new == AXON_QPS_RTS && cur != AXON_QPS_RTS) {
+            axon_roce_qp_rts(s, qp);
+        }
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
+uint16_t axon_qp_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                       uint64_t *result)
+{
+    const struct axon_admin_modify_qp *m = &cmd->qp;
+    struct axon_qp_attr a;
+    AxonQp *qp;
+
+    if (m->attr_mask || !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_QUERY_QP, "reserved bytes set");
+    }
+    qp = axon_qp_lookup(s, le32_to_cpu(m->qpn));
+    if (!qp) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    a = qp->attr;
+    a.state = cpu_to_le32(qp->state);
+    if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &a,
+                      sizeof(a)) != MEMTX_OK) {
+        return AXON_ADMIN_DMA_ERROR;
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
+static void axon_qp_free(AxonNicState *s, AxonQp *qp)
+{
+    axon_roce_qp_stop(s, qp);
+    timer_free(qp->comp.retry_timer);
+    qp->scq->users--;
+    qp->rcq->users--;
+    s->rdma->pd_users[qp->pdn]--;
+    s->rdma->qp[qp->qpn - AXON_RDMA_FIRST_QPN] = NULL;
+    g_free(qp->req.win);
+    g_free(qp);
+}
+
+uint16_t axon_qp_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result)
+{
+    const struct axon_admin_modify_qp *m = &cmd->qp;
+    AxonQp *qp;
+
+    if (m->attr_mask || m->attr_addr ||
+        !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_DESTROY_QP, "reserved bytes set");
+    }
+    qp = axon_qp_lookup(s, le32_to_cpu(m->qpn));
+    if (!qp) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    axon_qp_free(s, qp);
+    return AXON_ADMIN_SUCCESS;
+}
+
+/* ---- stats, reset, realize ---------------------------------------------- */
+
+uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
+{
+    AxonRdma *r = s->rdma;
+
+    switch (addr) {
+    case AXON_REG_STAT_DB_REJECTS:
+        return r->stats.db_rejects;
+    case AXON_REG_STAT_TX_PKTS:
+        return r->stats.tx_pkts;
+    case AXON_REG_STAT_RX_PKTS:
+        return r->stats.rx_pkts;
+    case AXON_REG_STAT_RX_DROPS:
+        return r->stats.rx_drops;
+    case AXON_REG_STAT_RETRANS:
+        return r->stats.retrans;
+    case AXON_REG_STAT_NAKS:
+        return r->stats.naks;
+    case AXON_REG_STAT_PEER_RD_LO:
+        return r->stats.peer_rd;
+    case AXON_REG_STAT_PEER_RD_HI:
+        return r->stats.peer_rd >> 32;
+    case AXON_REG_STAT_PEER_WR_LO:
+        return r->stats.peer_wr;
+    case AXON_REG_STAT_PEER_WR_HI:
+        return r->stats.peer_wr >> 32;
+    case AXON_REG_STAT_MR_INVALID:
+        return r->stats.mr_invalid;
+    case AXON_REG_STAT_DUP_REQS:
+        return r->stats.dup_reqs;
+    case AXON_REG_STAT_OUT_OF_SEQ:
+        return r->stats.out_of_seq;
+    case AXON_REG_STAT_STRAY:
+        return r->stats.stray;
+    default:
+        return 0;
+    }
+}
+
+/* Tears every object down; the device forgets them. */
+void axon_rdma_reset(AxonNicState *s)
+{
+    AxonRdma *r = s->rdma;
+    uint32_t i;
+
+    qemu_bh_cancel(r->bh);
+    for (i = 0; i < AXON_RDMA_MAX_QP; i++) {
+        if (r->qp[i]) {
+            axon_qp_free(s, r->qp[i]);
+        }
+    }
+    for (i = 1; i <= AXON_RDMA_MAX_CQ; i++) {
+        g_free(r->cq[i]);
+        r->cq[i] = NULL;
+    }
+    axon_mr_reset(s);
+    r->ncq = 0;
+    r->ev_owed = 0;
+    r->cq_last = r->qp_last = 0;
+    memset(&r->stats, 0, sizeof(r->stats));
+}
+
+void axon_rdma_realize(AxonNicState *s)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    AxonRdma *r = g_new0(AxonRdma, 1);
+
+    s->rdma = r;
+    axon_mr_realize(s);
+    r->cq = g_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
+    r->qp = g_new0(AxonQp *, AXON_RDMA_MAX_QP);
+    QTAILQ_INIT(&r->sched);
+    QTAILQ_INIT(&r->acks);
+    r->bh = qemu_bh_new_guarded(axon_roce_bh, s,
+                                &DEVICE(pdev)->mem_reentrancy_guard);
+    memory_region_init_io(&r->db, OBJECT(s), &axon_db_ops, s,
+                          "axon-nic-doorbells",
+                          AXON_RDMA_DB_PAGES * AXON_DB_PAGE_SIZE);
+    pci_register_bar(pdev, AXON_BAR_DB, PCI_BASE_ADDRESS_SPACE_MEMORY |
+                     PCI_BASE_ADDRESS_MEM_TYPE_64, &r->db);
+}
+
+void axon_rdma_exit(AxonNicState *s)
+{
+    AxonRdma *r = s->rdma;
+
+    axon_rdma_reset(s);
+    qemu_bh_delete(r->bh);
+    axon_mr_exit(s);
+    g_free(r->cq);
+    g_free(r->qp);
+    g_free(r);
+    s->rdma = NULL;
+}

@@ -1,0 +1,335 @@
+/*
+ * axon-nic: the RC transport's packets on the wire (rxe_net.c, rxe_icrc.c)
+ *
+ * Transmit: a decoded packet (AxonPkt) for a QP of this same device is
+ * handed straight to the receive path (loopback: no Ethernet, IP, UDP or
+ * ICRC); otherwise its IB headers are encoded, the frame built with the
+ * ICRC and handed to the Ethernet function's wire. Receive: the Ethernet
+ * function classifies a frame as RoCEv2 once and hands over its offsets;
+ * the IB headers are decoded and checked, the ICRC verified, and the
+ * packet dispatched to the QP: requests to its responder, responses to
+ * its completer.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+#include "qemu/iov.h"
+#include "net/net.h"
+#include "net/eth.h"
+#include "net/checksum.h"
+#include <zlib.h>
+
+#include "axon-roce.h"
+
+/* Loopback packets take the receive path at once. */
+static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
+                             const AxonQp *from);
+
+/* Encodes the IB headers of pkt at p; returns their length. */
+static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
+{
+    uint16_t flags = axon_ib_ops[pkt->opcode].flags;
+    uint8_t *q = p + IB_BTH_LEN;
+
+    p[0] = pkt->opcode;
+    p[1] = (pkt->se ? 0x80 : 0) | (pkt->pad << 4);
+    stw_be_p(p + 2, IB_DEFAULT_PKEY);
+    stl_be_p(p + 4, pkt->dqpn & AXON_PSN_MASK);
+    stl_be_p(p + 8, (pkt->ackreq ? 0x80000000u : 0) | pkt->psn);
+    if (flags & (OP_RETH | OP_ATOMIC)) {
+        stq_be_p(q, pkt->va);
+        stl_be_p(q + 8, pkt->rkey);
+        if (flags & OP_RETH) {
+            stl_be_p(q + 12, pkt->dmalen);
+            q += IB_RETH_LEN;
+        } else {
+            stq_be_p(q + 12, pkt->swap_add);
+            stq_be_p(q + 20, pkt->cmp);
+            q += IB_ATOMIC_ETH_LEN;
+        }
+    }
+    if (flags & OP_AETH) {
+        stl_be_p(q, (uint32_t)pkt->syndrome << 24 | (pkt->msn & AXON_PSN_MASK));
+        q += IB_AETH_LEN;
+    }
+    if (flags & OP_ATOMIC_ACK) {
+        stq_be_p(q, pkt->orig);
+        q += IB_ATOMIC_ACK_LEN;
+    }
+    if (flags & OP_IMM) {
+        memcpy(q, &pkt->imm, IB_IMM_LEN);
+        q += IB_IMM_LEN;
+    }
+    return q - p;
+}
+
+/*
+ * The ICRC (IBA 17.7.6.5 for RoCEv2): a CRC-32 over 8 bytes of ones
+ * standing for the LRH, the IP and UDP headers with their variant fields
+ * (TOS or traffic class and flow label, TTL or hop limit, checksums) and
+ * BTH.resv8a masked to ones, the rest of the IB headers, the payload and
+ * its pad. Sent least significant byte first, like the Ethernet FCS.
+ */
+static uint32_t axon_roce_icrc(const uint8_t *l3, unsigned l3_len,
+                               const uint8_t *ib, unsigned ib_len,
+                               const uint8_t *payload, unsigned len)
+{
+    uint8_t ph[8 + 40 + 8 + IB_BTH_LEN];
+    unsigned n = l3_len + 8;
+    uint32_t crc;
+
+    memset(ph, 0xff, 8);
+    memcpy(ph + 8, l3, n);
+    if (l3_len == 20) {
+        ph[8 + 1] = 0xff;               /* TOS */
+        ph[8 + 8] = 0xff;               /* TTL */
+        stw_be_p(ph + 8 + 10, 0xffff);  /* header checksum */
+    } else {
+        ph[8] |= 0x0f;                  /* traffic class, flow label */
+        ph[8 + 1] = 0xff;
+        stw_be_p(ph + 8 + 2, 0xffff);
+        ph[8 + 7] = 0xff;               /* hop limit */
+    }
+    stw_be_p(ph + 8 + l3_len + 6, 0xffff);  /* UDP checksum */
+    memcpy(ph + 8 + n, ib, IB_BTH_LEN);
+    ph[8 + n + 4] = 0xff;               /* BTH resv8a */
+    crc = crc32(0, ph, 8 + n + IB_BTH_LEN);
+    crc = crc32(crc, ib + IB_BTH_LEN, ib_len - IB_BTH_LEN);
+    /* zlib takes a NULL buffer as a request for the initial value */
+    return len ? crc32(crc, payload, len) : crc;
+}
+
+static bool axon_gid_is_v4(const uint8_t *gid)
+{
+    static const uint8_t prefix[12] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+    };
+
+    return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+/* Sends pkt as a RoCEv2 frame on the QP's path. */
+static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+{
+    const struct axon_qp_attr *a = &qp->attr;
+    const uint8_t *sgid = axon_mr_gid(s, a->sgid_index)->gid;
+    bool v4 = axon_gid_is_v4(sgid) && axon_gid_is_v4(a->dgid);
+    unsigned l3_len = v4 ? 20 : 40;
+    uint8_t hdr[AXON_ETH_HLEN + 40 + 8 + IB_MAX_HDR_LEN];
+    uint8_t *l3 = hdr + AXON_ETH_HLEN, *udp = l3 + l3_len, *ib = udp + 8;
+    static const uint8_t zero_pad[4];
+    uint8_t icrc[IB_ICRC_LEN];
+    unsigned ib_len, udp_len;
+    uint16_t sport;
+    uint32_t crc;
+    struct iovec iov[4];
+
+    pkt->pad = -pkt->len & 3;
+    ib_len = axon_roce_put_hdrs(ib, pkt);
+    udp_len = 8 + ib_len + pkt->len + pkt->pad + IB_ICRC_LEN;
+
+    memcpy(hdr, a->dmac, 6);
+    memcpy(hdr + 6, s->conf.macaddr.a, 6);
+    stw_be_p(hdr + 12, v4 ? ETH_P_IP : ETH_P_IPV6);
+    if (v4) {
+        l3[0] = 0x45;
+        l3[1] = a->tclass;
+        stw_be_p(l3 + 2, l3_len + udp_len);
+        stw_be_p(l3 + 4, 0);
+        stw_be_p(l3 + 6, IP_DF);
+        l3[8] = a->hop_limit ? a->hop_limit : 64;
+        l3[9] = IP_PROTO_UDP;
+        stw_be_p(l3 + 10, 0);
+        memcpy(l3 + 12, sgid + 12, 4);
+        memcpy(l3 + 16, a->dgid + 12, 4);
+        stw_be_p(l3 + 10, net_checksum_finish(net_checksum_add(20, l3)));
+    } else {
+        stl_be_p(l3, 6u << 28 | (uint32_t)a->tclass << 20 |
+                 (le32_to_cpu(a->flow_label) & 0xfffff));
+        stw_be_p(l3 + 4, udp_len);
+        l3[6] = IP_PROTO_UDP;
+        l3[7] = a->hop_limit ? a->hop_limit : 64;
+        memcpy(l3 + 8, sgid, 16);
+        memcpy(l3 + 24, a->dgid, 16);
+    }
+    sport = le16_to_cpu(a->udp_sport);
+    stw_be_p(udp, sport ? sport : 0xc000 | (qp->qpn & 0x3fff));
+    stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
+    stw_be_p(udp + 4, udp_len);
+    stw_be_p(udp + 6, 0);
+    crc = axon_roce_icrc(l3, l3_len, ib, ib_len, pkt->payload, pkt->len);
+    stl_le_p(icrc, crc32(crc, zero_pad, pkt->pad));
+    if (!v4) {
+        /* IPv6 needs the UDP checksum: pseudo header, then the datagram */
+        uint32_t sum = net_checksum_add(32, l3 + 8);
+
+        sum += udp_len + IP_PROTO_UDP;
+        sum += net_checksum_add_cont(8 + ib_len, udp, 0);
+        sum += net_checksum_add_cont(pkt->len, (uint8_t *)pkt->payload,
+                                     8 + ib_len);
+        sum += net_checksum_add_cont(IB_ICRC_LEN, icrc,
+                                     8 + ib_len + pkt->len + pkt->pad);
+        stw_be_p(udp + 6, net_checksum_finish_nozero(sum));
+    }
+    iov[0].iov_base = hdr;
+    iov[0].iov_len = AXON_ETH_HLEN + l3_len + 8 + ib_len;
+    iov[1].iov_base = (void *)pkt->payload;
+    iov[1].iov_len = pkt->len;
+    iov[2].iov_base = (void *)zero_pad;
+    iov[2].iov_len = pkt->pad;
+    iov[3].iov_base = icrc;
+    iov[3].iov_len = IB_ICRC_LEN;
+    axon_nic_eth_wire_send(s, iov, 4);
+}
+
+void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+{
+    s->rdma->stats.tx_pkts++;
+    trace_axon_nic_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
+                           pkt->len);
+    if (qp->loopback) {
+        axon_roce_rx_pkt(s, pkt, qp);
+    } else {
+        axon_roce_wire_tx(s, qp, pkt);
+    }
+}
+
+/*
+ * Is the packet from the QP's peer? In loopback, from (the sending QP)
+ * must be its destination QP; on the wire the source IP must be its dgid.
+ */
+static bool axon_roce_from_peer(const AxonQp *qp, const AxonPkt *pkt,
+                                const AxonQp *from)
+{
+    if (from) {
+        return qp->loopback && from->qpn == le32_to_cpu(qp->attr.dest_qpn);
+    }
+    return !qp->loopback && !memcmp(pkt->sgid, qp->attr.dgid, 16);
+}
+
+/* A packet for this device: from its wire, or (from) one of its QPs. */
+static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
+                             const AxonQp *from)
+{
+    AxonQp *qp = axon_qp_lookup(s, pkt->dqpn);
+
+    if (!qp) {
+        trace_axon_nic_err_roce_qpn(pkt->dqpn);
+        s->rdma->stats.rx_drops++;
+        return;
+    }
+    if (!axon_roce_from_peer(qp, pkt, from)) {
+        trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
+        s->rdma->stats.rx_drops++;
+        return;
+    }
+    s->rdma->stats.rx_pkts++;
+    if (axon_ib_ops[pkt->opcode].flags & OP_REQ) {
+        axon_roce_resp_rx(s, qp, pkt);
+    } else {
+        axon_roce_comp_rx(s, qp, pkt);
+    }
+}
+
+/* Decodes the IB headers of a received packet; NULL if they are good. */
+static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
+                                      AxonPkt *pkt, unsigned *hdr_len)
+{
+    uint16_t flags;
+    const uint8_t *q;
+    unsigned n;
+
+    if (len < IB_BTH_LEN + IB_ICRC_LEN) {
+        return "short";
+    }
+    pkt->opcode = ib[0];
+    if (pkt->opcode >= IB_NUM_OPCODES) {
+        return "opcode";
+    }
+    flags = axon_ib_ops[pkt->opcode].flags;
+    pkt->se = ib[1] & 0x80;
+    pkt->pad = (ib[1] >> 4) & 3;
+    if (ib[1] & 0xf) {
+        return "transport version";
+    }
+    pkt->dqpn = ldl_be_p(ib + 4) & AXON_PSN_MASK;
+    pkt->ackreq = ib[8] & 0x80;
+    pkt->psn = ldl_be_p(ib + 8) & AXON_PSN_MASK;
+    n = axon_ib_hdr_len(flags);
+    if (len < n + pkt->pad + IB_ICRC_LEN) {
+        return "short";
+    }
+    pkt->len = len - n - pkt->pad - IB_ICRC_LEN;
+    if (!(flags & OP_PAYLOAD) && (pkt->len || pkt->pad)) {
+        return "payload";
+    }
+    q = ib + IB_BTH_LEN;
+    if (flags & (OP_RETH | OP_ATOMIC)) {
+        pkt->va = ldq_be_p(q);
+        pkt->rkey = ldl_be_p(q + 8);
+        if (flags & OP_RETH) {
+            pkt->dmalen = ldl_be_p(q + 12);
+            q += IB_RETH_LEN;
+        } else {
+            pkt->swap_add = ldq_be_p(q + 12);
+            pkt->cmp = ldq_be_p(q + 20);
+            q += IB_ATOMIC_ETH_LEN;
+        }
+    }
+    if (flags & OP_AETH) {
+        pkt->syndrome = q[0];
+        pkt->msn = ldl_be_p(q) & AXON_PSN_MASK;
+        q += IB_AETH_LEN;
+    }
+    if (flags & OP_ATOMIC_ACK) {
+        pkt->orig = ldq_be_p(q);
+        q += IB_ATOMIC_ACK_LEN;
+    }
+    if (flags & OP_IMM) {
+        memcpy(&pkt->imm, q, IB_IMM_LEN);
+    }
+    pkt->payload = ib + n;
+    *hdr_len = n;
+    return NULL;
+}
+
+/* A RoCEv2 frame from the wire, classified by the Ethernet function. */
+void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f)
+{
+    AxonPkt pkt = {};
+    const char *why = f->why;
+    unsigned hdr_len;
+    uint32_t icrc;
+
+    if (!axon_nic_ready(s)) {
+        why = "device not ready";
+    }
+    if (why) {
+        goto drop;
+    }
+    why = axon_roce_check_ib(f->ib, f->ib_len, &pkt, &hdr_len);
+    if (why) {
+        goto drop;
+    }
+    icrc = axon_roce_icrc(f->l3, f->l3_len, f->ib, hdr_len, pkt.payload,
+                          pkt.len + pkt.pad);
+    if (icrc != ldl_le_p(f->ib + f->ib_len - IB_ICRC_LEN)) {
+        why = "ICRC";
+        goto drop;
+    }
+    memcpy(pkt.sgid, f->sgid, sizeof(pkt.sgid));
+    trace_axon_nic_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
+    axon_roce_rx_pkt(s, &pkt, NULL);
+    return;
+
+drop:
+    trace_axon_nic_err_roce_rx(why);
+    s->rdma->stats.rx_drops++;
+}

@@ -1,0 +1,38 @@
+/*
+ * axon-nic: what each IB opcode of the RC transport carries
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+
+#include "axon-roce-opcode.h"
+
+#define SEND_OP(f)  { OP_REQ | OP_PAYLOAD | (f), KIND_SEND }
+#define WRITE_OP(f) { OP_REQ | OP_PAYLOAD | (f), KIND_WRITE }
+#define RRESP_OP(f) { OP_PAYLOAD | (f), KIND_RRESP }
+
+const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
+    [IB_SEND_FIRST] = SEND_OP(OP_START),
+    [IB_SEND_MIDDLE] = SEND_OP(0),
+    [IB_SEND_LAST] = SEND_OP(OP_END),
+    [IB_SEND_LAST_IMM] = SEND_OP(OP_END | OP_IMM),
+    [IB_SEND_ONLY] = SEND_OP(OP_START | OP_END),
+    [IB_SEND_ONLY_IMM] = SEND_OP(OP_START | OP_END | OP_IMM),
+    [IB_WRITE_FIRST] = WRITE_OP(OP_START | OP_RETH),
+    [IB_WRITE_MIDDLE] = WRITE_OP(0),
+    [IB_WRITE_LAST] = WRITE_OP(OP_END),
+    [IB_WRITE_LAST_IMM] = WRITE_OP(OP_END | OP_IMM),
+    [IB_WRITE_ONLY] = WRITE_OP(OP_START | OP_END | OP_RETH),
+    [IB_WRITE_ONLY_IMM] = WRITE_OP(OP_START | OP_END | OP_RETH | OP_IMM),
+    [IB_READ_REQ] = { OP_REQ | OP_START | OP_END | OP_RETH, KIND_READ },
+    [IB_READ_RESP_FIRST] = RRESP_OP(OP_START | OP_AETH),
+    [IB_READ_RESP_MIDDLE] = RRESP_OP(0),
+    [IB_READ_RESP_LAST] = RRESP_OP(OP_END | OP_AETH),
+    [IB_READ_RESP_ONLY] = RRESP_OP(OP_START | OP_END | OP_AETH),
+    [IB_ACK] = { OP_START | OP_END | OP_AETH, KIND_ACK },
+    [IB_ATOMIC_ACK] = { OP_START | OP_END | OP_AETH | OP_ATOMIC_ACK,
+                        KIND_ACK },
+    [IB_CMP_SWP] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
+    [IB_FETCH_ADD] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
+};

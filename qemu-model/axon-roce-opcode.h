@@ -1,0 +1,96 @@
+/*
+ * axon-nic: the IB transport's opcodes and headers, as RC uses them
+ * (IBA 9.2-9.4; rxe_opcode.h)
+ *
+ * One table says what each BTH opcode carries (axon_ib_ops); encoding,
+ * decoding and the protocol stages read it rather than switch on
+ * opcodes.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AXON_ROCE_OPCODE_H
+#define HW_AXON_ROCE_OPCODE_H
+
+/* BTH opcodes of the RC transport (IBA 9.2) */
+enum {
+    IB_SEND_FIRST = 0x00,
+    IB_SEND_MIDDLE = 0x01,
+    IB_SEND_LAST = 0x02,
+    IB_SEND_LAST_IMM = 0x03,
+    IB_SEND_ONLY = 0x04,
+    IB_SEND_ONLY_IMM = 0x05,
+    IB_WRITE_FIRST = 0x06,
+    IB_WRITE_MIDDLE = 0x07,
+    IB_WRITE_LAST = 0x08,
+    IB_WRITE_LAST_IMM = 0x09,
+    IB_WRITE_ONLY = 0x0a,
+    IB_WRITE_ONLY_IMM = 0x0b,
+    IB_READ_REQ = 0x0c,
+    IB_READ_RESP_FIRST = 0x0d,
+    IB_READ_RESP_MIDDLE = 0x0e,
+    IB_READ_RESP_LAST = 0x0f,
+    IB_READ_RESP_ONLY = 0x10,
+    IB_ACK = 0x11,
+    IB_ATOMIC_ACK = 0x12,
+    IB_CMP_SWP = 0x13,
+    IB_FETCH_ADD = 0x14,
+    IB_NUM_OPCODES,
+};
+
+#define IB_NO_OPCODE        0xff
+
+/* what each opcode carries */
+#define OP_REQ          0x001   /* requester to responder */
+#define OP_START        0x002   /* first packet of a message */
+#define OP_END          0x004   /* last packet of a message */
+#define OP_PAYLOAD      0x008
+#define OP_RETH         0x010
+#define OP_AETH         0x020
+#define OP_ATOMIC       0x040   /* AtomicETH */
+#define OP_ATOMIC_ACK   0x080   /* AtomicAckETH */
+#define OP_IMM          0x100
+
+enum { KIND_SEND, KIND_WRITE, KIND_READ, KIND_ATOMIC, KIND_RRESP, KIND_ACK };
+
+typedef struct AxonIbOp {
+    uint16_t flags;
+    uint8_t kind;
+} AxonIbOp;
+
+#define IB_BTH_LEN          12
+#define IB_RETH_LEN         16
+#define IB_AETH_LEN         4
+#define IB_ATOMIC_ETH_LEN   28
+#define IB_ATOMIC_ACK_LEN   8
+#define IB_IMM_LEN          4
+#define IB_ICRC_LEN         4
+#define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
+                             IB_ATOMIC_ACK_LEN + IB_IMM_LEN)
+#define IB_DEFAULT_PKEY     0xffff
+
+/* AETH syndrome (IBA 9.7.5.1) */
+#define AETH_TYPE_SHIFT     5
+#define AETH_ACK            0
+#define AETH_RNR_NAK        1
+#define AETH_RESERVED       2
+#define AETH_NAK            3
+#define AETH_NO_CREDIT      0x1f    /* no end-to-end credits */
+#define NAK_PSN_SEQ         0
+#define NAK_INV_REQ         1
+#define NAK_REM_ACCESS      2
+#define NAK_REM_OP          3
+
+extern const AxonIbOp axon_ib_ops[IB_NUM_OPCODES];
+
+/* The IB headers of a packet with these flags, BTH included. */
+static inline unsigned axon_ib_hdr_len(uint16_t flags)
+{
+    return IB_BTH_LEN + (flags & OP_RETH ? IB_RETH_LEN : 0) +
+           (flags & OP_ATOMIC ? IB_ATOMIC_ETH_LEN : 0) +
+           (flags & OP_AETH ? IB_AETH_LEN : 0) +
+           (flags & OP_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
+           (flags & OP_IMM ? IB_IMM_LEN : 0);
+}
+
+#endif /* HW_AXON_ROCE_OPCODE_H */

@@ -1,0 +1,335 @@
+/*
+ * axon-nic: the RC requester (rxe_req.c)
+ *
+ * Takes send WQEs from the SQ into the QP's window (a send doorbell for
+ * its first packets, then the engine bottom half), checks them, and
+ * segments them at the path MTU into packets: at most a window of PSNs
+ * in flight, READs asked a window at a time, at most max_rd_atomic READs
+ * and atomics outstanding, fences honoured. Retransmission (go-back-N)
+ * only moves the cursor back: axon-roce-comp.c does it.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+#include "qemu/units.h"
+
+#include "axon-roce.h"
+
+/*
+ * PSNs in flight on the wire at most: what the fabric's buffers hold (the
+ * test fabric's sockets take 4 MiB, see qemu-model/patches); a larger
+ * burst only gets lost and sent again. 256 KiB keeps two VMs busy at
+ * path MTU 1024; more measured no faster. (Growing the window on success
+ * and halving it on loss did worse between two loaded VMs.) Loopback is
+ * not limited.
+ */
+#define AXON_ROCE_WIRE_WINDOW   (256 * KiB)
+
+static uint32_t axon_roce_window(AxonQp *qp)
+{
+    return qp->loopback ? AXON_PSN_MASK / 2 :
+           MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
+}
+
+/* Takes the next WQE from the SQ into the window and checks it. */
+static void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint16_t idx = qp->req.sq_fetch++;
+    AxonSwqe *e = axon_win(qp, idx);
+    uint64_t addr = qp->sq.base +
+                    ((uint64_t)(idx & (qp->sq.depth - 1)) << qp->sq.shift);
+    uint32_t slot = 1u << qp->sq.shift, access = 0, i, inl;
+    struct axon_send_wqe w;
+    uint64_t len = 0;
+
+    memset(e, 0, sizeof(*e));
+    e->idx = idx;
+    e->first_psn = e->resp_psn = qp->req.cur_psn;
+    if (pci_dma_read(pdev, addr, &w, sizeof(w)) != MEMTX_OK) {
+        axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
+        return;
+    }
+    e->opcode = w.opcode;
+    e->flags = w.flags;
+    e->num_sge = w.num_sge;
+    e->imm = w.imm_data;
+    e->wr_id = le64_to_cpu(w.wr_id);
+    e->raddr = le64_to_cpu(w.remote_addr);
+    e->rkey = le32_to_cpu(w.rkey);
+    e->cmp = le64_to_cpu(w.compare_add);
+    e->swap = le64_to_cpu(w.swap);
+    e->signaled = (w.flags & AXON_WQE_SIGNALED) || qp->sig_all;
+    inl = le32_to_cpu(w.inline_len);
+
+    if (w.opcode > AXON_WR_ATOMIC_FETCH_ADD || w.reserved0 ||
+        (w.flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
+                     AXON_WQE_FENCE | AXON_WQE_INLINE)) ||
+        !buffer_is_zero(w.reserved, sizeof(w.reserved))) {
+        goto bad_wqe;
+    }
+    if (w.flags & AXON_WQE_INLINE) {
+        if (w.num_sge || w.opcode >= AXON_WR_RDMA_READ ||
+            inl > AXON_MAX_INLINE || sizeof(w) + inl > slot) {
+            goto bad_wqe;
+        }
+        if (pci_dma_read(pdev, addr + sizeof(w), e->inline_data, inl) !=
+            MEMTX_OK) {
+            goto bad_wqe;
+        }
+        len = inl;
+    } else {
+        struct axon_sge sge[AXON_MAX_SGE];
+
+        if (inl || w.num_sge > AXON_MAX_SGE ||
+            sizeof(w) + w.num_sge * sizeof(sge[0]) > slot ||
+            pci_dma_read(pdev, addr + sizeof(w), sge,
+                         w.num_sge * sizeof(sge[0])) != MEMTX_OK) {
+            goto bad_wqe;
+        }
+        if (w.opcode >= AXON_WR_RDMA_READ) {
+            access = AXON_ACCESS_LOCAL_WRITE;
+        }
+        for (i = 0; i < w.num_sge; i++) {
+            e->sge[i].addr = le64_to_cpu(sge[i].addr);
+            e->sge[i].length = le32_to_cpu(sge[i].length);
+            e->sge[i].lkey = le32_to_cpu(sge[i].lkey);
+            len += e->sge[i].length;
+            if (e->sge[i].length &&
+                !axon_mr_check(s, e->sge[i].lkey, qp->pdn,
+                               e->sge[i].addr, e->sge[i].length,
+                               access)) {
+                axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
+                return;
+            }
+        }
+    }
+    if (len > AXON_MAX_MSG_SIZE ||
+        (w.opcode >= AXON_WR_ATOMIC_CMP_SWP && len != 8)) {
+        e->len = 0;
+        axon_roce_fail(qp, e, AXON_WC_LOC_LEN_ERR);
+        return;
+    }
+    e->len = len;
+    if (w.opcode >= AXON_WR_ATOMIC_CMP_SWP) {
+        e->npkts = 1;
+    } else {
+        e->npkts = len ? DIV_ROUND_UP(len, qp->mtu) : 1;
+    }
+    return;
+
+bad_wqe:
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: bad send WQE %u\n",
+                  qp->qpn, idx);
+    trace_axon_nic_err_roce_wqe(qp->qpn, idx, w.opcode, w.num_sge);
+    axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
+}
+
+/*
+ * Does the packet at cur_psn ask for an ACK inside a message? Every half
+ * window does: were only a message's last packet to ask, a message longer
+ * than the window would stall until the retransmit timer fired.
+ */
+static bool axon_roce_ack_point(AxonQp *qp)
+{
+    uint32_t half = MAX(axon_roce_window(qp) / 2, 1);
+
+    return axon_psn_add(qp->req.cur_psn, 1) % half == 0;
+}
+
+/*
+ * The PSNs of the READ request e sends at the cursor. On the wire a long
+ * READ is asked for a window at a time; asked again from a lost response
+ * on, only to the end of that window's request: the responder answers a
+ * duplicate only inside a request it saved.
+ */
+static uint32_t axon_roce_read_part(AxonQp *qp, AxonSwqe *e)
+{
+    uint32_t k = axon_psn_diff(qp->req.cur_psn, e->first_psn);
+    uint32_t w = axon_roce_window(qp);
+
+    return MIN(e->npkts - k, w - k % w);
+}
+
+/* Would the next packet of e put too many PSNs in flight? */
+static bool axon_roce_window_full(AxonQp *qp, AxonSwqe *e)
+{
+    uint32_t n = 1;
+
+    if (axon_psn_diff(qp->req.psn_hi, qp->comp.una_psn) <= 0 ||
+        axon_psn_diff(qp->req.cur_psn, qp->req.psn_hi) < 0) {
+        return false;   /* nothing in flight, or a retransmission */
+    }
+    if (e->opcode == AXON_WR_RDMA_READ) {
+        n = axon_roce_read_part(qp, e);
+    }
+    return axon_psn_diff(axon_psn_add(qp->req.cur_psn, n), qp->comp.una_psn) >
+           (int32_t)axon_roce_window(qp);
+}
+
+/* READ and atomic WQEs sent and not completed. */
+static unsigned axon_roce_rd_outstanding(AxonQp *qp)
+{
+    unsigned n = 0;
+    uint16_t i;
+
+    for (i = qp->comp.sq_comp; i != qp->req.cur; i++) {
+        AxonSwqe *e = axon_win(qp, i);
+
+        n += axon_swqe_rd_atomic(e) && !e->done;
+    }
+    return n;
+}
+
+static const uint8_t axon_send_ops[2][2][2] = {
+    /* [first][last][imm] */
+    { { IB_SEND_MIDDLE, IB_SEND_MIDDLE }, { IB_SEND_LAST, IB_SEND_LAST_IMM } },
+    { { IB_SEND_FIRST, IB_SEND_FIRST }, { IB_SEND_ONLY, IB_SEND_ONLY_IMM } },
+};
+
+static const uint8_t axon_write_ops[2][2][2] = {
+    { { IB_WRITE_MIDDLE, IB_WRITE_MIDDLE },
+      { IB_WRITE_LAST, IB_WRITE_LAST_IMM } },
+    { { IB_WRITE_FIRST, IB_WRITE_FIRST },
+      { IB_WRITE_ONLY, IB_WRITE_ONLY_IMM } },
+};
+
+/*
+ * Builds the next packet of e at the QP's cursor and moves the cursor.
+ * Returns false if the payload could not be gathered.
+ */
+static bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
+                            AxonPkt *pkt)
+{
+    uint32_t off = qp->req.cur_off, n;
+    bool first, last, imm;
+
+    memset(pkt, 0, sizeof(*pkt));
+    pkt->dqpn = le32_to_cpu(qp->attr.dest_qpn);
+    pkt->psn = qp->req.cur_psn;
+    pkt->ackreq = true;
+    switch (e->opcode) {
+    case AXON_WR_RDMA_READ:
+        n = axon_roce_read_part(qp, e);
+        pkt->opcode = IB_READ_REQ;
+        pkt->va = e->raddr + off;
+        pkt->rkey = e->rkey;
+        pkt->dmalen = MIN(e->len - off, n * qp->mtu);
+        qp->req.cur_psn = axon_psn_add(qp->req.cur_psn, n);
+        qp->req.cur_off = off + n * qp->mtu;
+        if (qp->req.cur_off >= e->len) {
+            qp->req.cur++;
+            qp->req.cur_off = 0;
+        }
+        return true;
+    case AXON_WR_ATOMIC_CMP_SWP:
+    case AXON_WR_ATOMIC_FETCH_ADD:
+        pkt->opcode = e->opcode == AXON_WR_ATOMIC_CMP_SWP ? IB_CMP_SWP :
+                      IB_FETCH_ADD;
+        pkt->va = e->raddr;
+        pkt->rkey = e->rkey;
+        pkt->swap_add = e->opcode == AXON_WR_ATOMIC_CMP_SWP ? e->swap : e->cmp;
+        pkt->cmp = e->cmp;
+        qp->req.cur_psn = axon_psn_add(qp->req.cur_psn, 1);
+        qp->req.cur++;
+        qp->req.cur_off = 0;
+        return true;
+    }
+    n = MIN(qp->mtu, e->len - off);
+    first = !off;
+    last = off + n == e->len;
+    imm = e->opcode == AXON_WR_RDMA_WRITE_IMM || e->opcode == AXON_WR_SEND_IMM;
+    if (e->opcode <= AXON_WR_RDMA_WRITE_IMM) {
+        pkt->opcode = axon_write_ops[first][last][imm];
+        if (first) {
+            pkt->va = e->raddr;
+            pkt->rkey = e->rkey;
+            pkt->dmalen = e->len;
+        }
+    } else {
+        pkt->opcode = axon_send_ops[first][last][imm];
+    }
+    pkt->imm = e->imm;
+    pkt->se = last && (e->flags & AXON_WQE_SOLICITED) &&
+              e->opcode != AXON_WR_RDMA_WRITE;
+    pkt->ackreq = last || axon_roce_ack_point(qp);
+    pkt->len = n;
+    if (e->flags & AXON_WQE_INLINE) {
+        pkt->payload = e->inline_data + off;
+    } else {
+        if (!axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, off, s->rdma->txbuf,
+                            n, DMA_DIRECTION_TO_DEVICE)) {
+            return false;
+        }
+        pkt->payload = s->rdma->txbuf;
+    }
+    qp->req.cur_psn = axon_psn_add(qp->req.cur_psn, 1);
+    qp->req.cur_off = off + n;
+    if (last) {
+        qp->req.cur++;
+        qp->req.cur_off = 0;
+    }
+    return true;
+}
+
+/* Sends up to budget packets; returns how many. */
+unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
+                           unsigned budget)
+{
+    unsigned sent = 0;
+    unsigned max_rd = MAX(qp->attr.max_rd_atomic, 1);
+
+    while (sent < budget && qp->state == AXON_QPS_RTS && !qp->comp.rnr_wait) {
+        AxonSwqe *e;
+        AxonPkt pkt;
+
+        if (qp->req.cur == qp->req.sq_fetch) {
+            if (qp->req.sq_stopped || qp->req.sq_fetch == qp->sq.pi ||
+                (uint16_t)(qp->req.sq_fetch - qp->comp.sq_comp) >=
+                AXON_RDMA_WINDOW) {
+                break;
+            }
+            axon_roce_fetch(s, qp);
+        }
+        e = axon_win(qp, qp->req.cur);
+        if (e->done) {
+            /* failed locally, or answered meanwhile; completes in order */
+            axon_roce_skip(qp, e);
+            axon_roce_complete(s, qp);
+            continue;
+        }
+        if (!qp->req.cur_off && axon_swqe_rd_atomic(e) &&
+            axon_roce_rd_outstanding(qp) >= max_rd) {
+            break;
+        }
+        if (!qp->req.cur_off && (e->flags & AXON_WQE_FENCE) &&
+            axon_roce_rd_outstanding(qp)) {
+            break;
+        }
+        if (axon_roce_window_full(qp, e)) {
+            break;
+        }
+        if (!axon_roce_build(s, qp, e, &pkt)) {
+            axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
+            axon_roce_complete(s, qp);
+            continue;
+        }
+        if (axon_psn_diff(pkt.psn, qp->req.psn_hi) < 0) {
+            s->rdma->stats.retrans++;
+        }
+        if (axon_psn_diff(qp->req.cur_psn, qp->req.psn_hi) > 0) {
+            qp->req.psn_hi = qp->req.cur_psn;
+        }
+        axon_roce_arm_retry(qp, false);
+        axon_roce_xmit(s, qp, &pkt);
+        sent++;
+    }
+    return sent;
+}

@@ -1,0 +1,301 @@
+/*
+ * axon-nic: the RC transport's engine and timers
+ *
+ * The engine bottom half runs the scheduled QPs' requesters round robin
+ * within a budget and sends the ACKs the responders owe, coalesced; a
+ * send doorbell runs its QP's first packets at once. The ACK timeout and
+ * the RNR wait share one timer per QP. The QP state machine
+ * (axon-nic-qp.c) calls in here when a QP reaches RTR, RTS or ERR.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "qemu/log.h"
+#include "qemu/main-loop.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "axon-roce.h"
+
+#define AXON_ROCE_MIN_TIMEOUT_NS    (10 * SCALE_MS) /* TCG guests are slow */
+#define AXON_ROCE_BH_BUDGET         256             /* packets per run */
+#define AXON_ROCE_QP_BUDGET         64
+#define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
+
+void axon_roce_schedule(AxonNicState *s, AxonQp *qp)
+{
+    if (!qp->scheduled) {
+        qp->scheduled = true;
+        QTAILQ_INSERT_TAIL(&s->rdma->sched, qp, sched);
+    }
+    qemu_bh_schedule(s->rdma->bh);
+}
+
+void axon_roce_ack_later(AxonNicState *s, AxonQp *qp)
+{
+    if (!qp->in_acks) {
+        qp->in_acks = true;
+        QTAILQ_INSERT_TAIL(&s->rdma->acks, qp, acks);
+    }
+    /* a running engine sends it when its batch ends */
+    if (!s->rdma->engine_busy) {
+        qemu_bh_schedule(s->rdma->bh);
+    }
+}
+
+static void axon_roce_flush_acks(AxonNicState *s)
+{
+    AxonQp *qp;
+
+    while ((qp = QTAILQ_FIRST(&s->rdma->acks))) {
+        QTAILQ_REMOVE(&s->rdma->acks, qp, acks);
+        qp->in_acks = false;
+        if (qp->state == AXON_QPS_RTR || qp->state == AXON_QPS_RTS) {
+            axon_roce_send_ack(s, qp, AETH_NO_CREDIT,
+                               axon_psn_add(qp->resp.epsn, -1));
+        }
+    }
+}
+
+/* Local ACK timeout: 4.096 us * 2^timeout. */
+static int64_t axon_roce_timeout_ns(AxonQp *qp)
+{
+    return MAX(4096LL << qp->attr.timeout, AXON_ROCE_MIN_TIMEOUT_NS);
+}
+
+/*
+ * Starts the ACK timer (timeout 0: none). progress (an answer came)
+ * restarts the count, lazily: the timer, when it fires, sees the recent
+ * progress and goes back to sleep, so answers do not re-arm a timer each.
+ */
+void axon_roce_arm_retry(AxonQp *qp, bool progress)
+{
+    int64_t now;
+
+    if (!qp->attr.timeout) {
+        return;
+    }
+    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    if (progress) {
+        qp->comp.progress_ns = now;
+    }
+    if (!timer_pending(qp->comp.retry_timer)) {
+        qp->comp.progress_ns = now;
+        timer_mod(qp->comp.retry_timer, now + axon_roce_timeout_ns(qp));
+    }
+}
+
+/* The IB RNR timer encoding (IBA table 45), in microseconds. */
+static const uint32_t axon_rnr_us[32] = {
+    655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+    1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+    40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* After an RNR NAK: nothing is sent before the timer it asked for. */
+void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer)
+{
+    qp->comp.rnr_wait = true;
+    timer_mod(qp->comp.retry_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+              axon_rnr_us[timer & 0x1f] * SCALE_US);
+}
+
+static void axon_roce_retry_timer(void *opaque)
+{
+    AxonQp *qp = opaque;
+    AxonNicState *s = qp->s;
+    AxonSwqe *e;
+
+    if (!axon_nic_ready(s) || qp->state != AXON_QPS_RTS) {
+        return;
+    }
+    if (qp->comp.rnr_wait) {
+        qp->comp.rnr_wait = false;
+        axon_roce_schedule(s, qp);
+        return;
+    }
+    if (!axon_roce_outstanding(qp)) {
+        return;
+    }
+    if (qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) <
+        qp->comp.progress_ns + axon_roce_timeout_ns(qp)) {
+        timer_mod(qp->comp.retry_timer,
+                  qp->comp.progress_ns + axon_roce_timeout_ns(qp));
+        return;
+    }
+    e = axon_win(qp, qp->comp.sq_comp);
+    trace_axon_nic_roce_timeout(qp->qpn, qp->comp.una_psn, qp->comp.retry_left);
+    if (!qp->comp.retry_left) {
+        axon_roce_fail(qp, e, AXON_WC_RETRY_EXC_ERR);
+        axon_roce_complete(s, qp);
+        return;
+    }
+    qp->comp.retry_left--;
+    axon_roce_rewind(qp, qp->comp.una_psn);
+    axon_roce_arm_retry(qp, true);
+    axon_roce_schedule(s, qp);
+}
+
+void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp)
+{
+    timer_del(qp->comp.retry_timer);
+    qp->comp.rnr_wait = false;
+    if (qp->scheduled) {
+        QTAILQ_REMOVE(&s->rdma->sched, qp, sched);
+        qp->scheduled = false;
+    }
+    if (qp->in_acks) {
+        QTAILQ_REMOVE(&s->rdma->acks, qp, acks);
+        qp->in_acks = false;
+    }
+}
+
+void axon_roce_qp_init(AxonNicState *s, AxonQp *qp)
+{
+    qp->s = s;
+    qp->resp.last_op = IB_NO_OPCODE;
+    qp->comp.retry_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
+                                        axon_roce_retry_timer, qp);
+}
+
+static bool axon_roce_is_local(AxonNicState *s, AxonQp *qp)
+{
+    if (s->wire_loopback) {
+        return false;
+    }
+    return !memcmp(qp->attr.dmac, s->conf.macaddr.a, 6) ||
+           axon_mr_gid_is_ours(s, qp->attr.dgid);
+}
+
+/* INIT -> RTR: the path, MTU and PSN are set, once (never in flight). */
+void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp)
+{
+    qp->loopback = axon_roce_is_local(s, qp);
+    qp->mtu = le32_to_cpu(qp->attr.path_mtu);
+    qp->resp.epsn = le32_to_cpu(qp->attr.rq_psn);
+    qp->resp.msn = 0;
+    qp->resp.nak_sent = false;
+    qp->resp.last_op = IB_NO_OPCODE;
+    qp->resp.recv_active = false;
+}
+
+void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)
+{
+    uint32_t psn = le32_to_cpu(qp->attr.sq_psn);
+
+    qp->req.cur_psn = qp->req.psn_hi = qp->comp.una_psn = psn;
+    qp->req.cur = qp->comp.sq_comp = qp->req.sq_fetch;
+    qp->req.cur_off = 0;
+    qp->comp.retry_left = qp->attr.retry_cnt;
+    qp->comp.rnr_left = qp->attr.rnr_retry;
+    axon_roce_schedule(s, qp);
+}
+
+/* In ERR: every outstanding and newly posted WQE completes flushed. */
+void axon_roce_flush(AxonNicState *s, AxonQp *qp)
+{
+    PCIDevice *pdev = PCI_DEVICE(s);
+
+    while (qp->comp.sq_comp != qp->req.sq_fetch) {
+        AxonSwqe *e = axon_win(qp, qp->comp.sq_comp++);
+
+        if (!e->done) {
+            e->status = AXON_WC_WR_FLUSH_ERR;
+        }
+        axon_roce_swqe_cqe(s, qp, e);
+    }
+    while (qp->comp.sq_comp != qp->sq.pi) {
+        uint16_t idx = qp->comp.sq_comp++;
+        struct axon_send_wqe w = {};
+
+        pci_dma_read(pdev, qp->sq.base + ((uint64_t)(idx & (qp->sq.depth - 1))
+                                          << qp->sq.shift), &w, 16);
+        axon_qp_cqe(s, qp, false, le64_to_cpu(w.wr_id), idx,
+                    axon_wc_opcode(w.opcode), AXON_WC_WR_FLUSH_ERR, 0, 0, 0);
+    }
+    qp->req.sq_fetch = qp->req.cur = qp->comp.sq_comp;
+    qp->req.cur_off = 0;
+    while (qp->rq.ci != qp->rq.pi) {
+        uint16_t idx = qp->rq.ci++;
+        uint64_t wr_id = 0;
+
+        ldq_le_pci_dma(pdev, qp->rq.base + ((uint64_t)(idx &
+                       (qp->rq.depth - 1)) << qp->rq.shift), &wr_id,
+                       MEMTXATTRS_UNSPECIFIED);
+        axon_qp_cqe(s, qp, true, wr_id, idx, AXON_WC_RECV,
+                    AXON_WC_WR_FLUSH_ERR, 0, 0, 0);
+    }
+    qp->resp.recv_active = false;
+}
+
+/*
+ * A send doorbell runs its QP's requester at once, for up to
+ * AXON_ROCE_DB_BUDGET packets, in the thread that rang it (a vCPU's), and
+ * leaves the rest to the engine bottom half. Under TCG, with vCPUs busy
+ * polling, waking the main loop for one small message costs tens of
+ * microseconds (e1000 transmits from its tail register write for the
+ * same reason). The budget bounds how long a doorbell write can take;
+ * engine_busy keeps a doorbell reached through the engine's own DMA from
+ * running it re-entrantly.
+ */
+void axon_roce_kick(AxonNicState *s, AxonQp *qp)
+{
+    AxonRdma *r = s->rdma;
+    unsigned n;
+
+    if (qp->state != AXON_QPS_RTS || r->engine_busy) {
+        axon_roce_schedule(s, qp);
+        return;
+    }
+    r->engine_busy = true;
+    n = axon_roce_req_run(s, qp, AXON_ROCE_DB_BUDGET);
+    axon_roce_flush_acks(s);
+    r->engine_busy = false;
+    /* waking the main loop for nothing would only contend for the lock */
+    if (n == AXON_ROCE_DB_BUDGET && axon_roce_unsent(qp)) {
+        axon_roce_schedule(s, qp);
+    }
+}
+
+/*
+ * The engine: runs the scheduled QPs round robin within a budget, so a
+ * busy QP neither starves the others nor the vCPUs, then sends the ACKs
+ * its responders owe (one per batch: coalesced).
+ */
+void axon_roce_bh(void *opaque)
+{
+    AxonNicState *s = opaque;
+    AxonRdma *r = s->rdma;
+    unsigned budget = AXON_ROCE_BH_BUDGET;
+    AxonQp *qp;
+
+    if (!axon_nic_ready(s)) {
+        return;
+    }
+    r->engine_busy = true;
+    while (budget && (qp = QTAILQ_FIRST(&r->sched))) {
+        unsigned n, quota = MIN(budget, AXON_ROCE_QP_BUDGET);
+
+        QTAILQ_REMOVE(&r->sched, qp, sched);
+        qp->scheduled = false;
+        if (qp->state == AXON_QPS_ERR) {
+            axon_roce_flush(s, qp);
+            continue;
+        }
+        n = axon_roce_req_run(s, qp, quota);
+        budget -= n;
+        axon_roce_flush_acks(s);
+        /* stopped by the quota, not for want of work: not done yet */
+        if (n == quota && axon_roce_unsent(qp)) {
+            axon_roce_schedule(s, qp);
+        }
+    }
+    axon_roce_flush_acks(s);
+    r->engine_busy = false;
+    if (!QTAILQ_EMPTY(&r->sched)) {
+        qemu_bh_schedule(r->bh);
+    }
+}

@@ -1,0 +1,111 @@
+/*
+ * axon-nic: the RC transport over RoCEv2, its stages and what they share
+ *
+ * One file per protocol stage, in the manner of the kernel's rxe:
+ *
+ *   axon-roce-opcode.c/.h  what each BTH opcode carries
+ *   axon-roce-req.c        requester: WQEs into packets
+ *   axon-roce-net.c        packets to and from the wire: encode, ICRC,
+ *                          decode, dispatch to the stages below
+ *   axon-roce-resp.c       responder: requests in, ACKs, NAKs and READ
+ *                          responses out
+ *   axon-roce-comp.c       completer: responses in, CQEs out
+ *   axon-roce-sched.c      the engine, the timers, the QP lifecycle
+ *
+ * The QP layer (axon-nic-qp.c) calls the entry points at the end of this
+ * file; the transport reaches up only through the services of
+ * axon-nic-rdma.h (write a CQE, post a QP event, move a QP to ERR) and
+ * guest memory only through keys (axon-nic-mr.c).
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef HW_AXON_ROCE_H
+#define HW_AXON_ROCE_H
+
+#include "axon-nic-rdma.h"
+#include "axon-roce-opcode.h"
+
+#define AXON_ROCE_BH_BUDGET         256             /* packets per run */
+#define AXON_ROCE_QP_BUDGET         64
+#define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
+
+/* A RoCEv2 packet, headers decoded into host order. */
+typedef struct AxonPkt {
+    uint8_t opcode;             /* IB BTH opcode, RC */
+    bool se;
+    bool ackreq;
+    uint8_t pad;
+    uint32_t dqpn;
+    uint32_t psn;
+    uint64_t va;                /* RETH, AtomicETH */
+    uint32_t rkey;
+    uint32_t dmalen;
+    uint8_t syndrome;           /* AETH */
+    uint32_t msn;
+    uint64_t swap_add, cmp;     /* AtomicETH */
+    uint64_t orig;              /* AtomicAckETH */
+    uint32_t imm;               /* network order */
+    const uint8_t *payload;
+    uint32_t len;
+    uint8_t sgid[16];           /* received: the source IP, as a GID */
+} AxonPkt;
+
+static inline bool axon_swqe_rd_atomic(const AxonSwqe *e)
+{
+    return e->opcode >= AXON_WR_RDMA_READ;
+}
+
+static inline AxonSwqe *axon_win(AxonQp *qp, uint16_t idx)
+{
+    return &qp->req.win[idx % AXON_RDMA_WINDOW];
+}
+
+/* Sent and not yet completed: WQEs, or packets of one. */
+static inline bool axon_roce_outstanding(AxonQp *qp)
+{
+    return qp->comp.sq_comp != qp->req.cur || qp->req.cur_off;
+}
+
+/* Posted WQEs (or packets of one) not sent yet. */
+static inline bool axon_roce_unsent(AxonQp *qp)
+{
+    return qp->req.cur != qp->req.sq_fetch || qp->req.sq_fetch != qp->sq.pi;
+}
+
+/* axon-roce-req.c */
+unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+
+/* axon-roce-net.c */
+void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt);
+
+/* axon-roce-resp.c */
+void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
+void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
+                        uint32_t psn);
+
+/* axon-roce-comp.c */
+void axon_roce_comp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
+void axon_roce_complete(AxonNicState *s, AxonQp *qp);
+void axon_roce_fail(AxonQp *qp, AxonSwqe *e, uint8_t status);
+void axon_roce_skip(AxonQp *qp, AxonSwqe *e);
+void axon_roce_rewind(AxonQp *qp, uint32_t psn);
+void axon_roce_swqe_cqe(AxonNicState *s, AxonQp *qp, AxonSwqe *e);
+uint8_t axon_wc_opcode(uint8_t wr_opcode);
+
+/* axon-roce-sched.c */
+void axon_roce_ack_later(AxonNicState *s, AxonQp *qp);
+void axon_roce_arm_retry(AxonQp *qp, bool progress);
+void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer);
+
+/* Entry points for the QP layer and the wire (axon-roce-sched.c, -net.c) */
+void axon_roce_schedule(AxonNicState *s, AxonQp *qp);
+void axon_roce_kick(AxonNicState *s, AxonQp *qp);
+void axon_roce_bh(void *opaque);
+void axon_roce_qp_init(AxonNicState *s, AxonQp *qp);
+void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp);
+void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp);
+void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp);
+void axon_roce_flush(AxonNicState *s, AxonQp *qp);
+
+#endif /* HW_AXON_ROCE_H */
