@@ -1,0 +1,568 @@
+/*
+ * qtest of RDMA over the wire (RoCEv2 frames, with loss and reordering),
+ * and the wire as an attacker's: forged frames at live QPs and the keys
+ * they would have to guess (Documentation/wire-security.rst)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "axon-nic-qos.h"
+
+/* WRITE, SEND, READ and an atomic over the wire, maybe lossy. */
+static void rdma_traffic(Rdma *r, int rounds)
+{
+    struct axon_send_wqe w = {};
+    struct axon_sge sg[2];
+    g_autofree uint8_t *data = pattern(65536, 11);
+    g_autofree uint8_t *back = pattern(20000, 13);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    uint64_t v = cpu_to_le64(1), got;
+    int i;
+
+    mr_access(r, 0, r->mr[0].iova, data, 65536, true);
+    mr_access(r, 1, r->mr[1].iova + 700000, back, 20000, true);
+    mr_access(r, 1, r->mr[1].iova + 0x10000 - 0x123, &v, 8, true);
+    for (i = 0; i < rounds; i++) {
+        g_test_message("round %d", i);
+        sg[0] = sge(r, 0, 0, 65536);
+        memset(&w, 0, sizeof(w));
+        w.opcode = AXON_WR_RDMA_WRITE;
+        w.flags = AXON_WQE_SIGNALED;
+        w.num_sge = 1;
+        w.wr_id = cpu_to_le64(0x10 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 100000 + i * 77);
+        w.rkey = cpu_to_le32(r->mr[1].key);
+        post_send(r, a, &w, sg, NULL);
+
+        sg[1] = sge(r, 1, 400000, 30000);
+        post_recv(r, b, 0x20 + i, &sg[1], 1);
+        sg[0] = sge(r, 0, 1000 + i, 20000);
+        w.opcode = AXON_WR_SEND;
+        w.wr_id = cpu_to_le64(0x30 + i);
+        post_send(r, a, &w, sg, NULL);
+
+        sg[0] = sge(r, 0, 200000, 20000);
+        w.opcode = AXON_WR_RDMA_READ;
+        w.wr_id = cpu_to_le64(0x40 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 700000);
+        post_send(r, a, &w, sg, NULL);
+
+        sg[0] = sge(r, 0, 300000, 8);
+        w.opcode = AXON_WR_ATOMIC_FETCH_ADD;
+        w.wr_id = cpu_to_le64(0x50 + i);
+        w.remote_addr = cpu_to_le64(r->mr[1].iova + 0x10000 - 0x123);
+        w.compare_add = cpu_to_le64(2);
+        post_send(r, a, &w, sg, NULL);
+
+        expect_cqe(r, a->scq, 0x10 + i, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+        expect_cqe(r, b->rcq, 0x20 + i, AXON_WC_RECV, AXON_WC_SUCCESS);
+        expect_cqe(r, a->scq, 0x30 + i, AXON_WC_SEND, AXON_WC_SUCCESS);
+        expect_cqe(r, a->scq, 0x40 + i, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
+        expect_cqe(r, a->scq, 0x50 + i, AXON_WC_FETCH_ADD, AXON_WC_SUCCESS);
+        check_mem(r, 1, 100000 + i * 77, data, 65536);
+        check_mem(r, 1, 400000, data + 1000 + i, 20000);
+        check_mem(r, 0, 200000, back, 20000);
+        mr_access(r, 0, r->mr[0].iova + 300000, &got, 8, false);
+        /* executed once per round, even when retransmitted */
+        g_assert_cmpuint(le64_to_cpu(got), ==, 1 + 2 * i);
+    }
+}
+
+static void test_rdma_wire(void)
+{
+    for (int v6 = 0; v6 < 2; v6++) {
+        Rdma *r = rdma_setup_on("", 7, v6, NULL);
+
+        rdma_traffic(r, 2);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_PKTS), >=, 2 * 87);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_ROCE), ==,
+                         rd(r->a, AXON_REG_STAT_RX_PKTS));
+        rdma_stop(r);
+    }
+}
+
+static void test_rdma_wire_loss(void)
+{
+    Rdma *r = rdma_setup_on(",x-tx-drop-every=13,x-tx-reorder-every=5",
+                            7, false, NULL);
+
+    rdma_traffic(r, 4);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), >, 0);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+    rdma_stop(r);
+}
+
+/*
+ * Frames an attacker on the fabric could send: from the peer's address,
+ * to a live QP, with a correct ICRC, but knowing no current PSN or key.
+ * None may change a QP's state or memory (Documentation/wire-security.rst).
+ */
+
+/* BTH opcodes (IBA 9.2), as a forger writes them */
+enum {
+    F_SEND_ONLY = 0x04,
+    F_WRITE_ONLY = 0x0a,
+    F_READ_REQ = 0x0c,
+    F_READ_RESP_ONLY = 0x10,
+    F_ACK = 0x11,
+    F_ATOMIC_ACK = 0x12,
+    F_CMP_SWP = 0x13,
+    F_FETCH_ADD = 0x14,
+};
+
+/* AETH syndromes */
+#define F_SYN_ACK 0x1f
+#define F_SYN_RNR(t) (0x20 | (t))
+#define F_SYN_RESERVED 0x40
+#define F_SYN_NAK(code) (0x60 | (code))
+#define F_NAK_REM_ACCESS 2
+#define F_NAK_INV_RD 4
+
+#define F_AHEAD 0x400000    /* ahead of any PSN these tests reach */
+
+typedef struct Forged {
+    uint8_t opcode;
+    uint32_t dqpn, psn;
+    uint64_t va;                /* RETH, AtomicETH */
+    uint32_t rkey, dmalen;
+    uint64_t swap_add, cmp;     /* AtomicETH */
+    uint8_t syndrome;           /* AETH */
+    const void *payload;
+    uint32_t len;
+} Forged;
+
+/* CRC-32 as zlib computes it: the ICRC's */
+static uint32_t crc32_le(uint32_t crc, const uint8_t *p, size_t n)
+{
+    crc = ~crc;
+    while (n--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
+        }
+    }
+    return ~crc;
+}
+
+/* f as a RoCEv2 frame from 10.0.0.1 (the QPs' peer) to this device. */
+static size_t forge_frame(const Forged *f, uint8_t *buf)
+{
+    uint8_t *ip = buf + 14, *udp = ip + 20, *ib = udp + 8, *q = ib + 12;
+    uint8_t pad = -f->len & 3, ph[8 + 20 + 8 + 12];
+    uint32_t sum = 0, crc;
+    size_t ib_len, udp_len;
+    int i;
+
+    memset(buf, 0, 14 + 20 + 8 + 12);
+    memcpy(buf, "\x52\x54\x00\x12\x34\x56", 6);
+    memcpy(buf + 6, "\x52\x54\x00\x66\x66\x66", 6);
+    stw_be_p(buf + 12, 0x0800);
+    ib[0] = f->opcode;
+    ib[1] = pad << 4;
+    stw_be_p(ib + 2, 0xffff);
+    stl_be_p(ib + 4, f->dqpn);
+    stl_be_p(ib + 8, 0x80000000u | (f->psn & 0xffffff));
+    switch (f->opcode) {
+    case F_WRITE_ONLY:
+    case F_READ_REQ:
+        stq_be_p(q, f->va);
+        stl_be_p(q + 8, f->rkey);
+        stl_be_p(q + 12, f->dmalen);
+        q += 16;
+        break;
+    case F_CMP_SWP:
+    case F_FETCH_ADD:
+        stq_be_p(q, f->va);
+        stl_be_p(q + 8, f->rkey);
+        stq_be_p(q + 12, f->swap_add);
+        stq_be_p(q + 20, f->cmp);
+        q += 28;
+        break;
+    case F_READ_RESP_ONLY:
+    case F_ACK:
+    case F_ATOMIC_ACK:
+        stl_be_p(q, (uint32_t)f->syndrome << 24 | 1);
+        q += 4;
+        if (f->opcode == F_ATOMIC_ACK) {
+            stq_be_p(q, 0x1234);
+            q += 8;
+        }
+        break;
+    }
+    ib_len = q - ib;
+    memcpy(q, f->payload, f->len);
+    memset(q + f->len, 0, pad);
+    udp_len = 8 + ib_len + f->len + pad + 4;
+    ip[0] = 0x45;
+    stw_be_p(ip + 2, 20 + udp_len);
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12] = ip[16] = 10;
+    ip[15] = ip[19] = 1;
+    for (i = 0; i < 20; i += 2) {
+        sum += lduw_be_p(ip + i);
+    }
+    sum = (sum & 0xffff) + (sum >> 16);
+    stw_be_p(ip + 10, ~(sum + (sum >> 16)));
+    stw_be_p(udp, 0xc123);
+    stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
+    stw_be_p(udp + 4, udp_len);
+    /* the ICRC's pseudo header: variant fields masked to ones */
+    memset(ph, 0xff, 8);
+    memcpy(ph + 8, ip, 20 + 8 + 12);
+    ph[8 + 1] = ph[8 + 8] = 0xff;
+    stw_be_p(ph + 8 + 10, 0xffff);
+    stw_be_p(ph + 8 + 20 + 6, 0xffff);
+    ph[8 + 28 + 4] = 0xff;
+    crc = crc32_le(0, ph, sizeof(ph));
+    crc = crc32_le(crc, ib + 12, ib_len - 12 + f->len + pad);
+    stl_le_p(q + f->len + pad, crc);
+    return 14 + 20 + udp_len;
+}
+
+typedef struct Stats {
+    uint32_t dup, oos, stray, naks, tx, roce, drops;
+} Stats;
+
+static Stats stats(Axon *a)
+{
+    Stats st = {
+        .dup = rd(a, AXON_REG_STAT_DUP_REQS),
+        .oos = rd(a, AXON_REG_STAT_OUT_OF_SEQ),
+        .stray = rd(a, AXON_REG_STAT_STRAY),
+        .naks = rd(a, AXON_REG_STAT_NAKS),
+        .tx = rd(a, AXON_REG_STAT_TX_PKTS),
+        .roce = rd(a, AXON_REG_STAT_RX_ROCE),
+        .drops = rd(a, AXON_REG_STAT_RX_DROPS),
+    };
+    return st;
+}
+
+/*
+ * Sends f and waits until the device took it and the frames it answers
+ * with (the device's wire loops back to it) came back: frames in all.
+ */
+static void forge(Rdma *r, const Forged *f, uint32_t frames)
+{
+    uint8_t buf[1600];
+    uint32_t want = rd(r->a, AXON_REG_STAT_RX_ROCE) + frames;
+
+    inject(r->a, buf, forge_frame(f, buf));
+    g_assert_true(wait_reg(r->a, AXON_REG_STAT_RX_ROCE, want));
+}
+
+/* Counters moved by exactly this much since st. */
+static void stats_moved(Axon *a, const Stats *st, uint32_t dup, uint32_t oos,
+                        uint32_t stray, uint32_t naks, uint32_t tx)
+{
+    Stats now = stats(a);
+
+    g_assert_cmpuint(now.dup - st->dup, ==, dup);
+    g_assert_cmpuint(now.oos - st->oos, ==, oos);
+    g_assert_cmpuint(now.stray - st->stray, ==, stray);
+    g_assert_cmpuint(now.naks - st->naks, ==, naks);
+    g_assert_cmpuint(now.tx - st->tx, ==, tx);
+    g_assert_cmpuint(now.drops, ==, st->drops);
+}
+
+static void both_rts(Rdma *r)
+{
+    g_assert_cmpuint(qp_state(r->a, r->qp[0].qpn), ==, AXON_QPS_RTS);
+    g_assert_cmpuint(qp_state(r->a, r->qp[1].qpn), ==, AXON_QPS_RTS);
+}
+
+/* QP 0's first PSN (rdma_setup_on), which QP 1 expects */
+#define F_PSN0 0xfffff0u
+
+static uint32_t f_psn(uint32_t from, int32_t d)
+{
+    return (from + d) & 0xffffff;
+}
+
+/*
+ * A duplicate READ is answered only if it repeats a saved one (PSN, key,
+ * address, length within); anything else is dropped and counted, with
+ * the QP left in RTS and nothing sent.
+ */
+static void test_rdma_forged_read(void)
+{
+    Rdma *r = rdma_setup_on("", 7, false, NULL);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    struct axon_send_wqe w = {};
+    struct axon_sge sg = sge(r, 0, 0, 3000);
+    g_autofree uint8_t *data = pattern(3000, 21);
+    g_autofree uint8_t *zero = g_malloc0(3000);
+    uint64_t va = r->mr[1].iova + 5000;
+    Forged f = {
+        .opcode = F_READ_REQ, .dqpn = b->qpn, .psn = F_PSN0,
+        .va = va, .rkey = r->mr[1].key ^ 0x5a, .dmalen = 3000,
+    };
+    Stats st;
+
+    /* a READ of three packets, PSNs F_PSN0 .. + 2: saved by QP 1 */
+    mr_access(r, 1, va, data, 3000, true);
+    w.opcode = AXON_WR_RDMA_READ;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(0x77);
+    w.remote_addr = cpu_to_le64(va);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, a, &w, &sg, NULL);
+    expect_cqe(r, a->scq, 0x77, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
+    check_mem(r, 0, 0, data, 3000);
+    mr_access(r, 0, r->mr[0].iova, zero, 3000, true);
+
+    st = stats(r->a);
+    forge(r, &f, 1);                    /* the saved PSN, a wrong key */
+    f.rkey = r->mr[1].key;
+    f.va = va + 8;
+    forge(r, &f, 1);                    /* the key, another address */
+    f.va = va;
+    f.psn = f_psn(F_PSN0, -1000);
+    forge(r, &f, 1);                    /* nothing saved there */
+    f.psn = f_psn(F_PSN0, 1);
+    f.va = va + R_MTU;
+    f.dmalen = 3000 - R_MTU + 1;
+    forge(r, &f, 1);                    /* longer than the saved one */
+    stats_moved(r->a, &st, 4, 0, 4, 0, 0);
+    both_rts(r);
+
+    /*
+     * What repeats the saved READ from its second packet on is answered:
+     * two responses, which QP 0 drops (their PSNs are acknowledged).
+     */
+    f.dmalen = 3000 - R_MTU;
+    forge(r, &f, 3);
+    stats_moved(r->a, &st, 5, 0, 4 + 2, 0, 2);
+    check_mem(r, 0, 0, zero, 3000);
+    both_rts(r);
+    rdma_traffic(r, 1);
+    rdma_stop(r);
+}
+
+/* A duplicate atomic gets its saved result again, and is never redone. */
+static void test_rdma_forged_atomic(void)
+{
+    Rdma *r = rdma_setup_on("", 7, false, NULL);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    struct axon_send_wqe w = {};
+    struct axon_sge sg = sge(r, 0, 0x100, 8);
+    uint64_t va = r->mr[1].iova + 0x1000 - 0x123, v = cpu_to_le64(100), got;
+    Forged f = {
+        .opcode = F_FETCH_ADD, .dqpn = b->qpn, .psn = F_PSN0,
+        .va = va, .rkey = r->mr[1].key, .swap_add = 5,
+    };
+    Stats st;
+
+    mr_access(r, 1, va, &v, 8, true);
+    w.opcode = AXON_WR_ATOMIC_FETCH_ADD;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(0x88);
+    w.remote_addr = cpu_to_le64(va);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    w.compare_add = cpu_to_le64(5);
+    post_send(r, a, &w, &sg, NULL);
+    expect_cqe(r, a->scq, 0x88, AXON_WC_FETCH_ADD, AXON_WC_SUCCESS);
+
+    st = stats(r->a);
+    /* the same request again: the saved ACK, which QP 0 drops */
+    forge(r, &f, 2);
+    stats_moved(r->a, &st, 1, 0, 1, 0, 1);
+    f.va = va + 8;
+    forge(r, &f, 1);                    /* another address */
+    f.va = va;
+    f.opcode = F_CMP_SWP;
+    f.psn = f_psn(F_PSN0, -3);
+    forge(r, &f, 1);                    /* nothing saved there */
+    f.psn = f_psn(F_PSN0, F_AHEAD);
+    f.rkey ^= 0x33;
+    forge(r, &f, 1);                    /* ahead: one NAK, no error */
+    f.psn = f_psn(F_PSN0, F_AHEAD + 1);
+    forge(r, &f, 1);                    /* no second NAK */
+    wait_reg(r->a, AXON_REG_STAT_RX_ROCE, st.roce + 7);
+    /* QP 0 drops the NAK: it names a PSN it has not sent */
+    stats_moved(r->a, &st, 3, 2, 1 + 2 + 1, 1, 2);
+    mr_access(r, 1, va, &got, 8, false);
+    g_assert_cmpuint(le64_to_cpu(got), ==, 105);
+    both_rts(r);
+    rdma_traffic(r, 1);
+    rdma_stop(r);
+}
+
+/*
+ * SENDs and WRITEs behind the expected PSN are acknowledged, ahead of it
+ * NAKed once; neither touches memory or a receive WQE, or fails the QP.
+ */
+static void test_rdma_forged_requests(void)
+{
+    Rdma *r = rdma_setup_on("", 7, false, NULL);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    struct axon_send_wqe w = {};
+    struct axon_sge ssg = sge(r, 0, 0, 512);
+    g_autofree uint8_t *junk = pattern(512, 99);
+    g_autofree uint8_t *zero = g_malloc0(512);
+    struct axon_sge sg = sge(r, 1, 400000, 30000);
+    struct axon_cqe cqe;
+    Forged f = {
+        .opcode = F_WRITE_ONLY, .dqpn = b->qpn, .psn = f_psn(F_PSN0, -100),
+        .va = r->mr[1].iova + 9000, .rkey = r->mr[1].key, .dmalen = 512,
+        .payload = junk, .len = 512,
+    };
+    Stats st = stats(r->a);
+
+    /* behind: the ACK that answers it, QP 0 takes as a duplicate ACK */
+    forge(r, &f, 2);
+    f.opcode = F_SEND_ONLY;
+    post_recv(r, b, 0x99, &sg, 1);
+    forge(r, &f, 2);
+    stats_moved(r->a, &st, 2, 0, 0, 0, 2);
+    g_assert_false(poll_cq_now(r, b->rcq, &cqe));
+
+    /* ahead, with a valid key: one NAK (QP 0 drops it), nothing written */
+    f.opcode = F_WRITE_ONLY;
+    f.psn = f_psn(F_PSN0, F_AHEAD);
+    forge(r, &f, 2);
+    f.psn = f_psn(F_PSN0, F_AHEAD + 1);
+    forge(r, &f, 1);
+    f.opcode = F_READ_REQ;
+    f.psn = f_psn(F_PSN0, F_AHEAD + 2);
+    f.rkey ^= 0x11;
+    f.len = 0;
+    forge(r, &f, 1);
+    stats_moved(r->a, &st, 2, 3, 1, 1, 3);
+    check_mem(r, 1, 9000, zero, 512);
+    both_rts(r);
+    /* the receive posted above is the one the next SEND takes */
+    w.opcode = AXON_WR_SEND;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(0x98);
+    mr_access(r, 0, r->mr[0].iova, junk, 512, true);
+    post_send(r, a, &w, &ssg, NULL);
+    expect_cqe(r, a->scq, 0x98, AXON_WC_SEND, AXON_WC_SUCCESS);
+    g_assert_true(poll_cq(r, b->rcq, &cqe));
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, 0x99);
+    g_assert_cmpuint(le32_to_cpu(cqe.byte_len), ==, 512);
+    check_mem(r, 1, 400000, junk, 512);
+    rdma_traffic(r, 1);
+    rdma_stop(r);
+}
+
+/*
+ * Responses, ACKs and NAKs for PSNs the requester has not sent, or that
+ * are acknowledged, are dropped; so are NAKs with a reserved syndrome
+ * for a PSN it waits for.
+ */
+static void test_rdma_forged_responses(void)
+{
+    Rdma *r = rdma_setup_on("", 7, false, NULL);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    struct axon_send_wqe w = {};
+    struct axon_sge sg = sge(r, 0, 0, 100);
+    struct axon_sge rsg = sge(r, 1, 0, 100);
+    uint8_t payload[64] = { 1 };
+    Forged f = { .opcode = F_ACK, .dqpn = a->qpn, .syndrome = F_SYN_ACK };
+    Stats st = stats(r->a);
+
+    f.psn = f_psn(F_PSN0, 100);
+    forge(r, &f, 1);                    /* never sent */
+    f.syndrome = F_SYN_NAK(F_NAK_REM_ACCESS);
+    f.psn = f_psn(F_PSN0, -1);
+    forge(r, &f, 1);                    /* acknowledged */
+    f.syndrome = F_SYN_RNR(3);
+    f.psn = f_psn(F_PSN0, F_AHEAD);
+    forge(r, &f, 1);
+    f.opcode = F_READ_RESP_ONLY;
+    f.syndrome = F_SYN_ACK;
+    f.payload = payload;
+    f.len = sizeof(payload);
+    f.psn = f_psn(F_PSN0, -1);
+    forge(r, &f, 1);                    /* no READ there */
+    f.opcode = F_ATOMIC_ACK;
+    f.len = 0;
+    f.psn = F_PSN0;
+    forge(r, &f, 1);
+    stats_moved(r->a, &st, 0, 0, 5, 0, 0);
+    both_rts(r);
+
+    /* a SEND waiting for a receive WQE (RNR): its PSN is outstanding */
+    w.opcode = AXON_WR_SEND;
+    w.flags = AXON_WQE_SIGNALED;
+    w.num_sge = 1;
+    w.wr_id = cpu_to_le64(0xaa);
+    post_send(r, a, &w, &sg, NULL);
+    g_assert_true(wait_reg(r->a, AXON_REG_STAT_NAKS, st.naks + 2));
+    st = stats(r->a);
+    f.opcode = F_ACK;
+    f.psn = F_PSN0;
+    f.syndrome = F_SYN_RESERVED;
+    forge(r, &f, 1);
+    f.syndrome = F_SYN_NAK(F_NAK_INV_RD);
+    forge(r, &f, 1);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_STRAY) - st.stray, ==, 2);
+    both_rts(r);
+    post_recv(r, b, 0xbb, &rsg, 1);
+    expect_cqe(r, a->scq, 0xaa, AXON_WC_SEND, AXON_WC_SUCCESS);
+    expect_cqe(r, b->rcq, 0xbb, AXON_WC_RECV, AXON_WC_SUCCESS);
+    both_rts(r);
+    rdma_stop(r);
+}
+
+/*
+ * Keys of 1,000 registrations: all different, tags spread over their
+ * 8 bits, and no step between one key and the next that repeats.
+ */
+static void test_rdma_key_draw(void)
+{
+    Axon *a = axon_start(NULL);
+    enum { N = 1000 };
+    uint64_t pdn, key[N], pbl = cpu_to_le64(MEM_ADDR(0));
+    g_autoptr(GHashTable) keys = g_hash_table_new(NULL, NULL);
+    g_autoptr(GHashTable) steps = g_hash_table_new(NULL, NULL);
+    unsigned tags[256] = {}, ntags = 0, worst = 0;
+    int i;
+
+    rdma_enable(a);
+    g_assert_cmpuint(create_pd(a, &pdn), ==, AXON_ADMIN_SUCCESS);
+    qtest_memwrite(a->qts, PBL_ADDR, &pbl, sizeof(pbl));
+    for (i = 0; i < N; i++) {
+        g_assert_cmpuint(create_mr(a, pdn, 0, 0, 4096, 1, 12, 1, &key[i]), ==,
+                         AXON_ADMIN_SUCCESS);
+        /* every other one is freed again: slots are reused */
+        if (i & 1) {
+            g_assert_cmpuint(destroy_mr(a, key[i]), ==, AXON_ADMIN_SUCCESS);
+            g_assert_cmpuint(destroy_mr(a, key[i]), ==, AXON_ADMIN_BAD_HANDLE);
+        }
+    }
+    for (i = 0; i < N; i++) {
+        uint32_t step = (uint32_t)(key[i] - key[i ? i - 1 : N - 1]);
+        unsigned n = GPOINTER_TO_UINT(g_hash_table_lookup(steps,
+                                      GUINT_TO_POINTER(step))) + 1;
+
+        g_assert_false(g_hash_table_contains(keys, GUINT_TO_POINTER(key[i])));
+        g_hash_table_add(keys, GUINT_TO_POINTER(key[i]));
+        g_hash_table_insert(steps, GUINT_TO_POINTER(step),
+                            GUINT_TO_POINTER(n));
+        worst = MAX(worst, n);
+        ntags += !tags[key[i] & 0xff]++;
+    }
+    g_test_message("%d keys: %u of 256 tags, a step repeats %u times at most",
+                   N, ntags, worst);
+    g_assert_cmpuint(ntags, >=, 200);
+    g_assert_cmpuint(worst, <=, 3);
+    axon_stop(a);
+}
+
+void axon_nic_wire_tests(void)
+{
+    qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
+    qtest_add_func("/axon-nic/rdma-wire-loss", test_rdma_wire_loss);
+    qtest_add_func("/axon-nic/rdma-forged-read", test_rdma_forged_read);
+    qtest_add_func("/axon-nic/rdma-forged-atomic", test_rdma_forged_atomic);
+    qtest_add_func("/axon-nic/rdma-forged-requests", test_rdma_forged_requests);
+    qtest_add_func("/axon-nic/rdma-forged-responses",
+                   test_rdma_forged_responses);
+    qtest_add_func("/axon-nic/rdma-key-draw", test_rdma_key_draw);
+}
