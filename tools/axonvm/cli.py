@@ -1,0 +1,129 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The command line of tools/axon-vm.
+"""
+
+import argparse
+import os
+
+from .common import EXIT_BOOT_HUNG, parse_pct, parse_size_mib
+from .run import run
+
+
+def parse_args(argv):
+    p = argparse.ArgumentParser(
+        prog="axon-vm",
+        description="Run a command in QEMU test VMs (see Documentation/testing.rst).")
+    sub = p.add_subparsers(dest="verb", required=True)
+    r = sub.add_parser(
+        "run", help="boot VMs, run CMD on each node, check the logs",
+        usage="axon-vm run [options] -- CMD...",
+        description="Boot N VMs and run CMD (via sh -c) on each. One CMD "
+                    "argument is a shell script; several are quoted and joined.")
+    r.add_argument("--nodes", type=int, default=1, metavar="N",
+                   help="number of VMs (default 1)")
+    r.add_argument("--kernel", choices=["stock", "debug"], default="stock",
+                   help="guest kernel (default stock: Debian's linux-image)")
+    r.add_argument("--timeout", type=float, default=600, metavar="S",
+                   help="seconds until the run is killed and fails (default 600)")
+    r.add_argument("--boot-timeout", type=float, default=300, metavar="S",
+                   help="a node whose kernel has not started init after S "
+                   "seconds hung during boot: stop the run and exit with "
+                   "status %d (default 300)" % EXIT_BOOT_HUNG)
+    r.add_argument("--mem", type=parse_size_mib, default=1024, metavar="M",
+                   help="memory per VM in MiB, or e.g. 2G (default 1024)")
+    r.add_argument("--smp", type=int, default=1, metavar="N",
+                   help="vCPUs per VM (default 1)")
+    r.add_argument("--kvm", action="store_true",
+                   default=os.environ.get("AXON_KVM") == "1",
+                   help="use KVM instead of TCG (also AXON_KVM=1)")
+    r.add_argument("--no-axon", action="store_true",
+                   help="do not load drivers/axon/axon.ko in the guest")
+    r.add_argument("--no-nic", action="store_true",
+                   help="do not add the axon-nic device (stock QEMU)")
+    r.add_argument("--gpu", action="store_true",
+                   help="add an axon-gpu device to every node and load "
+                        "drivers/axon_gpu/axon_gpu.ko")
+    r.add_argument("--gpu-vram", type=parse_size_mib, metavar="M",
+                   help="the axon-gpu's VRAM in MiB, or e.g. 1G (implies "
+                        "--gpu; default: the model's)")
+    r.add_argument("--insmod", action="append", default=[], metavar="KO",
+                   help="also load this module (after axon.ko); repeatable")
+    r.add_argument("--ignore-log", action="append", default=[], metavar="RE",
+                   help="kernel log lines matching RE do not fail the run")
+    r.add_argument("--nic-model", choices=["axon", "virtio"],
+                   default=os.environ.get("AXON_NIC_MODEL") or "axon",
+                   help="the NIC joined to the fabric and given the node's "
+                        "IP addresses: axon (axon-nic, default) or virtio "
+                        "(virtio-net-pci; axon-nic stays, unconnected, "
+                        "unless --no-nic); also AXON_NIC_MODEL")
+    r.add_argument("--fabric", choices=["auto", "p2p", "bridge", "none"],
+                   default="auto",
+                   help="network between the nodes: p2p (QEMU l2tpv3 "
+                        "over UDP on the host's loopback, 2 nodes), bridge "
+                        "(Linux bridge + taps in a private network "
+                        "namespace), none; auto (default): "
+                        "none for 1 node, p2p for 2, bridge for 3+ or "
+                        "with --netem")
+    r.add_argument("--netem", metavar="SPEC",
+                   help="impair the fabric: 'tc qdisc add dev TAP root "
+                        "netem SPEC' on every node's tap (bridge fabric)")
+    r.add_argument("--loss", type=parse_pct, default=0, metavar="PCT",
+                   help="p2p fabric: drop PCT%% of the frames, each "
+                        "direction, in a relay between the two QEMUs "
+                        "(counters in fabric-relay.txt)")
+    r.add_argument("--reorder", type=parse_pct, default=0, metavar="PCT",
+                   help="p2p fabric: hold back PCT%% of the frames until "
+                        "the next one in the same direction has passed "
+                        "(at most 5 ms), in the same relay")
+    r.add_argument("--seed", type=int, default=1, metavar="N",
+                   help="seed of the relay's --loss/--reorder choices "
+                        "(default 1)")
+    r.add_argument("--capture", metavar="FILE",
+                   help="write all fabric traffic to this pcap file")
+    r.add_argument("--no-wait-peers", action="store_true",
+                   help="start CMD without waiting for every node's "
+                        "fabric interface to be up (start barrier)")
+    r.add_argument("--host-cmd", metavar="SCRIPT",
+                   help="run SCRIPT (sh -c) on the host once all QEMUs are "
+                        "started, with AXON_RUN_DIR, AXON_QMP_DIR, ... set; "
+                        "its failure fails the run")
+    r.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
+                   help="extra QEMU argument for every node; repeatable")
+    r.add_argument("--run-dir", metavar="DIR",
+                   help="where to keep the logs (default "
+                        "$AXON_CACHE/runs/<timestamp>-<pid>)")
+    r.add_argument("--keep", action="store_true",
+                   help="do not prune old run directories (by default the "
+                        "newest $AXON_KEEP_RUNS=20 under $AXON_CACHE/runs stay)")
+    r.add_argument("cmd", nargs=argparse.REMAINDER, metavar="CMD")
+    args = p.parse_args(argv)
+    if args.cmd and args.cmd[0] == "--":
+        args.cmd = args.cmd[1:]
+    if not args.cmd:
+        r.error("no command given (axon-vm run [options] -- CMD...)")
+    if args.fabric == "p2p" and args.nodes != 2:
+        r.error("--fabric p2p needs exactly 2 nodes")
+    if args.netem is not None and args.fabric in ("p2p", "none"):
+        r.error("--netem needs the bridge fabric (--fabric auto|bridge)")
+    if (args.loss or args.reorder) and (
+            args.nodes != 2 or args.fabric not in ("auto", "p2p") or
+            args.netem is not None):
+        r.error("--loss/--reorder need the p2p fabric (2 nodes, no --netem)")
+    if args.capture and args.fabric == "none":
+        r.error("--capture needs a fabric")
+    if args.nodes > 250:
+        r.error("--nodes: at most 250 (one IPv4 /24)")
+    if args.gpu_vram is not None:
+        args.gpu = True
+        if args.gpu_vram & (args.gpu_vram - 1) or args.gpu_vram < 1:
+            r.error("--gpu-vram: a power of 2 of MiB")
+    if args.nodes < 1 or args.smp < 1 or args.mem < 128 or args.timeout <= 0:
+        r.error("--nodes/--smp must be >= 1, --mem >= 128, --timeout > 0")
+    return args
+
+
+def main(argv):
+    args = parse_args(argv)
+    if args.verb == "run":
+        return run(args)
+    return 2

@@ -1,0 +1,446 @@
+# SPDX-License-Identifier: GPL-2.0
+"""The fabric: one L2 network joining the nodes' NICs.
+
+p2p:    two nodes, QEMU's "-netdev l2tpv3" backend in UDP mode over
+        loopback: each node's netdev receives on 127.0.0.1:<its port> and
+        sends every frame, behind an 8-byte L2TPv3 header, as one datagram
+        to the peer's port. It reads up to 64 datagrams per system call
+        (recvmmsg), where "-netdev socket" reads one per main-loop pass: on
+        a small host that per-frame pass bounded both RDMA stacks. The
+        QEMU that build-qemu builds sends a burst in one sendmsg (UDP
+        segmentation offload) into a 4 MiB socket buffer
+        (qemu-model/patches). No privileges needed. With --loss/--reorder
+        each node sends to a relay thread instead (class Relay).
+bridge: a Linux bridge with one tap per node, all inside a network
+        namespace "axon-vm-<pid>" that the harness creates and always
+        deletes; QEMU runs inside it ("ip netns exec NS qemu ...").
+none:   the NIC has no backend (its link is up but nothing is connected).
+
+Node i is 192.0.2.(i+1)/24 and fd00:a0::(i+1, hex)/64 on the fabric NIC.
+"""
+
+import os
+import random
+import re
+import select
+import shlex
+import shutil
+import signal
+import socket
+import struct
+import subprocess
+import threading
+import time
+
+from .common import die, say, sh
+
+
+NETNS_PREFIX = "axon-vm-"
+
+
+L2TPV3_SESSION = 1
+
+
+# What precedes each frame in a p2p datagram: L2TPv3 over UDP (RFC 3931):
+# flags and version 3, then the session ID (no cookie, no counter).
+L2TPV3_HEADER = struct.pack(">II", 0x00030000, L2TPV3_SESSION)
+
+
+BRIDGE = "br0"
+
+
+AXON_MAC = "52:54:00:a0:00:%02x"    # axon-nic (node GUIDs derive from it)
+
+
+VIRTIO_MAC = "52:54:00:a1:00:%02x"  # virtio-net stand-in
+
+
+def node_ip(i):
+    return "192.0.2.%d" % (i + 1)
+
+
+def node_ip6(i):
+    return "fd00:a0::%x" % (i + 1)
+
+
+def free_udp_ports(n):
+    """n distinct UDP ports on 127.0.0.1 that are free right now."""
+    socks = []
+    try:
+        for _ in range(n):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", 0))
+            socks.append(s)
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+class Fabric:
+    """The network between the nodes, set up before and torn down after
+    the QEMUs (teardown is idempotent and runs on every exit path)."""
+
+    def __init__(self, cfg, run_dir):
+        self.cfg = cfg
+        self.run_dir = run_dir
+        self.mode = cfg.fabric
+        self.netns = None
+        self.ports = []
+        self.capture_proc = None
+        self.netem_at = None    # "host" (on the taps) or "guest"
+        self.relay = None
+
+    def tap(self, node):
+        return "tap%d" % node
+
+    def ns(self, *argv):
+        return ["ip", "netns", "exec", self.netns] + list(argv)
+
+    def setup(self):
+        cfg = self.cfg
+        if self.mode == "p2p":
+            self.ports = free_udp_ports(2)
+            if cfg.loss or cfg.reorder:
+                self.relay = Relay(cfg, self.ports)
+                self.relay.start()
+        elif self.mode == "bridge":
+            self.setup_bridge()
+        self.write_env()
+
+    def setup_bridge(self):
+        cfg = self.cfg
+        for tool in ("ip", "tc"):
+            if not shutil.which(tool):
+                die("--fabric bridge needs '%s' (iproute2)" % tool, 1)
+        prune_stale_netns()
+        self.netns = NETNS_PREFIX + str(os.getpid())
+        sh(["ip", "netns", "add", self.netns])
+        try:
+            cmds = [
+                # No host-originated IPv6 chatter (RS, MLD) on the fabric.
+                ["sysctl", "-q", "-w", "net.ipv6.conf.all.disable_ipv6=1"],
+                ["sysctl", "-q", "-w", "net.ipv6.conf.default.disable_ipv6=1"],
+                ["ip", "link", "set", "lo", "up"],
+                # No STP (ports forward at once), no multicast snooping
+                # (IPv6 neighbour discovery is multicast).
+                ["ip", "link", "add", BRIDGE, "type", "bridge",
+                 "stp_state", "0", "forward_delay", "0",
+                 "mcast_snooping", "0"],
+            ]
+            for i in range(cfg.nodes):
+                cmds += [["ip", "tuntap", "add", "dev", self.tap(i),
+                          "mode", "tap"],
+                         ["ip", "link", "set", self.tap(i), "master", BRIDGE],
+                         ["ip", "link", "set", self.tap(i), "up"]]
+            cmds.append(["ip", "link", "set", BRIDGE, "up"])
+            for c in cmds:
+                sh(self.ns(*c))
+            if cfg.netem is not None:
+                self.setup_netem()
+            if cfg.capture:
+                self.start_tcpdump()
+        except RuntimeError as e:
+            self.teardown()
+            die("fabric set-up failed: %s" % e, 1)
+
+    def setup_netem(self):
+        spec = shlex.split(self.cfg.netem)
+        for i in range(self.cfg.nodes):
+            rc, out = sh(self.ns("tc", "qdisc", "add", "dev", self.tap(i),
+                                 "root", "netem", *spec), check=False)
+            if rc == 0:
+                continue
+            if i == 0 and re.search(r"qdisc kind is unknown|"
+                                    r"No such file or directory", out):
+                # The host kernel has no sch_netem (and may not load
+                # modules): impair each guest's NIC egress instead.
+                self.netem_at = "guest"
+                say("the host kernel has no netem qdisc: applying --netem "
+                    "in every guest on its fabric NIC's egress")
+                return
+            raise RuntimeError("--netem %r: %s" % (self.cfg.netem, out.strip()))
+        self.netem_at = "host"
+
+    def start_tcpdump(self):
+        if not shutil.which("tcpdump"):
+            raise RuntimeError("--capture with the bridge fabric needs "
+                               "tcpdump (tools/axon-deps)")
+        log = os.path.join(self.run_dir, "capture.log")
+        # The bridge in promiscuous mode (tcpdump's default) passes up
+        # every frame it forwards, so br0 sees all traffic between taps.
+        # -Z root: write the file as root; --immediate-mode -U: no
+        # buffering in the kernel nor in tcpdump.
+        with open(log, "wb") as f:
+            self.capture_proc = subprocess.Popen(
+                self.ns("tcpdump", "-i", BRIDGE, "--immediate-mode", "-U",
+                        "-s", "0", "-Z",
+                        "root", "-w", self.cfg.capture),
+                stdin=subprocess.DEVNULL, stdout=f, stderr=f,
+                start_new_session=True)
+        for _ in range(100):
+            with open(log, errors="replace") as f:
+                if "listening on" in f.read():
+                    return
+            if self.capture_proc.poll() is not None:
+                raise RuntimeError("tcpdump failed: see %s" % log)
+            time.sleep(0.05)
+        raise RuntimeError("tcpdump did not start: see %s" % log)
+
+    def write_env(self):
+        cfg = self.cfg
+        with open(os.path.join(self.run_dir, "fabric.env"), "w") as f:
+            for k, v in (("AXON_FABRIC", self.mode),
+                         ("AXON_NODES", str(cfg.nodes)),
+                         ("AXON_NIC_MODEL", cfg.nic_model),
+                         ("AXON_NETNS", self.netns or ""),
+                         ("AXON_BRIDGE", BRIDGE if self.netns else ""),
+                         ("AXON_NETEM", cfg.netem or ""),
+                         ("AXON_NETEM_AT", self.netem_at or ""),
+                         ("AXON_CAPTURE", cfg.capture or ""),
+                         ("AXON_LOSS", "%g" % cfg.loss),
+                         ("AXON_REORDER", "%g" % cfg.reorder),
+                         ("AXON_PEERS", " ".join(node_ip(i) for i in
+                                                 range(cfg.nodes)))):
+                f.write("%s=%s\n" % (k, shlex.quote(v)))
+        for i in range(cfg.nodes):
+            ndir = os.path.join(self.run_dir, "node%d" % i)
+            env = [("AXON_NODE", str(i)),
+                   ("AXON_FABRIC", self.mode),
+                   ("AXON_NETDEV_ID", "f0" if self.mode != "none" else ""),
+                   ("AXON_MAC", node_mac(cfg, i)),
+                   ("AXON_IP", node_ip(i)),
+                   ("AXON_IP6", node_ip6(i)),
+                   ("AXON_QMP", os.path.join(ndir, "qmp.sock"))]
+            if self.mode == "p2p":
+                env += [("AXON_INJECT", "127.0.0.1:%d" % self.ports[i]),
+                        ("AXON_INJECT_HEADER", L2TPV3_HEADER.hex()),
+                        ("AXON_PEER_ENDPOINT",
+                         "127.0.0.1:%d" % self.send_port(i))]
+            if self.netns:
+                env += [("AXON_NETNS", self.netns), ("AXON_TAP", self.tap(i))]
+            with open(os.path.join(ndir, "fabric.env"), "w") as f:
+                for k, v in env:
+                    f.write("%s=%s\n" % (k, shlex.quote(v)))
+
+    def args(self, node):
+        """(QEMU arguments, ",netdev=..." for the NIC) of one node."""
+        if self.mode == "p2p":
+            a = ["-netdev", "l2tpv3,id=f0,udp=on,src=127.0.0.1,"
+                 "dst=127.0.0.1,srcport=%d,dstport=%d,txsession=%d,"
+                 "rxsession=%d" % (self.ports[node], self.send_port(node),
+                                   L2TPV3_SESSION, L2TPV3_SESSION)]
+            if self.cfg.capture and node == 0:
+                # Node 0's netdev sees every frame of the two-node link.
+                a += ["-object", "filter-dump,id=capture0,netdev=f0,file=" +
+                      self.cfg.capture]
+            return a, ",netdev=f0"
+        if self.mode == "bridge":
+            return (["-netdev", "tap,id=f0,ifname=%s,script=no,downscript=no"
+                     % self.tap(node)], ",netdev=f0")
+        return [], ""
+
+    def send_port(self, node):
+        """Where node's netdev sends: the peer's port, or the relay's."""
+        return self.relay.ports[node] if self.relay else self.ports[1 - node]
+
+    def wrap(self, argv):
+        return self.ns(*argv) if self.netns else argv
+
+    def record_stats(self):
+        if not self.netns or self.netem_at != "host":
+            return
+        for i in range(self.cfg.nodes):
+            _, out = sh(self.ns("tc", "-s", "qdisc", "show", "dev",
+                                self.tap(i)), check=False)
+            with open(os.path.join(self.run_dir, "node%d" % i,
+                                   "netem.txt"), "w") as f:
+                f.write(out)
+
+    def stop_relay(self):
+        if self.relay:
+            self.relay.stop(os.path.join(self.run_dir, "fabric-relay.txt"))
+            self.relay = None
+
+    def teardown(self):
+        if self.capture_proc and self.capture_proc.poll() is None:
+            # tcpdump drops what it has not read yet when it stops: let it
+            # drain (the QEMUs are gone, nothing new arrives).
+            time.sleep(0.5)
+            self.capture_proc.send_signal(signal.SIGINT)
+            try:
+                self.capture_proc.wait(5)
+            except subprocess.TimeoutExpired:
+                self.capture_proc.kill()
+                self.capture_proc.wait()
+        self.capture_proc = None
+        self.stop_relay()
+        if self.netns:
+            try:
+                self.record_stats()
+            except OSError:
+                pass
+            sh(["ip", "netns", "del", self.netns], check=False)
+            self.netns = None
+
+
+class Relay(threading.Thread):
+    """--loss/--reorder: the p2p fabric through this relay. Each node's
+    netdev sends to its own relay port; the relay forwards every datagram
+    (one Ethernet frame) to the other node's netdev port, except that it
+    drops loss% of them and holds back reorder% until the next datagram in
+    the same direction has been forwarded, or at most HOLD seconds (then
+    the frame is only late). Choices come from a PRNG seeded with --seed.
+    The impairment is on the wire itself, so it hits whatever the NIC
+    models send (RoCEv2 from axon-nic included), unlike a guest's qdisc."""
+
+    HOLD = 0.005
+
+    def __init__(self, cfg, qemu_ports):
+        super().__init__(daemon=True)
+        self.loss = cfg.loss / 100.0
+        self.reorder = cfg.reorder / 100.0
+        self.seed = cfg.seed
+        self.rng = random.Random(cfg.seed)
+        self.dest = [("127.0.0.1", qemu_ports[1]), ("127.0.0.1", qemu_ports[0])]
+        self.socks = []
+        for _ in range(2):
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", 0))
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
+            s.setblocking(False)
+            self.socks.append(s)
+        self.ports = [s.getsockname()[1] for s in self.socks]
+        # Per direction (0: node0 -> node1, 1: node1 -> node0).
+        self.stats = [dict.fromkeys(("received", "forwarded", "dropped",
+                                     "reordered", "late", "send_errors"), 0)
+                      for _ in range(2)]
+        self.held = [None, None]    # (deadline, frame)
+        self.stopping = False
+
+    def forward(self, d, frame):
+        try:
+            self.socks[d].sendto(frame, self.dest[d])
+            self.stats[d]["forwarded"] += 1
+        except OSError:
+            # The peer's QEMU is not up yet or gone: the frame is lost.
+            self.stats[d]["send_errors"] += 1
+
+    def receive(self, d):
+        st = self.stats[d]
+        while True:
+            try:
+                frame = self.socks[d].recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                return
+            st["received"] += 1
+            if self.rng.random() < self.loss:
+                st["dropped"] += 1
+                continue
+            if self.held[d] is None and self.rng.random() < self.reorder:
+                self.held[d] = (time.monotonic() + self.HOLD, frame)
+                continue
+            self.forward(d, frame)
+            if self.held[d] is not None:
+                # The held frame goes after this later one: swapped.
+                self.forward(d, self.held[d][1])
+                self.held[d] = None
+                st["reordered"] += 1
+
+    def run(self):
+        while not self.stopping:
+            now = time.monotonic()
+            due = [h[0] for h in self.held if h is not None]
+            timeout = max(0.0, min(due) - now) if due else 0.1
+            ready, _, _ = select.select(self.socks, [], [], min(timeout, 0.1))
+            for d, s in enumerate(self.socks):
+                if s in ready:
+                    self.receive(d)
+            now = time.monotonic()
+            for d in range(2):
+                if self.held[d] is not None and self.held[d][0] <= now:
+                    self.forward(d, self.held[d][1])
+                    self.held[d] = None
+                    self.stats[d]["late"] += 1
+
+    def stop(self, path):
+        """Stop (the QEMUs are gone) and write the counters to path."""
+        self.stopping = True
+        self.join(5)
+        for s in self.socks:
+            s.close()
+        lines = ["# axon-vm fabric relay: --loss %g --reorder %g --seed %d" %
+                 (self.loss * 100, self.reorder * 100, self.seed)]
+        for d in range(2):
+            lines.append("node%d->node%d %s" % (d, 1 - d, " ".join(
+                "%s=%d" % kv for kv in self.stats[d].items())))
+        with open(path, "w") as f:
+            f.write("\n".join(lines) + "\n")
+        for ln in lines[1:]:
+            say("relay " + ln)
+
+
+def prune_stale_netns():
+    """Delete namespaces left by harness runs that were SIGKILLed."""
+    _, out = sh(["ip", "netns", "list"], check=False)
+    for line in out.splitlines():
+        m = re.match(re.escape(NETNS_PREFIX) + r"(\d+)\b", line)
+        if m and not os.path.exists("/proc/" + m.group(1)):
+            sh(["ip", "netns", "del", NETNS_PREFIX + m.group(1)], check=False)
+
+
+def node_mac(cfg, node):
+    return (VIRTIO_MAC if cfg.nic_model == "virtio" else AXON_MAC) % (node + 1)
+
+
+def fabric_args(cfg, node):
+    """QEMU arguments joining node's fabric NIC to the other nodes: the
+    -netdev backend (and capture filter), and the ",netdev=ID" property to
+    add to the NIC's -device."""
+    return cfg.fabric_obj.args(node)
+
+
+def choose_fabric(cfg, args, devices):
+    """Set cfg.fabric and cfg.nic_driver (the guest driver of the fabric
+    NIC, empty when the guest has no network to configure)."""
+    fabric_nic = True
+    why = ""
+    if cfg.nic_model == "virtio":
+        if "virtio-net-pci" not in devices:
+            die("%s has no virtio-net-pci device" % cfg.qemu, 1)
+        cfg.nic_driver = "virtio_net"
+    elif not cfg.nic:
+        fabric_nic, why = False, "--no-nic"
+    else:
+        out = subprocess.run([cfg.qemu, "-device", "axon-nic,help"],
+                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             stdin=subprocess.DEVNULL,
+                             universal_newlines=True).stdout
+        if not re.search(r"^\s*netdev=", out, re.M):
+            fabric_nic = False
+            why = "this axon-nic has no netdev property yet " \
+                  "(try --nic-model virtio)"
+        cfg.nic_driver = "" if cfg.no_axon else "axon"
+    if not fabric_nic:
+        cfg.nic_driver = ""
+        if args.fabric in ("p2p", "bridge") or cfg.netem is not None or \
+                cfg.capture or cfg.loss or cfg.reorder:
+            die("no fabric NIC: %s" % why)
+        cfg.fabric = "none"
+        return
+    fabric = args.fabric
+    if fabric == "auto":
+        if cfg.netem is not None or cfg.nodes >= 3:
+            fabric = "bridge"
+        elif cfg.nodes == 2:
+            fabric = "p2p"
+        elif cfg.capture:
+            fabric = "bridge"
+        else:
+            fabric = "none"
+    if fabric == "bridge" and os.geteuid() != 0:
+        die("--fabric bridge (3+ nodes, --netem) needs root: it creates a "
+            "network namespace with a bridge and taps", 1)
+    cfg.fabric = fabric

@@ -1,0 +1,115 @@
+# SPDX-License-Identifier: GPL-2.0
+"""What fails a run in a node's logs: kernel reports, a crashed QEMU,
+the command's exit status.
+"""
+
+import os
+import re
+import sys
+
+from .common import print_lock, say
+
+
+# Kernel log lines that fail a run (searched anywhere in a line).
+BAD_LOG = [
+    r"\bOops\b",
+    r"\bBUG:",
+    r"kernel BUG at",
+    r"\bWARNING:",
+    r"\bKASAN:",
+    r"\bUBSAN:",
+    r"\bKFENCE:",
+    r"possible circular locking",
+    r"inconsistent lock state",
+    r"possible recursive locking",
+    r"possible irq lock inversion",
+    r"suspicious RCU usage",
+    r"DEBUG_LOCKS_WARN_ON",
+    r"bad unlock balance",
+    r"lock held when returning to user space",
+    r"general protection fault",
+    r"Call Trace:",
+    r"unreferenced object",
+    r"Kernel panic",
+    r"soft lockup",
+    r"hard LOCKUP",
+    r"blocked for more than \d+ seconds",
+    r"rcu: .*detected stalls",
+]
+
+
+def scan_log(text, ignore):
+    """Return the first line of text that fails a run, or None."""
+    bad = re.compile("|".join(BAD_LOG))
+    ign = re.compile("|".join(ignore)) if ignore else None
+    for line in text.splitlines():
+        if bad.search(line) and not (ign and ign.search(line)):
+            return line.strip()
+    return None
+
+
+def tail(text, n):
+    lines = (text or "").rstrip("\n").splitlines()
+    return lines[-n:]
+
+
+def check_node(n, args, cfg):
+    """Report the node's outcome; return the list of failure reasons."""
+    name = "node%d" % n.idx
+    fails = []
+    rc = n.proc.returncode
+    exitcode = (n.read_file("exitcode") or "").strip()
+    console = n.read_file("console.log") or ""
+    dmesg = n.read_file("dmesg.txt")
+    qerr = n.read_file("qemu.stderr") or ""
+
+    if n.boot_hung:
+        fails.append("%s: the kernel hung during boot: no init after %g s "
+                     "(QEMU killed)" % (name, args.boot_timeout))
+    elif n.timed_out:
+        fails.append("%s: timed out after %g s (QEMU killed)" % (
+            name, args.timeout))
+    elif n.killed:
+        fails.append("%s: QEMU killed (interrupted)" % name)
+    elif rc < 0:
+        fails.append("%s: QEMU crashed with signal %d%s" % (
+            name, -rc, "; stderr: " + " | ".join(tail(qerr, 3)) if qerr else ""))
+    elif rc != 0:
+        fails.append("%s: QEMU exited with status %d%s" % (
+            name, rc, "; stderr: " + " | ".join(tail(qerr, 3)) if qerr else ""))
+
+    if exitcode == "":
+        error = (n.read_file("error") or "").strip()
+        if error:
+            fails.append("%s: %s" % (name, error))
+        elif not n.timed_out and not n.killed and rc == 0:
+            fails.append("%s: the guest stopped before the command finished "
+                         "(kernel panic?)" % name)
+    elif exitcode != "0":
+        fails.append("%s: command failed with exit status %s" % (name, exitcode))
+
+    kmemleak = n.read_file("kmemleak.txt")
+    for fname, text in (("dmesg.txt", dmesg), ("console.log", console),
+                        ("kmemleak.txt", kmemleak)):
+        if text is None:
+            continue
+        line = scan_log(text, args.ignore_log)
+        if line:
+            fails.append("%s: kernel log %s: %s" % (name, fname, line))
+            break
+
+    started = n.path("started")
+    timing = ""
+    if os.path.exists(started):
+        boot = os.path.getmtime(started) - n.wall_start
+        timing = ", command started %.1f s after launch" % boot
+    say("%s: %s%s, %.1f s total" % (
+        name, "exit " + exitcode if exitcode else "no exit status", timing,
+        n.t_end - n.t_start))
+    if fails and not exitcode and console:
+        with print_lock:
+            print("axon-vm: %s: last console lines:" % name)
+            for ln in tail(console, 15):
+                print("  [%s console] %s" % (name, ln.rstrip("\r")))
+            sys.stdout.flush()
+    return fails
