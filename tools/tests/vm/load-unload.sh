@@ -5,6 +5,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+plan 13
 cycles=20
 ok=1
 i=0
