@@ -1021,8 +1021,8 @@ static int requester(struct env *e)
 	/* one result per latency(), xfer() and kv_batch() */
 	tap_plan(2 + (opt.demo ? 5 : 4 * n + 5 * ((n + 2) / 3) + 1));
 	tap_diag("%s, GPU %s, MR at dma-buf offset %u, iova 0x%" PRIx64 ", %s",
-	       opt.dev, opt.gpu, MR_OFF, e->s.m[GPU].addr,
-	       opt.quick ? "quick" : "full");
+		 opt.dev, opt.gpu, MR_OFF, e->s.m[GPU].addr,
+		 opt.quick ? "quick" : "full");
 	connect_qps(e);
 	latency(e, IBV_WR_RDMA_WRITE, 100);
 	latency(e, IBV_WR_RDMA_READ, 100);

@@ -225,13 +225,13 @@ static void test_bad_configs(void)
 		snprintf(name, sizeof(name), "bad queue setup refused: %s",
 			 bad_configs[i].name);
 		tap_ok(rd(AXON_REG_ERROR) == bad_configs[i].err &&
-		      !(rd(AXON_REG_STATUS) & AXON_STATUS_READY), "%s", name);
+		       !(rd(AXON_REG_STATUS) & AXON_STATUS_READY), "%s", name);
 	}
 	wr(AXON_REG_CTRL, AXON_CTRL_RESET);
 	program(0, 8, phys[PG_CQ], 8, phys[PG_EQ], 8);
 	wr(AXON_REG_CTRL, AXON_CTRL_ENABLE);
 	tap_ok(rd(AXON_REG_ERROR) == AXON_DEV_ERR_AQ_SQ_CONFIG,
-	      "bad queue setup refused: sq base 0");
+	       "bad queue setup refused: sq base 0");
 }
 
 static void test_garbage_commands(void)
@@ -258,17 +258,17 @@ static void test_garbage_commands(void)
 	cmd.opcode = 0x7777;
 	tap_ok(run(&cmd) == AXON_ADMIN_BAD_OPCODE, "unknown opcode: BAD_OPCODE");
 	tap_ok(query(AXON_ADMIN_QUERY_DEVICE, UNMAPPED_ADDR, PAGE, 0) ==
-	      AXON_ADMIN_DMA_ERROR, "response to unmapped address: DMA_ERROR");
+	       AXON_ADMIN_DMA_ERROR, "response to unmapped address: DMA_ERROR");
 	tap_ok(query(AXON_ADMIN_QUERY_DEVICE, phys[PG_RESP], 4, 0) ==
-	      AXON_ADMIN_BAD_PARAM, "short response buffer: BAD_PARAM");
+	       AXON_ADMIN_BAD_PARAM, "short response buffer: BAD_PARAM");
 	tap_ok(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 99) ==
-	      AXON_ADMIN_BAD_PARAM, "bad port: BAD_PARAM");
+	       AXON_ADMIN_BAD_PARAM, "bad port: BAD_PARAM");
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = AXON_ADMIN_DESTROY_PD;
 	cmd.pd.pdn = 0xffffffff;
 	tap_ok(run(&cmd) == AXON_ADMIN_BAD_HANDLE, "unknown pd: BAD_HANDLE");
 	tap_ok(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
-	      AXON_ADMIN_SUCCESS, "valid command still succeeds");
+	       AXON_ADMIN_SUCCESS, "valid command still succeeds");
 }
 
 static void test_doorbells(void)
@@ -276,14 +276,14 @@ static void test_doorbells(void)
 	tap_ok(start(4), "device starts with depth 4");
 	wr(AXON_REG_AQ_SQ_TAIL, 4);
 	tap_ok(rd(AXON_REG_ERROR) == AXON_DEV_ERR_DOORBELL,
-	      "SQ doorbell past the ring: DOORBELL error");
+	       "SQ doorbell past the ring: DOORBELL error");
 	wr(AXON_REG_AQ_SQ_TAIL, 0xffffffff);
 	wr(AXON_REG_EQ_HEAD, 12345);
 	tap_ok(rd(AXON_REG_STAT_AQ_CMDS) == 0, "bad doorbells execute nothing");
 	wr(AXON_REG_AQ_SQ_DEPTH, 4096);
 	tap_ok(rd(AXON_REG_AQ_SQ_DEPTH) == 4, "queue setup frozen while enabled");
 	tap_ok(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
-	      AXON_ADMIN_SUCCESS, "device works after bad doorbells");
+	       AXON_ADMIN_SUCCESS, "device works after bad doorbells");
 }
 
 static void test_fatal_dma(void)
@@ -297,10 +297,10 @@ static void test_fatal_dma(void)
 	while (!(rd(AXON_REG_STATUS) & AXON_STATUS_FATAL) && now_ns() < deadline)
 		usleep(100);
 	tap_ok((rd(AXON_REG_STATUS) & AXON_STATUS_FATAL) &&
-	      rd(AXON_REG_ERROR) == AXON_DEV_ERR_DMA,
-	      "SQ in unmapped memory: device reports a fatal DMA error");
+	       rd(AXON_REG_ERROR) == AXON_DEV_ERR_DMA,
+	       "SQ in unmapped memory: device reports a fatal DMA error");
 	tap_ok(start(4) && query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
-	      AXON_ADMIN_SUCCESS, "reset recovers from the fatal error");
+	       AXON_ADMIN_SUCCESS, "reset recovers from the fatal error");
 }
 
 int main(int argc, char **argv)

@@ -113,10 +113,10 @@ static void test_info(struct axon_gpu_info *start)
 
 	tap_ok(rc == 0, "INFO");
 	tap_ok(rc == 0 && start->vram_size >= 0x100000 &&
-	      !(start->vram_size & (start->vram_size - 1)),
-	      "INFO vram_size is a power of 2, at least 1 MiB");
+	       !(start->vram_size & (start->vram_size - 1)),
+	       "INFO vram_size is a power of 2, at least 1 MiB");
 	tap_ok(rc == 0 && start->vram_free == start->vram_size &&
-	      start->buffers == 0, "INFO: all VRAM free, no buffers");
+	       start->buffers == 0, "INFO: all VRAM free, no buffers");
 	tap_ok(rc == 0 && start->reserved == 0, "INFO reserved is 0");
 	expect_err(ioctl(dev, _IO(AXON_GPU_IOCTL_TYPE, 9), 0), ENOTTY,
 		   "unknown ioctl");
@@ -148,11 +148,11 @@ static void test_alloc_sizes(const struct axon_gpu_info *start)
 			 sizes[i].name, (unsigned long long)sizes[i].rounded,
 			 (long long)end, (unsigned long long)a.gpu_va);
 		tap_ok(rc == 0 && (uint64_t)end == sizes[i].rounded &&
-		      a.gpu_va && !(a.gpu_va % GPU_PAGE), "%s", what);
+		       a.gpu_va && !(a.gpu_va % GPU_PAGE), "%s", what);
 		snprintf(what, sizeof(what), "%s: O_RDWR, close-on-exec",
 			 sizes[i].name);
 		tap_ok(fdfl >= 0 && (fdfl & FD_CLOEXEC) &&
-		      (fl & O_ACCMODE) == O_RDWR, "%s", what);
+		       (fl & O_ACCMODE) == O_RDWR, "%s", what);
 		snprintf(what, sizeof(what), "%s: vram_free drops by %llu",
 			 sizes[i].name, (unsigned long long)sizes[i].rounded);
 		tap_ok(vram_free() == start->vram_size - sizes[i].rounded, "%s", what);
@@ -222,7 +222,7 @@ static void test_mmap(void)
 		munmap(r, len + 4096);
 	r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a.fd, len - 4096);
 	tap_ok(r != MAP_FAILED && ((uint32_t *)r)[0] ==
-	      pattern((len - 4096) / 4, 0x1234), "mmap at an offset");
+	       pattern((len - 4096) / 4, 0x1234), "mmap at an offset");
 	if (r != MAP_FAILED)
 		munmap(r, 4096);
 	if (p)
@@ -259,7 +259,7 @@ static void test_move(const struct axon_gpu_info *start)
 	tap_ok(gpu_move(a.fd) == 0, "MOVE again");
 	q = map(a.fd, maplen);
 	tap_ok(q && same(q, maplen, 0x5678),
-	      "MOVE: a new mapping sees what was written after the first move");
+	       "MOVE: a new mapping sees what was written after the first move");
 	if (q)
 		munmap(q, maplen);
 	tap_ok(same(p, maplen, 0x5678), "MOVE: the old mapping too");
@@ -309,15 +309,15 @@ static void test_lifetime(const struct axon_gpu_info *start)
 	tap_ok(p != NULL, "mmap");
 	close(a.fd);
 	tap_ok(info(&i) == 0 && i.buffers == 1 &&
-	      i.vram_free == start->vram_size - GPU_PAGE,
-	      "closed but mapped: the buffer lives");
+	       i.vram_free == start->vram_size - GPU_PAGE,
+	       "closed but mapped: the buffer lives");
 	if (p) {
 		fill(p, GPU_PAGE, 7);
 		tap_ok(same(p, GPU_PAGE, 7), "closed but mapped: still usable");
 		munmap(p, GPU_PAGE);
 	}
 	tap_ok(info(&i) == 0 && i.buffers == 0 &&
-	      i.vram_free == start->vram_size, "unmapped too: freed");
+	       i.vram_free == start->vram_size, "unmapped too: freed");
 	if (gpu_alloc(GPU_PAGE, &b) == 0) {
 		tap_ok(b.gpu_va != a.gpu_va, "a freed buffer's gpu_va is not reused");
 		close(b.fd);
@@ -360,7 +360,7 @@ static void test_many(const struct axon_gpu_info *start)
 		dup += a[k].gpu_va <= a[k - 1].gpu_va;
 	tap_ok(dup == 0, "their gpu_vas are distinct");
 	tap_ok(vram_free() == start->vram_size - n * GPU_PAGE,
-	      "vram_free accounts for all of them");
+	       "vram_free accounts for all of them");
 	for (k = 0; k < n; k++)
 		close(a[k].fd);
 	free(a);

@@ -35,7 +35,7 @@ static void test_queries(struct ibv_context *ctx)
 
 	tap_ok(!ibv_query_device_ex(ctx, NULL, &attr), "ibv_query_device_ex");
 	tap_ok(attr.orig_attr.vendor_id == 0x1234 &&
-	      attr.orig_attr.vendor_part_id == 0xa0c0, "vendor and part id");
+	       attr.orig_attr.vendor_part_id == 0xa0c0, "vendor and part id");
 	tap_ok(attr.orig_attr.phys_port_cnt == 1, "one port");
 	tap_ok(attr.orig_attr.max_pd > 0, "max_pd reported");
 	tap_ok(!ibv_query_port(ctx, 1, &port), "ibv_query_port 1");

@@ -31,6 +31,10 @@ rmmod_refused() {
 	check "... because the module is in use" [ $busy -eq 1 ]
 }
 
+# quietly COMMAND...: COMMAND with its output discarded (for check: a
+# redirection after check would discard check's result line too)
+quietly() { "$@" >/dev/null 2>&1; }
+
 has_ibdev() { [ -e "/sys/class/infiniband/$1" ]; }
 no_ibdev() { [ ! -e "/sys/class/infiniband/$1" ]; }
 
