@@ -18,8 +18,8 @@
  * --server / --client HOST (under tools/axon-vm with 2 nodes, node 0
  * serves and node 1 connects), --safety (loopback: dma-buf lifetime and
  * eviction under an MR), --hold (keep a registered buffer until SIGUSR1).
- * Output: one "PASS name ..." or "FAIL name: why" line per check, and
- * "axon-gpu-xfer: N passed, N failed".
+ * Output: TAP (tools/lib/tap.h): the plan, one result per case, its
+ * details (rate, counters, why it failed) as a "# " line.
  *
  * --demo runs a few GPU-to-GPU cases (KV-cache batch, 64 MiB WRITE and
  * READ, 16 MiB WRITE_WITH_IMM and SEND) and prints a table (tools/axon-demo).
@@ -51,6 +51,7 @@
 #include <axon/axon_gpu.h>
 
 #include "axon-rdma-common.h"
+#include "tap.h"
 
 #define MR_OFF		(3u * 4096)	/* dma-buf offset of the data MR */
 #define MR_LEN		((64u << 20) + (64u << 10))
@@ -634,7 +635,6 @@ struct env {
 	struct side s;
 	struct qp_info remote;
 	bool loop;		/* the agent uses the same device */
-	unsigned int pass, fail;
 	uint64_t peer_moved;	/* the last peer_ok()'s counter growth */
 };
 
@@ -687,13 +687,10 @@ static void print_table(void)
 
 static void report(struct env *e, bool ok, const char *name, const char *why)
 {
-	if (ok) {
-		printf("PASS %s%s%s\n", name, *why ? ": " : "", why);
-		e->pass++;
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		e->fail++;
-	}
+	(void)e;
+	tap_ok(ok, "%s", name);
+	if (*why)
+		tap_diag("%s", why);
 }
 
 static struct reply call(struct env *e, struct req r)
@@ -1021,9 +1018,11 @@ static int requester(struct env *e)
 	if (e->s.d.port.max_msg_sz < sizes[n - 1])
 		die("setup: %s max_msg_sz %u < %" PRIu64, opt.dev,
 		    e->s.d.port.max_msg_sz, sizes[n - 1]);
-	printf("# %s, GPU %s, MR at dma-buf offset %u, iova 0x%" PRIx64 ", %s\n",
-	       opt.dev, opt.gpu, MR_OFF, e->s.m[GPU].addr,
-	       opt.quick ? "quick" : "full");
+	/* one result per latency(), xfer() and kv_batch() */
+	tap_plan(2 + (opt.demo ? 5 : 4 * n + 5 * ((n + 2) / 3) + 1));
+	tap_diag("%s, GPU %s, MR at dma-buf offset %u, iova 0x%" PRIx64 ", %s",
+		 opt.dev, opt.gpu, MR_OFF, e->s.m[GPU].addr,
+		 opt.quick ? "quick" : "full");
 	connect_qps(e);
 	latency(e, IBV_WR_RDMA_WRITE, 100);
 	latency(e, IBV_WR_RDMA_READ, 100);
@@ -1049,23 +1048,18 @@ static int requester(struct env *e)
 	}
 	kv_batch(e, opt.kv_blocks);
 done:
-	call(e, (struct req){ .cmd = CMD_QUIT, .n = e->fail });
+	call(e, (struct req){ .cmd = CMD_QUIT, .n = tap_failures() });
 	side_close(&e->s);
-	printf("axon-gpu-xfer: %u passed, %u failed\n", e->pass, e->fail);
-	return e->fail ? 1 : 0;
+	return tap_done();
 }
 
 /* ---- safety: dma-buf lifetime and eviction under an MR ------------------- */
 
-static unsigned int s_pass, s_fail;
-
 static void s_report(bool ok, const char *name, const char *why)
 {
-	printf("%s %s%s%s\n", ok ? "PASS" : "FAIL", name, *why ? ": " : "", why);
-	if (ok)
-		s_pass++;
-	else
-		s_fail++;
+	tap_ok(ok, "%s", name);
+	if (*why)
+		tap_diag("%s", why);
 }
 
 /* x's QP and y's QP, connected to each other (new ones each time). */
@@ -1525,6 +1519,8 @@ static void s_move_storm(struct side *x, struct side *y)
 	s_report(ok, name, why);
 }
 
+#define SAFETY_CHECKS	6	/* one result per s_*() call below */
+
 static int safety(void)
 {
 	static struct side x, y;
@@ -1534,7 +1530,8 @@ static int safety(void)
 	x.seed = 1;
 	y.seed = 2;
 	pair_connect(&x, &y);
-	printf("# safety on %s, GPU %s\n", opt.dev, opt.gpu);
+	tap_plan(SAFETY_CHECKS);
+	tap_diag("safety on %s, GPU %s", opt.dev, opt.gpu);
 	s_ebadf(&y);
 	s_dereg_fd_open(&x, &y);
 	s_close_first(&x, &y);
@@ -1543,8 +1540,7 @@ static int safety(void)
 	s_move_storm(&x, &y);
 	side_close(&x);
 	side_close(&y);
-	printf("axon-gpu-xfer: %u passed, %u failed\n", s_pass, s_fail);
-	return s_fail ? 1 : 0;
+	return tap_done();
 }
 
 /* ---- hold: a buffer only an MR references, until SIGUSR1 ------------------ */
@@ -1607,7 +1603,7 @@ static int loopback(void)
 	e.loop = true;
 	if (pthread_create(&t, NULL, agent_thread, &a))
 		die("setup: pthread_create");
-	printf("# loopback\n");
+	tap_diag("loopback");
 	ret = requester(&e);
 	pthread_join(t, NULL);
 	return ret;
@@ -1678,7 +1674,7 @@ int main(int argc, char **argv)
 	case 'c':
 		e.s.fd = ctl_connect(peer, opt.tcp_port);
 		side_open(&e.s);
-		printf("# client, server at %s\n", peer);
+		tap_diag("client, server at %s", peer);
 		return requester(&e);
 	case 'S':
 		return safety();

@@ -16,17 +16,17 @@
 #include <unistd.h>
 
 #include "axon-rdma-common.h"
+#include "tap.h"
 
 void die(const char *fmt, ...)
 {
+	char why[512];
 	va_list ap;
 
 	va_start(ap, fmt);
-	printf("FAIL ");
-	vprintf(fmt, ap);
-	printf("\n");
+	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	fflush(stdout);
+	tap_bail("%s", why);
 	exit(1);
 }
 

@@ -12,7 +12,7 @@
 
 #include <infiniband/verbs.h>
 
-/* Print "FAIL <message>" on stdout and exit(1). */
+/* Print "Bail out! <message>" (TAP) on stdout and exit(1). */
 void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* Whole reads and writes on the control channel; die on error or EOF. */

@@ -3,9 +3,9 @@
  * axon-rdma-integrity: RC data integrity through plain libibverbs, on any
  * RoCE device.
  *
- * Two roles: the requester runs every test and prints one line per check
- * ("PASS name", "FAIL name: why", "SKIP name: why") and a summary; the
- * agent owns the remote memory and QPs, and does what the requester asks
+ * Two roles: the requester runs every test and prints TAP (tools/lib/tap.h):
+ * the plan, then one result per check, why a check failed as a "# " line;
+ * the agent owns the remote memory and QPs, and does what the requester asks
  * over a control channel (post receives, fill or check its memory, create
  * MRs). Every byte moved is checked against a pattern from a PRNG seeded
  * per transfer, with background bytes around every region and guard pages
@@ -28,7 +28,14 @@
  * --soak S: instead of the tests, S seconds of mixed traffic (every data
  * operation and atomics, 1 B to 1 MiB) on the same four QPs, checked
  * batch by batch: connections that live long enough for something else
- * to be aimed at them (tools/tests/vm/rdma-forged.sh).
+ * to be aimed at them (tools/tests/vm/rdma-forged.sh). One result: how
+ * many rounds ran; a failed round is a "# " line.
+ *
+ * The plan: before anything is sent, the tests run once in a counting
+ * pass (counting: no transfer, no QP, no call to the agent) that counts
+ * the results they will report, honouring --quick and --only; the names
+ * the pass matches --only against take the QPs' capabilities from a QP
+ * created for that and destroyed.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -52,6 +59,7 @@
 #include <infiniband/verbs.h>
 
 #include "axon-rdma-common.h"
+#include "tap.h"
 
 #define MAX_QP		16
 #define MAX_SGE		16
@@ -839,29 +847,40 @@ struct env {
 	uint32_t special_rkey;	/* the agent's special MR */
 	struct ibv_mr *other_pd_mr;	/* the area, in pd2 */
 	uint64_t seed;
-	unsigned int pass, fail, skip;
 	char conn_why[320];
+	bool group;		/* run() reports to the group, not on its own */
+	char group_why[256];	/* a failed run() of the group: why */
 };
+
+/* The counting pass (see the top of the file): what would be reported. */
+static bool counting;
+static unsigned int counted;
 
 static void report(struct env *e, bool ok, const char *name, const char *why)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-		e->pass++;
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		e->fail++;
+	if (counting) {
+		counted++;
+		return;
 	}
-	fflush(stdout);
+	if (e->group) {
+		if (!ok)
+			snprintf(e->group_why, sizeof(e->group_why), "%s: %s",
+				 name, why);
+		return;
+	}
+	if (!tap_ok(ok, "%s", name))
+		tap_diag("%s", why);
 }
 
 static void skip(struct env *e, const char *name, const char *why)
 {
+	(void)e;
 	if (opt.only && fnmatch(opt.only, name, 0))
 		return;
-	printf("SKIP %s: %s\n", name, why);
-	fflush(stdout);
-	e->skip++;
+	if (counting)
+		counted++;
+	else
+		tap_skip(why, "%s", name);
 }
 
 static struct reply call(struct env *e, struct req *r, const void *extra,
@@ -905,6 +924,8 @@ static bool connect_qps(struct env *e, unsigned int nqp, uint32_t rnr_retry,
 	};
 	if (e->o.depth > e->caps.max_qp_wr)
 		e->o.depth = e->caps.max_qp_wr;
+	if (counting)
+		return true;
 	if (!conn_create(&e->s, &e->c, &e->o, &r.info, e->conn_why,
 			 sizeof(e->conn_why))) {
 		conn_destroy(&e->c);
@@ -1144,8 +1165,11 @@ static bool wanted(const char *name)
 	return !opt.only || !fnmatch(opt.only, name, 0);
 }
 
-/* Run a batch of transfers on the connected QPs and report it as one check. */
-static void run(struct env *e, struct xfer *xs, unsigned int n,
+/*
+ * Run a batch of transfers on the connected QPs and report it as one check
+ * (in a group: only a failure, as the group's why). Returns the verdict.
+ */
+static bool run(struct env *e, struct xfer *xs, unsigned int n,
 		const char *fmt, ...)
 {
 	struct batch b = { .xs = xs, .n = n, .ok = true };
@@ -1159,11 +1183,15 @@ static void run(struct env *e, struct xfer *xs, unsigned int n,
 	va_start(ap, fmt);
 	vsnprintf(name, sizeof(name), fmt, ap);
 	va_end(ap);
-	if (!wanted(name))
-		return;
+	if (!e->group && !wanted(name))
+		return true;
+	if (counting) {
+		counted++;
+		return true;
+	}
 	if (!e->connected) {
 		report(e, false, name, e->conn_why);
-		return;
+		return false;
 	}
 	for (i = 0; i < MAX_QP; i++)
 		b.last[i] = -1;
@@ -1179,7 +1207,7 @@ static void run(struct env *e, struct xfer *xs, unsigned int n,
 	rep = call(e, &r, xs, n * sizeof(*xs));
 	if (!rep.ok) {
 		report(e, false, name, rep.why);
-		return;
+		return false;
 	}
 	for (i = 0; i < n; i++)
 		local_prep(e, &xs[i]);
@@ -1215,6 +1243,7 @@ static void run(struct env *e, struct xfer *xs, unsigned int n,
 	if (!b.ok)
 		connect_qps(e, e->o.nqp, e->o.rnr_retry, e->o.rnr_timer,
 			    e->o.psn_base);
+	return b.ok;
 }
 
 /* ---- the tests -------------------------------------------------------------- */
@@ -1384,13 +1413,12 @@ static void t_inline(struct env *e)
 	unsigned int o, k, sge;
 	struct cursor cur;
 	struct xfer x;
+	bool none;
+	char name[80];
 
 	connect_qps(e, 1, 7, 12, 0);
-	if (!e->connected || !e->c.cap.max_inline_data) {
-		skip(e, "inline sends", e->connected ?
-		     "the device takes no inline data" : e->conn_why);
-		return;
-	}
+	/* not connected: run() fails each one with the reason */
+	none = (counting || e->connected) && !e->c.cap.max_inline_data;
 	sizes[0] = 1;
 	sizes[1] = 13;
 	sizes[2] = e->c.cap.max_inline_data;
@@ -1399,12 +1427,17 @@ static void t_inline(struct env *e)
 			sge = k == 2 ? 3 : 1;
 			if (sge > e->c.cap.max_send_sge)
 				sge = 1;
+			snprintf(name, sizeof(name), "%s inline %" PRIu64
+				 " B, %u SGE(s)", op_name(ops[o]), sizes[k], sge);
+			if (none) {
+				skip(e, name, "the device takes no inline data");
+				continue;
+			}
 			cur = (struct cursor){ 0, 0 };
 			x = xf(e, &cur, 0, ops[o], sizes[k], 5 + k, 3, sge, 1);
 			x.send_flags |= IBV_SEND_INLINE;
 			x.flags |= XF_SCRIBBLE;
-			run(e, &x, 1, "%s inline %" PRIu64 " B, %u SGE(s)",
-			    op_name(ops[o]), sizes[k], sge);
+			run(e, &x, 1, "%s", name);
 		}
 	}
 }
@@ -1471,12 +1504,18 @@ static void t_soak(struct env *e)
 	};
 	bool atomics = e->caps.atomic != IBV_ATOMIC_NONE;
 	double end = now_s() + opt.soak;
-	unsigned int nqp = 4, round = 0, q, k, n;
+	unsigned int nqp = 4, round = 0, failed = 0, q, k, n;
 	struct xfer xs[32];
 	struct cursor cur;
 	uint32_t op;
+	char why[300] = "";
 
+	if (counting) {
+		counted++;
+		return;
+	}
 	connect_qps(e, nqp, 7, 12, 0);
+	e->group = true;
 	do {
 		n = 0;
 		cur = (struct cursor){ 0, 0 };
@@ -1495,10 +1534,20 @@ static void t_soak(struct env *e)
 				n++;
 			}
 		}
-		run(e, xs, n, "soak round %u: %u QPs, %u mixed WRs", round,
-		    nqp, n);
+		if (!run(e, xs, n, "soak round %u: %u QPs, %u mixed WRs", round,
+			 nqp, n)) {
+			tap_diag("%s", e->group_why);
+			if (!failed++)
+				snprintf(why, sizeof(why), "first: %s",
+					 e->group_why);
+		}
 		round++;
 	} while (now_s() < end);
+	e->group = false;
+	report(e, !failed, "soak: mixed traffic on 4 QPs, every round checked",
+	       why);
+	tap_diag("soak: %u rounds of 28 WRs in %.0f s, %u failed", round,
+		 opt.soak, failed);
 }
 
 static void t_fence(struct env *e)
@@ -1558,7 +1607,10 @@ static void t_atomics(struct env *e)
 	unsigned int i, n = 0;
 
 	if (e->caps.atomic == IBV_ATOMIC_NONE) {
-		skip(e, "atomics", "the device reports no atomics");
+		skip(e, "cmp_swap (equal, different) and fetch_add (carry, wrap)",
+		     "the device reports no atomics");
+		skip(e, "40 atomics in a row on one address",
+		     "the device reports no atomics");
 		return;
 	}
 	connect_qps(e, 1, 7, 12, 0);
@@ -1636,8 +1688,11 @@ static bool agent_special_mr(struct env *e, uint32_t access, bool other_pd,
 {
 	struct req r = { .cmd = CMD_MR, .mr_access = access,
 			 .mr_other_pd = other_pd, .mr_dereg = dereg };
-	struct reply rep = call(e, &r, NULL, 0);
+	struct reply rep;
 
+	if (counting)
+		return true;
+	rep = call(e, &r, NULL, 0);
 	if (!rep.ok) {
 		report(e, false, name, rep.why);
 		return false;
@@ -1791,6 +1846,44 @@ static void t_errors(struct env *e)
 	disconnect(e);
 }
 
+static void tests(struct env *e)
+{
+	if (opt.soak) {
+		t_soak(e);
+		return;
+	}
+	t_sizes(e);
+	t_offsets(e);
+	t_sge(e);
+	t_inline(e);
+	t_many_qps(e);
+	t_fence(e);
+	t_unsignaled(e);
+	t_atomics(e);
+	t_errors(e);
+}
+
+/* The counting pass: the results tests() will report (the plan). */
+static unsigned int count_tests(struct env *e)
+{
+	uint64_t seed = e->seed;
+	struct qp_info info;
+	struct conn c;
+	char why[320];
+
+	counting = true;
+	counted = 0;
+	connect_qps(e, 1, 7, 12, 0);	/* e->o only */
+	if (conn_create(&e->s, &c, &e->o, &info, why, sizeof(why)))
+		e->c.cap = c.cap;	/* the caps the names show */
+	conn_destroy(&c);
+	tests(e);
+	memset(&e->c, 0, sizeof(e->c));
+	e->seed = seed;
+	counting = false;
+	return counted;
+}
+
 static int requester(struct env *e)
 {
 	struct req r = { .cmd = CMD_HELLO };
@@ -1815,33 +1908,19 @@ static int requester(struct env *e)
 				    IBV_ACCESS_LOCAL_WRITE);
 	if (!e->other_pd_mr)
 		die("setup: ibv_reg_mr in a second PD: %s", strerror(errno));
-	printf("# %s, GID index %d, MTU %d, max_sge %u, atomics %s, %s\n",
-	       opt.dev, e->s.d.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
-	       e->caps.atomic ? "yes" : "no", opt.quick ? "quick" : "full");
-	fflush(stdout);
+	tap_diag("%s, GID index %d, MTU %d, max_sge %u, atomics %s, %s",
+		 opt.dev, e->s.d.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
+		 e->caps.atomic ? "yes" : "no", opt.quick ? "quick" : "full");
 
-	if (opt.soak) {
-		t_soak(e);
-	} else {
-		t_sizes(e);
-		t_offsets(e);
-		t_sge(e);
-		t_inline(e);
-		t_many_qps(e);
-		t_fence(e);
-		t_unsignaled(e);
-		t_atomics(e);
-		t_errors(e);
-	}
+	tap_plan(count_tests(e));
+	tests(e);
 	disconnect(e);
 
-	r = (struct req){ .cmd = CMD_QUIT, .n = e->fail };
+	r = (struct req){ .cmd = CMD_QUIT, .n = tap_failures() };
 	call(e, &r, NULL, 0);
 	ibv_dereg_mr(e->other_pd_mr);
 	side_close(&e->s);
-	printf("axon-rdma-integrity: %u passed, %u failed, %u skipped\n",
-	       e->pass, e->fail, e->skip);
-	return e->fail ? 1 : 0;
+	return tap_done();
 }
 
 /* ---- modes ---------------------------------------------------------------- */
@@ -1869,7 +1948,7 @@ static int loopback(void)
 	a.s.fd = sv[1];
 	if (pthread_create(&t, NULL, agent_thread, &a))
 		die("setup: pthread_create");
-	printf("# loopback on %s\n", opt.dev);
+	tap_diag("loopback on %s", opt.dev);
 	ret = requester(&e);
 	pthread_join(t, NULL);
 	return ret;
@@ -1891,7 +1970,7 @@ static int client(const char *host)
 
 	side_open(&e.s);
 	e.s.fd = fd;
-	printf("# requester on %s, agent at %s\n", opt.dev, host);
+	tap_diag("requester on %s, agent at %s", opt.dev, host);
 	return requester(&e);
 }
 

@@ -8,23 +8,21 @@
  * ibv_poll_cq, ibv_req_notify_cq, the ibv_wr_*() and ibv_start_poll()
  * families, and their errors.
  *
- * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
+ * non-zero if a check failed or did not run.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../axon.h"
 
-static int failures;
+#include "tap.h"
 
+/* One TAP result (tools/lib/tap.h), why it failed as a diagnostic. */
 static void check(const char *name, bool ok, const char *why)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failures++;
-	}
+	if (!tap_ok(ok, "%s", name))
+		tap_diag("%s", why);
 }
 
 #define QPN	0x42
@@ -523,10 +521,22 @@ static void test_destroy(void)
 	      "the old QP's CQEs retired the new QP's WQEs, or qp's got lost");
 }
 
+/* The checks each test makes (the plan). */
+#define POST_SEND_CHECKS	4
+#define POLL_CHECKS		10
+#define WR_API_CHECKS		6
+#define CQ_EX_CHECKS		1
+#define POST_ERR_CHECKS		1
+#define RESET_CHECKS		3
+#define DESTROY_CHECKS		2
+
 int main(void)
 {
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
 
+	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
+		 2 * CQ_EX_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
+		 DESTROY_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -539,5 +549,5 @@ int main(void)
 	test_post_err();
 	test_reset();
 	test_destroy();
-	return failures;
+	return tap_done();
 }

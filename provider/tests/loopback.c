@@ -9,7 +9,8 @@
  * restart at slot 0 on both sides.
  *
  * Usage: loopback [DEVICE]   (default: the first device)
- * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
+ * non-zero if a check failed or did not run.
  * Not run by tests/run (it needs a device): see Documentation/provider.rst.
  */
 #include <endian.h>
@@ -22,27 +23,25 @@
 
 #include <infiniband/verbs.h>
 
+#include "tap.h"
+
 #define DEPTH		8
 #define MSGS		(3 * DEPTH)	/* every SQ and RQ slot used 3 times */
 #define MSG_SIZE	64
 #define RX_OFF		4096
 #define TIMEOUT_S	30
+#define ROUNDS		2	/* the second on the QPs reset by the first */
 
-static int failures;
-
+/* One TAP result (tools/lib/tap.h), why it failed as a diagnostic. */
 static void result(const char *name, bool ok, const char *why)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failures++;
-	}
+	if (!tap_ok(ok, "%s", name))
+		tap_diag("%s", why);
 }
 
 static void fatal(const char *what)
 {
-	printf("FAIL %s: %s\n", what, strerror(errno));
+	tap_bail("%s: %s", what, strerror(errno));
 	exit(1);
 }
 
@@ -336,8 +335,10 @@ int main(int argc, char **argv)
 	struct env e = {};
 	int round;
 
+	/* setup's qp-ex; per round 2 connects, traffic, flush and reset */
+	tap_plan(1 + ROUNDS * 5 + 2);
 	setup(&e, argc > 1 ? argv[1] : NULL);
-	for (round = 0; round < 2; round++) {
+	for (round = 0; round < ROUNDS; round++) {
 		connect_qp(&e, e.a, e.b->qp_num);
 		connect_qp(&e, e.b, e.a->qp_num);
 		traffic(&e, round, round == 1);
@@ -356,5 +357,5 @@ int main(int argc, char **argv)
 	       !ibv_dereg_mr(e.mr) && !ibv_dealloc_pd(e.pd) &&
 	       !ibv_close_device(e.ctx), strerror(errno));
 	free(e.buf);
-	return failures;
+	return tap_done();
 }

@@ -10,7 +10,8 @@
  * libibverbs' default and fails with EOPNOTSUPP. A wrong verbs_context_ops
  * layout would swap these.
  *
- * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
+ * non-zero if a check failed or did not run.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -18,16 +19,13 @@
 
 #include <infiniband/verbs.h>
 
-static int failures;
+#include "tap.h"
 
+/* One TAP result (tools/lib/tap.h), why it failed as a diagnostic. */
 static void result(const char *name, int ok, const char *why)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failures++;
-	}
+	if (!tap_ok(ok, "%s", name))
+		tap_diag("%s", why);
 }
 
 /* A verb returning a pointer must give NULL with errno err. */
@@ -74,9 +72,11 @@ int main(int argc, char **argv)
 		if (!strcmp(ibv_get_device_name(list[i]), want))
 			dev = list[i];
 	if (!dev) {
-		printf("FAIL ops-open: no device %s\n", want);
+		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
+	/* open, 3 queries, 11 on the PD, 4 on the context, close */
+	tap_plan(20);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -159,5 +159,5 @@ int main(int argc, char **argv)
 	result("ops-close", !ret, buf);
 
 	ibv_free_device_list(list);
-	return failures;
+	return tap_done();
 }

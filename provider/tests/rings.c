@@ -5,23 +5,21 @@
  * like byte for byte, when a queue is full, which CQEs are valid on
  * which pass, how completions retire WQEs across the 16-bit wrap.
  *
- * Prints "PASS name" / "FAIL name: why"; exit status is the failure count.
+ * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
+ * non-zero if a check failed or did not run.
  */
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "../wq.h"
 
-static int failures;
+#include "tap.h"
 
+/* One TAP result (tools/lib/tap.h), why it failed as a diagnostic. */
 static void check(const char *name, bool ok, const char *why)
 {
-	if (ok) {
-		printf("PASS %s\n", name);
-	} else {
-		printf("FAIL %s: %s\n", name, why);
-		failures++;
-	}
+	if (!tap_ok(ok, "%s", name))
+		tap_diag("%s", why);
 }
 
 static uint64_t rd64(const void *p)
@@ -325,8 +323,20 @@ static void test_doorbell(void)
 	      "qpn in 31:16, producer index mod 2^16 in 15:0");
 }
 
+/* The checks each test makes (the plan). */
+#define SEND_ENCODING_CHECKS	8
+#define INLINE_CHECKS		3
+#define RECV_AND_FULL_CHECKS	5
+#define SQ_RETIRE_CHECKS	4
+#define CQ_CHECKS		6
+#define CQ_PURGE_CHECKS		2
+#define DOORBELL_CHECKS		1
+
 int main(void)
 {
+	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + RECV_AND_FULL_CHECKS +
+		 SQ_RETIRE_CHECKS + CQ_CHECKS + CQ_PURGE_CHECKS +
+		 DOORBELL_CHECKS);
 	test_send_encoding();
 	test_inline();
 	test_recv_and_full();
@@ -334,5 +344,5 @@ int main(void)
 	test_cq();
 	test_cq_purge();
 	test_doorbell();
-	return failures;
+	return tap_done();
 }

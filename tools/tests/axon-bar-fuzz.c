@@ -186,43 +186,52 @@ static int query(uint16_t opcode, uint64_t addr, uint32_t len, uint32_t port)
 	return run(&cmd);
 }
 
+static const struct {
+	const char *name;
+	int sq_off, cq_off;
+	uint32_t sqd, cqd, eqd;
+	uint32_t err;
+} bad_configs[] = {
+	{ "sq depth 0", 0, 0, 0, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
+	{ "sq depth 3", 0, 0, 3, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
+	{ "sq depth 2^31", 0, 0, 1U << 31, 8, 8,
+	  AXON_DEV_ERR_AQ_SQ_CONFIG },
+	{ "sq unaligned", 128, 0, 8, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
+	{ "cq shallower than sq", 0, 0, 8, 4, 8,
+	  AXON_DEV_ERR_AQ_CQ_CONFIG },
+	{ "cq unaligned", 0, 16, 8, 8, 8, AXON_DEV_ERR_AQ_CQ_CONFIG },
+	{ "eq depth 1", 0, 0, 8, 8, 1, AXON_DEV_ERR_EQ_CONFIG },
+};
+
+#define N_BAD_CONFIGS (sizeof(bad_configs) / sizeof(bad_configs[0]))
+
+/* The results each test reports (the plan). */
+#define BAD_CONFIG_CHECKS	(N_BAD_CONFIGS + 1)
+#define GARBAGE_CHECKS		8
+#define DOORBELL_CHECKS		5
+#define FATAL_DMA_CHECKS	2
+
 static void test_bad_configs(void)
 {
-	static const struct {
-		const char *name;
-		int sq_off, cq_off;
-		uint32_t sqd, cqd, eqd;
-		uint32_t err;
-	} cases[] = {
-		{ "sq depth 0", 0, 0, 0, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
-		{ "sq depth 3", 0, 0, 3, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
-		{ "sq depth 2^31", 0, 0, 1U << 31, 8, 8,
-		  AXON_DEV_ERR_AQ_SQ_CONFIG },
-		{ "sq unaligned", 128, 0, 8, 8, 8, AXON_DEV_ERR_AQ_SQ_CONFIG },
-		{ "cq shallower than sq", 0, 0, 8, 4, 8,
-		  AXON_DEV_ERR_AQ_CQ_CONFIG },
-		{ "cq unaligned", 0, 16, 8, 8, 8, AXON_DEV_ERR_AQ_CQ_CONFIG },
-		{ "eq depth 1", 0, 0, 8, 8, 1, AXON_DEV_ERR_EQ_CONFIG },
-	};
 	char name[96];
 	size_t i;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < N_BAD_CONFIGS; i++) {
 		wr(AXON_REG_CTRL, AXON_CTRL_RESET);
-		program(phys[PG_SQ] + cases[i].sq_off, cases[i].sqd,
-			phys[PG_CQ] + cases[i].cq_off, cases[i].cqd,
-			phys[PG_EQ], cases[i].eqd);
+		program(phys[PG_SQ] + bad_configs[i].sq_off, bad_configs[i].sqd,
+			phys[PG_CQ] + bad_configs[i].cq_off, bad_configs[i].cqd,
+			phys[PG_EQ], bad_configs[i].eqd);
 		wr(AXON_REG_CTRL, AXON_CTRL_ENABLE);
 		snprintf(name, sizeof(name), "bad queue setup refused: %s",
-			 cases[i].name);
-		check(rd(AXON_REG_ERROR) == cases[i].err &&
-		      !(rd(AXON_REG_STATUS) & AXON_STATUS_READY), name);
+			 bad_configs[i].name);
+		tap_ok(rd(AXON_REG_ERROR) == bad_configs[i].err &&
+		       !(rd(AXON_REG_STATUS) & AXON_STATUS_READY), "%s", name);
 	}
 	wr(AXON_REG_CTRL, AXON_CTRL_RESET);
 	program(0, 8, phys[PG_CQ], 8, phys[PG_EQ], 8);
 	wr(AXON_REG_CTRL, AXON_CTRL_ENABLE);
-	check(rd(AXON_REG_ERROR) == AXON_DEV_ERR_AQ_SQ_CONFIG,
-	      "bad queue setup refused: sq base 0");
+	tap_ok(rd(AXON_REG_ERROR) == AXON_DEV_ERR_AQ_SQ_CONFIG,
+	       "bad queue setup refused: sq base 0");
 }
 
 static void test_garbage_commands(void)
@@ -231,7 +240,7 @@ static void test_garbage_commands(void)
 	unsigned int seed = 1;
 	int i, st, answered = 0;
 
-	check(start(8), "device starts with a good setup");
+	tap_ok(start(8), "device starts with a good setup");
 
 	for (i = 0; i < 64; i++) {
 		uint8_t *p = (uint8_t *)&cmd;
@@ -243,38 +252,38 @@ static void test_garbage_commands(void)
 		if (st > 0)
 			answered++;
 	}
-	check(answered == 64, "64 random commands each completed with an error");
+	tap_ok(answered == 64, "64 random commands each completed with an error");
 
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = 0x7777;
-	check(run(&cmd) == AXON_ADMIN_BAD_OPCODE, "unknown opcode: BAD_OPCODE");
-	check(query(AXON_ADMIN_QUERY_DEVICE, UNMAPPED_ADDR, PAGE, 0) ==
-	      AXON_ADMIN_DMA_ERROR, "response to unmapped address: DMA_ERROR");
-	check(query(AXON_ADMIN_QUERY_DEVICE, phys[PG_RESP], 4, 0) ==
-	      AXON_ADMIN_BAD_PARAM, "short response buffer: BAD_PARAM");
-	check(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 99) ==
-	      AXON_ADMIN_BAD_PARAM, "bad port: BAD_PARAM");
+	tap_ok(run(&cmd) == AXON_ADMIN_BAD_OPCODE, "unknown opcode: BAD_OPCODE");
+	tap_ok(query(AXON_ADMIN_QUERY_DEVICE, UNMAPPED_ADDR, PAGE, 0) ==
+	       AXON_ADMIN_DMA_ERROR, "response to unmapped address: DMA_ERROR");
+	tap_ok(query(AXON_ADMIN_QUERY_DEVICE, phys[PG_RESP], 4, 0) ==
+	       AXON_ADMIN_BAD_PARAM, "short response buffer: BAD_PARAM");
+	tap_ok(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 99) ==
+	       AXON_ADMIN_BAD_PARAM, "bad port: BAD_PARAM");
 	memset(&cmd, 0, sizeof(cmd));
 	cmd.opcode = AXON_ADMIN_DESTROY_PD;
 	cmd.pd.pdn = 0xffffffff;
-	check(run(&cmd) == AXON_ADMIN_BAD_HANDLE, "unknown pd: BAD_HANDLE");
-	check(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
-	      AXON_ADMIN_SUCCESS, "valid command still succeeds");
+	tap_ok(run(&cmd) == AXON_ADMIN_BAD_HANDLE, "unknown pd: BAD_HANDLE");
+	tap_ok(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
+	       AXON_ADMIN_SUCCESS, "valid command still succeeds");
 }
 
 static void test_doorbells(void)
 {
-	check(start(4), "device starts with depth 4");
+	tap_ok(start(4), "device starts with depth 4");
 	wr(AXON_REG_AQ_SQ_TAIL, 4);
-	check(rd(AXON_REG_ERROR) == AXON_DEV_ERR_DOORBELL,
-	      "SQ doorbell past the ring: DOORBELL error");
+	tap_ok(rd(AXON_REG_ERROR) == AXON_DEV_ERR_DOORBELL,
+	       "SQ doorbell past the ring: DOORBELL error");
 	wr(AXON_REG_AQ_SQ_TAIL, 0xffffffff);
 	wr(AXON_REG_EQ_HEAD, 12345);
-	check(rd(AXON_REG_STAT_AQ_CMDS) == 0, "bad doorbells execute nothing");
+	tap_ok(rd(AXON_REG_STAT_AQ_CMDS) == 0, "bad doorbells execute nothing");
 	wr(AXON_REG_AQ_SQ_DEPTH, 4096);
-	check(rd(AXON_REG_AQ_SQ_DEPTH) == 4, "queue setup frozen while enabled");
-	check(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
-	      AXON_ADMIN_SUCCESS, "device works after bad doorbells");
+	tap_ok(rd(AXON_REG_AQ_SQ_DEPTH) == 4, "queue setup frozen while enabled");
+	tap_ok(query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
+	       AXON_ADMIN_SUCCESS, "device works after bad doorbells");
 }
 
 static void test_fatal_dma(void)
@@ -287,11 +296,11 @@ static void test_fatal_dma(void)
 	wr(AXON_REG_AQ_SQ_TAIL, 1);
 	while (!(rd(AXON_REG_STATUS) & AXON_STATUS_FATAL) && now_ns() < deadline)
 		usleep(100);
-	check((rd(AXON_REG_STATUS) & AXON_STATUS_FATAL) &&
-	      rd(AXON_REG_ERROR) == AXON_DEV_ERR_DMA,
-	      "SQ in unmapped memory: device reports a fatal DMA error");
-	check(start(4) && query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
-	      AXON_ADMIN_SUCCESS, "reset recovers from the fatal error");
+	tap_ok((rd(AXON_REG_STATUS) & AXON_STATUS_FATAL) &&
+	       rd(AXON_REG_ERROR) == AXON_DEV_ERR_DMA,
+	       "SQ in unmapped memory: device reports a fatal DMA error");
+	tap_ok(start(4) && query(AXON_ADMIN_QUERY_PORT, phys[PG_RESP], PAGE, 1) ==
+	       AXON_ADMIN_SUCCESS, "reset recovers from the fatal error");
 }
 
 int main(int argc, char **argv)
@@ -304,7 +313,9 @@ int main(int argc, char **argv)
 		perror("axon-bar-fuzz: setup");
 		return 2;
 	}
-	check(rd(AXON_REG_MAGIC) == AXON_DEV_MAGIC, "magic register");
+	tap_plan(1 + BAD_CONFIG_CHECKS + GARBAGE_CHECKS + DOORBELL_CHECKS +
+		 FATAL_DMA_CHECKS);
+	tap_ok(rd(AXON_REG_MAGIC) == AXON_DEV_MAGIC, "magic register");
 
 	test_bad_configs();
 	test_garbage_commands();
@@ -312,5 +323,5 @@ int main(int argc, char **argv)
 	test_fatal_dma();
 
 	wr(AXON_REG_CTRL, AXON_CTRL_RESET);
-	return test_verdict();
+	return tap_done();
 }

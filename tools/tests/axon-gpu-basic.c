@@ -97,24 +97,34 @@ static void *map(int fd, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The results each test reports (the plan). */
+#define INFO_CHECKS		5
+#define ALLOC_SIZES		5	/* test_alloc_sizes' table */
+#define ALLOC_SIZE_CHECKS	(4 * ALLOC_SIZES + 1)
+#define ALLOC_ERROR_CHECKS	9
+#define MMAP_CHECKS		6
+#define MOVE_CHECKS		13
+#define LIFETIME_CHECKS		5
+#define MANY_CHECKS		4
+
 static void test_info(struct axon_gpu_info *start)
 {
 	int rc = info(start);
 
-	check(rc == 0, "INFO");
-	check(rc == 0 && start->vram_size >= 0x100000 &&
-	      !(start->vram_size & (start->vram_size - 1)),
-	      "INFO vram_size is a power of 2, at least 1 MiB");
-	check(rc == 0 && start->vram_free == start->vram_size &&
-	      start->buffers == 0, "INFO: all VRAM free, no buffers");
-	check(rc == 0 && start->reserved == 0, "INFO reserved is 0");
+	tap_ok(rc == 0, "INFO");
+	tap_ok(rc == 0 && start->vram_size >= 0x100000 &&
+	       !(start->vram_size & (start->vram_size - 1)),
+	       "INFO vram_size is a power of 2, at least 1 MiB");
+	tap_ok(rc == 0 && start->vram_free == start->vram_size &&
+	       start->buffers == 0, "INFO: all VRAM free, no buffers");
+	tap_ok(rc == 0 && start->reserved == 0, "INFO reserved is 0");
 	expect_err(ioctl(dev, _IO(AXON_GPU_IOCTL_TYPE, 9), 0), ENOTTY,
 		   "unknown ioctl");
 }
 
 static void test_alloc_sizes(const struct axon_gpu_info *start)
 {
-	const struct { uint64_t size, rounded; const char *name; } sizes[] = {
+	const struct { uint64_t size, rounded; const char *name; } sizes[ALLOC_SIZES] = {
 		{ 1, GPU_PAGE, "ALLOC 1 byte" },
 		{ GPU_PAGE, GPU_PAGE, "ALLOC 64 KiB" },
 		{ 100001, 2 * GPU_PAGE, "ALLOC 100001 bytes" },
@@ -132,24 +142,24 @@ static void test_alloc_sizes(const struct axon_gpu_info *start)
 		int fl = rc ? -1 : fcntl(a.fd, F_GETFL);
 		off_t end = rc ? -1 : lseek(a.fd, 0, SEEK_END);
 
-		check(rc == 0 && a.fd >= 0, sizes[i].name);
+		tap_ok(rc == 0 && a.fd >= 0, "%s", sizes[i].name);
 		snprintf(what, sizeof(what),
 			 "%s: dma-buf of %llu bytes (got %lld), gpu_va 0x%llx aligned",
 			 sizes[i].name, (unsigned long long)sizes[i].rounded,
 			 (long long)end, (unsigned long long)a.gpu_va);
-		check(rc == 0 && (uint64_t)end == sizes[i].rounded &&
-		      a.gpu_va && !(a.gpu_va % GPU_PAGE), what);
+		tap_ok(rc == 0 && (uint64_t)end == sizes[i].rounded &&
+		       a.gpu_va && !(a.gpu_va % GPU_PAGE), "%s", what);
 		snprintf(what, sizeof(what), "%s: O_RDWR, close-on-exec",
 			 sizes[i].name);
-		check(fdfl >= 0 && (fdfl & FD_CLOEXEC) &&
-		      (fl & O_ACCMODE) == O_RDWR, what);
+		tap_ok(fdfl >= 0 && (fdfl & FD_CLOEXEC) &&
+		       (fl & O_ACCMODE) == O_RDWR, "%s", what);
 		snprintf(what, sizeof(what), "%s: vram_free drops by %llu",
 			 sizes[i].name, (unsigned long long)sizes[i].rounded);
-		check(vram_free() == start->vram_size - sizes[i].rounded, what);
+		tap_ok(vram_free() == start->vram_size - sizes[i].rounded, "%s", what);
 		if (rc == 0)
 			close(a.fd);
 	}
-	check(vram_free() == start->vram_size, "vram_free back after close");
+	tap_ok(vram_free() == start->vram_size, "vram_free back after close");
 }
 
 static void test_alloc_errors(const struct axon_gpu_info *start)
@@ -174,11 +184,11 @@ static void test_alloc_errors(const struct axon_gpu_info *start)
 		   "ALLOC at address 0");
 
 	rc = gpu_alloc(start->vram_size, &big);
-	check(rc == 0, "ALLOC all the VRAM");
+	tap_ok(rc == 0, "ALLOC all the VRAM");
 	expect_err(gpu_alloc(1, &a), ENOMEM, "ALLOC 1 byte with no VRAM left");
 	if (rc == 0)
 		close(big.fd);
-	check(vram_free() == start->vram_size, "vram_free back after close");
+	tap_ok(vram_free() == start->vram_size, "vram_free back after close");
 }
 
 static void test_mmap(void)
@@ -189,30 +199,30 @@ static void test_mmap(void)
 	void *r;
 
 	if (gpu_alloc(len, &a)) {
-		check(false, "ALLOC for mmap");
+		tap_ok(false, "ALLOC for mmap");
 		return;
 	}
 	p = map(a.fd, len);
-	check(p != NULL, "mmap MAP_SHARED the whole buffer");
+	tap_ok(p != NULL, "mmap MAP_SHARED the whole buffer");
 	if (p) {
 		fill(p, len, 0x1234);
-		check(same(p, len, 0x1234), "a pattern reads back");
+		tap_ok(same(p, len, 0x1234), "a pattern reads back");
 	}
 	q = map(a.fd, len);
-	check(q && p && same(q, len, 0x1234), "a second mapping sees it");
+	tap_ok(q && p && same(q, len, 0x1234), "a second mapping sees it");
 	if (q)
 		munmap(q, len);
 	r = mmap(NULL, len, PROT_READ, MAP_PRIVATE, a.fd, 0);
-	check(r == MAP_FAILED, "mmap MAP_PRIVATE fails");
+	tap_ok(r == MAP_FAILED, "mmap MAP_PRIVATE fails");
 	if (r != MAP_FAILED)
 		munmap(r, len);
 	r = mmap(NULL, len + 4096, PROT_READ, MAP_SHARED, a.fd, 0);
-	check(r == MAP_FAILED, "mmap beyond the end fails");
+	tap_ok(r == MAP_FAILED, "mmap beyond the end fails");
 	if (r != MAP_FAILED)
 		munmap(r, len + 4096);
 	r = mmap(NULL, 4096, PROT_READ, MAP_SHARED, a.fd, len - 4096);
-	check(r != MAP_FAILED && ((uint32_t *)r)[0] ==
-	      pattern((len - 4096) / 4, 0x1234), "mmap at an offset");
+	tap_ok(r != MAP_FAILED && ((uint32_t *)r)[0] ==
+	       pattern((len - 4096) / 4, 0x1234), "mmap at an offset");
 	if (r != MAP_FAILED)
 		munmap(r, 4096);
 	if (p)
@@ -231,28 +241,28 @@ static void test_move(const struct axon_gpu_info *start)
 	uint64_t before;
 
 	if (gpu_alloc(len, &a)) {
-		check(false, "ALLOC for MOVE");
+		tap_ok(false, "ALLOC for MOVE");
 		return;
 	}
 	p = map(a.fd, maplen);
 	if (!p) {
-		check(false, "mmap for MOVE");
+		tap_ok(false, "mmap for MOVE");
 		close(a.fd);
 		return;
 	}
 	fill(p, maplen, 0xabcd);
 	before = vram_free();
-	check(gpu_move(a.fd) == 0, "MOVE");
-	check(vram_free() == before, "MOVE: vram_free unchanged");
-	check(same(p, maplen, 0xabcd), "MOVE: the existing mapping sees the data");
+	tap_ok(gpu_move(a.fd) == 0, "MOVE");
+	tap_ok(vram_free() == before, "MOVE: vram_free unchanged");
+	tap_ok(same(p, maplen, 0xabcd), "MOVE: the existing mapping sees the data");
 	fill(p, maplen, 0x5678);
-	check(gpu_move(a.fd) == 0, "MOVE again");
+	tap_ok(gpu_move(a.fd) == 0, "MOVE again");
 	q = map(a.fd, maplen);
-	check(q && same(q, maplen, 0x5678),
-	      "MOVE: a new mapping sees what was written after the first move");
+	tap_ok(q && same(q, maplen, 0x5678),
+	       "MOVE: a new mapping sees what was written after the first move");
 	if (q)
 		munmap(q, maplen);
-	check(same(p, maplen, 0x5678), "MOVE: the old mapping too");
+	tap_ok(same(p, maplen, 0x5678), "MOVE: the old mapping too");
 
 	expect_err(gpu_move(-1), EBADF, "MOVE fd -1");
 	expect_err(gpu_move(dev), EINVAL, "MOVE of the device fd");
@@ -261,7 +271,7 @@ static void test_move(const struct axon_gpu_info *start)
 		close(pipefd[0]);
 		close(pipefd[1]);
 	} else {
-		check(false, "pipe");
+		tap_ok(false, "pipe");
 	}
 	memset(&m, 0, sizeof(m));
 	m.fd = a.fd;
@@ -280,9 +290,9 @@ static void test_move(const struct axon_gpu_info *start)
 			   "MOVE with no free range large enough");
 		close(big.fd);
 	} else {
-		check(false, "ALLOC half the VRAM + 64 KiB");
+		tap_ok(false, "ALLOC half the VRAM + 64 KiB");
 	}
-	check(vram_free() == start->vram_size, "vram_free back after MOVEs");
+	tap_ok(vram_free() == start->vram_size, "vram_free back after MOVEs");
 }
 
 static void test_lifetime(const struct axon_gpu_info *start)
@@ -292,27 +302,27 @@ static void test_lifetime(const struct axon_gpu_info *start)
 	uint32_t *p;
 
 	if (gpu_alloc(GPU_PAGE, &a)) {
-		check(false, "ALLOC for the lifetime test");
+		tap_ok(false, "ALLOC for the lifetime test");
 		return;
 	}
 	p = map(a.fd, GPU_PAGE);
-	check(p != NULL, "mmap");
+	tap_ok(p != NULL, "mmap");
 	close(a.fd);
-	check(info(&i) == 0 && i.buffers == 1 &&
-	      i.vram_free == start->vram_size - GPU_PAGE,
-	      "closed but mapped: the buffer lives");
+	tap_ok(info(&i) == 0 && i.buffers == 1 &&
+	       i.vram_free == start->vram_size - GPU_PAGE,
+	       "closed but mapped: the buffer lives");
 	if (p) {
 		fill(p, GPU_PAGE, 7);
-		check(same(p, GPU_PAGE, 7), "closed but mapped: still usable");
+		tap_ok(same(p, GPU_PAGE, 7), "closed but mapped: still usable");
 		munmap(p, GPU_PAGE);
 	}
-	check(info(&i) == 0 && i.buffers == 0 &&
-	      i.vram_free == start->vram_size, "unmapped too: freed");
+	tap_ok(info(&i) == 0 && i.buffers == 0 &&
+	       i.vram_free == start->vram_size, "unmapped too: freed");
 	if (gpu_alloc(GPU_PAGE, &b) == 0) {
-		check(b.gpu_va != a.gpu_va, "a freed buffer's gpu_va is not reused");
+		tap_ok(b.gpu_va != a.gpu_va, "a freed buffer's gpu_va is not reused");
 		close(b.fd);
 	} else {
-		check(false, "ALLOC after free");
+		tap_ok(false, "ALLOC after free");
 	}
 }
 
@@ -330,7 +340,7 @@ static void test_many(const struct axon_gpu_info *start)
 	setrlimit(RLIMIT_NOFILE, &rl);
 	a = calloc(pages + 1, sizeof(*a));
 	if (!a) {
-		check(false, "calloc");
+		tap_ok(false, "calloc");
 		return;
 	}
 	while (n <= pages && (rc = gpu_alloc(GPU_PAGE, &a[n])) == 0)
@@ -340,21 +350,21 @@ static void test_many(const struct axon_gpu_info *start)
 			 "%llu buffers of 64 KiB fill the VRAM, then ENOMEM (%s)",
 			 (unsigned long long)n, n > pages ? "none" :
 			 strerror(errno));
-		check(n == pages && rc == -1 && errno == ENOMEM, what);
+		tap_ok(n == pages && rc == -1 && errno == ENOMEM, "%s", what);
 	} else {
 		snprintf(what, sizeof(what), "%llu buffers of 64 KiB",
 			 (unsigned long long)pages);
-		check(n == pages + 1, what);
+		tap_ok(n == pages + 1, "%s", what);
 	}
 	for (k = 1; k < n; k++)
 		dup += a[k].gpu_va <= a[k - 1].gpu_va;
-	check(dup == 0, "their gpu_vas are distinct");
-	check(vram_free() == start->vram_size - n * GPU_PAGE,
-	      "vram_free accounts for all of them");
+	tap_ok(dup == 0, "their gpu_vas are distinct");
+	tap_ok(vram_free() == start->vram_size - n * GPU_PAGE,
+	       "vram_free accounts for all of them");
 	for (k = 0; k < n; k++)
 		close(a[k].fd);
 	free(a);
-	check(vram_free() == start->vram_size, "all freed after close");
+	tap_ok(vram_free() == start->vram_size, "all freed after close");
 }
 
 static sigjmp_buf touch_env;
@@ -426,6 +436,8 @@ int main(int argc, char **argv)
 	}
 	if (hold_s >= 0)
 		return hold(hold_s);
+	tap_plan(INFO_CHECKS + ALLOC_SIZE_CHECKS + ALLOC_ERROR_CHECKS +
+		 MMAP_CHECKS + MOVE_CHECKS + LIFETIME_CHECKS + MANY_CHECKS + 1);
 	test_info(&start);
 	test_alloc_sizes(&start);
 	test_alloc_errors(&start);
@@ -433,6 +445,6 @@ int main(int argc, char **argv)
 	test_move(&start);
 	test_lifetime(&start);
 	test_many(&start);
-	check(close(dev) == 0, "close the device");
-	return test_verdict();
+	tap_ok(close(dev) == 0, "close the device");
+	return tap_done();
 }

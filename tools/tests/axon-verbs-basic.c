@@ -23,20 +23,25 @@
 
 #include "axon-test.h"
 
+/* The results each test reports (the plan). */
+#define QUERY_CHECKS	8
+#define PD_CHECKS	4
+#define OBJECT_CHECKS	4
+
 static void test_queries(struct ibv_context *ctx)
 {
 	struct ibv_device_attr_ex attr;
 	struct ibv_port_attr port;
 
-	check(!ibv_query_device_ex(ctx, NULL, &attr), "ibv_query_device_ex");
-	check(attr.orig_attr.vendor_id == 0x1234 &&
-	      attr.orig_attr.vendor_part_id == 0xa0c0, "vendor and part id");
-	check(attr.orig_attr.phys_port_cnt == 1, "one port");
-	check(attr.orig_attr.max_pd > 0, "max_pd reported");
-	check(!ibv_query_port(ctx, 1, &port), "ibv_query_port 1");
-	check(port.link_layer == IBV_LINK_LAYER_ETHERNET, "link layer Ethernet");
-	check(port.state == IBV_PORT_ACTIVE, "port active");
-	check(ibv_query_port(ctx, 2, &port) != 0, "ibv_query_port 2 fails");
+	tap_ok(!ibv_query_device_ex(ctx, NULL, &attr), "ibv_query_device_ex");
+	tap_ok(attr.orig_attr.vendor_id == 0x1234 &&
+	       attr.orig_attr.vendor_part_id == 0xa0c0, "vendor and part id");
+	tap_ok(attr.orig_attr.phys_port_cnt == 1, "one port");
+	tap_ok(attr.orig_attr.max_pd > 0, "max_pd reported");
+	tap_ok(!ibv_query_port(ctx, 1, &port), "ibv_query_port 1");
+	tap_ok(port.link_layer == IBV_LINK_LAYER_ETHERNET, "link layer Ethernet");
+	tap_ok(port.state == IBV_PORT_ACTIVE, "port active");
+	tap_ok(ibv_query_port(ctx, 2, &port) != 0, "ibv_query_port 2 fails");
 }
 
 static void test_pds(struct ibv_context *ctx)
@@ -46,7 +51,7 @@ static void test_pds(struct ibv_context *ctx)
 	int n = 0, err = 0, i;
 
 	if (ibv_query_device(ctx, &attr)) {
-		check(false, "ibv_query_device");
+		tap_ok(false, "ibv_query_device");
 		return;
 	}
 	pds = calloc(attr.max_pd + 1, sizeof(*pds));
@@ -58,14 +63,14 @@ static void test_pds(struct ibv_context *ctx)
 		}
 		n++;
 	}
-	check(n == attr.max_pd, "max_pd PDs allocated");
-	check(err == ENOMEM, "one more PD fails with ENOMEM");
+	tap_ok(n == attr.max_pd, "max_pd PDs allocated");
+	tap_ok(err == ENOMEM, "one more PD fails with ENOMEM");
 	for (i = 0; i < n; i++)
 		if (ibv_dealloc_pd(pds[i]))
 			err = -1;
-	check(err != -1, "all PDs deallocated");
+	tap_ok(err != -1, "all PDs deallocated");
 	pds[0] = ibv_alloc_pd(ctx);
-	check(pds[0] != NULL, "PD allocated again after freeing");
+	tap_ok(pds[0] != NULL, "PD allocated again after freeing");
 	if (pds[0])
 		ibv_dealloc_pd(pds[0]);
 	free(pds);
@@ -80,13 +85,13 @@ static void test_objects(struct ibv_context *ctx)
 	char buf[64];
 
 	cq = ibv_create_cq(ctx, 16, NULL, NULL, 0);
-	check(cq != NULL, "ibv_create_cq");
+	tap_ok(cq != NULL, "ibv_create_cq");
 	if (cq)
-		check(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");
+		tap_ok(ibv_destroy_cq(cq) == 0, "ibv_destroy_cq");
 	mr = pd ? ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE) : NULL;
-	check(mr != NULL, "ibv_reg_mr");
+	tap_ok(mr != NULL, "ibv_reg_mr");
 	if (mr)
-		check(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
+		tap_ok(ibv_dereg_mr(mr) == 0, "ibv_dereg_mr");
 	if (pd)
 		ibv_dealloc_pd(pd);
 }
@@ -152,9 +157,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	tap_plan(QUERY_CHECKS + PD_CHECKS + OBJECT_CHECKS + 1);
 	test_queries(ctx);
 	test_pds(ctx);
 	test_objects(ctx);
-	check(!ibv_close_device(ctx), "ibv_close_device");
-	return test_verdict();
+	tap_ok(!ibv_close_device(ctx), "ibv_close_device");
+	return tap_done();
 }

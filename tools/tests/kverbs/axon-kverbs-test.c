@@ -6,8 +6,9 @@
  * inline, completion events, query_qp, a CQ overflow reported as
  * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
  * error completion, reuse after RESET over completions nobody polled,
- * ib_drain_qp(), teardown. Prints "PASS ..." and
- * "FAIL ..." lines to the kernel log; loading fails if a check failed.
+ * ib_drain_qp(), teardown. Prints TAP to the kernel log: the plan
+ * ("1..N"), one "ok N what" / "not ok N what" line per check; loading
+ * fails if a check failed (tools/tests/vm/kverbs.sh relays it).
  *
  *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1]
  */
@@ -26,6 +27,20 @@ module_param(gid_index, int, 0444);
 
 #define BUF_SIZE 4096
 
+/* The checks each part makes (the plan). */
+#define KV_SEND_CHECKS		6	/* kv_send() */
+#define KV_SETUP_CHECKS		8	/* kv_run(), before the sends */
+#define KV_EVENT_CHECKS		3	/* kv_run(), the armed CQ */
+#define KV_OVERFLOW_CHECKS	4
+#define KV_BAD_RKEY_CHECKS	4
+#define KV_REUSE_CHECKS		(4 + KV_SEND_CHECKS)
+#define KV_DRAIN_CHECKS		4
+#define KV_TEARDOWN_CHECKS	2
+#define KV_CHECKS	(KV_SETUP_CHECKS + 3 * KV_SEND_CHECKS + \
+			 KV_EVENT_CHECKS + KV_OVERFLOW_CHECKS + \
+			 KV_BAD_RKEY_CHECKS + KV_REUSE_CHECKS + \
+			 KV_DRAIN_CHECKS + KV_TEARDOWN_CHECKS)
+
 struct kv {
 	struct ib_device *dev;
 	struct ib_pd *pd;
@@ -36,12 +51,12 @@ struct kv {
 	struct completion event;
 	struct completion cq_err;	/* IB_EVENT_CQ_ERR */
 	struct completion qp_err;	/* IB_EVENT_QP_ACCESS_ERR on qp[1] */
-	int failures;
+	int checks, failures;
 };
 
 static void kv_check(struct kv *kv, bool ok, const char *what)
 {
-	pr_info("%s %s\n", ok ? "PASS" : "FAIL", what);
+	pr_info("%s %d %s\n", ok ? "ok" : "not ok", ++kv->checks, what);
 	if (!ok)
 		kv->failures++;
 }
@@ -170,9 +185,15 @@ static void kv_send(struct kv *kv, bool inline_send, const char *name)
 	n = kv_poll(kv, wc, 2);
 	snprintf(what, sizeof(what), "%s: 2 completions (%d)", name, n);
 	kv_check(kv, n == 2, what);
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < 2; i++) {
 		bool recv = wc[i].wr_id == 2;
 
+		if (i >= n) {
+			snprintf(what, sizeof(what), "%s: completion %d of 2",
+				 name, i + 1);
+			kv_check(kv, false, what);
+			continue;
+		}
 		snprintf(what, sizeof(what),
 			 "%s: %s completion: status %d opcode %d len %u",
 			 name, recv ? "receive" : "send", wc[i].status,
@@ -463,15 +484,16 @@ static int __init kv_init(void)
 	init_completion(&kv->qp_err);
 	kv->dev = ib_device_get_by_name(ibdev_name_param, RDMA_DRIVER_UNKNOWN);
 	if (!kv->dev) {
-		pr_info("FAIL no RDMA device %s\n", ibdev_name_param);
+		pr_info("Bail out! no RDMA device %s\n", ibdev_name_param);
 		kfree(kv);
 		return -ENODEV;
 	}
+	pr_info("1..%d\n", KV_CHECKS);
 	kv_run(kv);
 	ib_device_put(kv->dev);
 	failures = kv->failures;
 	kfree(kv);
-	pr_info("%d failed\n", failures);
+	pr_info("# %d failed\n", failures);
 	return failures ? -EIO : 0;
 }
 

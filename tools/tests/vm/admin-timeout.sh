@@ -6,8 +6,9 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+plan 7
 out=$("$AXON_REPO/tools/tests/axon-verbs-basic" --until-failure axon0 2>&1)
-echo "$out"
+diag "$out"
 check "the stalled command times out (ETIMEDOUT)" \
 	sh -c "echo '$out' | grep -q 'failed: Connection timed out'"
 check "later commands fail with EIO, not another timeout" \

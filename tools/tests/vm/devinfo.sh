@@ -4,8 +4,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+counters="tx_pkts rx_pkts rx_drops retransmits naks db_rejects
+	mr_invalid_accesses duplicate_requests out_of_sequence stray_drops
+	peer_read_bytes peer_write_bytes"
+plan $((13 + 2 * $(echo $counters | wc -w)))
+
 info=$(ibv_devinfo -v -d axon0 2>&1)
-echo "$info"
+diag "$info"
 has() { echo "$info" | grep -Eq "$1"; }
 
 check "ibv_devinfo lists axon0" has '^hca_id:[[:space:]]+axon0'
@@ -19,21 +24,19 @@ check "max_pd from the device" has 'max_pd:[[:space:]]+1024'
 check "active MTU 1024" has 'active_mtu:[[:space:]]+1024'
 
 dev=$(rdma dev 2>&1)
-echo "$dev"
+diag "$dev"
 check "rdma dev lists axon0" sh -c "echo '$dev' | grep -q '^[0-9]*: axon0: node_type ca fw 1.0.1'"
 link=$(rdma link 2>&1)
-echo "$link"
+diag "$link"
 check "rdma link: axon0/1 ACTIVE" sh -c "echo '$link' | grep -q 'link axon0/1 state ACTIVE'"
 check "sysfs fw_ver" grep -qx '1.0.1' /sys/class/infiniband/axon0/fw_ver
 check "sysfs node_type" grep -q '^1: CA' /sys/class/infiniband/axon0/node_type
 
 # rdma hw counters: the same names in sysfs and in rdma statistic
 stat=$(rdma statistic show link axon0/1 2>&1)
-echo "$stat"
+diag "$stat"
 hw=/sys/class/infiniband/axon0/ports/1/hw_counters
-for c in tx_pkts rx_pkts rx_drops retransmits naks db_rejects \
-	mr_invalid_accesses duplicate_requests out_of_sequence stray_drops \
-	peer_read_bytes peer_write_bytes; do
+for c in $counters; do
 	check "hw counter $c in sysfs" grep -Eqx '[0-9]+' "$hw/$c"
 	check "hw counter $c in rdma statistic" \
 		sh -c "echo '$stat' | grep -Eq ' $c [0-9]+'"

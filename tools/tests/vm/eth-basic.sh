@@ -5,6 +5,13 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+# the peers other than this node: two pings each, and with p2p an
+# 8000-byte one and the MTU change
+others=$(($(echo $AXON_PEERS | wc -w) - 1))
+jumbo=0
+[ "$AXON_FABRIC" = p2p ] && jumbo=$((1 + others))
+plan $((6 + 2 * others + jumbo))
+
 dev=$AXON_NETDEV
 check "netdev $dev is driven by axon" sh -c "ethtool -i $dev | grep -q '^driver: axon'"
 check "ethtool -g shows the rings" sh -c "ethtool -g $dev | grep -q 'RX:'"

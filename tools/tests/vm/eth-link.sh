@@ -10,12 +10,14 @@ set -u
 set -- $AXON_PEERS
 if [ "$AXON_NODE" != 0 ]; then
 	# stay up until node 0 has pinged us over the restored link
+	plan 1
 	check "node 0's link came back" wait_for 180 test -e "$AXON_OUT/link-up"
 	sleep 15
 	finish
 	exit
 fi
 
+plan 12
 dev=$AXON_NETDEV
 watch=/tmp/asyncwatch.log
 ibv_asyncwatch -d axon0 > $watch 2>&1 &

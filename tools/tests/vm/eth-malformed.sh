@@ -9,10 +9,11 @@ set -u
 runt0=$(stat dev_rx_runt)
 over0=$(stat dev_rx_oversize)
 roce0=$(stat dev_rx_rocev2)
+if [ "$AXON_NODE" = 0 ]; then plan 6; else plan 2; fi
 touch "$AXON_OUT/ready-for-frames"
 check "the host injected the frames" wait_for 180 test -s "$AXON_OUT/injected"
 expect=$(cat "$AXON_OUT/injected")
-echo "host: $expect"
+diag "host: $expect"
 field() { echo "$expect" | sed -n "s/.*$1=\([0-9]*\).*/\1/p"; }
 
 if [ "$AXON_NODE" = 0 ]; then

@@ -12,8 +12,9 @@ if [ "$AXON_NODE" = 0 ]; then
 else
 	role="recv $AXON_IP"
 fi
+plan 4
 out=$(/usr/bin/python3 "$(dirname "$0")/tcp-stream.py" $role "$mib" 2>&1)
-echo "$out"
+diag "$out"
 check "TCP transfer of $mib MiB verified ($AXON_NODE)" sh -c "echo '$out' | grep -q '^ok '"
 
 bytes=$((mib * 1024 * 1024))

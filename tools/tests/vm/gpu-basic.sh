@@ -14,10 +14,10 @@ gpu_bdf() {
 	basename "$(readlink -f /sys/class/misc/axon_gpu0/device)"
 }
 
+plan 30
 check "axon_gpu.ko is loaded" grep -q '^axon_gpu ' /proc/modules
 check "$dev exists" wait_for 10 test -c $dev
-"$test" $dev
-check "axon-gpu-basic" [ $? -eq 0 ]
+subtest "axon-gpu-basic" "$test" $dev
 
 # A live buffer holds the module (the dma-buf's owner): the holder keeps
 # only the buffer's fd and mapping, not the device.
@@ -47,7 +47,7 @@ check "$dev is gone after unbind" test ! -e $dev
 kill -USR1 $holder
 check "the mapping faults with SIGBUS" wait_for 10 grep -q 'touch: SIGBUS' $hold
 wait $holder
-cat $hold
+diag "$(cat $hold)"
 check "rmmod after unbind" rmmod axon_gpu
 check "insmod after unbind" insmod "$AXON_GPU_KO"
 check "$dev is back after rebind" wait_for 10 test -c $dev

@@ -12,15 +12,19 @@ set -u
 
 prog=$AXON_REPO/tools/axon-gpu-xfer
 dev=$(rdma_dev) || exit 1
-wait_for 10 test -c /dev/axon_gpu0 || { fail "/dev/axon_gpu0 exists"; exit 1; }
+case ${1:-xfer} in
+xfer) plan 3 ;;
+safety) plan 9 ;;
+esac
+check "/dev/axon_gpu0 exists" wait_for 10 test -c /dev/axon_gpu0
 
 case ${1:-xfer} in
 xfer)
 	# shellcheck disable=SC2086 # a word list
-	"$prog" -d "$dev" ${AXON_GPU_XFER_ARGS:-} || failures=$((failures + 1))
+	subtest "axon-gpu-xfer" "$prog" -d "$dev" ${AXON_GPU_XFER_ARGS:-}
 	;;
 safety)
-	"$prog" -d "$dev" --safety || failures=$((failures + 1))
+	subtest "axon-gpu-xfer --safety" "$prog" -d "$dev" --safety
 	# A dma-buf MR holds axon_gpu (the buffer's exporter) in memory.
 	hold=/tmp/gpu-hold.log
 	"$prog" -d "$dev" --hold 120 >$hold 2>&1 &
@@ -31,7 +35,7 @@ safety)
 	kill -USR1 $holder
 	wait $holder
 	rc=$?
-	cat $hold
+	diag "$(cat $hold)"
 	check "the MR deregisters after the refused rmmod" [ $rc -eq 0 ]
 	check "rmmod axon_gpu once the MR is gone" rmmod axon_gpu
 	check "insmod axon_gpu again" insmod "$AXON_GPU_KO"

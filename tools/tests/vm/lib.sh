@@ -1,17 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
-# Helpers for the tests that run inside the VMs (sourced).
+# Helpers for the tests that run inside the VMs (sourced). Results are
+# TAP, through tools/lib/tap.sh: plan, check, ok, not_ok, skip, subtest,
+# finish. Each script plans what the node it runs on will report.
 
-failures=0
-
-pass() { echo "PASS $*"; }
-fail() { echo "FAIL $*"; failures=$((failures + 1)); }
-
-# check NAME COMMAND...: PASS if COMMAND succeeds
-check() {
-	name=$1
-	shift
-	if "$@"; then pass "$name"; else fail "$name"; fi
-}
+. "$(dirname "$0")/../../lib/tap.sh"
 
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds, for at most
 # SECONDS (however long each try takes)
@@ -26,11 +18,11 @@ wait_for() {
 }
 
 # rmmod_refused MODULE WHY: rmmod MODULE must fail because the module is
-# in use (the kernel answers EWOULDBLOCK; rmmod says "in use")
+# in use (the kernel answers EWOULDBLOCK; rmmod says "in use"): two results
 rmmod_refused() {
 	out=$(rmmod "$1" 2>&1)
 	rc=$?
-	echo "rmmod: $out"
+	diag "rmmod: $out"
 	check "rmmod $1 $2 fails" [ $rc -ne 0 ]
 	case $out in
 	*"in use"*) busy=1 ;;
@@ -39,16 +31,15 @@ rmmod_refused() {
 	check "... because the module is in use" [ $busy -eq 1 ]
 }
 
+# quietly COMMAND...: COMMAND with its output discarded (for check: a
+# redirection after check would discard check's result line too)
+quietly() { "$@" >/dev/null 2>&1; }
+
 has_ibdev() { [ -e "/sys/class/infiniband/$1" ]; }
 no_ibdev() { [ ! -e "/sys/class/infiniband/$1" ]; }
 
 axon_bdf() {
 	basename "$(readlink -f /sys/class/infiniband/axon0/device)"
-}
-
-finish() {
-	echo "$failures failed"
-	[ "$failures" -eq 0 ]
 }
 
 # The net_device of axon0, and bringing it up: the RoCE port is active

@@ -5,6 +5,7 @@
 set -u
 . "$(dirname "$0")/lib.sh"
 
+plan 13
 cycles=20
 ok=1
 i=0
@@ -36,7 +37,7 @@ kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 check "reload after forced unload" insmod "$AXON_KO"
 check "axon0 back" axon_up
-check "verbs work after reload" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0 > /dev/null
+check "verbs work after reload" quietly "$AXON_REPO/tools/tests/axon-verbs-basic" axon0
 
 bdf=$(axon_bdf)
 echo 1 > "/sys/bus/pci/devices/$bdf/remove"

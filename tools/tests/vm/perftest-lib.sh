@@ -44,12 +44,11 @@ rdma_setup() {
 	echo "rdma device $RDMA_DEV ($AXON_NIC_MODEL), GID index $GID_IDX of $AXON_IP"
 }
 
-# pt_require_rdma: rdma_setup, or fail the run here
+# pt_require_rdma: rdma_setup, or stop the run here (before the plan)
 pt_require_rdma() {
 	rdma_setup && return 0
-	fail "rdma device with an active port and a RoCE v2 GID of $AXON_IP"
-	finish
-	exit
+	echo "Bail out! rdma device with an active port and a RoCE v2 GID of $AXON_IP"
+	exit 1
 }
 
 # PT_SIDE: what this node runs of each pt_run test

@@ -43,8 +43,20 @@ judge() {
 		fi
 	fi
 	[ -z "$row" ] || echo "$1: $row"
-	if [ $ok = 1 ]; then pass "$1 ($side)"; else fail "$1 ($side)"; fi
+	check "$1 ($side)" [ $ok = 1 ]
 }
+
+# PROGRAM SIZE ITERS PROGRAM-ARGS
+progs="ib_write_bw 65536 100
+ib_read_bw 65536 100
+ib_send_bw 65536 100
+ib_atomic_bw 8 200 -A FETCH_AND_ADD
+ib_atomic_bw 8 200 -A CMP_AND_SWAP
+ib_write_lat 8 200
+ib_read_lat 8 200
+ib_write_bw 8 200 -q 4
+ib_send_bw 4096 100 -q 2"
+plan $((1 + $(echo "$progs" | wc -l)))
 
 PT="-d $RDMA_DEV -x $GID_IDX -F"
 port=18515
@@ -64,23 +76,14 @@ done <<SIDES
 $(pt_sides)
 SIDES
 grep -h "iters in" "$PT_SRV_LOG" "$PT_CLI_LOG" 2>/dev/null | sed 's/^/ibv_rc_pingpong: /'
-if [ $ok = 1 ]; then pass "ibv_rc_pingpong -g $GID_IDX ($side)"; else fail "ibv_rc_pingpong -g $GID_IDX ($side)"; fi
+check "ibv_rc_pingpong -g $GID_IDX ($side)" [ $ok = 1 ]
 
-# PROGRAM SIZE ITERS PROGRAM-ARGS
 while read -r prog size iters args; do
 	port=$((port + 1))
 	# shellcheck disable=SC2086 # word lists
 	pt_run "$port-$prog" $port $prog $PT -s "$size" -n "$iters" $args
 	judge "$prog${args:+ $args}" "$size" "$iters"
 done <<EOF
-ib_write_bw 65536 100
-ib_read_bw 65536 100
-ib_send_bw 65536 100
-ib_atomic_bw 8 200 -A FETCH_AND_ADD
-ib_atomic_bw 8 200 -A CMP_AND_SWAP
-ib_write_lat 8 200
-ib_read_lat 8 200
-ib_write_bw 8 200 -q 4
-ib_send_bw 4096 100 -q 2
+$progs
 EOF
 finish

@@ -9,14 +9,19 @@ set -u
 
 dev=$(rdma_dev) || exit 1
 hw=/sys/class/infiniband/$dev/ports/1/hw_counters
+case $dev in
+axon*) plan 4 ;;
+*) plan 3 ;;
+esac
 tx0=$(cat "$hw/tx_pkts" 2>/dev/null)
-"$AXON_REPO/tools/tests/axon-verbs-badinput" "$dev" || failures=$((failures + 1))
-"$AXON_REPO/tools/axon-rdma-integrity" -d "$dev" --quick --loopback \
-	--only 'send 4097*' || failures=$((failures + 1))
+subtest "axon-verbs-badinput" "$AXON_REPO/tools/tests/axon-verbs-badinput" "$dev"
+subtest "axon-rdma-integrity --only 'send 4097*'" \
+	"$AXON_REPO/tools/axon-rdma-integrity" -d "$dev" --quick --loopback \
+	--only 'send 4097*'
 case $dev in
 axon*)
 	tx1=$(cat "$hw/tx_pkts")
-	echo "tx_pkts $tx0 -> $tx1"
+	diag "tx_pkts $tx0 -> $tx1"
 	check "$dev: hw counter tx_pkts grew with the traffic" \
 		[ "${tx1:-0}" -gt "${tx0:-0}" ]
 	;;

@@ -27,25 +27,30 @@ list_qpns() {
 	done
 }
 
+counters="duplicate_requests out_of_sequence stray_drops rx_drops"
 if [ "$AXON_NODE" = 0 ]; then
-	for c in duplicate_requests out_of_sequence stray_drops rx_drops; do
+	# the subtest, the forger's two, one a counter, kernel_quiet
+	plan $((4 + $(echo $counters | wc -w)))
+	for c in $counters; do
 		eval "before_$c=\$(counter $c)"
 	done
 	list_qpns &
 	lister=$!
 	touch "$AXON_OUT/ready-for-frames"
+else
+	plan 2
 fi
 # shellcheck disable=SC2086 # a word list
-"$AXON_REPO/tools/axon-rdma-integrity" -d "$dev" ${AXON_RDMA_ARGS:---soak 30} ||
-	failures=$((failures + 1))
+subtest "axon-rdma-integrity" \
+	"$AXON_REPO/tools/axon-rdma-integrity" -d "$dev" ${AXON_RDMA_ARGS:---soak 30}
 if [ "$AXON_NODE" = 0 ]; then
 	kill "$lister"
 	touch "$AXON_OUT/forge-stop"
 	check "the host forged frames" wait_for 60 test -s "$AXON_OUT/forged"
-	cat "$AXON_OUT/forged"
+	diag "$(cat "$AXON_OUT/forged")"
 	live=$(sed -n 's/^forged_live=//p' "$AXON_OUT/forged")
 	check "frames were aimed at live QPs (${live:-0})" [ "${live:-0}" -gt 0 ]
-	for c in duplicate_requests out_of_sequence stray_drops rx_drops; do
+	for c in $counters; do
 		eval "b=\$before_$c"
 		n=$(($(counter "$c") - b))
 		check "$c counted forged frames ($n)" [ "$n" -gt 0 ]

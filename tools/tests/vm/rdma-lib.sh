@@ -20,11 +20,11 @@ rdma_dev() {
 	dev=${AXON_RDMA_DEV:-axon0}
 	if [ "$dev" = rxe0 ] && ! has_ibdev rxe0 && ! { modprobe rdma_rxe &&
 		rdma link add rxe0 type rxe netdev "$AXON_NETDEV"; }; then
-		echo "FAIL rxe0 on $AXON_NETDEV" >&2
+		echo "Bail out! rxe0 on $AXON_NETDEV" >&2
 		return 1
 	fi
 	wait_for 20 rdma_ready "$dev" ||
-		{ echo "FAIL $dev: port active with an IPv4 RoCE v2 GID" >&2; return 1; }
+		{ echo "Bail out! $dev: port active with an IPv4 RoCE v2 GID" >&2; return 1; }
 	echo "$dev"
 }
 
