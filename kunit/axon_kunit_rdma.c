@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: the RDMA verbs helpers (drivers/axon/axon_util.c): MR page lists
+ * KUnit: the RDMA verbs helpers (drivers/axon/axon_*.c): MR page lists
  * built from a umem's DMA blocks (pinned pages and dma-buf style DMA-only
  * tables), widened counters, MR access flags, CQ depth, QP queue
  * geometry, the create_cq/create_qp udata checks, ib_qp_attr ->
@@ -11,8 +11,13 @@
 #include <linux/sizes.h>
 #include <rdma/ib_umem.h>
 
+#include "axon_cqe.h"
+#include "axon_dev_attr.h"
 #include "axon_kunit.h"
-#include "axon_util.h"
+#include "axon_mr_attr.h"
+#include "axon_qp_attr.h"
+#include "axon_udata.h"
+#include "axon_wqe.h"
 
 /* ---- MR page lists ------------------------------------------------------ */
 

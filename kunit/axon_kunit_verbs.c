@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: the conversions the verbs layer makes (drivers/axon/axon_util.c):
+ * KUnit: the conversions the verbs layer makes (drivers/axon/axon_*.c):
  * MTU, link speed, firmware version, GID type, the alloc_ucontext request
  * check, and the IPv4-mapped GIDs the RDMA core builds from the netdev's
  * addresses and the device gets in SET_GID.
@@ -12,8 +12,9 @@
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
+#include "axon_dev_attr.h"
 #include "axon_kunit.h"
-#include "axon_util.h"
+#include "axon_udata.h"
 
 /* ---- MTU -------------------------------------------------------------------- */
 
