@@ -11,7 +11,8 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
-#include "axon_util.h"
+#include "axon_cqe.h"
+#include "axon_udata.h"
 
 static struct axon_cq_dbrec *axon_cq_dbrec(struct axon_cq *cq)
 {

@@ -15,7 +15,7 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
-#include "axon_util.h"
+#include "axon_dev_attr.h"
 
 #define AXON_RESET_TIMEOUT_US	(1000 * 1000)
 #define AXON_ENABLE_TIMEOUT_US	(1000 * 1000)

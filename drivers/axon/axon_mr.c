@@ -37,7 +37,7 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
-#include "axon_util.h"
+#include "axon_mr_attr.h"
 
 struct axon_pbl {
 	u32 levels;

@@ -15,7 +15,7 @@
 
 #include "axon.h"
 #include "axon_eth.h"
-#include "axon_util.h"
+#include "axon_dev_attr.h"
 
 #define AXON_ETH_RING_DEPTH	256
 #define AXON_ETH_SPEED_MBPS	100000

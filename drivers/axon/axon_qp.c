@@ -17,7 +17,10 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
-#include "axon_util.h"
+#include "axon_cqe.h"
+#include "axon_qp_attr.h"
+#include "axon_udata.h"
+#include "axon_wqe.h"
 
 static int axon_check_create_qp(struct axon_dev *adev,
 				const struct ib_qp_init_attr *init_attr,

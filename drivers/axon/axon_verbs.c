@@ -15,7 +15,8 @@
 
 #include "axon.h"
 #include "axon_cmds.h"
-#include "axon_util.h"
+#include "axon_dev_attr.h"
+#include "axon_udata.h"
 
 static void axon_get_dev_fw_str(struct ib_device *ibdev, char *str)
 {

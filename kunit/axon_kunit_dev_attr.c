@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: the conversions the verbs layer makes (drivers/axon/axon_util.c):
- * MTU, link speed, firmware version, GID type, the alloc_ucontext request
- * check, and the IPv4-mapped GIDs the RDMA core builds from the netdev's
- * addresses and the device gets in SET_GID.
+ * KUnit: the device and port values the verbs report
+ * (drivers/axon/axon_dev_attr.c): MTU, link speed, firmware version, GID
+ * type, widened counters, and the IPv4-mapped GIDs the RDMA core builds
+ * from the netdev's addresses and the device gets in SET_GID.
  */
 
 #include <linux/in.h>
@@ -12,8 +12,8 @@
 #include <net/ipv6.h>
 #include <rdma/ib_addr.h>
 
+#include "axon_dev_attr.h"
 #include "axon_kunit.h"
-#include "axon_util.h"
 
 /* ---- MTU -------------------------------------------------------------------- */
 
@@ -158,42 +158,6 @@ static void axon_gid_type_test(struct kunit *test)
 	KUNIT_EXPECT_NE(test, axon_gid_type(c->type), AXON_GID_TYPE_NONE);
 }
 
-/* ---- alloc_ucontext request ----------------------------------------------------- */
-
-struct axon_ucontext_case {
-	const char *name;
-	u32 comp_mask;
-	u32 reserved;
-	bool tail_zero;
-	int err;
-};
-
-static const struct axon_ucontext_case axon_ucontext_cases[] = {
-	{ "empty or zero request", 0, 0, true, 0 },
-	{ "comp_mask bit 0", 0x1, 0, true, -EOPNOTSUPP },
-	{ "comp_mask bit 31", 0x80000000, 0, true, -EOPNOTSUPP },
-	{ "reserved set", 0, 0x1, true, -EOPNOTSUPP },
-	{ "longer request, zero-padded", 0, 0, true, 0 },
-	{ "longer request, non-zero tail", 0, 0, false, -EINVAL },
-	{ "non-zero tail and comp_mask", 0x1, 0, false, -EINVAL },
-};
-
-AXON_KUNIT_DESC(axon_ucontext_case)
-KUNIT_ARRAY_PARAM(axon_ucontext, axon_ucontext_cases,
-		  axon_ucontext_case_desc);
-
-static void axon_ucontext_req_test(struct kunit *test)
-{
-	const struct axon_ucontext_case *c = test->param_value;
-	struct axon_alloc_ucontext_req req = {
-		.comp_mask = c->comp_mask,
-		.reserved = c->reserved,
-	};
-
-	KUNIT_EXPECT_EQ(test, axon_check_ucontext_req(&req, c->tail_zero),
-			c->err);
-}
-
 /* ---- IPv4-mapped GIDs ----------------------------------------------------------- */
 
 struct axon_gid_ip_case {
@@ -253,22 +217,41 @@ static void axon_gid_ipv6_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, out.ss_family, AF_INET6);
 }
 
-static struct kunit_case axon_verbs_cases[] = {
+/* ---- widened counters --------------------------------------------------- */
+
+static void axon_counter_widen_test(struct kunit *test)
+{
+	u64 sum = 0;
+	u32 last = 0;
+
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 10), 10);
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 10), 10);
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, U32_MAX),
+			(u64)U32_MAX);
+	/* the register wraps: the sum goes on */
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 5),
+			(u64)U32_MAX + 6);
+	KUNIT_EXPECT_EQ(test, last, 5);
+	KUNIT_EXPECT_EQ(test, axon_counter_widen(&sum, &last, 4),
+			(u64)U32_MAX + 6 + U32_MAX);
+}
+
+static struct kunit_case axon_dev_attr_cases[] = {
 	KUNIT_CASE_PARAM(axon_mtu_test, axon_mtu_gen_params),
 	KUNIT_CASE_PARAM(axon_speed_test, axon_speed_gen_params),
 	KUNIT_CASE_PARAM(axon_fw_ver_test, axon_fw_gen_params),
 	KUNIT_CASE_PARAM(axon_fw_string_test, axon_fw_gen_params),
 	KUNIT_CASE(axon_fw_string_short_test),
 	KUNIT_CASE_PARAM(axon_gid_type_test, axon_gid_type_gen_params),
-	KUNIT_CASE_PARAM(axon_ucontext_req_test, axon_ucontext_gen_params),
 	KUNIT_CASE_PARAM(axon_gid_ipv4_test, axon_gid_ip_gen_params),
 	KUNIT_CASE(axon_gid_ipv6_test),
+	KUNIT_CASE(axon_counter_widen_test),
 	{}
 };
 
-static struct kunit_suite axon_verbs_suite = {
-	.name = "axon_verbs",
-	.test_cases = axon_verbs_cases,
+static struct kunit_suite axon_dev_attr_suite = {
+	.name = "axon_dev_attr",
+	.test_cases = axon_dev_attr_cases,
 };
 
-kunit_test_suite(axon_verbs_suite);
+kunit_test_suite(axon_dev_attr_suite);

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon: a memory region as the device takes it: page size and count,
+ * page list, access bits.
+ * Shared by axon.ko and the KUnit suites (see axon_mr_attr.h).
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+
+#include "axon_compat.h"
+#include "axon_mr_attr.h"
+
+/*
+ * Write the DMA addresses of the pgsz blocks covering @umem into page list
+ * leaves of AXON_PBL_LEAF_ENTRIES entries (a 1-level list is one leaf).
+ * pgsz comes from ib_umem_find_best_pgsz(), so every block is pgsz
+ * aligned and the first one holds the umem's iova offset. -EINVAL unless
+ * the umem is exactly @npages blocks.
+ */
+int axon_pbl_fill(struct ib_umem *umem, unsigned long pgsz,
+		  __le64 *const *leaves, size_t npages)
+{
+	struct ib_block_iter biter;
+	size_t i = 0;
+
+	rdma_umem_for_each_dma_block(umem, &biter, pgsz) {
+		if (i == npages)
+			return -EINVAL;
+		leaves[i / AXON_PBL_LEAF_ENTRIES][i % AXON_PBL_LEAF_ENTRIES] =
+			cpu_to_le64(rdma_block_iter_dma_address(&biter));
+		i++;
+	}
+	return i == npages ? 0 : -EINVAL;
+}
+
+/*
+ * The device page size and page count for @umem at @iova: the largest
+ * size of @pgsz_bitmap its DMA layout allows. -EINVAL when none fits or
+ * the list would be longer than the device takes.
+ */
+int axon_mr_layout(struct ib_umem *umem, unsigned long pgsz_bitmap, u64 iova,
+		   unsigned long *pgsz, size_t *npages)
+{
+	*pgsz = ib_umem_find_best_pgsz(umem, pgsz_bitmap, iova);
+	if (!*pgsz)
+		return -EINVAL;
+	*npages = ib_umem_num_dma_blocks(umem, *pgsz);
+	return *npages > AXON_MR_MAX_PAGES ? -EINVAL : 0;
+}
+
+/* The device's access bits have the values of enum ib_access_flags. */
+u32 axon_mr_access(int ib_access)
+{
+	return ib_access & AXON_ACCESS_ALL;
+}
+
+/*
+ * MR access flags: the four the device enforces; optional ones (relaxed
+ * ordering) may be ignored. Remote write or atomic without local write is
+ * invalid, anything else (MW bind, on demand, zero based) unsupported.
+ */
+int axon_check_mr_access(int ib_access)
+{
+	if (ib_access & ~(AXON_IB_ACCESS | IB_ACCESS_OPTIONAL))
+		return -EOPNOTSUPP;
+	if (ib_access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) &&
+	    !(ib_access & IB_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	return 0;
+}

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon: checks of the udata userspace passes with a uverbs request
+ * (alloc_ucontext, create_cq, create_qp).
+ * Shared by axon.ko and the KUnit suites (see axon_udata.h).
+ */
+
+#include <linux/errno.h>
+
+#include "axon_udata.h"
+
+/*
+ * Check an alloc_ucontext request. @req holds the request as far as
+ * userspace sent it, zero-filled (older, shorter requests are fine);
+ * @tail_zero says whether every byte userspace sent beyond @req is zero
+ * (a newer library may send a longer, zero-padded request).
+ */
+int axon_check_ucontext_req(const struct axon_alloc_ucontext_req *req,
+			    bool tail_zero)
+{
+	if (!tail_zero)
+		return -EINVAL;
+	if (req->comp_mask || req->reserved)
+		return -EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * create_cq udata: no request is defined, so whatever userspace sends
+ * must be zero (@in_zero); the response must fit.
+ */
+int axon_check_create_cq_udata(bool in_zero, size_t outlen)
+{
+	if (!in_zero || outlen < sizeof(struct axon_create_cq_resp))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * create_qp udata: @req as far as userspace sent it, zero-filled;
+ * @tail_zero: every byte beyond it is zero; the response must fit.
+ */
+int axon_check_create_qp_req(const struct axon_create_qp_req *req,
+			     bool tail_zero, size_t outlen)
+{
+	if (!tail_zero || outlen < sizeof(struct axon_create_qp_resp))
+		return -EINVAL;
+	if (req->comp_mask || req->reserved)
+		return -EOPNOTSUPP;
+	return 0;
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon: kernel work requests as send and receive queue entries (WQEs).
+ * Shared by axon.ko and the KUnit suites (see axon_wqe.h).
+ */
+
+#include <linux/errno.h>
+#include <linux/kernel.h>
+#include <linux/string.h>
+
+#include "axon_wqe.h"
+
+/* The device's opcode for a send work request, or -EINVAL. */
+static int axon_wr_opcode(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_RDMA_WRITE:
+		return AXON_WR_RDMA_WRITE;
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return AXON_WR_RDMA_WRITE_IMM;
+	case IB_WR_SEND:
+		return AXON_WR_SEND;
+	case IB_WR_SEND_WITH_IMM:
+		return AXON_WR_SEND_IMM;
+	case IB_WR_RDMA_READ:
+		return AXON_WR_RDMA_READ;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+		return AXON_WR_ATOMIC_CMP_SWP;
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		return AXON_WR_ATOMIC_FETCH_ADD;
+	default:
+		return -EINVAL;
+	}
+}
+
+static void axon_write_sges(struct axon_sge *dst, const struct ib_sge *sg,
+			    int num_sge)
+{
+	int i;
+
+	for (i = 0; i < num_sge; i++) {
+		dst[i].addr = cpu_to_le64(sg[i].addr);
+		dst[i].length = cpu_to_le32(sg[i].length);
+		dst[i].lkey = cpu_to_le32(sg[i].lkey);
+	}
+}
+
+/*
+ * A kernel send work request as a WQE in @slot (the whole slot is
+ * written). Inline data is copied from the SGEs' kernel virtual
+ * addresses, as IB_SEND_INLINE means for kernel consumers.
+ */
+int axon_build_send_wqe(const struct ib_send_wr *wr, void *slot,
+			u32 slot_size, u32 max_sge, u32 max_inline,
+			bool sig_all)
+{
+	struct axon_send_wqe *wqe = slot;
+	u8 *payload = slot + sizeof(*wqe);
+	int opcode = axon_wr_opcode(wr->opcode);
+	u32 len = 0;
+	int i;
+
+	if (opcode < 0 || wr->num_sge < 0 || wr->num_sge > max_sge)
+		return -EINVAL;
+
+	memset(slot, 0, slot_size);
+	wqe->opcode = opcode;
+	if (wr->send_flags & IB_SEND_SIGNALED || sig_all)
+		wqe->flags |= AXON_WQE_SIGNALED;
+	if (wr->send_flags & IB_SEND_SOLICITED)
+		wqe->flags |= AXON_WQE_SOLICITED;
+	if (wr->send_flags & IB_SEND_FENCE)
+		wqe->flags |= AXON_WQE_FENCE;
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	if (wr->opcode == IB_WR_SEND_WITH_IMM ||
+	    wr->opcode == IB_WR_RDMA_WRITE_WITH_IMM)
+		wqe->imm_data = wr->ex.imm_data;
+
+	switch (wr->opcode) {
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+	case IB_WR_RDMA_READ:
+		wqe->remote_addr = cpu_to_le64(rdma_wr(wr)->remote_addr);
+		wqe->rkey = cpu_to_le32(rdma_wr(wr)->rkey);
+		break;
+	case IB_WR_ATOMIC_CMP_AND_SWP:
+	case IB_WR_ATOMIC_FETCH_AND_ADD:
+		wqe->remote_addr = cpu_to_le64(atomic_wr(wr)->remote_addr);
+		wqe->rkey = cpu_to_le32(atomic_wr(wr)->rkey);
+		wqe->compare_add = cpu_to_le64(atomic_wr(wr)->compare_add);
+		wqe->swap = cpu_to_le64(atomic_wr(wr)->swap);
+		break;
+	default:
+		break;
+	}
+
+	if (wr->send_flags & IB_SEND_INLINE &&
+	    wr->opcode != IB_WR_RDMA_READ &&
+	    wr->opcode != IB_WR_ATOMIC_CMP_AND_SWP &&
+	    wr->opcode != IB_WR_ATOMIC_FETCH_AND_ADD) {
+		for (i = 0; i < wr->num_sge; i++) {
+			if (wr->sg_list[i].length > max_inline - len)
+				return -EINVAL;
+			memcpy(payload + len,
+			       (void *)(uintptr_t)wr->sg_list[i].addr,
+			       wr->sg_list[i].length);
+			len += wr->sg_list[i].length;
+		}
+		wqe->flags |= AXON_WQE_INLINE;
+		wqe->inline_len = cpu_to_le32(len);
+		return 0;
+	}
+	wqe->num_sge = wr->num_sge;
+	axon_write_sges((struct axon_sge *)payload, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+/* A kernel receive work request as a WQE in @slot. */
+int axon_build_recv_wqe(const struct ib_recv_wr *wr, void *slot, u32 max_sge)
+{
+	struct axon_recv_wqe *wqe = slot;
+
+	if (wr->num_sge < 0 || wr->num_sge > max_sge)
+		return -EINVAL;
+	memset(wqe, 0, sizeof(*wqe));
+	wqe->wr_id = cpu_to_le64(wr->wr_id);
+	wqe->num_sge = wr->num_sge;
+	axon_write_sges(slot + sizeof(*wqe), wr->sg_list, wr->num_sge);
+	return 0;
+}

@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * KUnit: the checks of the udata of uverbs requests
+ * (drivers/axon/axon_udata.c): alloc_ucontext, create_cq, create_qp.
+ */
+
+#include "axon_kunit.h"
+#include "axon_udata.h"
+
+/* ---- alloc_ucontext request ----------------------------------------------------- */
+
+struct axon_ucontext_case {
+	const char *name;
+	u32 comp_mask;
+	u32 reserved;
+	bool tail_zero;
+	int err;
+};
+
+static const struct axon_ucontext_case axon_ucontext_cases[] = {
+	{ "empty or zero request", 0, 0, true, 0 },
+	{ "comp_mask bit 0", 0x1, 0, true, -EOPNOTSUPP },
+	{ "comp_mask bit 31", 0x80000000, 0, true, -EOPNOTSUPP },
+	{ "reserved set", 0, 0x1, true, -EOPNOTSUPP },
+	{ "longer request, zero-padded", 0, 0, true, 0 },
+	{ "longer request, non-zero tail", 0, 0, false, -EINVAL },
+	{ "non-zero tail and comp_mask", 0x1, 0, false, -EINVAL },
+};
+
+AXON_KUNIT_DESC(axon_ucontext_case)
+KUNIT_ARRAY_PARAM(axon_ucontext, axon_ucontext_cases,
+		  axon_ucontext_case_desc);
+
+static void axon_ucontext_req_test(struct kunit *test)
+{
+	const struct axon_ucontext_case *c = test->param_value;
+	struct axon_alloc_ucontext_req req = {
+		.comp_mask = c->comp_mask,
+		.reserved = c->reserved,
+	};
+
+	KUNIT_EXPECT_EQ(test, axon_check_ucontext_req(&req, c->tail_zero),
+			c->err);
+}
+
+/* ---- create_cq udata --------------------------------------------------- */
+
+struct axon_cq_udata_case {
+	const char *name;
+	bool in_zero;
+	size_t outlen;
+	int err;
+};
+
+static const struct axon_cq_udata_case axon_cq_udata_cases[] = {
+	{ "no request, full response", true, sizeof(struct axon_create_cq_resp),
+	  0 },
+	{ "longer response buffer", true, 256, 0 },
+	{ "non-zero request", false, sizeof(struct axon_create_cq_resp),
+	  -EINVAL },
+	{ "response too short", true, sizeof(struct axon_create_cq_resp) - 1,
+	  -EINVAL },
+	{ "no response", true, 0, -EINVAL },
+};
+
+AXON_KUNIT_DESC(axon_cq_udata_case)
+KUNIT_ARRAY_PARAM(axon_cq_udata, axon_cq_udata_cases,
+		  axon_cq_udata_case_desc);
+
+static void axon_cq_udata_test(struct kunit *test)
+{
+	const struct axon_cq_udata_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, axon_check_create_cq_udata(c->in_zero,
+							 c->outlen), c->err);
+}
+
+/* ---- create_qp udata --------------------------------------------------- */
+
+struct axon_qp_req_case {
+	const char *name;
+	u32 comp_mask;
+	u32 reserved;
+	bool tail_zero;
+	size_t outlen;
+	int err;
+};
+
+#define AXON_QP_RESP_LEN sizeof(struct axon_create_qp_resp)
+
+static const struct axon_qp_req_case axon_qp_req_cases[] = {
+	{ "zero request", 0, 0, true, AXON_QP_RESP_LEN, 0 },
+	{ "longer response buffer", 0, 0, true, AXON_QP_RESP_LEN + 8, 0 },
+	{ "comp_mask bit 0", 1, 0, true, AXON_QP_RESP_LEN, -EOPNOTSUPP },
+	{ "reserved set", 0, 0x80000000, true, AXON_QP_RESP_LEN,
+	  -EOPNOTSUPP },
+	{ "non-zero trailing bytes", 0, 0, false, AXON_QP_RESP_LEN, -EINVAL },
+	{ "response too short", 0, 0, true, AXON_QP_RESP_LEN - 8, -EINVAL },
+	{ "no response", 0, 0, true, 0, -EINVAL },
+};
+
+AXON_KUNIT_DESC(axon_qp_req_case)
+KUNIT_ARRAY_PARAM(axon_qp_req, axon_qp_req_cases, axon_qp_req_case_desc);
+
+static void axon_qp_req_test(struct kunit *test)
+{
+	const struct axon_qp_req_case *c = test->param_value;
+	struct axon_create_qp_req req = {
+		.comp_mask = c->comp_mask,
+		.reserved = c->reserved,
+	};
+
+	KUNIT_EXPECT_EQ(test, axon_check_create_qp_req(&req, c->tail_zero,
+						       c->outlen), c->err);
+}
+
+static struct kunit_case axon_udata_cases[] = {
+	KUNIT_CASE_PARAM(axon_ucontext_req_test, axon_ucontext_gen_params),
+	KUNIT_CASE_PARAM(axon_cq_udata_test, axon_cq_udata_gen_params),
+	KUNIT_CASE_PARAM(axon_qp_req_test, axon_qp_req_gen_params),
+	{}
+};
+
+static struct kunit_suite axon_udata_suite = {
+	.name = "axon_udata",
+	.test_cases = axon_udata_cases,
+};
+
+kunit_test_suite(axon_udata_suite);
