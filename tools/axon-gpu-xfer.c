@@ -50,7 +50,7 @@
 #include <infiniband/verbs.h>
 #include <axon/axon_gpu.h>
 
-#include "axon-rdma-common.h"
+#include "rdma-xfer.h"
 #include "tap.h"
 
 #define MR_OFF		(3u * 4096)	/* dma-buf offset of the data MR */
@@ -70,25 +70,14 @@ enum { GPU, HOST, NMEM };
 static const char *const mem_name[NMEM] = { "gpu", "host" };
 
 static struct {
-	const char *dev, *gpu;
-	int gid_index;
+	struct xfer_opts x;
+	const char *gpu;
 	bool quick, demo;
 	unsigned int kv_blocks;
-	double timeout;
-	int tcp_port;
-} opt = { .gpu = AXON_GPU_DEV_PREFIX "0", .gid_index = -1, .kv_blocks = 2048,
-	  .timeout = 60, .tcp_port = TCP_PORT };
+} opt = { .x = { .gid_index = -1, .timeout = 60, .tcp_port = TCP_PORT },
+	  .gpu = AXON_GPU_DEV_PREFIX "0", .kv_blocks = 2048 };
 
 /* ---- patterns ------------------------------------------------------------ */
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static void gen(uint8_t *p, uint64_t n, uint64_t seed)
 {
@@ -283,7 +272,7 @@ struct side {
 
 static void side_open(struct side *s)
 {
-	rdma_open(&s->d, &opt.dev, opt.gid_index);
+	rdma_open(&s->d, &opt.x.dev, opt.x.gid_index);
 	s->pd = ibv_alloc_pd(s->d.ctx);
 	if (!s->pd)
 		die("setup: ibv_alloc_pd: %s", strerror(errno));
@@ -380,7 +369,7 @@ static void qp_connect(struct side *s, const struct qp_info *peer)
 /* One completion from cq within the timeout (false: none came). */
 static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	double end = now() + opt.timeout;
+	double end = now() + opt.x.timeout;
 	unsigned int idle = 0;
 	int n;
 
@@ -404,7 +393,7 @@ static uint64_t hw_counter(const char *name)
 	FILE *f;
 
 	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", opt.dev,
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", opt.x.dev,
 		 name);
 	f = fopen(path, "r");
 	if (!f || fscanf(f, "%" SCNu64, &v) != 1)
@@ -506,7 +495,7 @@ static bool agent_wait(struct side *s, const struct req *r, char *why,
 
 	if (!poll_one(s->rcq, &wc)) {
 		snprintf(why, whylen, "no receive completion in %.0f s",
-			 opt.timeout);
+			 opt.x.timeout);
 		return false;
 	}
 	if (wc.status != IBV_WC_SUCCESS || wc.opcode != want ||
@@ -535,7 +524,7 @@ static bool agent_kv(struct side *s, const struct req *r, char *why,
 	char w[200];
 
 	if (!poll_one(s->rcq, &wc)) {
-		snprintf(why, whylen, "no notification in %.0f s", opt.timeout);
+		snprintf(why, whylen, "no notification in %.0f s", opt.x.timeout);
 		ok = false;
 	} else if (wc.status != IBV_WC_SUCCESS ||
 		   wc.opcode != IBV_WC_RECV_RDMA_WITH_IMM ||
@@ -843,7 +832,7 @@ static void xfer(struct env *e, enum ibv_wr_opcode op, int lmem, int rmem,
 		return;
 	}
 	if (!poll_one(e->s.scq, &wc)) {
-		snprintf(why, sizeof(why), "no completion in %.0f s", opt.timeout);
+		snprintf(why, sizeof(why), "no completion in %.0f s", opt.x.timeout);
 		report(e, false, name, why);
 		connect_qps(e);
 		return;
@@ -1016,12 +1005,12 @@ static int requester(struct env *e)
 
 	e->s.seed = 0x243f6a8885a308d3ULL;
 	if (e->s.d.port.max_msg_sz < sizes[n - 1])
-		die("setup: %s max_msg_sz %u < %" PRIu64, opt.dev,
+		die("setup: %s max_msg_sz %u < %" PRIu64, opt.x.dev,
 		    e->s.d.port.max_msg_sz, sizes[n - 1]);
 	/* one result per latency(), xfer() and kv_batch() */
 	tap_plan(2 + (opt.demo ? 5 : 4 * n + 5 * ((n + 2) / 3) + 1));
 	tap_diag("%s, GPU %s, MR at dma-buf offset %u, iova 0x%" PRIx64 ", %s",
-		 opt.dev, opt.gpu, MR_OFF, e->s.m[GPU].addr,
+		 opt.x.dev, opt.gpu, MR_OFF, e->s.m[GPU].addr,
 		 opt.quick ? "quick" : "full");
 	connect_qps(e);
 	latency(e, IBV_WR_RDMA_WRITE, 100);
@@ -1088,7 +1077,7 @@ static int one(struct side *x, enum ibv_wr_opcode op, uint64_t laddr,
 	if (ibv_post_send(x->qp, &wr, &bad))
 		die("ibv_post_send: %s", strerror(errno));
 	if (!poll_one(x->scq, &wc))
-		die("no completion in %.0f s", opt.timeout);
+		die("no completion in %.0f s", opt.x.timeout);
 	return wc.status;
 }
 
@@ -1280,7 +1269,7 @@ static void s_move(struct side *x, struct side *y, bool local)
 	rc = gpu_move(g->fd);
 	for (i = 0; i < MV_N; i++) {
 		if (!poll_one(x->scq, &wc))
-			die("%s: no completion in %.0f s", name, opt.timeout);
+			die("%s: no completion in %.0f s", name, opt.x.timeout);
 		st = wc.status;
 		if (st == IBV_WC_SUCCESS && !failed)
 			done++;
@@ -1445,7 +1434,7 @@ static void s_move_storm(struct side *x, struct side *y)
 		for (i = 0; i < ST_N; i++) {
 			if (!poll_one(x->scq, &wc))
 				die("%s: no completion in %.0f s", name,
-				    opt.timeout);
+				    opt.x.timeout);
 			good[wc.wr_id] = wc.status == IBV_WC_SUCCESS;
 			if (wc.status == IBV_WC_SUCCESS) {
 				ok_n++;
@@ -1531,7 +1520,7 @@ static int safety(void)
 	y.seed = 2;
 	pair_connect(&x, &y);
 	tap_plan(SAFETY_CHECKS);
-	tap_diag("safety on %s, GPU %s", opt.dev, opt.gpu);
+	tap_diag("safety on %s, GPU %s", opt.x.dev, opt.gpu);
 	s_ebadf(&y);
 	s_dereg_fd_open(&x, &y);
 	s_close_first(&x, &y);
@@ -1558,7 +1547,7 @@ static int hold(unsigned int secs)
 	struct gbuf g;
 	int st;
 
-	rdma_open(&d, &opt.dev, opt.gid_index);
+	rdma_open(&d, &opt.x.dev, opt.x.gid_index);
 	pd = ibv_alloc_pd(d.ctx);
 	if (!pd)
 		die("ibv_alloc_pd: %s", strerror(errno));
@@ -1627,54 +1616,43 @@ int main(int argc, char **argv)
 		{ "quick", no_argument, NULL, 'q' },
 		{ "demo", no_argument, NULL, 'D' },
 		{ "kv-blocks", required_argument, NULL, 'k' },
-		{ "server", no_argument, NULL, 's' },
-		{ "client", required_argument, NULL, 'c' },
-		{ "loopback", no_argument, NULL, 'l' },
 		{ "safety", no_argument, NULL, 'S' },
 		{ "hold", required_argument, NULL, 'H' },
-		{ "tcp-port", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 't' },
-		{ "help", no_argument, NULL, 'h' },
+		XFER_LONG_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct side a;
 	static struct env e;
-	const char *peer = NULL;
 	unsigned int secs = 0;
-	char mode = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:g:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, XFER_SHORT_OPTS, lopts, NULL)) != -1) {
+		if (xfer_opt(&opt.x, c, optarg))
+			continue;
 		switch (c) {
-		case 'd': opt.dev = optarg; break;
-		case 'g': opt.gid_index = atoi(optarg); break;
 		case 'G': opt.gpu = optarg; break;
 		case 'q': opt.quick = true; break;
 		case 'D': opt.demo = true; break;
 		case 'k': opt.kv_blocks = atoi(optarg); break;
-		case 's': case 'l': case 'S': mode = c; break;
-		case 'c': mode = 'c'; peer = optarg; break;
-		case 'H': mode = 'H'; secs = atoi(optarg); break;
-		case 'p': opt.tcp_port = atoi(optarg); break;
-		case 't': opt.timeout = atof(optarg); break;
+		case 'S': opt.x.mode = 'S'; break;
+		case 'H': opt.x.mode = 'H'; secs = atoi(optarg); break;
 		default: usage();
 		}
 	}
 	if (optind != argc || !opt.kv_blocks)
 		usage();
-	if (!mode)	/* under tools/axon-vm: node 0 serves, node 1 connects */
-		mode = vm_role(&peer);
+	xfer_role(&opt.x);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	switch (mode) {
+	switch (opt.x.mode) {
 	case 's':
 		side_open(&a);
 		a.seed = 7;
-		a.fd = ctl_accept(opt.tcp_port);
+		a.fd = ctl_accept(opt.x.tcp_port);
 		return agent_run(&a);
 	case 'c':
-		e.s.fd = ctl_connect(peer, opt.tcp_port);
+		e.s.fd = ctl_connect(opt.x.peer, opt.x.tcp_port);
 		side_open(&e.s);
-		tap_diag("client, server at %s", peer);
+		tap_diag("client, server at %s", opt.x.peer);
 		return requester(&e);
 	case 'S':
 		return safety();

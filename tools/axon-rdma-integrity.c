@@ -58,7 +58,7 @@
 
 #include <infiniband/verbs.h>
 
-#include "axon-rdma-common.h"
+#include "rdma-xfer.h"
 #include "tap.h"
 
 #define MAX_QP		16
@@ -75,15 +75,12 @@
 #define LATE_RECV_MS	300
 
 static struct {
-	const char *dev;
-	int gid_index;		/* -1: the first RoCE v2 GID with an IPv4 address */
+	struct xfer_opts x;
 	bool quick;
 	bool lossy;
 	const char *only;
-	double timeout;
 	double soak;
-	int tcp_port;
-} opt = { .gid_index = -1, .timeout = 60, .tcp_port = TCP_PORT };
+} opt = { .x = { .gid_index = -1, .timeout = 60, .tcp_port = TCP_PORT } };
 
 /* ---- patterns --------------------------------------------------------- */
 
@@ -91,15 +88,6 @@ struct gen {
 	uint64_t s, word;
 	unsigned int left;
 };
-
-static uint64_t splitmix(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-	return z ^ (z >> 31);
-}
 
 static void gen_bytes(struct gen *g, uint8_t *p, uint64_t n)
 {
@@ -266,7 +254,7 @@ static void side_open(struct side *s)
 {
 	size_t len = AREA + 2 * GUARD;
 
-	rdma_open(&s->d, &opt.dev, opt.gid_index);
+	rdma_open(&s->d, &opt.x.dev, opt.x.gid_index);
 	s->pd = ibv_alloc_pd(s->d.ctx);
 	s->pd2 = ibv_alloc_pd(s->d.ctx);
 	if (!s->pd || !s->pd2)
@@ -725,7 +713,7 @@ static bool agent_check(struct agent *a, bool quick, char *why, size_t whylen)
 {
 	int64_t last[MAX_QP];
 	unsigned int i, want = 0, got = 0, idle = 0;
-	double end = now() + (quick ? 1 : opt.timeout);
+	double end = now() + (quick ? 1 : opt.x.timeout);
 	struct ibv_wc wc;
 	bool ok = true;
 
@@ -743,7 +731,7 @@ static bool agent_check(struct agent *a, bool quick, char *why, size_t whylen)
 	}
 	if (ok && got < want) {
 		snprintf(why, whylen, "%u of %u receive completion(s) after %g s",
-			 got, want, quick ? 1 : opt.timeout);
+			 got, want, quick ? 1 : opt.x.timeout);
 		ok = false;
 	}
 	/* nothing more than expected (flushes aside) */
@@ -785,7 +773,7 @@ static int agent_run(struct agent *a)
 	struct reply rep;
 	int fd = a->s.fd;
 
-	a->rxe = !strncmp(opt.dev, "rxe", 3);
+	a->rxe = !strncmp(opt.x.dev, "rxe", 3);
 	for (;;) {
 		ctl_read(fd, &r, sizeof(r));
 		memset(&rep, 0, sizeof(rep));
@@ -1195,7 +1183,7 @@ static bool run(struct env *e, struct xfer *xs, unsigned int n,
 	}
 	for (i = 0; i < MAX_QP; i++)
 		b.last[i] = -1;
-	b.timeout = opt.timeout;
+	b.timeout = opt.x.timeout;
 	for (i = 0; i < n; i++) {
 		b.timeout += xs[i].len / 65536.0;
 		xs[i].seed = i && (xs[i].flags & XF_CHAIN) ? xs[i - 1].seed :
@@ -1903,13 +1891,13 @@ static int requester(struct env *e)
 	if (e->caps.rd_atom > 16)
 		e->caps.rd_atom = 16;
 	e->seed = 0x243f6a8885a308d3ULL;
-	e->rxe = !strncmp(opt.dev, "rxe", 3);
+	e->rxe = !strncmp(opt.x.dev, "rxe", 3);
 	e->other_pd_mr = ibv_reg_mr(e->s.pd2, e->s.area, AREA,
 				    IBV_ACCESS_LOCAL_WRITE);
 	if (!e->other_pd_mr)
 		die("setup: ibv_reg_mr in a second PD: %s", strerror(errno));
 	tap_diag("%s, GID index %d, MTU %d, max_sge %u, atomics %s, %s",
-		 opt.dev, e->s.d.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
+		 opt.x.dev, e->s.d.gid_index, 128 << e->caps.mtu, e->caps.max_sge,
 		 e->caps.atomic ? "yes" : "no", opt.quick ? "quick" : "full");
 
 	tap_plan(count_tests(e));
@@ -1948,7 +1936,7 @@ static int loopback(void)
 	a.s.fd = sv[1];
 	if (pthread_create(&t, NULL, agent_thread, &a))
 		die("setup: pthread_create");
-	tap_diag("loopback on %s", opt.dev);
+	tap_diag("loopback on %s", opt.x.dev);
 	ret = requester(&e);
 	pthread_join(t, NULL);
 	return ret;
@@ -1959,18 +1947,18 @@ static int server(void)
 	static struct agent a;
 
 	side_open(&a.s);
-	a.s.fd = ctl_accept(opt.tcp_port);
+	a.s.fd = ctl_accept(opt.x.tcp_port);
 	return agent_run(&a);
 }
 
 static int client(const char *host)
 {
 	static struct env e;
-	int fd = ctl_connect(host, opt.tcp_port);
+	int fd = ctl_connect(host, opt.x.tcp_port);
 
 	side_open(&e.s);
 	e.s.fd = fd;
-	tap_diag("requester on %s, agent at %s", opt.dev, host);
+	tap_diag("requester on %s, agent at %s", opt.x.dev, host);
 	return requester(&e);
 }
 
@@ -1992,44 +1980,31 @@ int main(int argc, char **argv)
 		{ "lossy", no_argument, NULL, 'L' },
 		{ "full", no_argument, NULL, 'F' },
 		{ "only", required_argument, NULL, 'o' },
-		{ "server", no_argument, NULL, 's' },
-		{ "client", required_argument, NULL, 'c' },
-		{ "loopback", no_argument, NULL, 'l' },
-		{ "tcp-port", required_argument, NULL, 'p' },
-		{ "timeout", required_argument, NULL, 't' },
 		{ "soak", required_argument, NULL, 'S' },
-		{ "help", no_argument, NULL, 'h' },
+		XFER_LONG_OPTS,
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *peer = NULL;
-	char mode = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "d:g:h", lopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, XFER_SHORT_OPTS, lopts, NULL)) != -1) {
+		if (xfer_opt(&opt.x, c, optarg))
+			continue;
 		switch (c) {
-		case 'd': opt.dev = optarg; break;
-		case 'g': opt.gid_index = atoi(optarg); break;
 		case 'q': opt.quick = true; break;
 		case 'L': opt.lossy = true; break;
 		case 'F': opt.quick = false; break;
 		case 'o': opt.only = optarg; break;
-		case 's': mode = 's'; break;
-		case 'c': mode = 'c'; peer = optarg; break;
-		case 'l': mode = 'l'; break;
-		case 'p': opt.tcp_port = atoi(optarg); break;
-		case 't': opt.timeout = atof(optarg); break;
 		case 'S': opt.soak = atof(optarg); break;
 		default: usage();
 		}
 	}
 	if (optind != argc)
 		usage();
-	if (!mode)	/* under tools/axon-vm: node 0 serves, node 1 connects */
-		mode = vm_role(&peer);
+	xfer_role(&opt.x);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (mode == 's')
+	if (opt.x.mode == 's')
 		return server();
-	if (mode == 'c')
-		return client(peer);
+	if (opt.x.mode == 'c')
+		return client(opt.x.peer);
 	return loopback();
 }

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Shared by the two-sided RDMA test programs; see axon-rdma-common.h. */
+/* The library of the two-sided RDMA transfer tools; see rdma-xfer.h. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "axon-rdma-common.h"
+#include "rdma-xfer.h"
 #include "tap.h"
 
 void die(const char *fmt, ...)
@@ -126,19 +126,51 @@ int ctl_connect(const char *host, int port)
 	return fd;
 }
 
-char vm_role(const char **peer)
+bool xfer_opt(struct xfer_opts *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'd':
+		o->dev = arg;
+		return true;
+	case 'g':
+		o->gid_index = atoi(arg);
+		return true;
+	case 's':
+	case 'l':
+		o->mode = c;
+		return true;
+	case 'c':
+		o->mode = 'c';
+		o->peer = arg;
+		return true;
+	case 'p':
+		o->tcp_port = atoi(arg);
+		return true;
+	case 't':
+		o->timeout = atof(arg);
+		return true;
+	}
+	return false;
+}
+
+void xfer_role(struct xfer_opts *o)
 {
 	const char *nodes = getenv("AXON_NODES"), *node = getenv("AXON_NODE");
 	const char *peers = getenv("AXON_PEERS");
 
+	if (o->mode)
+		return;
+	o->mode = 'l';
 	if (!nodes || !node || atoi(nodes) != 2)
-		return 0;
-	if (!atoi(node))
-		return 's';
+		return;
+	if (!atoi(node)) {
+		o->mode = 's';
+		return;
+	}
 	if (!peers || !*peers)
 		die("setup: AXON_NODES=2 but no AXON_PEERS");
-	*peer = strndup(peers, strcspn(peers, " "));
-	return 'c';
+	o->peer = strndup(peers, strcspn(peers, " "));
+	o->mode = 'c';
 }
 
 static int pick_gid(const struct rdma_dev *d)

@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The library of the two-sided RDMA transfer tools (axon-rdma-integrity,
+ * axon-gpu-xfer): fatal errors, the options and roles every one takes,
+ * the TCP control channel, opening a RoCE device, taking an RC QP from
+ * INIT to RTS, and the PRNG their data patterns come from.
+ */
+#ifndef AXON_RDMA_XFER_H
+#define AXON_RDMA_XFER_H
+
+#include <getopt.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <infiniband/verbs.h>
+
+/* Print "Bail out! <message>" (TAP) on stdout and exit(1). */
+void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+/* Whole reads and writes on the control channel; die on error or EOF. */
+void ctl_write(int fd, const void *p, size_t n);
+void ctl_read(int fd, void *p, size_t n);
+
+double now(void);
+
+/* Accept one control connection on a TCP port (die after 300 s). */
+int ctl_accept(int port);
+/* Connect to a server's port, retrying for 120 s while it starts. */
+int ctl_connect(const char *host, int port);
+
+/*
+ * The options every transfer tool takes: -d DEV, -g GID_INDEX, and its
+ * role: --server, --client HOST or --loopback (none given: the role
+ * under tools/axon-vm with AXON_NODES=2, 's' on node 0 and 'c' on node 1
+ * with node 0 as the peer; else loopback), --tcp-port N of the control
+ * channel, --timeout S for a batch of transfers.
+ */
+struct xfer_opts {
+	const char *dev;	/* NULL: the first device */
+	int gid_index;		/* -1: the first RoCE v2 GID with an IPv4 address */
+	char mode;		/* 's', 'c' or 'l' */
+	const char *peer;	/* 'c': the server's address */
+	int tcp_port;
+	double timeout;
+};
+
+#define XFER_SHORT_OPTS "d:g:h"
+#define XFER_LONG_OPTS							\
+	{ "server", no_argument, NULL, 's' },				\
+	{ "client", required_argument, NULL, 'c' },			\
+	{ "loopback", no_argument, NULL, 'l' },				\
+	{ "tcp-port", required_argument, NULL, 'p' },			\
+	{ "timeout", required_argument, NULL, 't' },			\
+	{ "help", no_argument, NULL, 'h' }
+
+/* Takes option c (with its argument) if it is one of the above. */
+bool xfer_opt(struct xfer_opts *o, int c, const char *arg);
+/* After the options: the role, if none was given. */
+void xfer_role(struct xfer_opts *o);
+
+/* splitmix64: the PRNG every pattern is drawn from. */
+static inline uint64_t splitmix(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+	return z ^ (z >> 31);
+}
+
+struct rdma_dev {
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+	struct ibv_port_attr port;
+	union ibv_gid gid;
+	int gid_index;
+};
+
+/*
+ * Open *name (NULL: the first device; *name is set to it) with port 1
+ * active and a RoCE v2 GID: gid_index, or with -1 the first one with an
+ * IPv4 address. Dies on failure.
+ */
+void rdma_open(struct rdma_dev *d, const char **name, int gid_index);
+
+/* What an RC QP needs to know of its peer. */
+struct rc_peer {
+	uint32_t qpn, psn, mtu;
+	uint8_t gid[16];
+};
+
+/*
+ * INIT -> RTR -> RTS against peer; sq_psn is ours. Returns 0 or an errno
+ * with *what naming the step that failed.
+ */
+int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
+	       const struct rc_peer *peer, uint32_t sq_psn, uint32_t rd_atom,
+	       uint32_t rnr_timer, uint32_t rnr_retry, const char **what);
+
+#endif /* AXON_RDMA_XFER_H */
