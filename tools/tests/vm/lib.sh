@@ -3,7 +3,7 @@
 # TAP, through tools/lib/tap.sh: plan, check, ok, not_ok, skip, subtest,
 # finish. Each script plans what the node it runs on will report.
 
-. "$(dirname "$0")/../../lib/tap.sh"
+. "${AXON_REPO:-$(dirname "$0")/../../..}/tools/lib/tap.sh"
 
 # wait_for SECONDS COMMAND...: poll until COMMAND succeeds, for at most
 # SECONDS (however long each try takes)
