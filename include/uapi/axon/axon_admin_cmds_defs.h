@@ -187,15 +187,15 @@ enum axon_qp_state {
 struct axon_qp_attr {
 	__le32 state;		/* enum axon_qp_state */
 	__le32 access;		/* AXON_ACCESS_REMOTE_* accepted as responder */
-	__le32 dest_qpn;
-	__le32 rq_psn;		/* 24 bits */
-	__le32 sq_psn;		/* 24 bits */
+	__le32 dest_qpn;	/* 24 bits: AXON_QPN_MASK */
+	__le32 rq_psn;		/* 24 bits: AXON_PSN_MASK */
+	__le32 sq_psn;		/* 24 bits: AXON_PSN_MASK */
 	__le32 path_mtu;	/* bytes: 256, 512, 1024, 2048 or 4096 */
 	__u8 dmac[6];
 	__u8 sgid_index;	/* into the port's GID table */
 	__u8 hop_limit;
 	__u8 dgid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
-	__le32 flow_label;	/* 20 bits */
+	__le32 flow_label;	/* 20 bits: AXON_FLOW_LABEL_MASK */
 	__le16 udp_sport;	/* RoCEv2 UDP source port, host order value */
 	__u8 tclass;
 	__u8 timeout;		/* local ACK timeout: 4.096 us * 2^timeout, 0: none */
@@ -206,6 +206,15 @@ struct axon_qp_attr {
 	__u8 max_dest_rd_atomic;
 	__u8 reserved[19];	/* the struct is 80 bytes */
 };
+
+/*
+ * Widths of the QP attributes that travel in packet headers (BTH, GRH),
+ * also of the QPNs and PSNs the transport computes modulo 2^24. MODIFY_QP
+ * fails with BAD_PARAM for a wider value.
+ */
+#define AXON_QPN_MASK			0xffffff
+#define AXON_PSN_MASK			0xffffff
+#define AXON_FLOW_LABEL_MASK		0xfffff
 
 struct axon_admin_modify_qp {
 	__le32 qpn;		/* MODIFY_QP, QUERY_QP, DESTROY_QP */
