@@ -169,8 +169,8 @@ static void axon_db_reject(AxonNicState *s, uint32_t page, uint32_t reg,
 static void axon_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
                        uint32_t val)
 {
-    AxonQp *qp = axon_qp_lookup(s, val >> AXON_DB_ID_SHIFT);
-    uint16_t pi = val & AXON_DB_VALUE_MASK;
+    AxonQp *qp = axon_qp_lookup(s, AXON_DB_GET_ID(val));
+    uint16_t pi = AXON_DB_GET_VALUE(val);
     AxonWq *wq;
     uint16_t done, taken;
 
@@ -205,8 +205,8 @@ static void axon_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
 
 static void axon_db_cq(AxonNicState *s, uint32_t page, uint32_t val)
 {
-    AxonCq *cq = axon_cq_lookup(s, val >> AXON_DB_ID_SHIFT);
-    uint32_t arm = val & AXON_DB_VALUE_MASK;
+    AxonCq *cq = axon_cq_lookup(s, AXON_DB_GET_ID(val));
+    uint32_t arm = AXON_DB_GET_VALUE(val);
 
     if (!cq || cq->uar != page) {
         axon_db_reject(s, page, AXON_DB_CQ_ARM, val,

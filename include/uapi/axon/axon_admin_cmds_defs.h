@@ -107,6 +107,11 @@ struct axon_admin_gid {
 #define AXON_KEY_TAG_MASK		0xff
 #define AXON_KEY_INDEX_SHIFT		8
 
+#define AXON_KEY(index, tag) \
+	((index) << AXON_KEY_INDEX_SHIFT | ((tag) & AXON_KEY_TAG_MASK))
+#define AXON_KEY_GET_INDEX(key)		((key) >> AXON_KEY_INDEX_SHIFT)
+#define AXON_KEY_GET_TAG(key)		((key) & AXON_KEY_TAG_MASK)
+
 struct axon_admin_mr {
 	__le32 pdn;		/* CREATE_MR */
 	__le32 access;		/* CREATE_MR: AXON_ACCESS_* */

@@ -7,7 +7,8 @@
  * Registers are 32 bits wide and must be accessed with 32-bit accesses.
  *
  * Bit ranges are documented as "hi:lo : name - meaning"; fields are only
- * touched through the masks and shifts at the end of each section.
+ * touched through the masks, shifts and GET/build macros that follow the
+ * layout they belong to.
  *
  * The interface is split in parts, as Linux's efa driver splits its own;
  * this header includes them all:

@@ -15,10 +15,11 @@
  * Page 0 belongs to the kernel; the driver maps one other page into each
  * user context. A QP or CQ created with uar = N only accepts doorbells
  * written to page N; others are ignored and counted in
- * AXON_REG_STAT_DB_REJECTS. Each doorbell is one 32-bit write:
- *   31:16 : qpn or cqn
- *   15:0  : SQ/RQ: the new producer index (free running, mod 2^16)
- *           CQ_ARM: AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
+ * AXON_REG_STAT_DB_REJECTS. Each doorbell is one 32-bit write of
+ * AXON_DB_WORD(id, value) at AXON_DB_SQ, AXON_DB_RQ or AXON_DB_CQ_ARM:
+ *   31:16 : id - the qpn or cqn
+ *   15:0 : value - SQ/RQ: the new producer index (free running, mod 2^16)
+ *          CQ_ARM: AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
  */
 #define AXON_DB_PAGE_SIZE		4096
 #define AXON_DB_SQ			0x00
@@ -26,6 +27,10 @@
 #define AXON_DB_CQ_ARM			0x08
 #define AXON_DB_ID_SHIFT		16
 #define AXON_DB_VALUE_MASK		0xffff
+#define AXON_DB_WORD(id, value) \
+	((id) << AXON_DB_ID_SHIFT | ((value) & AXON_DB_VALUE_MASK))
+#define AXON_DB_GET_ID(db)		((db) >> AXON_DB_ID_SHIFT)
+#define AXON_DB_GET_VALUE(db)		((db) & AXON_DB_VALUE_MASK)
 #define AXON_CQ_ARM_NEXT		1
 #define AXON_CQ_ARM_SOLICITED		2
 #define AXON_MAX_QPN			0xffff	/* qpn 0 and 1 are never used */

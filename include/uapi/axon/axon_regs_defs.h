@@ -17,6 +17,20 @@
 #define AXON_DEV_VERSION_MAJOR		1
 #define AXON_DEV_VERSION_MINOR		4
 
+/*
+ * AXON_REG_VERSION: the interface version the device implements
+ * 31:16 : major - AXON_DEV_VERSION_MAJOR; the driver refuses another one
+ * 15:0 : minor - AXON_DEV_VERSION_MINOR, compatible additions
+ */
+#define AXON_VERSION_MAJOR_SHIFT	16
+#define AXON_VERSION_MINOR_MASK		0xffff
+
+#define AXON_VERSION(major, minor) \
+	((major) << AXON_VERSION_MAJOR_SHIFT | \
+	 ((minor) & AXON_VERSION_MINOR_MASK))
+#define AXON_VERSION_GET_MAJOR(reg)	((reg) >> AXON_VERSION_MAJOR_SHIFT)
+#define AXON_VERSION_GET_MINOR(reg)	((reg) & AXON_VERSION_MINOR_MASK)
+
 /* BARs */
 #define AXON_BAR_REGS			0 /* registers below, 4 KiB */
 #define AXON_BAR_MSIX			2 /* MSI-X table and PBA */
@@ -40,9 +54,9 @@ enum axon_msix_vector {
  */
 enum axon_reg {
 	AXON_REG_MAGIC		= 0x00, /* RO: AXON_DEV_MAGIC */
-	AXON_REG_VERSION	= 0x04, /* RO: 31:16 major, 15:0 minor */
+	AXON_REG_VERSION	= 0x04, /* RO: AXON_VERSION(), above */
 	AXON_REG_CAPS		= 0x08, /* RO: AXON_CAP_* */
-	AXON_REG_FW_VERSION	= 0x0c, /* RO: 31:24 major, 23:16 minor, 15:0 sub */
+	AXON_REG_FW_VERSION	= 0x0c, /* RO: AXON_FW_VERSION(), below */
 	AXON_REG_CTRL		= 0x10, /* RW: AXON_CTRL_* */
 	AXON_REG_STATUS		= 0x14, /* RO: AXON_STATUS_* */
 	AXON_REG_ERROR		= 0x18, /* RO: enum axon_dev_error, why !READY */
@@ -129,6 +143,26 @@ enum axon_reg {
 #define AXON_CAP_ETHERNET		0x4
 #define AXON_CAP_RDMA			0x8 /* MR, CQ, RC QP, doorbells, CEQ */
 #define AXON_CAP_PEER_MR		0x10 /* INVALIDATE_MR, REMAP_MR, peer pages */
+
+/*
+ * AXON_REG_FW_VERSION: the firmware (model) release, for display only
+ * 31:24 : major
+ * 23:16 : minor
+ * 15:0 : sub
+ */
+#define AXON_FW_VERSION_MAJOR_SHIFT	24
+#define AXON_FW_VERSION_MINOR_SHIFT	16
+#define AXON_FW_VERSION_MINOR_MASK	0xff
+#define AXON_FW_VERSION_SUB_MASK	0xffff
+
+#define AXON_FW_VERSION(major, minor, sub) \
+	((major) << AXON_FW_VERSION_MAJOR_SHIFT | \
+	 ((minor) & AXON_FW_VERSION_MINOR_MASK) << AXON_FW_VERSION_MINOR_SHIFT | \
+	 ((sub) & AXON_FW_VERSION_SUB_MASK))
+#define AXON_FW_VERSION_GET_MAJOR(reg)	((reg) >> AXON_FW_VERSION_MAJOR_SHIFT)
+#define AXON_FW_VERSION_GET_MINOR(reg) \
+	(((reg) >> AXON_FW_VERSION_MINOR_SHIFT) & AXON_FW_VERSION_MINOR_MASK)
+#define AXON_FW_VERSION_GET_SUB(reg)	((reg) & AXON_FW_VERSION_SUB_MASK)
 
 /*
  * AXON_REG_CTRL
