@@ -26,12 +26,11 @@ int axon_query_device_ex(struct ibv_context *context,
 		return err;
 	}
 
-	/* fw_ver is major[47:32].minor[31:16].sub[15:0] */
 	fw_ver = resp.base.fw_ver;
 	snprintf(attr->orig_attr.fw_ver, sizeof(attr->orig_attr.fw_ver),
-		 "%u.%u.%u", (unsigned int)((fw_ver >> 32) & 0xffff),
-		 (unsigned int)((fw_ver >> 16) & 0xffff),
-		 (unsigned int)(fw_ver & 0xffff));
+		 "%u.%u.%u", (unsigned int)AXON_ABI_FW_VER_GET_MAJOR(fw_ver),
+		 (unsigned int)AXON_ABI_FW_VER_GET_MINOR(fw_ver),
+		 (unsigned int)AXON_ABI_FW_VER_GET_SUB(fw_ver));
 
 	return 0;
 }

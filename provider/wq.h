@@ -64,11 +64,10 @@ static inline bool axon_wq_full(const struct axon_wq *wq, uint32_t pi)
 	return pi - __atomic_load_n(&wq->ci, __ATOMIC_ACQUIRE) >= wq->depth;
 }
 
-/* The doorbell word: 31:16 qpn or cqn, 15:0 producer index or arm type. */
+/* One doorbell: AXON_DB_WORD() at the AXON_DB_* offset db points to. */
 static inline void axon_ring_db(uint32_t *db, uint32_t id, uint32_t value)
 {
-	*(volatile uint32_t *)db = htole32(id << AXON_DB_ID_SHIFT |
-					   (value & AXON_DB_VALUE_MASK));
+	*(volatile uint32_t *)db = htole32(AXON_DB_WORD(id, value));
 }
 
 /* ibv_wr_opcode to enum axon_wr_opcode; -1 for what axon does not do. */

@@ -47,7 +47,7 @@ static uint64_t axon_gpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = AXON_GPU_MAGIC;
         break;
     case AXON_GPU_REG_VERSION:
-        val = (AXON_GPU_VERSION_MAJOR << 16) | AXON_GPU_VERSION_MINOR;
+        val = AXON_VERSION(AXON_GPU_VERSION_MAJOR, AXON_GPU_VERSION_MINOR);
         break;
     case AXON_GPU_REG_VRAM_SIZE_LO:
         val = s->vram_size;

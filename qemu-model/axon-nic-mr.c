@@ -129,20 +129,20 @@ bool axon_mr_gid_is_ours(AxonNicState *s, const uint8_t *gid)
 AxonMr *axon_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
                       uint64_t va, uint64_t len, uint32_t access)
 {
-    uint32_t idx = key >> AXON_KEY_INDEX_SHIFT;
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
     AxonMr *mr;
 
     if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
         return NULL;
     }
     mr = &s->rdma->mr[idx];
-    if (mr->valid && mr->tag == (key & AXON_KEY_TAG_MASK) &&
+    if (mr->valid && mr->tag == AXON_KEY_GET_TAG(key) &&
         mr->invalidated) {
         s->rdma->stats.mr_invalid++;
         trace_axon_nic_err_rdma_mr_invalid(key, va, len);
         return NULL;
     }
-    if (!mr->valid || mr->tag != (key & AXON_KEY_TAG_MASK) ||
+    if (!mr->valid || mr->tag != AXON_KEY_GET_TAG(key) ||
         mr->pdn != pdn || (mr->access & access) != access ||
         va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
         trace_axon_nic_err_rdma_key(key, pdn, va, len, access);
@@ -501,7 +501,7 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr->pages = pages;
     r->pbl_pages += npages;
     r->pd_users[pdn]++;
-    *result = idx << AXON_KEY_INDEX_SHIFT | mr->tag;
+    *result = AXON_KEY(idx, mr->tag);
     trace_axon_nic_rdma_mr(idx, mr->tag, iova, length, access, peer);
     return AXON_ADMIN_SUCCESS;
 }
@@ -518,14 +518,14 @@ static void axon_mr_free(AxonNicState *s, AxonMr *mr)
 /* The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. */
 static AxonMr *axon_mr_of_key(AxonNicState *s, uint32_t key)
 {
-    uint32_t idx = key >> AXON_KEY_INDEX_SHIFT;
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
     AxonMr *mr;
 
     if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
         return NULL;
     }
     mr = &s->rdma->mr[idx];
-    if (!mr->valid || mr->tag != (key & AXON_KEY_TAG_MASK)) {
+    if (!mr->valid || mr->tag != AXON_KEY_GET_TAG(key)) {
         return NULL;
     }
     return mr;

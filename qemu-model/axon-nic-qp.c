@@ -169,8 +169,8 @@ static void axon_db_reject(AxonNicState *s, uint32_t page, uint32_t reg,
 static void axon_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
                        uint32_t val)
 {
-    AxonQp *qp = axon_qp_lookup(s, val >> AXON_DB_ID_SHIFT);
-    uint16_t pi = val & AXON_DB_VALUE_MASK;
+    AxonQp *qp = axon_qp_lookup(s, AXON_DB_GET_ID(val));
+    uint16_t pi = AXON_DB_GET_VALUE(val);
     AxonWq *wq;
     uint16_t done, taken;
 
@@ -205,8 +205,8 @@ static void axon_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
 
 static void axon_db_cq(AxonNicState *s, uint32_t page, uint32_t val)
 {
-    AxonCq *cq = axon_cq_lookup(s, val >> AXON_DB_ID_SHIFT);
-    uint32_t arm = val & AXON_DB_VALUE_MASK;
+    AxonCq *cq = axon_cq_lookup(s, AXON_DB_GET_ID(val));
+    uint32_t arm = AXON_DB_GET_VALUE(val);
 
     if (!cq || cq->uar != page) {
         axon_db_reject(s, page, AXON_DB_CQ_ARM, val,
@@ -488,7 +488,8 @@ static const char *axon_qp_check_attr(AxonNicState *s,
     if ((mask & AXON_QP_ATTR_PATH) &&
         (a->sgid_index >= AXON_NIC_GID_TBL_LEN ||
          axon_mr_gid(s, a->sgid_index)->type == AXON_GID_TYPE_NONE ||
-         le32_to_cpu(a->flow_label) >> 20 || (a->dmac[0] & 1))) {
+         le32_to_cpu(a->flow_label) > AXON_FLOW_LABEL_MASK ||
+         (a->dmac[0] & 1))) {
         return "bad path";
     }
     if ((mask & AXON_QP_ATTR_PATH_MTU) &&
@@ -496,7 +497,7 @@ static const char *axon_qp_check_attr(AxonNicState *s,
         return "bad path_mtu";
     }
     if (((mask & AXON_QP_ATTR_DEST_QPN) &&
-         le32_to_cpu(a->dest_qpn) > AXON_PSN_MASK) ||
+         le32_to_cpu(a->dest_qpn) > AXON_QPN_MASK) ||
         ((mask & AXON_QP_ATTR_RQ_PSN) &&
          le32_to_cpu(a->rq_psn) > AXON_PSN_MASK) ||
         ((mask & AXON_QP_ATTR_SQ_PSN) &&

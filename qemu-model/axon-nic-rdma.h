@@ -31,7 +31,6 @@
 #define AXON_RDMA_DB_PAGES      256
 #define AXON_RDMA_WINDOW        128     /* send WQEs in flight per QP */
 #define AXON_RDMA_MAX_MTU       4096
-#define AXON_PSN_MASK           0xffffff
 
 /*
  * A memory region: a copy of its page list, valid (allocated) until

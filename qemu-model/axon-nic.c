@@ -36,7 +36,7 @@
 #include "axon-nic.h"
 #include "axon-nic-rdma.h"
 
-#define AXON_NIC_FW_VERSION ((1U << 24) | (0U << 16) | 1U)
+#define AXON_NIC_FW_VERSION AXON_FW_VERSION(1U, 0U, 1U)
 #define AXON_NIC_ADMIN_TIMEOUT_MS 5000
 
 /* ---- interrupts and events ---------------------------------------- */
@@ -486,7 +486,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = AXON_DEV_MAGIC;
         break;
     case AXON_REG_VERSION:
-        val = AXON_DEV_VERSION_MAJOR << 16 | AXON_DEV_VERSION_MINOR;
+        val = AXON_VERSION(AXON_DEV_VERSION_MAJOR, AXON_DEV_VERSION_MINOR);
         break;
     case AXON_REG_CAPS:
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |

@@ -41,7 +41,7 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
     p[0] = pkt->opcode;
     p[1] = (pkt->se ? 0x80 : 0) | (pkt->pad << 4);
     stw_be_p(p + 2, IB_DEFAULT_PKEY);
-    stl_be_p(p + 4, pkt->dqpn & AXON_PSN_MASK);
+    stl_be_p(p + 4, pkt->dqpn & AXON_QPN_MASK);
     stl_be_p(p + 8, (pkt->ackreq ? 0x80000000u : 0) | pkt->psn);
     if (flags & (OP_RETH | OP_ATOMIC)) {
         stq_be_p(q, pkt->va);
@@ -152,7 +152,7 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
         stw_be_p(l3 + 10, net_checksum_finish(net_checksum_add(20, l3)));
     } else {
         stl_be_p(l3, 6u << 28 | (uint32_t)a->tclass << 20 |
-                 (le32_to_cpu(a->flow_label) & 0xfffff));
+                 (le32_to_cpu(a->flow_label) & AXON_FLOW_LABEL_MASK));
         stw_be_p(l3 + 4, udp_len);
         l3[6] = IP_PROTO_UDP;
         l3[7] = a->hop_limit ? a->hop_limit : 64;
@@ -259,7 +259,7 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
     if (ib[1] & 0xf) {
         return "transport version";
     }
-    pkt->dqpn = ldl_be_p(ib + 4) & AXON_PSN_MASK;
+    pkt->dqpn = ldl_be_p(ib + 4) & AXON_QPN_MASK;
     pkt->ackreq = ib[8] & 0x80;
     pkt->psn = ldl_be_p(ib + 8) & AXON_PSN_MASK;
     n = axon_ib_hdr_len(flags);

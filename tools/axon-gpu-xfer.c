@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <axon/axon_admin_cmds_defs.h>
 #include <axon/axon_gpu.h>
 
 #include "rdma-xfer.h"
@@ -344,7 +345,7 @@ static void qp_create(struct side *s, struct qp_info *info)
 	if (ibv_modify_qp(s->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		die("setup: modify_qp to INIT: %s", strerror(errno));
-	s->psn = splitmix(&s->seed) & 0xffffff;
+	s->psn = splitmix(&s->seed) & AXON_PSN_MASK;
 	memset(info, 0, sizeof(*info));
 	info->p.qpn = s->qp->qp_num;
 	info->p.psn = s->psn;

@@ -57,6 +57,7 @@
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
+#include <axon/axon_admin_cmds_defs.h>
 
 #include "rdma-xfer.h"
 #include "tap.h"
@@ -393,8 +394,9 @@ static bool conn_create(struct side *s, struct conn *c,
 				  IBV_QP_PKEY_INDEX | IBV_QP_PORT |
 				  IBV_QP_ACCESS_FLAGS))
 			return fail_errno(why, whylen, "modify_qp to INIT", errno);
-		c->psn[c->n] = o->psn_base ? (o->psn_base + c->n) & 0xffffff :
-			       splitmix(&seed) & 0xffffff;
+		c->psn[c->n] = o->psn_base ?
+			       (o->psn_base + c->n) & AXON_PSN_MASK :
+			       splitmix(&seed) & AXON_PSN_MASK;
 		info->qpn[c->n] = c->qp[c->n]->qp_num;
 		info->psn[c->n] = c->psn[c->n];
 	}
@@ -1309,7 +1311,7 @@ static void t_sizes(struct env *e)
 	uint64_t len;
 
 	/* PSNs start just below the 24-bit wrap */
-	connect_qps(e, 1, 7, 12, 0xffffff - 20);
+	connect_qps(e, 1, 7, 12, AXON_PSN_MASK - 20);
 	for (o = 0; o < sizeof(data_ops) / sizeof(data_ops[0]); o++) {
 		for (k = 0; k < ns; k++) {
 			len = sizes[k];

@@ -198,8 +198,7 @@ static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
 				u32 value)
 {
 	/* writel orders prior ring writes before the doorbell */
-	writel(id << AXON_DB_ID_SHIFT | (value & AXON_DB_VALUE_MASK),
-	       adev->db + offset);
+	writel(AXON_DB_WORD(id, value), adev->db + offset);
 }
 
 /* axon_mmap.c */

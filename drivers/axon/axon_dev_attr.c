@@ -7,23 +7,23 @@
 
 #include <linux/kernel.h>
 
+#include <rdma/axon-abi.h>
+
 #include "axon_dev_attr.h"
 
-/*
- * AXON_REG_FW_VERSION is 31:24 major, 23:16 minor, 15:0 sub. The 64-bit
- * fw_ver handed to userspace is 47:32 major, 31:16 minor, 15:0 sub.
- */
+/* AXON_REG_FW_VERSION as the 64-bit fw_ver handed to userspace. */
 u64 axon_fw_ver(u32 reg)
 {
-	return (u64)(reg >> 24) << 32 | (u64)((reg >> 16) & 0xff) << 16 |
-	       (reg & 0xffff);
+	return AXON_ABI_FW_VER(AXON_FW_VERSION_GET_MAJOR(reg),
+			       AXON_FW_VERSION_GET_MINOR(reg),
+			       AXON_FW_VERSION_GET_SUB(reg));
 }
 
 /* "major.minor.sub", as ethtool -i and ibv_devinfo show it. */
 void axon_fw_string(u32 reg, char *buf, size_t len)
 {
-	snprintf(buf, len, "%u.%u.%u", reg >> 24, (reg >> 16) & 0xff,
-		 reg & 0xffff);
+	snprintf(buf, len, "%u.%u.%u", AXON_FW_VERSION_GET_MAJOR(reg),
+		 AXON_FW_VERSION_GET_MINOR(reg), AXON_FW_VERSION_GET_SUB(reg));
 }
 
 /* The largest IB MTU that fits in the device's RoCE MTU in bytes. */

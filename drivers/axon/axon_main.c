@@ -38,10 +38,11 @@ static int axon_check_identity(struct axon_dev *adev)
 		dev_err(&adev->pdev->dev, "bad magic 0x%08x\n", magic);
 		return -ENODEV;
 	}
-	if (version >> 16 != AXON_DEV_VERSION_MAJOR) {
+	if (AXON_VERSION_GET_MAJOR(version) != AXON_DEV_VERSION_MAJOR) {
 		dev_err(&adev->pdev->dev,
 			"device interface %u.%u, driver supports %u.x\n",
-			version >> 16, version & 0xffff,
+			AXON_VERSION_GET_MAJOR(version),
+			AXON_VERSION_GET_MINOR(version),
 			AXON_DEV_VERSION_MAJOR);
 		return -ENODEV;
 	}

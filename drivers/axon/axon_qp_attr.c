@@ -87,7 +87,7 @@ static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 	if (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != 1)
 		return -EINVAL;
 	grh = rdma_ah_read_grh(ah);
-	if (grh->sgid_index > U8_MAX || grh->flow_label > 0xfffff)
+	if (grh->sgid_index > U8_MAX || grh->flow_label > AXON_FLOW_LABEL_MASK)
 		return -EINVAL;
 	memcpy(out->dmac, ah->roce.dmac, sizeof(out->dmac));
 	memcpy(out->dgid, grh->dgid.raw, sizeof(out->dgid));
@@ -150,19 +150,19 @@ int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 		m |= AXON_QP_ATTR_PATH_MTU;
 	}
 	if (mask & IB_QP_DEST_QPN) {
-		if (attr->dest_qp_num > 0xffffff)
+		if (attr->dest_qp_num > AXON_QPN_MASK)
 			return -EINVAL;
 		out->dest_qpn = cpu_to_le32(attr->dest_qp_num);
 		m |= AXON_QP_ATTR_DEST_QPN;
 	}
 	if (mask & IB_QP_RQ_PSN) {
-		if (attr->rq_psn > 0xffffff)
+		if (attr->rq_psn > AXON_PSN_MASK)
 			return -EINVAL;
 		out->rq_psn = cpu_to_le32(attr->rq_psn);
 		m |= AXON_QP_ATTR_RQ_PSN;
 	}
 	if (mask & IB_QP_SQ_PSN) {
-		if (attr->sq_psn > 0xffffff)
+		if (attr->sq_psn > AXON_PSN_MASK)
 			return -EINVAL;
 		out->sq_psn = cpu_to_le32(attr->sq_psn);
 		m |= AXON_QP_ATTR_SQ_PSN;
@@ -224,9 +224,9 @@ void axon_qp_attr_to_ib(const struct axon_qp_attr *in, struct ib_qp_attr *attr)
 	attr->qp_access_flags = le32_to_cpu(in->access) &
 				(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				 IB_ACCESS_REMOTE_ATOMIC);
-	attr->dest_qp_num = le32_to_cpu(in->dest_qpn) & 0xffffff;
-	attr->rq_psn = le32_to_cpu(in->rq_psn) & 0xffffff;
-	attr->sq_psn = le32_to_cpu(in->sq_psn) & 0xffffff;
+	attr->dest_qp_num = le32_to_cpu(in->dest_qpn) & AXON_QPN_MASK;
+	attr->rq_psn = le32_to_cpu(in->rq_psn) & AXON_PSN_MASK;
+	attr->sq_psn = le32_to_cpu(in->sq_psn) & AXON_PSN_MASK;
 	attr->path_mtu = axon_mtu_enum(le32_to_cpu(in->path_mtu));
 	attr->timeout = in->timeout;
 	attr->retry_cnt = in->retry_cnt;
@@ -241,7 +241,8 @@ void axon_qp_attr_to_ib(const struct axon_qp_attr *in, struct ib_qp_attr *attr)
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;
 	rdma_ah_set_port_num(ah, 1);
 	memcpy(dgid.raw, in->dgid, sizeof(dgid.raw));
-	rdma_ah_set_grh(ah, &dgid, le32_to_cpu(in->flow_label) & 0xfffff,
+	rdma_ah_set_grh(ah, &dgid,
+			le32_to_cpu(in->flow_label) & AXON_FLOW_LABEL_MASK,
 			in->sgid_index, in->hop_limit, in->tclass);
 	memcpy(ah->roce.dmac, in->dmac, sizeof(ah->roce.dmac));
 }

@@ -135,9 +135,10 @@ static int axon_gpu_check_device(struct axon_gpu *gpu, void __iomem *regs)
 		dev_err(dev, "bad magic 0x%08x\n", magic);
 		return -ENODEV;
 	}
-	if (version >> 16 != AXON_GPU_VERSION_MAJOR) {
+	if (AXON_VERSION_GET_MAJOR(version) != AXON_GPU_VERSION_MAJOR) {
 		dev_err(dev, "device interface %u.%u, driver supports %u.x\n",
-			version >> 16, version & 0xffff,
+			AXON_VERSION_GET_MAJOR(version),
+			AXON_VERSION_GET_MINOR(version),
 			AXON_GPU_VERSION_MAJOR);
 		return -ENODEV;
 	}

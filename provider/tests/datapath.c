@@ -138,7 +138,7 @@ static void test_post_send(void)
 	err = axon_post_send(&qp->vqp.qp, &wr[0], &bad);
 	check("post-send-list",
 	      !err && qp->sq.pi == 3 &&
-	      db_word(AXON_DB_SQ) == (QPN << 16 | 3) &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(QPN, 3) &&
 	      sq_wqe(0)->opcode == AXON_WR_SEND &&
 	      le64toh(sq_wqe(0)->wr_id) == 100 &&
 	      sq_wqe(1)->opcode == AXON_WR_RDMA_WRITE &&
@@ -152,7 +152,7 @@ static void test_post_send(void)
 	wr[2].next = &wr[3];
 	err = axon_post_send(&qp->vqp.qp, &wr[3], &bad);
 	check("post-send-full", err == ENOMEM && bad == &wr[4] &&
-	      qp->sq.pi == 4 && db_word(AXON_DB_SQ) == (QPN << 16 | 4),
+	      qp->sq.pi == 4 && db_word(AXON_DB_SQ) == AXON_DB_WORD(QPN, 4),
 	      "the WQE before the full queue must be posted and rung");
 }
 
@@ -190,7 +190,7 @@ static void test_poll(void)
 	      "exactly two slots should be free");
 
 	check("post-recv", !axon_post_recv(&qp->vqp.qp, &rwr, &rbad) &&
-	      db_word(AXON_DB_RQ) == (QPN << 16 | 1), "RQ doorbell");
+	      db_word(AXON_DB_RQ) == AXON_DB_WORD(QPN, 1), "RQ doorbell");
 
 	/* A CQE of a QP that is gone, then a receive with immediate. */
 	dev_cqe(0x55, 0, AXON_WC_SEND, 0, 1);
@@ -211,10 +211,10 @@ static void test_poll(void)
 
 	axon_req_notify_cq(&cq->vcq.cq, 0);
 	check("arm-next", db_word(AXON_DB_CQ_ARM) ==
-	      (CQN << 16 | AXON_CQ_ARM_NEXT), "arm doorbell");
+	      AXON_DB_WORD(CQN, AXON_CQ_ARM_NEXT), "arm doorbell");
 	axon_req_notify_cq(&cq->vcq.cq, 1);
 	check("arm-solicited", db_word(AXON_DB_CQ_ARM) ==
-	      (CQN << 16 | AXON_CQ_ARM_SOLICITED), "arm doorbell");
+	      AXON_DB_WORD(CQN, AXON_CQ_ARM_SOLICITED), "arm doorbell");
 
 	/* Flush the SQ (WQEs 2..5) so the next tests start empty. */
 	dev_cqe(QPN, 5, AXON_WC_SEND, 0, 5);
@@ -252,7 +252,7 @@ static void test_wr_api(void)
 	err = ibv_wr_complete(qpx);
 	check("wr-batch",
 	      !err && qp->sq.pi == 9 &&
-	      db_word(AXON_DB_SQ) == (QPN << 16 | 9) &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(QPN, 9) &&
 	      sq_wqe(6)->opcode == AXON_WR_RDMA_WRITE_IMM &&
 	      sq_wqe(6)->flags == AXON_WQE_SIGNALED &&
 	      sq_wqe(6)->imm_data == htobe32(5) && sq_wqe(6)->num_sge == 2 &&
@@ -355,7 +355,7 @@ static void test_post_err(void)
 	ibv_wr_send(qpx);
 	err |= ibv_wr_complete(qpx);
 	check("post-send-err", !err && qp->sq.pi == pi + 2 &&
-	      db_word(AXON_DB_SQ) == (QPN << 16 | ((pi + 2) & 0xffff)),
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(QPN, pi + 2),
 	      "sends refused in ERR");
 	dev_cqe(QPN, pi + 1, AXON_WC_SEND, 0, 0);
 	qp->vqp.qp.state = IBV_QPS_RTS;

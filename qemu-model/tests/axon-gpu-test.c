@@ -43,7 +43,8 @@ static void test_gpu_identity(void)
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_MAGIC), ==,
                         AXON_GPU_MAGIC);
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_VERSION), ==,
-                        AXON_GPU_VERSION_MAJOR << 16 | AXON_GPU_VERSION_MINOR);
+                        AXON_VERSION(AXON_GPU_VERSION_MAJOR,
+                                     AXON_GPU_VERSION_MINOR));
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_VRAM_SIZE_LO),
                         ==, (uint32_t)sizes[i]);
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_VRAM_SIZE_HI),

@@ -61,7 +61,8 @@ static void test_rdma_invalidate_cmds(void)
 
     g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_PEER_MR, !=, 0);
     g_assert_cmpuint(rd(a, AXON_REG_VERSION), ==,
-                     AXON_DEV_VERSION_MAJOR << 16 | AXON_DEV_VERSION_MINOR);
+                     AXON_VERSION(AXON_DEV_VERSION_MAJOR,
+                                  AXON_DEV_VERSION_MINOR));
     /* unknown keys */
     g_assert_cmpuint(invalidate_mr(a, 0), ==, AXON_ADMIN_BAD_HANDLE);
     g_assert_cmpuint(invalidate_mr(a, key + 1), ==, AXON_ADMIN_BAD_HANDLE);

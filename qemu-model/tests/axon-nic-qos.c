@@ -728,7 +728,7 @@ void ring(Rdma *r, uint32_t page, uint32_t reg, uint32_t id,
           uint32_t val)
 {
     qpci_io_writel(r->a->dev, r->db, page * AXON_DB_PAGE_SIZE + reg,
-                   id << AXON_DB_ID_SHIFT | val);
+                   AXON_DB_WORD(id, val));
 }
 
 struct axon_sge sge(Rdma *r, int mr, uint64_t off, uint32_t len)

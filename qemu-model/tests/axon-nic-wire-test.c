@@ -162,7 +162,7 @@ static size_t forge_frame(const Forged *f, uint8_t *buf)
     ib[1] = pad << 4;
     stw_be_p(ib + 2, 0xffff);
     stl_be_p(ib + 4, f->dqpn);
-    stl_be_p(ib + 8, 0x80000000u | (f->psn & 0xffffff));
+    stl_be_p(ib + 8, 0x80000000u | (f->psn & AXON_PSN_MASK));
     switch (f->opcode) {
     case F_WRITE_ONLY:
     case F_READ_REQ:
@@ -277,7 +277,7 @@ static void both_rts(Rdma *r)
 
 static uint32_t f_psn(uint32_t from, int32_t d)
 {
-    return (from + d) & 0xffffff;
+    return (from + d) & AXON_PSN_MASK;
 }
 
 /*

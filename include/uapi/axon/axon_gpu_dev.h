@@ -20,12 +20,20 @@
 
 #include <linux/types.h>
 
-/* PCI identity: AXON_PCI_VENDOR_ID / AXON_PCI_DEVICE_ID_GPU (axon_dev.h) */
+#include "axon_regs_defs.h"
+
+/* PCI identity: AXON_PCI_VENDOR_ID / AXON_PCI_DEVICE_ID_GPU, included above */
 #define AXON_GPU_PCI_CLASS		0x030200 /* display: 3D controller */
 
 #define AXON_GPU_MAGIC			0x55504741 /* "AGPU" */
 #define AXON_GPU_VERSION_MAJOR		1
 #define AXON_GPU_VERSION_MINOR		0
+
+/*
+ * AXON_GPU_REG_VERSION has the layout of the NIC's AXON_REG_VERSION
+ * (axon_regs_defs.h), with AXON_GPU_VERSION_MAJOR/MINOR as its fields:
+ * build and decode it with AXON_VERSION() and AXON_VERSION_GET_*().
+ */
 
 #define AXON_GPU_BAR_REGS		0
 #define AXON_GPU_BAR_VRAM		2
@@ -37,7 +45,7 @@
 
 enum axon_gpu_reg {
 	AXON_GPU_REG_MAGIC		= 0x00, /* RO: AXON_GPU_MAGIC */
-	AXON_GPU_REG_VERSION		= 0x04, /* RO: 31:16 major, 15:0 minor */
+	AXON_GPU_REG_VERSION		= 0x04, /* RO: AXON_VERSION(), above */
 	AXON_GPU_REG_VRAM_SIZE_LO	= 0x08, /* RO: BAR 2 size in bytes */
 	AXON_GPU_REG_VRAM_SIZE_HI	= 0x0c, /* RO */
 };

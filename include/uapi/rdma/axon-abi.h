@@ -15,6 +15,28 @@
 /* Increment on any incompatible change. */
 #define AXON_UVERBS_ABI_VERSION 1
 
+/*
+ * The fw_ver of query_device (struct ib_uverbs_query_device_resp), built
+ * by the driver from the device's AXON_REG_FW_VERSION:
+ * 47:32 : major
+ * 31:16 : minor
+ * 15:0 : sub
+ */
+#define AXON_ABI_FW_VER_MAJOR_SHIFT	32
+#define AXON_ABI_FW_VER_MINOR_SHIFT	16
+#define AXON_ABI_FW_VER_FIELD_MASK	0xffff
+
+#define AXON_ABI_FW_VER(major, minor, sub) \
+	((__u64)(major) << AXON_ABI_FW_VER_MAJOR_SHIFT | \
+	 (__u64)((minor) & AXON_ABI_FW_VER_FIELD_MASK) << \
+		AXON_ABI_FW_VER_MINOR_SHIFT | \
+	 ((sub) & AXON_ABI_FW_VER_FIELD_MASK))
+#define AXON_ABI_FW_VER_GET_MAJOR(v) \
+	(((v) >> AXON_ABI_FW_VER_MAJOR_SHIFT) & AXON_ABI_FW_VER_FIELD_MASK)
+#define AXON_ABI_FW_VER_GET_MINOR(v) \
+	(((v) >> AXON_ABI_FW_VER_MINOR_SHIFT) & AXON_ABI_FW_VER_FIELD_MASK)
+#define AXON_ABI_FW_VER_GET_SUB(v)	((v) & AXON_ABI_FW_VER_FIELD_MASK)
+
 struct axon_alloc_ucontext_req {
 	__u32 comp_mask;	/* none defined yet, must be 0 */
 	__u32 reserved;

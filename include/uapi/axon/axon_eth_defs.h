@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: (GPL-2.0 WITH Linux-syscall-note) OR BSD-2-Clause */
+/*
+ * axon-nic device interface, part of <axon/axon_dev.h>: the Ethernet
+ * function (its registers are in axon_regs_defs.h).
+ */
+#ifndef _UAPI_AXON_ETH_DEFS_H
+#define _UAPI_AXON_ETH_DEFS_H
+
+#include <linux/types.h>
+
+/*
+ * Ethernet function.
+ *
+ * Frames that are not RoCEv2 (UDP destination port 4791) travel through two
+ * descriptor rings. TX: the driver fills descriptors and writes the tail;
+ * the device sends each frame and writes back flags DONE (and ERROR for a
+ * descriptor it rejected: length outside 14..MTU+18, unreachable buffer).
+ * RX: the driver posts empty buffers up to the tail; the device fills them
+ * in order, writing back the frame length and DONE. The rings are checked
+ * when AXON_ETH_CTRL_ENABLE goes to 1 (errors in AXON_REG_ERROR) and may not
+ * be changed while it is set. After the driver writes AXON_REG_ETH_IRQ_ARM
+ * the device raises AXON_MSIX_ETH once, at the next TX or RX completion.
+ *
+ * Received frames shorter than an Ethernet header or longer than the MTU
+ * plus header and one VLAN tag are dropped and counted. While no RX buffer
+ * is posted, frames wait (nothing is dropped) until the next RX tail write;
+ * while ENABLE is 0 they are dropped and counted in AXON_REG_STAT_RX_NOBUF.
+ */
+#define AXON_ETH_CTRL_ENABLE		0x1
+
+#define AXON_ETH_MIN_MTU		68
+#define AXON_ETH_MAX_MTU		9000
+#define AXON_ETH_HLEN			14
+#define AXON_ETH_OVERHEAD		18 /* header and one VLAN tag */
+#define AXON_ROCEV2_UDP_PORT		4791
+
+/*
+ * flags
+ * 0:0 : done - written by the device when it is finished with the entry
+ * 1:1 : error - TX: the frame was not sent; RX: the buffer was not
+ *                writable, len is 0 and the frame was dropped
+ */
+#define AXON_ETH_DESC_DONE		0x1
+#define AXON_ETH_DESC_ERROR		0x2
+
+struct axon_eth_desc {
+	__le64 addr;		/* DMA address of the buffer */
+	__le16 buf_len;		/* TX: frame length; RX: buffer size */
+	__le16 len;		/* RX: frame length, written by the device */
+	__le16 flags;		/* AXON_ETH_DESC_*, written by the device */
+	__le16 reserved;
+};
+
+#endif /* _UAPI_AXON_ETH_DEFS_H */
