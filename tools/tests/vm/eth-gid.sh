@@ -24,7 +24,7 @@ has_gid() {
 }
 no_gid() { ! has_gid "$1" "$2"; }
 
-plan 15
+plan 13
 check "IPv4 RoCE v2 GID $gid4" wait_for 10 has_gid "$gid4" "RoCE v2"
 check "IPv4 RoCE v1 GID" has_gid "$gid4" "IB/RoCE v1"
 check "link-local default GID" sh -c "grep -q '^fe80:' $port/gids/0"

@@ -17,7 +17,7 @@ if [ "$AXON_NODE" != 0 ]; then
 	exit
 fi
 
-plan 12
+plan 11
 dev=$AXON_NETDEV
 watch=/tmp/asyncwatch.log
 ibv_asyncwatch -d axon0 > $watch 2>&1 &
