@@ -20,12 +20,11 @@ void wr(Axon *a, uint32_t reg, uint32_t val)
     qpci_io_writel(a->dev, a->bar, reg, val);
 }
 
-Axon *axon_start(const char *extra)
+Axon *axon_attach(QTestState *qts)
 {
     Axon *a = g_new0(Axon, 1);
 
-    a->qts = qtest_initf("-m 128M -device axon-nic,addr=04.0%s",
-                         extra ? extra : "");
+    a->qts = qts;
     a->bus = qpci_new_pc(a->qts, NULL);
     a->dev = qpci_device_find(a->bus, QPCI_DEVFN(4, 0));
     g_assert(a->dev);
@@ -33,6 +32,20 @@ Axon *axon_start(const char *extra)
     a->bar = qpci_iomap(a->dev, AXON_BAR_REGS, NULL);
     a->wire_fd = -1;
     return a;
+}
+
+Axon *axon_start(const char *extra)
+{
+    return axon_attach(qtest_initf("-m 128M -device axon-nic,addr=04.0%s",
+                                   extra ? extra : ""));
+}
+
+void axon_step(Axon *a, int64_t ns)
+{
+    qtest_clock_step(a->qts, ns);
+    if (a->run_main_loop) {
+        a->run_main_loop(a->qts);
+    }
 }
 
 /* A free local UDP port for the device's socket netdev. */
@@ -59,12 +72,17 @@ Axon *axon_start_wire(const char *extra)
         "localaddr=127.0.0.1:%d", extra ? extra : "", port, port);
     Axon *a = axon_start(args);
 
+    wire_open(a, port);
+    return a;
+}
+
+void wire_open(Axon *a, int port)
+{
     a->wire_fd = socket(AF_INET, SOCK_DGRAM, 0);
     g_assert_cmpint(a->wire_fd, >=, 0);
     a->wire_addr.sin_family = AF_INET;
     a->wire_addr.sin_port = htons(port);
     a->wire_addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    return a;
 }
 
 void axon_stop(Axon *a)
@@ -152,7 +170,7 @@ bool reap(Axon *a, struct axon_admin_cqe *cqe)
             }
             return true;
         }
-        qtest_clock_step(a->qts, 1000);
+        axon_step(a, 1000);
     }
     return false;
 }
@@ -189,7 +207,7 @@ bool wait_word(Axon *a, uint64_t addr, uint32_t want)
         if (qtest_readl(a->qts, addr) == want) {
             return true;
         }
-        qtest_clock_step(a->qts, 1000);
+        axon_step(a, 1000);
     }
     return false;
 }
@@ -289,7 +307,7 @@ uint16_t wait_desc(Axon *a, uint64_t ring, uint32_t idx)
         if (flags) {
             return flags;
         }
-        qtest_clock_step(a->qts, 1000);
+        axon_step(a, 1000);
     }
     return 0;
 }
@@ -300,7 +318,7 @@ bool wait_reg(Axon *a, uint32_t reg, uint32_t want)
         if (rd(a, reg) == want) {
             return true;
         }
-        qtest_clock_step(a->qts, 1000);
+        axon_step(a, 1000);
     }
     return false;
 }
@@ -640,10 +658,7 @@ void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
 Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
                     bool v6, const char *dev_args)
 {
-    Rdma *r = g_new0(Rdma, 1);
     Axon *a;
-    uint64_t v;
-    int i;
 
     g_assert(!wire_args || !dev_args);
     if (wire_args) {
@@ -658,10 +673,19 @@ Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
 
         a = axon_start(args);
     }
+    return rdma_bring_up(a, wire_args != NULL, rnr_retry, v6);
+}
+
+Rdma *rdma_bring_up(Axon *a, bool wire, uint8_t rnr_retry, bool v6)
+{
+    Rdma *r = g_new0(Rdma, 1);
+    uint64_t v;
+    int i;
+
     r->a = a;
     r->v6 = v6;
     rdma_enable(a);
-    if (wire_args) {
+    if (wire) {
         /* frames reach the RoCE engine while the Ethernet function runs */
         qtest_memset(a->qts, ETX_ADDR, 0, 0x10000);
         qtest_memset(a->qts, ERX_ADDR, 0, 0x10000);
@@ -785,7 +809,7 @@ bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
                          cq->cons);
             return true;
         }
-        qtest_clock_step(r->a->qts, 100000);
+        axon_step(r->a, 100000);
     }
     return false;
 }

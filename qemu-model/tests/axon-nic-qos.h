@@ -54,6 +54,11 @@ typedef struct Axon {
     /* the netdev's UDP socket, for injecting frames; -1 without */
     int wire_fd;
     struct sockaddr_in wire_addr;
+    /*
+     * Runs QEMU's main loop, for a device in this process (the fuzz
+     * targets): set, the fixture's waits call it after each clock step.
+     */
+    void (*run_main_loop)(QTestState *qts);
 } Axon;
 
 #define ETH_MSI_ADDR (MSI_ADDR + 8)
@@ -117,13 +122,23 @@ uint32_t rd(Axon *a, uint32_t reg);
 
 void wr(Axon *a, uint32_t reg, uint32_t val);
 
+/* The axon-nic at 04.0 of the machine qts drives. */
+Axon *axon_attach(QTestState *qts);
+
+/* A machine with the axon-nic at 04.0, extra added to its -device. */
 Axon *axon_start(const char *extra);
+
+/* Moves the virtual clock by ns, what the fixture's waits do each turn. */
+void axon_step(Axon *a, int64_t ns);
 
 /* A free local UDP port for the device's socket netdev. */
 int free_udp_port(void);
 
 /* The device with netdev=n0, a socket netdev that sends to itself. */
 Axon *axon_start_wire(const char *extra);
+
+/* Opens the socket that inject() sends from to the netdev at port. */
+void wire_open(Axon *a, int port);
 
 void axon_stop(Axon *a);
 
@@ -246,6 +261,12 @@ void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
  */
 Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
                     bool v6, const char *dev_args);
+
+/*
+ * The RDMA objects of rdma_setup_on on a device that is up: with wire,
+ * its Ethernet function carries the RoCEv2 frames.
+ */
+Rdma *rdma_bring_up(Axon *a, bool wire, uint8_t rnr_retry, bool v6);
 
 Rdma *rdma_setup(uint8_t rnr_retry);
 

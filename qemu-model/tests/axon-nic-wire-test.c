@@ -7,6 +7,7 @@
  */
 
 #include "axon-nic-qos.h"
+#include "axon-nic-forge.h"
 
 /* WRITE, SEND, READ and an atomic over the wire, maybe lossy. */
 static void rdma_traffic(Rdma *r, int rounds)
@@ -99,127 +100,7 @@ static void test_rdma_wire_loss(void)
  * None may change a QP's state or memory (Documentation/wire-security.rst).
  */
 
-/* BTH opcodes (IBA 9.2), as a forger writes them */
-enum {
-    F_SEND_ONLY = 0x04,
-    F_WRITE_ONLY = 0x0a,
-    F_READ_REQ = 0x0c,
-    F_READ_RESP_ONLY = 0x10,
-    F_ACK = 0x11,
-    F_ATOMIC_ACK = 0x12,
-    F_CMP_SWP = 0x13,
-    F_FETCH_ADD = 0x14,
-};
-
-/* AETH syndromes */
-#define F_SYN_ACK 0x1f
-#define F_SYN_RNR(t) (0x20 | (t))
-#define F_SYN_RESERVED 0x40
-#define F_SYN_NAK(code) (0x60 | (code))
-#define F_NAK_REM_ACCESS 2
-#define F_NAK_INV_RD 4
-
 #define F_AHEAD 0x400000    /* ahead of any PSN these tests reach */
-
-typedef struct Forged {
-    uint8_t opcode;
-    uint32_t dqpn, psn;
-    uint64_t va;                /* RETH, AtomicETH */
-    uint32_t rkey, dmalen;
-    uint64_t swap_add, cmp;     /* AtomicETH */
-    uint8_t syndrome;           /* AETH */
-    const void *payload;
-    uint32_t len;
-} Forged;
-
-/* CRC-32 as zlib computes it: the ICRC's */
-static uint32_t crc32_le(uint32_t crc, const uint8_t *p, size_t n)
-{
-    crc = ~crc;
-    while (n--) {
-        crc ^= *p++;
-        for (int k = 0; k < 8; k++) {
-            crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
-        }
-    }
-    return ~crc;
-}
-
-/* f as a RoCEv2 frame from 10.0.0.1 (the QPs' peer) to this device. */
-static size_t forge_frame(const Forged *f, uint8_t *buf)
-{
-    uint8_t *ip = buf + 14, *udp = ip + 20, *ib = udp + 8, *q = ib + 12;
-    uint8_t pad = -f->len & 3, ph[8 + 20 + 8 + 12];
-    uint32_t sum = 0, crc;
-    size_t ib_len, udp_len;
-    int i;
-
-    memset(buf, 0, 14 + 20 + 8 + 12);
-    memcpy(buf, "\x52\x54\x00\x12\x34\x56", 6);
-    memcpy(buf + 6, "\x52\x54\x00\x66\x66\x66", 6);
-    stw_be_p(buf + 12, 0x0800);
-    ib[0] = f->opcode;
-    ib[1] = pad << 4;
-    stw_be_p(ib + 2, 0xffff);
-    stl_be_p(ib + 4, f->dqpn);
-    stl_be_p(ib + 8, 0x80000000u | (f->psn & AXON_PSN_MASK));
-    switch (f->opcode) {
-    case F_WRITE_ONLY:
-    case F_READ_REQ:
-        stq_be_p(q, f->va);
-        stl_be_p(q + 8, f->rkey);
-        stl_be_p(q + 12, f->dmalen);
-        q += 16;
-        break;
-    case F_CMP_SWP:
-    case F_FETCH_ADD:
-        stq_be_p(q, f->va);
-        stl_be_p(q + 8, f->rkey);
-        stq_be_p(q + 12, f->swap_add);
-        stq_be_p(q + 20, f->cmp);
-        q += 28;
-        break;
-    case F_READ_RESP_ONLY:
-    case F_ACK:
-    case F_ATOMIC_ACK:
-        stl_be_p(q, (uint32_t)f->syndrome << 24 | 1);
-        q += 4;
-        if (f->opcode == F_ATOMIC_ACK) {
-            stq_be_p(q, 0x1234);
-            q += 8;
-        }
-        break;
-    }
-    ib_len = q - ib;
-    memcpy(q, f->payload, f->len);
-    memset(q + f->len, 0, pad);
-    udp_len = 8 + ib_len + f->len + pad + 4;
-    ip[0] = 0x45;
-    stw_be_p(ip + 2, 20 + udp_len);
-    ip[8] = 64;
-    ip[9] = 17;
-    ip[12] = ip[16] = 10;
-    ip[15] = ip[19] = 1;
-    for (i = 0; i < 20; i += 2) {
-        sum += lduw_be_p(ip + i);
-    }
-    sum = (sum & 0xffff) + (sum >> 16);
-    stw_be_p(ip + 10, ~(sum + (sum >> 16)));
-    stw_be_p(udp, 0xc123);
-    stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
-    stw_be_p(udp + 4, udp_len);
-    /* the ICRC's pseudo header: variant fields masked to ones */
-    memset(ph, 0xff, 8);
-    memcpy(ph + 8, ip, 20 + 8 + 12);
-    ph[8 + 1] = ph[8 + 8] = 0xff;
-    stw_be_p(ph + 8 + 10, 0xffff);
-    stw_be_p(ph + 8 + 20 + 6, 0xffff);
-    ph[8 + 28 + 4] = 0xff;
-    crc = crc32_le(0, ph, sizeof(ph));
-    crc = crc32_le(crc, ib + 12, ib_len - 12 + f->len + pad);
-    stl_le_p(q + f->len + pad, crc);
-    return 14 + 20 + udp_len;
-}
 
 typedef struct Stats {
     uint32_t dup, oos, stray, naks, tx, roce, drops;

@@ -1,0 +1,98 @@
+/*
+ * RoCEv2 frame forging (see axon-nic-forge.h)
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "axon-nic-forge.h"
+#include "qemu/bswap.h"
+#include "axon/axon_dev.h"
+
+/* CRC-32 as zlib computes it: the ICRC's */
+static uint32_t crc32_le(uint32_t crc, const uint8_t *p, size_t n)
+{
+    crc = ~crc;
+    while (n--) {
+        crc ^= *p++;
+        for (int k = 0; k < 8; k++) {
+            crc = crc >> 1 ^ (0xedb88320u & -(crc & 1));
+        }
+    }
+    return ~crc;
+}
+
+/* f as a RoCEv2 frame from 10.0.0.1 (the QPs' peer) to this device. */
+size_t forge_frame(const Forged *f, uint8_t *buf)
+{
+    uint8_t *ip = buf + 14, *udp = ip + 20, *ib = udp + 8, *q = ib + 12;
+    uint8_t pad = -f->len & 3, ph[8 + 20 + 8 + 12];
+    uint32_t sum = 0, crc;
+    size_t ib_len, udp_len;
+    int i;
+
+    memset(buf, 0, 14 + 20 + 8 + 12);
+    memcpy(buf, "\x52\x54\x00\x12\x34\x56", 6);
+    memcpy(buf + 6, "\x52\x54\x00\x66\x66\x66", 6);
+    stw_be_p(buf + 12, 0x0800);
+    ib[0] = f->opcode;
+    ib[1] = pad << 4;
+    stw_be_p(ib + 2, 0xffff);
+    stl_be_p(ib + 4, f->dqpn);
+    stl_be_p(ib + 8, 0x80000000u | (f->psn & AXON_PSN_MASK));
+    switch (f->opcode) {
+    case F_WRITE_ONLY:
+    case F_READ_REQ:
+        stq_be_p(q, f->va);
+        stl_be_p(q + 8, f->rkey);
+        stl_be_p(q + 12, f->dmalen);
+        q += 16;
+        break;
+    case F_CMP_SWP:
+    case F_FETCH_ADD:
+        stq_be_p(q, f->va);
+        stl_be_p(q + 8, f->rkey);
+        stq_be_p(q + 12, f->swap_add);
+        stq_be_p(q + 20, f->cmp);
+        q += 28;
+        break;
+    case F_READ_RESP_ONLY:
+    case F_ACK:
+    case F_ATOMIC_ACK:
+        stl_be_p(q, (uint32_t)f->syndrome << 24 | 1);
+        q += 4;
+        if (f->opcode == F_ATOMIC_ACK) {
+            stq_be_p(q, 0x1234);
+            q += 8;
+        }
+        break;
+    }
+    ib_len = q - ib;
+    memcpy(q, f->payload, f->len);
+    memset(q + f->len, 0, pad);
+    udp_len = 8 + ib_len + f->len + pad + 4;
+    ip[0] = 0x45;
+    stw_be_p(ip + 2, 20 + udp_len);
+    ip[8] = 64;
+    ip[9] = 17;
+    ip[12] = ip[16] = 10;
+    ip[15] = ip[19] = 1;
+    for (i = 0; i < 20; i += 2) {
+        sum += lduw_be_p(ip + i);
+    }
+    sum = (sum & 0xffff) + (sum >> 16);
+    stw_be_p(ip + 10, ~(sum + (sum >> 16)));
+    stw_be_p(udp, 0xc123);
+    stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
+    stw_be_p(udp + 4, udp_len);
+    /* the ICRC's pseudo header: variant fields masked to ones */
+    memset(ph, 0xff, 8);
+    memcpy(ph + 8, ip, 20 + 8 + 12);
+    ph[8 + 1] = ph[8 + 8] = 0xff;
+    stw_be_p(ph + 8 + 10, 0xffff);
+    stw_be_p(ph + 8 + 20 + 6, 0xffff);
+    ph[8 + 28 + 4] = 0xff;
+    crc = crc32_le(0, ph, sizeof(ph));
+    crc = crc32_le(crc, ib + 12, ib_len - 12 + f->len + pad);
+    stl_le_p(q + f->len + pad, crc);
+    return 14 + 20 + udp_len;
+}
