@@ -10,6 +10,8 @@
 #                   virtio-net, perftest over axon vs rdma_rxe; BENCH= picks
 #                   some of tools/bench/ (Documentation/benchmarks.rst)
 #   make qemu       QEMU 7.2 with the axon device models
+#   make fuzz       coverage-guided fuzzing of the models, FUZZ_TIME
+#                   seconds a target (Documentation/fuzzing.rst)
 #   make install    module (modules_install) and provider
 #
 # KDIR selects the kernel to build against (default: the running one).
@@ -18,6 +20,8 @@
 KDIR		?= /lib/modules/$(shell uname -r)/build
 AXON_CACHE	?= $(HOME)/.cache/axon
 BENCH		?= tcp-throughput rdma-perftest
+FUZZ_TIME	?= 600
+FUZZ_TARGETS	?=
 export AXON_CACHE
 
 all: modules provider tools
@@ -36,6 +40,10 @@ qemu:
 
 check:
 	tools/axon-check
+
+fuzz:
+	tools/axon-deps
+	tools/axon-fuzz --time $(FUZZ_TIME) $(FUZZ_TARGETS)
 
 demo:
 	tools/axon-demo
@@ -58,4 +66,4 @@ clean:
 	$(MAKE) -C provider clean
 	$(MAKE) -C tools clean
 
-.PHONY: all modules provider tools qemu check kunit demo bench install clean
+.PHONY: all modules provider tools qemu fuzz check kunit demo bench install clean

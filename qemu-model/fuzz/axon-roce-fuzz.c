@@ -1,0 +1,236 @@
+/*
+ * Fuzz target for the RoCEv2 receive path of axon-nic (axon-roce-rx-fuzz,
+ * Documentation/fuzzing.rst).
+ *
+ * The device is set up once: two RC QPs connected to each other over its
+ * wire (a UDP socket netdev that sends to itself), two MRs, CQs. Each
+ * input then runs in a fork of that device, as a list of steps: frames
+ * forged around the live QPNs, PSNs and keys (with a correct ICRC or a
+ * broken one), raw frames, work the QPs post themselves (so responses,
+ * ACKs and retransmissions are in flight), CQEs consumed and time passing.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include <sys/wait.h>
+#include "tests/qtest/fuzz/fuzz.h"
+#include "tests/qtest/fuzz/fork_fuzz.h"
+#include "axon-nic-qos.h"
+#include "axon-nic-forge.h"
+
+/* One step of an input; STEP_FORGED and STEP_RAW take len bytes after it */
+typedef struct QEMU_PACKED Step {
+    uint8_t kind;
+    uint8_t opcode;         /* BTH opcode, or the work request's */
+    uint8_t aim;            /* AIM_* */
+    uint8_t syndrome;       /* AETH */
+    int16_t psn_delta;      /* from the PSN the aimed-at side starts at */
+    uint16_t len;           /* payload */
+    uint32_t key_xor;       /* 0: the MR's valid key */
+    uint32_t offset;        /* into the MR; a QPN with AIM_GUESSED_QPN */
+    uint32_t dmalen;        /* RETH DMA length; the clock step in us */
+    uint64_t swap_add;
+} Step;
+
+enum { STEP_FORGED, STEP_RAW, STEP_POST, STEP_POLL, STEP_CLOCK, STEP_KINDS };
+
+#define AIM_QP1             0x01    /* else QP 0 */
+#define AIM_MR1             0x02    /* else MR 0 */
+#define AIM_GUESSED_QPN     0x04
+#define AIM_BAD_ICRC        0x08
+#define AIM_PEER_PSN        0x10    /* the PSNs the other QP sends */
+#define AIM_INLINE          0x20    /* STEP_POST: data inline */
+
+/* The first PSNs rdma_bring_up gives QP 0 and QP 1 to send. */
+#define QP0_SQ_PSN 0xfffff0u
+#define QP1_SQ_PSN 0x000100u
+
+static Rdma *rdma;
+static int wire_port;
+static int netdev_fd = -1;
+
+static void forged_frame(const Step *st, const uint8_t *payload)
+{
+    TQp *qp = &rdma->qp[st->aim & AIM_QP1 ? 1 : 0];
+    TMr *mr = &rdma->mr[st->aim & AIM_MR1 ? 1 : 0];
+    /* a request to QP 1 or a response to QP 0 carries QP 0's PSNs */
+    bool qp0_psn = !(st->aim & AIM_QP1) != !(st->aim & AIM_PEER_PSN);
+    uint8_t buf[FORGE_MAX_FRAME];
+    Forged f = {
+        .opcode = st->opcode,
+        .dqpn = st->aim & AIM_GUESSED_QPN ? st->offset & AXON_QPN_MASK
+                                          : qp->qpn,
+        .psn = (qp0_psn ? QP0_SQ_PSN : QP1_SQ_PSN) + st->psn_delta,
+        .va = mr->iova + st->offset,
+        .rkey = mr->key ^ st->key_xor,
+        .dmalen = st->dmalen,
+        .swap_add = st->swap_add,
+        .cmp = st->swap_add >> 7,
+        .syndrome = st->syndrome,
+        .payload = payload,
+        .len = MIN(st->len, FORGE_MAX_PAYLOAD),
+    };
+    size_t n = forge_frame(&f, buf);
+
+    if (st->aim & AIM_BAD_ICRC) {
+        buf[n - 1] ^= 0x01;
+    }
+    inject(rdma->a, buf, n);
+}
+
+/* A work request of QP 0 or 1 to the other, as a consumer posts it. */
+static void post_work(const Step *st)
+{
+    static const uint8_t ops[] = {
+        AXON_WR_RDMA_WRITE, AXON_WR_RDMA_WRITE_IMM, AXON_WR_SEND,
+        AXON_WR_SEND_IMM, AXON_WR_RDMA_READ, AXON_WR_ATOMIC_CMP_SWP,
+        AXON_WR_ATOMIC_FETCH_ADD,
+    };
+    int from = st->aim & AIM_QP1 ? 1 : 0;
+    TQp *qp = &rdma->qp[from], *peer = &rdma->qp[!from];
+    uint32_t len = st->len;
+    uint8_t op = ops[st->opcode % ARRAY_SIZE(ops)];
+    struct axon_sge sg = sge(rdma, from, st->offset % (MEM_PAGES * 4096), len);
+    struct axon_sge rsg = sge(rdma, !from, st->dmalen % (MEM_PAGES * 4096),
+                              len);
+    struct axon_send_wqe w = {
+        .opcode = op,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+        .wr_id = cpu_to_le64(st->swap_add),
+        .remote_addr = cpu_to_le64(le64_to_cpu(rsg.addr)),
+        .rkey = cpu_to_le32(rdma->mr[!from].key ^ (st->key_xor & 1)),
+        .compare_add = cpu_to_le64(st->swap_add),
+    };
+    uint8_t inl[64] = {};
+
+    if (op == AXON_WR_SEND || op == AXON_WR_SEND_IMM ||
+        op == AXON_WR_RDMA_WRITE_IMM) {
+        post_recv(rdma, peer, st->swap_add, &rsg, 1);
+    }
+    if (st->aim & AIM_INLINE && op != AXON_WR_RDMA_READ) {
+        w.flags |= AXON_WQE_INLINE;
+        w.num_sge = 0;
+        w.inline_len = cpu_to_le32(MIN(len, sizeof(inl)));
+        post_send(rdma, qp, &w, NULL, inl);
+        return;
+    }
+    post_send(rdma, qp, &w, &sg, NULL);
+}
+
+static void run_input(const uint8_t *data, size_t size)
+{
+    struct axon_cqe cqe;
+    Step st;
+
+    while (size >= sizeof(st)) {
+        memcpy(&st, data, sizeof(st));
+        data += sizeof(st);
+        size -= sizeof(st);
+        st.len = MIN(st.len, size);
+        switch (st.kind % STEP_KINDS) {
+        case STEP_FORGED:
+            forged_frame(&st, data);
+            break;
+        case STEP_RAW:
+            inject(rdma->a, data, st.len);
+            break;
+        case STEP_POST:
+            post_work(&st);
+            st.len = 0;
+            break;
+        case STEP_POLL:
+            poll_cq_now(rdma, &rdma->cq[st.aim & 1], &cqe);
+            st.len = 0;
+            break;
+        case STEP_CLOCK:
+            axon_step(rdma->a, (int64_t)(st.dmalen % 2000000) * 1000);
+            st.len = 0;
+            break;
+        }
+        data += st.len;
+        size -= st.len;
+        flush_events(rdma->a->qts);
+    }
+    /* what is in flight lands, and retransmission timers fire */
+    axon_step(rdma->a, 100 * 1000 * 1000);
+}
+
+/*
+ * A child leaves the frames it sent unread in the socket both share with
+ * the parent; they must not reach the parent's device.
+ */
+static void drain_wire(void)
+{
+    uint8_t buf[65536];
+
+    while (recv(netdev_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0) {
+        continue;
+    }
+}
+
+/* The UDP socket the netdev receives on: the one bound to wire_port. */
+static int find_netdev_fd(void)
+{
+    for (int fd = 0; fd < 1024; fd++) {
+        struct sockaddr_in sa;
+        socklen_t len = sizeof(sa);
+
+        if (fd != rdma->a->wire_fd &&
+            getsockname(fd, (struct sockaddr *)&sa, &len) == 0 &&
+            sa.sin_family == AF_INET && ntohs(sa.sin_port) == wire_port) {
+            return fd;
+        }
+    }
+    g_assert_not_reached();
+}
+
+static void axon_roce_fuzz(QTestState *s, const unsigned char *data,
+                           size_t size)
+{
+    if (fork() == 0) {
+        run_input(data, size);
+        _Exit(0);
+    }
+    wait(NULL);
+    drain_wire();
+}
+
+static void axon_roce_pre_fuzz(QTestState *s)
+{
+    Axon *a = axon_attach(s);
+
+    a->run_main_loop = flush_events;
+    wire_open(a, wire_port);
+    rdma = rdma_bring_up(a, true, 7, false);
+    netdev_fd = find_netdev_fd();
+    counter_shm_init();
+}
+
+static GString *axon_roce_cmdline(FuzzTarget *t)
+{
+    GString *cmd_line = g_string_new(TARGET_NAME);
+
+    wire_port = free_udp_port();
+    g_string_append_printf(cmd_line,
+        " -display none -machine q35,accel=qtest -nodefaults -m 128M "
+        "-device axon-nic,addr=04.0,mac=" T_MAC ",x-wire-loopback=on,"
+        "netdev=n0 -netdev socket,id=n0,udp=127.0.0.1:%d,"
+        "localaddr=127.0.0.1:%d", wire_port, wire_port);
+    return cmd_line;
+}
+
+static void register_axon_roce_fuzz_targets(void)
+{
+    fuzz_add_target(&(FuzzTarget){
+        .name = "axon-roce-rx-fuzz",
+        .description = "RoCEv2 frames into an axon-nic with live RC QPs "
+                       "and MRs, each input in a fork of the set-up device",
+        .get_init_cmdline = axon_roce_cmdline,
+        .pre_fuzz = axon_roce_pre_fuzz,
+        .fuzz = axon_roce_fuzz,
+    });
+}
+
+fuzz_target_init(register_axon_roce_fuzz_targets);
