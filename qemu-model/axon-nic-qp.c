@@ -28,6 +28,7 @@ QEMU_BUILD_BUG_ON(sizeof(struct axon_qp_attr) != 80);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_cqe) != AXON_CQE_SIZE);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_send_wqe) != 64);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_recv_wqe) != 16);
+QEMU_BUILD_BUG_ON(sizeof(struct axon_admin_create_qp) != 56);
 
 /* ---- completions and events --------------------------------------------- */
 
@@ -182,6 +183,10 @@ static void axon_db_qp(AxonNicState *s, uint32_t page, uint32_t reg,
         axon_db_reject(s, page, reg, val, "QP in RESET");
         return;
     }
+    if (reg == AXON_DB_RQ && qp->srq) {
+        axon_db_reject(s, page, reg, val, "the QP receives from an SRQ");
+        return;
+    }
     wq = reg == AXON_DB_SQ ? &qp->sq : &qp->rq;
     done = reg == AXON_DB_SQ ? qp->comp.sq_comp : qp->rq.ci;
     /* a SEND being placed holds the receive WQE at rq.ci */
@@ -230,6 +235,7 @@ static void axon_db_write(void *opaque, hwaddr addr, uint64_t val64,
     uint32_t page = addr / AXON_DB_PAGE_SIZE;
     uint32_t reg = addr % AXON_DB_PAGE_SIZE;
     uint32_t val = val64;
+    const char *why;
 
     if (!axon_nic_ready(s)) {
         axon_db_reject(s, page, reg, val, "device not ready");
@@ -242,6 +248,11 @@ static void axon_db_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_DB_CQ_ARM:
         axon_db_cq(s, page, val);
+        break;
+    case AXON_DB_SRQ:
+        if (!axon_srq_doorbell(s, page, val, &why)) {
+            axon_db_reject(s, page, reg, val, why);
+        }
         break;
     default:
         axon_db_reject(s, page, reg, val, "no doorbell at this offset");
@@ -357,20 +368,23 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     uint16_t rq_depth = le16_to_cpu(c->rq_depth);
     AxonCq *scq = axon_cq_lookup(s, le32_to_cpu(c->send_cqn));
     AxonCq *rcq = axon_cq_lookup(s, le32_to_cpu(c->recv_cqn));
+    uint32_t srqn = le32_to_cpu(c->srqn);
+    AxonSrq *srq = axon_srq_lookup(s, srqn);
     uint32_t i = 0, n;
     AxonQp *qp;
 
     if (c->reserved0 || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
     }
-    if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq) {
+    if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq || (srqn && !srq)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
     if (uar >= AXON_RDMA_DB_PAGES || c->sq_sig_all > 1 ||
         !axon_qp_check_wq(le64_to_cpu(c->sq_addr), sq_depth,
                           c->sq_wqe_shift, AXON_SQ_MIN_WQE_SHIFT) ||
-        !axon_qp_check_wq(le64_to_cpu(c->rq_addr), rq_depth,
-                          c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT)) {
+        (srq ? c->rq_addr || rq_depth || c->rq_wqe_shift :
+         !axon_qp_check_wq(le64_to_cpu(c->rq_addr), rq_depth,
+                           c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad queue or uar");
     }
     /* next fit: a QPN just destroyed is not handed out again at once */
@@ -398,10 +412,14 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     qp->rq.base = le64_to_cpu(c->rq_addr);
     qp->rq.depth = rq_depth;
     qp->rq.shift = c->rq_wqe_shift;
+    qp->srq = srq;
     qp->req.win = g_new0(AxonSwqe, AXON_RDMA_WINDOW);
     axon_roce_qp_init(s, qp);
     scq->users++;
     rcq->users++;
+    if (srq) {
+        srq->users++;
+    }
     r->pd_users[pdn]++;
     r->qp[i] = qp;
     *result = qp->qpn;
@@ -430,6 +448,7 @@ void axon_qp_error(AxonNicState *s, AxonQp *qp)
     }
     trace_axon_nic_rdma_qp_state(qp->qpn, qp->state, AXON_QPS_ERR);
     qp->state = AXON_QPS_ERR;
+    qp->last_wqe_owed = qp->srq;
     axon_roce_qp_stop(s, qp);
     axon_roce_schedule(s, qp);  /* to flush both queues */
 }
@@ -645,6 +664,9 @@ static void axon_qp_free(AxonNicState *s, AxonQp *qp)
     timer_free(qp->comp.retry_timer);
     qp->scq->users--;
     qp->rcq->users--;
+    if (qp->srq) {
+        qp->srq->users--;
+    }
     s->rdma->pd_users[qp->pdn]--;
     s->rdma->qp[qp->qpn - AXON_RDMA_FIRST_QPN] = NULL;
     g_free(qp->req.win);
@@ -725,6 +747,7 @@ void axon_rdma_reset(AxonNicState *s)
         g_free(r->cq[i]);
         r->cq[i] = NULL;
     }
+    axon_srq_reset(s);
     axon_mr_reset(s);
     r->ncq = 0;
     r->ev_owed = 0;
@@ -739,6 +762,7 @@ void axon_rdma_realize(AxonNicState *s)
 
     s->rdma = r;
     axon_mr_realize(s);
+    axon_srq_realize(s);
     r->cq = g_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
     r->qp = g_new0(AxonQp *, AXON_RDMA_MAX_QP);
     QTAILQ_INIT(&r->sched);
@@ -758,6 +782,7 @@ void axon_rdma_exit(AxonNicState *s)
 
     axon_rdma_reset(s);
     qemu_bh_delete(r->bh);
+    axon_srq_exit(s);
     axon_mr_exit(s);
     g_free(r->cq);
     g_free(r->qp);

@@ -3,6 +3,7 @@
  *
  *   axon-nic-qp.c  CQs, QPs and their state machine, doorbells, the CQE
  *                  writer and QP events
+ *   axon-nic-srq.c shared receive queues
  *   axon-nic-mr.c  PDs, MRs and keys, memory access through keys, the
  *                  GID table
  *   axon-roce*.c   the RC transport (axon-roce.h), below the QP layer
@@ -25,6 +26,7 @@
 #define AXON_RDMA_MAX_QP        1024    /* qpn 2 .. 1025 */
 #define AXON_RDMA_FIRST_QPN     2
 #define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
+#define AXON_RDMA_MAX_SRQ       1024    /* srqn 1 .. 1024 */
 #define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
 #define AXON_RDMA_MAX_MR_SIZE   (1ULL << 40)
 #define AXON_RDMA_MAX_PBL_PAGES (1ULL << 25) /* page list entries, all MRs */
@@ -73,6 +75,19 @@ typedef struct AxonWq {
     uint16_t pi;                /* producer, from the doorbell */
     uint16_t ci;                /* next WQE the device takes */
 } AxonWq;
+
+/*
+ * A shared receive queue: its QPs take receive WQEs from it in ring
+ * order, wq.ci being the next one any of them takes.
+ */
+typedef struct AxonSrq {
+    uint32_t srqn;
+    uint32_t pdn;               /* the receive WQEs' lkeys are in it */
+    uint32_t uar;
+    AxonWq wq;
+    uint32_t limit;             /* not 0: an event when fewer WQEs remain */
+    uint32_t users;             /* QPs attached */
+} AxonSrq;
 
 typedef struct AxonSge {
     uint64_t addr;
@@ -167,6 +182,8 @@ typedef struct AxonQp {
     uint32_t uar;
     AxonCq *scq, *rcq;
     AxonWq sq, rq;
+    AxonSrq *srq;               /* receives from it; rq is unused */
+    bool last_wqe_owed;         /* in ERR: QP_LAST_WQE not posted yet */
     bool sig_all;
     struct axon_qp_attr attr;   /* as last modified, little endian */
     uint32_t mtu;
@@ -223,6 +240,8 @@ struct AxonRdma {
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
     AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
     uint32_t cq_last;           /* last index handed out: next fit */
+    AxonSrq **srq;              /* [AXON_RDMA_MAX_SRQ + 1], srqn 0 unused */
+    uint32_t srq_last;
     uint32_t qp_last;           /* slot to look at first */
 
     /* axon-roce-sched.c */
@@ -277,6 +296,29 @@ void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
                  uint32_t byte_len, uint32_t imm, uint8_t flags);
 void axon_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
 void axon_qp_error(AxonNicState *s, AxonQp *qp);
+
+/* axon-nic-srq.c: admin commands, the doorbell, WQEs taken */
+uint16_t axon_srq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t axon_srq_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t axon_srq_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_srq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                          uint64_t *result);
+AxonSrq *axon_srq_lookup(AxonNicState *s, uint32_t srqn);
+bool axon_srq_doorbell(AxonNicState *s, uint32_t page, uint32_t val,
+                       const char **why);
+void axon_srq_taken(AxonNicState *s, AxonSrq *srq);
+void axon_srq_realize(AxonNicState *s);
+void axon_srq_reset(AxonNicState *s);
+void axon_srq_exit(AxonNicState *s);
+
+/* The ring a QP takes its receive WQEs from: its SRQ's or its own. */
+static inline AxonWq *axon_qp_recv_wq(AxonQp *qp)
+{
+    return qp->srq ? &qp->srq->wq : &qp->rq;
+}
 
 /* axon-nic-mr.c: admin commands */
 uint16_t axon_mr_create_pd(AxonNicState *s, const struct axon_admin_cmd *cmd,

@@ -184,6 +184,9 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
     attr.max_qp = cpu_to_le32(AXON_RDMA_MAX_QP);
     attr.max_qp_wr = cpu_to_le32(AXON_WQ_MAX_DEPTH);
     attr.max_sge = cpu_to_le32(AXON_MAX_SGE);
+    attr.max_srq = cpu_to_le32(AXON_RDMA_MAX_SRQ);
+    attr.max_srq_wr = cpu_to_le32(AXON_WQ_MAX_DEPTH);
+    attr.max_srq_sge = cpu_to_le16(AXON_MAX_SGE);
     attr.max_cq = cpu_to_le32(AXON_RDMA_MAX_CQ);
     attr.max_cqe = cpu_to_le32(AXON_CQ_MAX_DEPTH);
     attr.max_mr = cpu_to_le32(AXON_RDMA_MAX_MR);
@@ -249,6 +252,10 @@ static AxonAdminExec *const axon_nic_admin_ops[] = {
     [AXON_ADMIN_MODIFY_QP] = axon_qp_modify,
     [AXON_ADMIN_QUERY_QP] = axon_qp_query,
     [AXON_ADMIN_DESTROY_QP] = axon_qp_destroy,
+    [AXON_ADMIN_CREATE_SRQ] = axon_srq_create,
+    [AXON_ADMIN_MODIFY_SRQ] = axon_srq_modify,
+    [AXON_ADMIN_QUERY_SRQ] = axon_srq_query,
+    [AXON_ADMIN_DESTROY_SRQ] = axon_srq_destroy,
 };
 
 static uint16_t axon_nic_exec_admin(AxonNicState *s,
@@ -490,7 +497,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case AXON_REG_CAPS:
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
-              AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR;
+              AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
+              AXON_CAP_SRQ;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

@@ -54,23 +54,40 @@ static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
     axon_qp_error(s, qp);
 }
 
+/*
+ * The receive WQE being placed is done with. An RQ's slot is free from
+ * now on; an SRQ's was when the QP took it.
+ */
+static void axon_roce_recv_done(AxonQp *qp)
+{
+    if (!qp->srq) {
+        qp->rq.ci++;
+    }
+    qp->resp.recv_active = false;
+}
+
+/* The PD the receive WQE's lkeys belong to: the SRQ's, or the QP's. */
+static uint32_t axon_roce_recv_pdn(AxonQp *qp)
+{
+    return qp->srq ? qp->srq->pdn : qp->pdn;
+}
+
 /* A receive WQE completes with an error; the requester gets nak. */
 static void axon_roce_recv_fail(AxonNicState *s, AxonQp *qp, uint8_t status,
                                 uint8_t nak, const char *why)
 {
     axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                 AXON_WC_RECV, status, 0, 0, 0);
-    qp->rq.ci++;
-    qp->resp.recv_active = false;
+    axon_roce_recv_done(qp);
     axon_roce_resp_fail(s, qp, nak, 0, why);
 }
 
-/* Takes the RQ's next WQE; false (and the QP in ERR) if it is bad. */
+/* Takes the next receive WQE; false (and the QP in ERR) if it is bad. */
 static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
 {
-    uint16_t idx = qp->rq.ci;
-    uint64_t addr = qp->rq.base +
-                    ((uint64_t)(idx & (qp->rq.depth - 1)) << qp->rq.shift);
+    AxonWq *rq = axon_qp_recv_wq(qp);
+    uint16_t idx = rq->ci;
+    uint64_t addr = rq->base + ((uint64_t)(idx & (rq->depth - 1)) << rq->shift);
     struct axon_recv_wqe w;
     struct axon_sge sge[AXON_MAX_SGE];
     unsigned i;
@@ -79,11 +96,14 @@ static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
     qp->resp.recv_off = 0;
     qp->resp.recv_active = true;
     qp->resp.recv_wr_id = 0;
+    if (qp->srq) {
+        axon_srq_taken(s, qp->srq);
+    }
     if (pci_dma_read(PCI_DEVICE(s), addr, &w, sizeof(w)) == MEMTX_OK) {
         qp->resp.recv_wr_id = le64_to_cpu(w.wr_id);
         if (w.num_sge <= AXON_MAX_SGE &&
             buffer_is_zero(w.reserved, sizeof(w.reserved)) &&
-            sizeof(w) + w.num_sge * sizeof(sge[0]) <= 1u << qp->rq.shift &&
+            sizeof(w) + w.num_sge * sizeof(sge[0]) <= 1u << rq->shift &&
             pci_dma_read(PCI_DEVICE(s), addr + sizeof(w), sge,
                          w.num_sge * sizeof(sge[0])) == MEMTX_OK) {
             qp->resp.recv_nsge = w.num_sge;
@@ -264,8 +284,9 @@ static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
                             "SEND longer than the receive WQE");
         return;
     }
-    if (!axon_mr_sge_rw(s, qp->pdn, qp->resp.recv_sge, qp->resp.recv_nsge,
-                        qp->resp.recv_off, (uint8_t *)pkt->payload, pkt->len,
+    if (!axon_mr_sge_rw(s, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
+                        qp->resp.recv_nsge, qp->resp.recv_off,
+                        (uint8_t *)pkt->payload, pkt->len,
                         DMA_DIRECTION_FROM_DEVICE)) {
         axon_roce_recv_fail(s, qp, AXON_WC_LOC_PROT_ERR, NAK_REM_OP,
                             "receive WQE lkey");
@@ -277,8 +298,7 @@ static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
                     AXON_WC_RECV, AXON_WC_SUCCESS, qp->resp.recv_off, pkt->imm,
                     (flags & OP_IMM ? AXON_CQE_WITH_IMM : 0) |
                     (pkt->se ? AXON_CQE_SOLICITED : 0));
-        qp->rq.ci++;
-        qp->resp.recv_active = false;
+        axon_roce_recv_done(qp);
     }
 }
 
@@ -334,8 +354,7 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
                     AXON_WC_RECV_RDMA_WITH_IMM, AXON_WC_SUCCESS,
                     qp->resp.wr_len, pkt->imm, AXON_CQE_WITH_IMM |
                     (pkt->se ? AXON_CQE_SOLICITED : 0));
-        qp->rq.ci++;
-        qp->resp.recv_active = false;
+        axon_roce_recv_done(qp);
     }
 }
 
@@ -464,7 +483,8 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     }
     /* a message needing a receive WQE waits for one: RNR */
     if (((kind == KIND_SEND && (flags & OP_START)) ||
-         (kind == KIND_WRITE && (flags & OP_IMM))) && qp->rq.ci == qp->rq.pi) {
+         (kind == KIND_WRITE && (flags & OP_IMM))) &&
+        axon_qp_recv_wq(qp)->ci == axon_qp_recv_wq(qp)->pi) {
         trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, 0);
         axon_roce_send_ack(s, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
                            qp->attr.min_rnr_timer, pkt->psn);

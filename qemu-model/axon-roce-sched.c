@@ -218,6 +218,17 @@ void axon_roce_flush(AxonNicState *s, AxonQp *qp)
     }
     qp->req.sq_fetch = qp->req.cur = qp->comp.sq_comp;
     qp->req.cur_off = 0;
+    if (qp->srq) {
+        /* only the WQE it took is the QP's; the rest stay in the SRQ */
+        if (qp->resp.recv_active) {
+            axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+                        AXON_WC_RECV, AXON_WC_WR_FLUSH_ERR, 0, 0, 0);
+        }
+        if (qp->last_wqe_owed) {
+            qp->last_wqe_owed = false;
+            axon_qp_event(s, qp, AXON_EVENT_QP_LAST_WQE);
+        }
+    }
     while (qp->rq.ci != qp->rq.pi) {
         uint16_t idx = qp->rq.ci++;
         uint64_t wr_id = 0;

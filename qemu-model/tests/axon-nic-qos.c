@@ -217,6 +217,23 @@ void read_event(Axon *a, struct axon_event *ev)
     qtest_memread(a->qts, EQ_ADDR + a->eq_head * sizeof(*ev), ev, sizeof(*ev));
 }
 
+bool take_event(Axon *a, struct axon_event *ev)
+{
+    for (int i = 0; i < POLL_LIMIT / 10; i++) {
+        read_event(a, ev);
+        if (!!(le16_to_cpu(ev->flags) & AXON_EVENT_PHASE) == a->eq_phase) {
+            if (++a->eq_head == a->eq_depth) {
+                a->eq_head = 0;
+                a->eq_phase = !a->eq_phase;
+            }
+            wr(a, AXON_REG_EQ_HEAD, a->eq_head);
+            return true;
+        }
+        axon_step(a, 1000);
+    }
+    return false;
+}
+
 void program_eth(Axon *a, uint64_t tx, uint32_t txd, uint64_t rx,
                  uint32_t rxd, uint32_t mtu)
 {
@@ -596,6 +613,22 @@ void mr_access(Rdma *r, int i, uint64_t va, void *buf, size_t len,
         va += n;
         len -= n;
     }
+}
+
+uint16_t create_qp_srq(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
+                       uint64_t sq, uint32_t srqn, uint64_t *qpn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.create_qp.pdn = cpu_to_le32(pdn);
+    cmd.create_qp.send_cqn = cpu_to_le32(scqn);
+    cmd.create_qp.recv_cqn = cpu_to_le32(rcqn);
+    cmd.create_qp.uar = cpu_to_le32(R_UAR);
+    cmd.create_qp.sq_addr = cpu_to_le64(sq);
+    cmd.create_qp.sq_depth = cpu_to_le16(R_WQ_DEPTH);
+    cmd.create_qp.sq_wqe_shift = R_WQE_SHIFT;
+    cmd.create_qp.srqn = cpu_to_le32(srqn);
+    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_QP, qpn);
 }
 
 void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,

@@ -164,6 +164,9 @@ bool wait_word(Axon *a, uint64_t addr, uint32_t want);
 
 void read_event(Axon *a, struct axon_event *ev);
 
+/* Waits for the next async event and consumes it; false if none comes. */
+bool take_event(Axon *a, struct axon_event *ev);
+
 void program_eth(Axon *a, uint64_t tx, uint32_t txd, uint64_t rx,
                  uint32_t rxd, uint32_t mtu);
 
@@ -233,6 +236,10 @@ uint16_t destroy_cq(Axon *a, uint32_t cqn);
 uint16_t create_qp(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
                    uint64_t sq, uint64_t rq, uint16_t depth,
                    uint8_t sig_all, uint64_t *qpn);
+
+/* A QP with an SQ of R_WQ_DEPTH at sq that receives from SRQ srqn. */
+uint16_t create_qp_srq(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
+                       uint64_t sq, uint32_t srqn, uint64_t *qpn);
 
 uint16_t qp_cmd(Axon *a, uint16_t op, uint32_t qpn, uint32_t mask,
                 uint64_t addr);
@@ -305,6 +312,7 @@ void axon_nic_eth_tests(void);
 void axon_nic_rdma_tests(void);
 void axon_nic_wire_tests(void);
 void axon_nic_peer_tests(void);
+void axon_nic_srq_tests(void);
 void axon_gpu_tests(void);
 
 #endif /* AXON_NIC_QOS_H */

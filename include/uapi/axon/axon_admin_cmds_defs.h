@@ -26,6 +26,10 @@ enum axon_admin_opcode {
 	AXON_ADMIN_DESTROY_QP		= 13,
 	AXON_ADMIN_INVALIDATE_MR	= 14, /* AXON_CAP_PEER_MR */
 	AXON_ADMIN_REMAP_MR		= 15, /* AXON_CAP_PEER_MR */
+	AXON_ADMIN_CREATE_SRQ		= 16, /* AXON_CAP_SRQ; result: the srqn */
+	AXON_ADMIN_MODIFY_SRQ		= 17, /* AXON_CAP_SRQ: arm the limit */
+	AXON_ADMIN_QUERY_SRQ		= 18, /* AXON_CAP_SRQ; result: the limit */
+	AXON_ADMIN_DESTROY_SRQ		= 19, /* AXON_CAP_SRQ */
 };
 
 struct axon_admin_query {
@@ -142,14 +146,42 @@ struct axon_admin_create_qp {
 	__le32 recv_cqn;
 	__le32 uar;		/* doorbell page allowed to ring it */
 	__le64 sq_addr;		/* 4 KiB aligned */
-	__le64 rq_addr;		/* 4 KiB aligned */
+	__le64 rq_addr;		/* 4 KiB aligned; 0 with an SRQ */
 	__le16 sq_depth;	/* entries, power of 2, <= AXON_WQ_MAX_DEPTH */
-	__le16 rq_depth;
+	__le16 rq_depth;	/* 0 with an SRQ */
 	__u8 sq_wqe_shift;
-	__u8 rq_wqe_shift;
+	__u8 rq_wqe_shift;	/* 0 with an SRQ */
 	__u8 sq_sig_all;	/* 1: every WQE completes as if SIGNALED */
 	__u8 reserved0;
-	__u8 reserved[16];
+	__le32 srqn;		/* AXON_CAP_SRQ: receive from this SRQ; 0: own RQ */
+	__u8 reserved[12];
+};
+
+/*
+ * CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ (AXON_CAP_SRQ). A shared
+ * receive queue is a ring of receive WQEs like a QP's RQ (axon_io_defs.h),
+ * rung at AXON_DB_SRQ; QPs created with its srqn take their receive WQEs
+ * from it, one at a time in ring order, each when a message needs one.
+ * The device copies a WQE when it takes it, so the consumer may reuse a
+ * slot once fewer than depth of its WQEs are not completed. The SGEs'
+ * lkeys are checked against the SRQ's PD.
+ *
+ * The limit (MODIFY_SRQ, or CREATE_SRQ's initial one): when it is not 0
+ * and a QP takes a WQE that leaves fewer than limit in the ring, the
+ * device posts AXON_EVENT_SRQ_LIMIT once and sets the limit to 0 (it must
+ * be armed again). QUERY_SRQ returns the limit as its result. DESTROY_SRQ
+ * fails with BUSY while a QP uses the SRQ.
+ */
+struct axon_admin_srq {
+	__le64 ring_addr;	/* CREATE_SRQ: 4 KiB aligned */
+	__le32 pdn;		/* CREATE_SRQ */
+	__le32 uar;		/* CREATE_SRQ: doorbell page allowed to ring it */
+	__le16 depth;		/* CREATE_SRQ: power of 2, <= AXON_WQ_MAX_DEPTH */
+	__u8 wqe_shift;		/* CREATE_SRQ: AXON_RQ_MIN_WQE_SHIFT.. */
+	__u8 reserved0;
+	__le32 limit;		/* CREATE_SRQ, MODIFY_SRQ: < depth; 0: disarmed */
+	__le32 srqn;		/* MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ */
+	__u8 reserved[28];
 };
 
 /* MODIFY_QP attr_mask: which fields of struct axon_qp_attr apply. */
@@ -241,6 +273,7 @@ struct axon_admin_cmd {
 		struct axon_admin_cq cq;
 		struct axon_admin_create_qp create_qp;
 		struct axon_admin_modify_qp qp;
+		struct axon_admin_srq srq;
 		__u8 raw[56];
 	};
 };
@@ -263,7 +296,9 @@ struct axon_dev_attr {
 	__le32 max_inline;
 	__le32 num_ports;
 	__u8 mac[6];		/* the port's Ethernet address */
-	__u8 reserved[10];
+	__le16 max_srq_sge;	/* AXON_CAP_SRQ */
+	__le32 max_srq;		/* AXON_CAP_SRQ */
+	__le32 max_srq_wr;	/* AXON_CAP_SRQ */
 };
 
 /* Port states, as in the IB specification (enum ib_port_state) */

@@ -62,6 +62,8 @@ enum axon_event_type {
 	AXON_EVENT_QP_REQ_ERR	= 6, /* param: qpn; peer sent an invalid request */
 	AXON_EVENT_QP_ACCESS_ERR = 7, /* param: qpn; remote access violation */
 	AXON_EVENT_COMM_EST	= 8, /* param: qpn; first packet received in RTR */
+	AXON_EVENT_SRQ_LIMIT	= 9, /* param: srqn; fewer WQEs than its limit */
+	AXON_EVENT_QP_LAST_WQE	= 10, /* param: qpn; in ERR, takes no more from its SRQ */
 	AXON_EVENT_COMPLETION	= 16, /* CEQ only. param: cqn */
 };
 

@@ -25,6 +25,7 @@
 #define AXON_DB_SQ			0x00
 #define AXON_DB_RQ			0x04
 #define AXON_DB_CQ_ARM			0x08
+#define AXON_DB_SRQ			0x0c	/* id: the srqn (AXON_CAP_SRQ) */
 #define AXON_DB_ID_SHIFT		16
 #define AXON_DB_VALUE_MASK		0xffff
 #define AXON_DB_WORD(id, value) \
@@ -53,7 +54,8 @@
  * rings of depth WQEs of 2^wqe_shift bytes. The device consumes the send
  * queue up to the producer index written to the SQ doorbell and the
  * receive queue up to the RQ doorbell's; both are free-running 16-bit
- * counters, so depth is at most 32768. No SRQ yet.
+ * counters, so depth is at most 32768. A QP created with an SRQ has no
+ * receive queue of its own (axon_admin_cmds_defs.h, struct axon_admin_srq).
  */
 #define AXON_WQ_MIN_DEPTH		1
 #define AXON_WQ_MAX_DEPTH		32768

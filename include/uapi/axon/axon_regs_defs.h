@@ -15,7 +15,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		4
+#define AXON_DEV_VERSION_MINOR		5
 
 /*
  * AXON_REG_VERSION: the interface version the device implements
@@ -143,6 +143,7 @@ enum axon_reg {
 #define AXON_CAP_ETHERNET		0x4
 #define AXON_CAP_RDMA			0x8 /* MR, CQ, RC QP, doorbells, CEQ */
 #define AXON_CAP_PEER_MR		0x10 /* INVALIDATE_MR, REMAP_MR, peer pages */
+#define AXON_CAP_SRQ			0x20 /* shared receive queues (1.5) */
 
 /*
  * AXON_REG_FW_VERSION: the firmware (model) release, for display only
