@@ -58,7 +58,7 @@ static void axon_test_cqe(struct axon_cqe *ring, u32 depth, u32 idx, u32 qpn)
 static void axon_cq_purge_test(struct kunit *test)
 {
 	struct axon_cqe *ring;
-	u32 depth = 4;
+	u32 depth = 4, recv;
 
 	ring = kunit_kcalloc(test, depth, AXON_CQE_SIZE, GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, ring);
@@ -69,19 +69,22 @@ static void axon_cq_purge_test(struct kunit *test)
 	axon_test_cqe(ring, depth, 2, 7);
 	axon_test_cqe(ring, depth, 3, 9);
 	axon_test_cqe(ring, depth, 4, 7);
+	ring[0].flags |= AXON_CQE_RECV;
 	KUNIT_EXPECT_NULL(test, axon_cqe_at(ring, depth, 5));
 	KUNIT_EXPECT_PTR_EQ(test, axon_cqe_at(ring, depth, 4), &ring[0]);
 
-	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 7), 2);
+	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 7, &recv), 2);
+	KUNIT_EXPECT_EQ(test, recv, 1);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[0].qpn), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[1].qpn), 7);	/* consumed */
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[2].qpn), 0);
 	KUNIT_EXPECT_EQ(test, le32_to_cpu(ring[3].qpn), 9);
-	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 7), 0);
+	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 7, &recv), 0);
+	KUNIT_EXPECT_EQ(test, recv, 0);
 
 	/* a full ring: the pass ends at cons + depth */
 	axon_test_cqe(ring, depth, 5, 9);
-	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 9), 2);
+	KUNIT_EXPECT_EQ(test, axon_cq_purge(ring, depth, 2, 9, &recv), 2);
 	KUNIT_EXPECT_NULL(test, axon_cqe_at(ring, depth, 6));
 }
 

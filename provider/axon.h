@@ -66,11 +66,28 @@ struct axon_cq {
 	struct axon_qp *cur_qp;
 };
 
+/*
+ * A shared receive queue. Its QPs take WQEs in ring order but complete
+ * them in any order, from CQs polled by any thread: wq.ci counts the
+ * completions (atomically), and a slot is free once fewer than depth WQEs
+ * are not completed (the device copies a WQE when it takes it).
+ */
+struct axon_srq {
+	struct ibv_srq ibvsrq;
+	struct axon_wq wq;
+	pthread_spinlock_t lock;	/* posting */
+	void *buf;
+	size_t size;
+	uint32_t *db;			/* AXON_DB_SRQ */
+	uint32_t srqn;
+};
+
 struct axon_qp {
 	struct verbs_qp vqp;
 	struct axon_context *ctx;
 	struct axon_wq sq;
-	struct axon_wq rq;
+	struct axon_wq rq;		/* unused with an SRQ */
+	struct axon_srq *srq;
 	pthread_spinlock_t sq_lock;
 	pthread_spinlock_t rq_lock;
 	void *sq_buf;
@@ -128,6 +145,11 @@ struct axon_create_qp_cmd_resp {
 				      sizeof(((struct type *)0)->drv_payload), \
 		      #type " has padding around its udata")
 
+struct axon_create_srq_cmd_resp {
+	struct ib_uverbs_create_srq_resp ibv_resp;
+	struct axon_create_srq_resp drv_payload;
+};
+
 AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd, struct ibv_get_context);
 AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd_resp,
 		   struct ib_uverbs_get_context_resp);
@@ -136,6 +158,8 @@ AXON_CHECK_DRV_CMD(axon_create_cq_cmd_resp,
 		   struct ib_uverbs_ex_create_cq_resp);
 AXON_CHECK_DRV_CMD(axon_create_qp_cmd, struct ibv_create_qp);
 AXON_CHECK_DRV_CMD(axon_create_qp_cmd_resp, struct ib_uverbs_create_qp_resp);
+AXON_CHECK_DRV_CMD(axon_create_srq_cmd_resp,
+		   struct ib_uverbs_create_srq_resp);
 
 #define axon_container_of(ptr, type, member)				\
 	((type *)((uintptr_t)(ptr) - offsetof(type, member)))
@@ -164,6 +188,11 @@ static inline struct axon_cq *to_axon_cq(struct ibv_cq *ibcq)
 static inline struct axon_cq *to_axon_cq_ex(struct ibv_cq_ex *ibcq)
 {
 	return axon_container_of(ibcq, struct axon_cq, vcq.cq_ex);
+}
+
+static inline struct axon_srq *to_axon_srq(struct ibv_srq *ibsrq)
+{
+	return axon_container_of(ibsrq, struct axon_srq, ibvsrq);
 }
 
 static inline struct axon_qp *to_axon_qp(struct ibv_qp *ibqp)
@@ -199,6 +228,13 @@ static inline struct axon_qp *axon_qp_find(struct axon_context *ctx,
 }
 
 /* verbs.c */
+bool axon_is_pow2(uint64_t v);
+void *axon_mmap(struct ibv_context *context, uint64_t key, size_t size);
+uint32_t *axon_db(struct axon_context *ctx, unsigned int offset);
+bool axon_wq_resp_ok(uint32_t depth, uint8_t shift, uint8_t min_shift,
+		     uint64_t size);
+void axon_wq_init(struct axon_wq *wq, void *buf, uint32_t depth,
+		  uint8_t shift, size_t hdr, uint32_t max_sge);
 int axon_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
 			 struct ibv_device_attr_ex *attr, size_t attr_size);
@@ -228,9 +264,19 @@ int axon_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int axon_destroy_qp(struct ibv_qp *ibqp);
 
+/* srq.c */
+struct ibv_srq *axon_create_srq(struct ibv_pd *ibpd,
+				struct ibv_srq_init_attr *attr);
+int axon_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
+		    int attr_mask);
+int axon_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
+int axon_destroy_srq(struct ibv_srq *ibsrq);
+
 /* io.c: the data path, no system call */
 int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
+int axon_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr);
 int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);

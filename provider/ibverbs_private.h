@@ -328,6 +328,21 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_create_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_srq core_payload;
+};
+
+struct ibv_modify_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_modify_srq core_payload;
+};
+
+struct ibv_query_srq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_query_srq core_payload;
+};
+
 struct ibv_create_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_qp core_payload;
@@ -448,6 +463,17 @@ int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
+int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
+		       struct ibv_srq_init_attr *attr,
+		       struct ibv_create_srq *cmd, size_t cmd_size,
+		       struct ib_uverbs_create_srq_resp *resp,
+		       size_t resp_size);
+int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		       int srq_attr_mask, struct ibv_modify_srq *cmd,
+		       size_t cmd_size);
+int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
+		      struct ibv_query_srq *cmd, size_t cmd_size);
+int ibv_cmd_destroy_srq(struct ibv_srq *srq);
 
 /*
  * Allocate a provider context of type *drv_ctx_ptr whose struct
@@ -501,6 +527,9 @@ static_assert(sizeof(struct ibv_alloc_pd) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +
 	      sizeof(struct ib_uverbs_alloc_pd), "ibv_alloc_pd");
 static_assert(sizeof(struct ibv_create_cq_ex) % 8 == 0, "ibv_create_cq_ex");
+static_assert(sizeof(struct ibv_create_srq) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_create_srq), "ibv_create_srq");
 static_assert(offsetof(struct verbs_qp, qp_ex.qp_base) == 0, "verbs_qp");
 
 #endif /* AXON_IBVERBS_PRIVATE_H */

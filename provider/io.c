@@ -75,7 +75,7 @@ int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t pi;
 	int err = 0;
 
-	if (ibqp->state == IBV_QPS_RESET) {
+	if (ibqp->state == IBV_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -104,6 +104,38 @@ int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	return err;
 }
 
+int axon_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
+		       struct ibv_recv_wr **bad_wr)
+{
+	struct axon_srq *srq = to_axon_srq(ibsrq);
+	struct axon_wq *wq = &srq->wq;
+	uint32_t pi;
+	int err = 0;
+
+	pthread_spin_lock(&srq->lock);
+	pi = wq->pi;
+	for (; wr; wr = wr->next) {
+		if (axon_wq_full(wq, pi)) {
+			err = ENOMEM;
+			break;
+		}
+		err = axon_build_recv_wqe(wq, wr, axon_wq_slot(wq, pi));
+		if (err)
+			break;
+		pi++;
+	}
+	if (pi != wq->pi) {
+		__atomic_store_n(&wq->pi, pi, __ATOMIC_RELEASE);
+		axon_to_device_barrier();
+		axon_ring_db(srq->db, srq->srqn, pi);
+	}
+	pthread_spin_unlock(&srq->lock);
+
+	if (err)
+		*bad_wr = wr;
+	return err;
+}
+
 /*
  * Consume the next CQE and retire the WQEs it completes. CQEs naming no
  * QP of this context (purged ones included) or no outstanding WQE of it
@@ -122,7 +154,8 @@ static struct axon_cqe *axon_cq_next(struct axon_cq *cq, struct axon_qp **qpp)
 		if (!qp)
 			continue;
 		if (cqe->flags & AXON_CQE_RECV)
-			live = axon_rq_retire(&qp->rq);
+			live = qp->srq ? axon_srq_retire(&qp->srq->wq) :
+					 axon_rq_retire(&qp->rq);
 		else
 			live = axon_sq_retire(&qp->sq, le16toh(cqe->wqe_index));
 		if (live) {
@@ -223,10 +256,15 @@ void axon_qp_purge_cqes(struct axon_qp *qp)
 {
 	struct axon_cq *first, *second;
 
+	unsigned int recv, recv2 = 0, n;
+
 	axon_qp_cqs(qp, &first, &second);
-	axon_cq_purge(&first->ring, qp->qpn);
+	axon_cq_purge(&first->ring, qp->qpn, &recv);
 	if (second)
-		axon_cq_purge(&second->ring, qp->qpn);
+		axon_cq_purge(&second->ring, qp->qpn, &recv2);
+	/* the SRQ's WQEs these complete are free */
+	for (n = recv + recv2; qp->srq && n; n--)
+		axon_srq_retire(&qp->srq->wq);
 }
 
 /* The device forgot both queues (RESET): restart them at slot 0. */

@@ -157,18 +157,18 @@ int axon_dereg_mr(struct verbs_mr *mr)
 	return 0;
 }
 
-static bool axon_is_pow2(uint64_t v)
+bool axon_is_pow2(uint64_t v)
 {
 	return v && !(v & (v - 1));
 }
 
-static void *axon_mmap(struct ibv_context *context, uint64_t key, size_t size)
+void *axon_mmap(struct ibv_context *context, uint64_t key, size_t size)
 {
 	return mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
 		    context->cmd_fd, key);
 }
 
-static uint32_t *axon_db(struct axon_context *ctx, unsigned int offset)
+uint32_t *axon_db(struct axon_context *ctx, unsigned int offset)
 {
 	return (uint32_t *)((uint8_t *)ctx->db_page + offset);
 }
@@ -330,7 +330,7 @@ static int axon_check_qp_attr(struct axon_context *ctx,
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
 
-	if (attr->qp_type != IBV_QPT_RC || attr->srq ||
+	if (attr->qp_type != IBV_QPT_RC ||
 	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
@@ -346,10 +346,11 @@ static int axon_check_qp_attr(struct axon_context *ctx,
 		verbs_debug(&ctx->ibvctx, "QP without a PD or CQs\n");
 		return EINVAL;
 	}
+	/* with an SRQ, the receive capabilities are ignored */
 	if (cap->max_send_wr > ctx->max_qp_wr ||
-	    cap->max_recv_wr > ctx->max_qp_wr ||
+	    (!attr->srq && cap->max_recv_wr > ctx->max_qp_wr) ||
 	    cap->max_send_sge > ctx->max_sge ||
-	    cap->max_recv_sge > ctx->max_sge ||
+	    (!attr->srq && cap->max_recv_sge > ctx->max_sge) ||
 	    cap->max_inline_data > ctx->max_inline) {
 		verbs_debug(&ctx->ibvctx, "QP capabilities beyond limits\n");
 		return EINVAL;
@@ -357,21 +358,22 @@ static int axon_check_qp_attr(struct axon_context *ctx,
 	return 0;
 }
 
-static bool axon_wq_resp_ok(uint32_t depth, uint8_t shift, uint8_t min_shift,
-			    uint64_t size)
+bool axon_wq_resp_ok(uint32_t depth, uint8_t shift, uint8_t min_shift,
+		     uint64_t size)
 {
 	return axon_is_pow2(depth) && depth <= AXON_WQ_MAX_DEPTH &&
 	       shift >= min_shift && shift <= AXON_WQE_MAX_SHIFT &&
 	       size >= (uint64_t)depth << shift;
 }
 
-static bool axon_qp_resp_ok(const struct axon_create_qp_resp *resp)
+static bool axon_qp_resp_ok(const struct axon_create_qp_resp *resp, bool srq)
 {
 	return resp->qpn > 1 && resp->qpn <= AXON_MAX_QPN &&
 	       axon_wq_resp_ok(resp->sq_depth, resp->sq_wqe_shift,
 			       AXON_SQ_MIN_WQE_SHIFT, resp->sq_size) &&
-	       axon_wq_resp_ok(resp->rq_depth, resp->rq_wqe_shift,
-			       AXON_RQ_MIN_WQE_SHIFT, resp->rq_size) &&
+	       (srq ? !resp->rq_depth && !resp->rq_size :
+		axon_wq_resp_ok(resp->rq_depth, resp->rq_wqe_shift,
+				AXON_RQ_MIN_WQE_SHIFT, resp->rq_size)) &&
 	       resp->max_inline <= AXON_MAX_INLINE &&
 	       resp->max_inline <= (1u << resp->sq_wqe_shift) -
 				   AXON_SEND_HDR_SIZE;
@@ -382,8 +384,8 @@ static uint32_t axon_min(uint32_t a, uint32_t b)
 	return a < b ? a : b;
 }
 
-static void axon_wq_init(struct axon_wq *wq, void *buf, uint32_t depth,
-			 uint8_t shift, size_t hdr, uint32_t max_sge)
+void axon_wq_init(struct axon_wq *wq, void *buf, uint32_t depth,
+		  uint8_t shift, size_t hdr, uint32_t max_sge)
 {
 	wq->buf = buf;
 	wq->depth = depth;
@@ -398,9 +400,9 @@ static void axon_wq_init(struct axon_wq *wq, void *buf, uint32_t depth,
 static void axon_qp_cap(const struct axon_qp *qp, struct ibv_qp_cap *cap)
 {
 	cap->max_send_wr = qp->sq.depth;
-	cap->max_recv_wr = qp->rq.depth;
+	cap->max_recv_wr = qp->srq ? 0 : qp->rq.depth;
 	cap->max_send_sge = qp->sq.max_sge;
-	cap->max_recv_sge = qp->rq.max_sge;
+	cap->max_recv_sge = qp->srq ? 0 : qp->rq.max_sge;
 	cap->max_inline_data = qp->sq.max_inline;
 }
 
@@ -440,7 +442,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 		goto err_free;
 	}
 
-	if (!axon_qp_resp_ok(drv)) {
+	if (!axon_qp_resp_ok(drv, attr->srq)) {
 		verbs_err(&ctx->ibvctx,
 			  "bad create_qp response: qpn %u, sq %u x 2^%u, rq %u x 2^%u\n",
 			  drv->qpn, drv->sq_depth, drv->sq_wqe_shift,
@@ -455,8 +457,10 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 		err = errno;
 		goto err_destroy;
 	}
+	qp->srq = attr->srq ? to_axon_srq(attr->srq) : NULL;
 	qp->rq_size = drv->rq_size;
-	qp->rq_buf = axon_mmap(context, drv->rq_mmap_key, qp->rq_size);
+	qp->rq_buf = qp->srq ? NULL :
+		     axon_mmap(context, drv->rq_mmap_key, qp->rq_size);
 	if (qp->rq_buf == MAP_FAILED) {
 		err = errno;
 		goto err_unmap_sq;
@@ -469,8 +473,10 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	axon_wq_init(&qp->sq, qp->sq_buf, drv->sq_depth, drv->sq_wqe_shift,
 		     AXON_SEND_HDR_SIZE, ctx->max_sge);
 	qp->sq.max_inline = drv->max_inline;
-	axon_wq_init(&qp->rq, qp->rq_buf, drv->rq_depth, drv->rq_wqe_shift,
-		     AXON_RECV_HDR_SIZE, ctx->max_sge);
+	if (!qp->srq)
+		axon_wq_init(&qp->rq, qp->rq_buf, drv->rq_depth,
+			     drv->rq_wqe_shift, AXON_RECV_HDR_SIZE,
+			     ctx->max_sge);
 	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
 	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
 
@@ -489,7 +495,8 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 err_locks:
 	pthread_spin_destroy(&qp->rq_lock);
 	pthread_spin_destroy(&qp->sq_lock);
-	munmap(qp->rq_buf, qp->rq_size);
+	if (qp->rq_buf)
+		munmap(qp->rq_buf, qp->rq_size);
 err_unmap_sq:
 	munmap(qp->sq_buf, qp->sq_size);
 err_destroy:
@@ -601,7 +608,8 @@ int axon_destroy_qp(struct ibv_qp *ibqp)
 	axon_qp_unlock_cqs(qp);
 	pthread_mutex_unlock(&ctx->lock);
 
-	munmap(qp->rq_buf, qp->rq_size);
+	if (qp->rq_buf)
+		munmap(qp->rq_buf, qp->rq_size);
 	munmap(qp->sq_buf, qp->sq_size);
 	pthread_spin_destroy(&qp->rq_lock);
 	pthread_spin_destroy(&qp->sq_lock);

@@ -245,6 +245,23 @@ static inline bool axon_sq_retire(struct axon_wq *sq, uint16_t wqe_index)
 	return true;
 }
 
+/*
+ * A receive CQE of a QP on an SRQ retires one of its WQEs, whichever: the
+ * SRQ's QPs complete them in any order, on CQs polled by any thread.
+ */
+static inline bool axon_srq_retire(struct axon_wq *wq)
+{
+	uint32_t ci = __atomic_load_n(&wq->ci, __ATOMIC_RELAXED);
+
+	do {
+		if (ci == __atomic_load_n(&wq->pi, __ATOMIC_ACQUIRE))
+			return false;
+	} while (!__atomic_compare_exchange_n(&wq->ci, &ci, ci + 1, false,
+					      __ATOMIC_RELEASE,
+					      __ATOMIC_RELAXED));
+	return true;
+}
+
 /* A receive CQE retires the oldest RQ WQE. */
 static inline bool axon_rq_retire(struct axon_wq *rq)
 {
@@ -295,21 +312,25 @@ static inline struct axon_cqe *axon_cqe_peek(const struct axon_cqring *cq)
 #define AXON_QPN_PURGED		0
 
 /*
- * Purge the CQEs of qpn written but not consumed yet; returns how many.
+ * Purge the CQEs of qpn written but not consumed yet; returns how many,
+ * of which receive completions in *recv (an SRQ's slots they free).
  * The device reuses no slot before the consumer index passes it, so the
  * consumer may rewrite these.
  */
-static inline unsigned int axon_cq_purge(struct axon_cqring *cq, uint32_t qpn)
+static inline unsigned int axon_cq_purge(struct axon_cqring *cq, uint32_t qpn,
+					 unsigned int *recv)
 {
 	struct axon_cqe *cqe;
 	unsigned int n = 0;
 	uint32_t i;
 
+	*recv = 0;
 	/* A pass ends at the latest at ci + depth: slot ci, wrong phase. */
 	for (i = cq->ci; (cqe = axon_cqe_at(cq, i)); i++) {
 		if (le32toh(cqe->qpn) == qpn) {
 			cqe->qpn = htole32(AXON_QPN_PURGED);
 			n++;
+			*recv += !!(cqe->flags & AXON_CQE_RECV);
 		}
 	}
 	return n;

@@ -39,6 +39,7 @@ struct axon_dev {
 	/* AXON_CAP_RDMA: MRs, CQs, QPs; without it only PDs */
 	bool rdma;
 	bool peer_mr;			/* AXON_CAP_PEER_MR: dma-buf MRs */
+	bool srq;			/* AXON_CAP_SRQ */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -46,6 +47,7 @@ struct axon_dev {
 	struct ida uar_ida;		/* doorbell pages of user contexts */
 	struct xarray cqs;		/* cqn -> struct axon_cq, for events */
 	struct xarray qps;		/* qpn -> struct axon_qp */
+	struct xarray srqs;		/* srqn -> struct axon_srq */
 
 	struct net_device *netdev;	/* the Ethernet function */
 
@@ -123,11 +125,25 @@ struct axon_wq {
 	u16 tail;			/* WQEs completed, free running */
 };
 
+/*
+ * A shared receive queue. Its QPs take WQEs in ring order but complete
+ * them in any order, so for a kernel SRQ wq.tail counts completions: a
+ * slot is free once fewer than depth WQEs are not completed (the device
+ * copies a WQE when it takes it).
+ */
+struct axon_srq {
+	struct ib_srq ibsrq;
+	u32 srqn;
+	struct axon_wq wq;
+	bool kernel;
+};
+
 struct axon_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
 	struct axon_wq sq;
-	struct axon_wq rq;
+	struct axon_wq rq;		/* unused with an SRQ */
+	struct axon_srq *srq;
 	u32 max_inline;
 	bool sig_all;
 	bool kernel;			/* a kernel consumer's: posted here */
@@ -159,6 +175,11 @@ static inline struct axon_mr *to_amr(struct ib_mr *ibmr)
 static inline struct axon_cq *to_acq(struct ib_cq *ibcq)
 {
 	return container_of(ibcq, struct axon_cq, ibcq);
+}
+
+static inline struct axon_srq *to_asrq(struct ib_srq *ibsrq)
+{
+	return container_of(ibsrq, struct axon_srq, ibsrq);
 }
 
 static inline struct axon_qp *to_aqp(struct ib_qp *ibqp)
@@ -247,6 +268,23 @@ int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
 void axon_qp_event(struct axon_dev *adev, u32 qpn, u16 type);
 bool axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index);
+int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
+		  u8 wqe_shift, u32 max_sge, bool user);
+void *axon_wq_slot(struct axon_wq *wq);
+bool axon_wq_full(struct axon_wq *wq);
+
+/* axon_srq.c */
+int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
+		    struct ib_udata *udata);
+int axon_modify_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr,
+		    enum ib_srq_attr_mask mask, struct ib_udata *udata);
+int axon_query_srq(struct ib_srq *ibsrq, struct ib_srq_attr *attr);
+int axon_destroy_srq(struct ib_srq *ibsrq, struct ib_udata *udata);
+int axon_post_srq_recv(struct ib_srq *ibsrq, const struct ib_recv_wr *wr,
+		       const struct ib_recv_wr **bad_wr);
+void axon_srq_event(struct axon_dev *adev, u32 srqn);
+bool axon_srq_completed(struct axon_srq *srq, u16 wqe_index);
+void axon_srq_forget(struct axon_srq *srq, u32 n);
 
 /* axon_verbs.c */
 enum ib_mtu axon_active_mtu(struct axon_dev *adev);

@@ -210,6 +210,7 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 	cmd.create_qp.sq_wqe_shift = p->sq_wqe_shift;
 	cmd.create_qp.rq_wqe_shift = p->rq_wqe_shift;
 	cmd.create_qp.sq_sig_all = p->sq_sig_all;
+	cmd.create_qp.srqn = cpu_to_le32(p->srqn);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;
@@ -273,4 +274,61 @@ int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn)
 	cmd.opcode = cpu_to_le16(AXON_ADMIN_DESTROY_QP);
 	cmd.qp.qpn = cpu_to_le32(qpn);
 	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+int axon_cmd_create_srq(struct axon_admin_queue *aq,
+			const struct axon_srq_params *p, u32 *srqn)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	int err;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_SRQ);
+	cmd.srq.ring_addr = cpu_to_le64(p->ring);
+	cmd.srq.pdn = cpu_to_le32(p->pdn);
+	cmd.srq.uar = cpu_to_le32(p->uar);
+	cmd.srq.depth = cpu_to_le16(p->depth);
+	cmd.srq.wqe_shift = p->wqe_shift;
+	cmd.srq.limit = cpu_to_le32(p->limit);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (err)
+		return err;
+	return axon_cmd_result(aq, &cqe, "srqn", 1, AXON_MAX_SRQN, srqn);
+}
+
+static int axon_cmd_srq(struct axon_admin_queue *aq, u16 opcode, u32 srqn,
+			u32 limit, struct axon_admin_cqe *cqe)
+{
+	struct axon_admin_cmd cmd = {};
+
+	cmd.opcode = cpu_to_le16(opcode);
+	cmd.srq.srqn = cpu_to_le32(srqn);
+	cmd.srq.limit = cpu_to_le32(limit);
+	return axon_admin_exec(aq, &cmd, cqe);
+}
+
+int axon_cmd_modify_srq(struct axon_admin_queue *aq, u32 srqn, u32 limit)
+{
+	struct axon_admin_cqe cqe;
+
+	return axon_cmd_srq(aq, AXON_ADMIN_MODIFY_SRQ, srqn, limit, &cqe);
+}
+
+int axon_cmd_query_srq(struct axon_admin_queue *aq, u32 srqn, u32 *limit)
+{
+	struct axon_admin_cqe cqe;
+	int err;
+
+	err = axon_cmd_srq(aq, AXON_ADMIN_QUERY_SRQ, srqn, 0, &cqe);
+	if (err)
+		return err;
+	return axon_cmd_result(aq, &cqe, "srq limit", 0, AXON_WQ_MAX_DEPTH - 1,
+			       limit);
+}
+
+int axon_cmd_destroy_srq(struct axon_admin_queue *aq, u32 srqn)
+{
+	struct axon_admin_cqe cqe;
+
+	return axon_cmd_srq(aq, AXON_ADMIN_DESTROY_SRQ, srqn, 0, &cqe);
 }

@@ -41,6 +41,16 @@ struct axon_qp_params {
 	u8 sq_wqe_shift;
 	u8 rq_wqe_shift;
 	bool sq_sig_all;
+	u32 srqn;			/* 0: the QP's own RQ */
+};
+
+struct axon_srq_params {
+	u32 pdn;
+	u32 uar;
+	dma_addr_t ring;
+	u32 depth;
+	u8 wqe_shift;
+	u32 limit;
 };
 
 int axon_cmd_create_mr(struct axon_admin_queue *aq,
@@ -59,5 +69,10 @@ int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
 int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr);
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);
+int axon_cmd_create_srq(struct axon_admin_queue *aq,
+			const struct axon_srq_params *p, u32 *srqn);
+int axon_cmd_modify_srq(struct axon_admin_queue *aq, u32 srqn, u32 limit);
+int axon_cmd_query_srq(struct axon_admin_queue *aq, u32 srqn, u32 *limit);
+int axon_cmd_destroy_srq(struct axon_admin_queue *aq, u32 srqn);
 
 #endif /* _AXON_CMDS_H_ */

@@ -112,19 +112,22 @@ struct axon_cqe *axon_cqe_at(void *ring, u32 depth, u32 idx)
 
 /*
  * Give @qpn's CQEs not consumed yet (from @cons on) qpn 0, which no QP
- * has, so that polling skips them; the number rewritten. The device
+ * has, so that polling skips them; the number rewritten, of which
+ * receive completions in *@recv (an SRQ's slots they free). The device
  * reuses no slot before the consumer index passes it, and a pass ends at
  * the latest at cons + depth, whose slot still has the old phase.
  */
-u32 axon_cq_purge(void *ring, u32 depth, u32 cons, u32 qpn)
+u32 axon_cq_purge(void *ring, u32 depth, u32 cons, u32 qpn, u32 *recv)
 {
 	struct axon_cqe *cqe;
 	u32 i, n = 0;
 
+	*recv = 0;
 	for (i = cons; (cqe = axon_cqe_at(ring, depth, i)); i++) {
 		if (le32_to_cpu(cqe->qpn) == qpn) {
 			WRITE_ONCE(cqe->qpn, 0);
 			n++;
+			*recv += !!(cqe->flags & AXON_CQE_RECV);
 		}
 	}
 	return n;

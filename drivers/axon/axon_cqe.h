@@ -17,6 +17,6 @@
 int axon_cq_depth(int cqe, u32 max_cqe, u32 *depth);
 int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc);
 struct axon_cqe *axon_cqe_at(void *ring, u32 depth, u32 idx);
-u32 axon_cq_purge(void *ring, u32 depth, u32 cons, u32 qpn);
+u32 axon_cq_purge(void *ring, u32 depth, u32 cons, u32 qpn, u32 *recv);
 
 #endif /* _AXON_CQE_H_ */

@@ -5,7 +5,7 @@
  * straight to the RDMA core; completion events call the CQ's completion
  * handler from the hard interrupt, as consumers expect.
  *
- * CQs and QPs are looked up by number in xarrays. Their destroy verbs
+ * CQs, QPs and SRQs are looked up by number in xarrays. Their destroy verbs
  * erase them and then synchronize both interrupts, so a handler never
  * uses an object that is being freed.
  */
@@ -96,7 +96,11 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 	case AXON_EVENT_QP_REQ_ERR:
 	case AXON_EVENT_QP_ACCESS_ERR:
 	case AXON_EVENT_COMM_EST:
+	case AXON_EVENT_QP_LAST_WQE:
 		axon_qp_event(adev, param, type);
+		break;
+	case AXON_EVENT_SRQ_LIMIT:
+		axon_srq_event(adev, param);
 		break;
 	default:
 		adev->eq.stat_unknown++;

@@ -53,6 +53,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->fw_version = axon_rd(adev, AXON_REG_FW_VERSION);
 	adev->rdma = caps & AXON_CAP_RDMA;
 	adev->peer_mr = adev->rdma && caps & AXON_CAP_PEER_MR;
+	adev->srq = adev->rdma && caps & AXON_CAP_SRQ;
 	return 0;
 }
 
@@ -246,6 +247,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	ida_init(&adev->uar_ida);
 	xa_init(&adev->cqs);
 	xa_init(&adev->qps);
+	xa_init(&adev->srqs);
 	pci_set_drvdata(pdev, adev);
 
 	err = axon_check_identity(adev);
@@ -324,7 +326,8 @@ static void axon_remove(struct pci_dev *pdev)
 		axon_eq_destroy(&adev->ceq);
 	axon_eq_destroy(&adev->eq);
 	axon_admin_destroy(&adev->aq);
-	WARN_ON(!xa_empty(&adev->cqs) || !xa_empty(&adev->qps));
+	WARN_ON(!xa_empty(&adev->cqs) || !xa_empty(&adev->qps) ||
+		!xa_empty(&adev->srqs));
 	ida_destroy(&adev->uar_ida);
 	ib_dealloc_device(&adev->ibdev);
 }

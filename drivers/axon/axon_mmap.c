@@ -90,6 +90,8 @@ void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem)
 {
 	struct device *dev = &adev->pdev->dev;
 
+	if (!mem->va)		/* never allocated: a QP on an SRQ has no RQ */
+		return;
 	if (!mem->user) {
 		dma_free_coherent(dev, mem->size, mem->va, mem->dma);
 		return;

@@ -10,6 +10,9 @@
  * its own: modify_qp asks it for the current state, checks the transition
  * with ib_modify_qp_is_ok(), converts the attributes and lets the device
  * decide; query_qp asks the device too.
+ *
+ * A QP created with an SRQ has no receive queue of its own: post_recv
+ * fails and its receive completions free the SRQ's slots (axon_srq.c).
  */
 
 #include <linux/slab.h>
@@ -30,8 +33,8 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	bool tail_zero;
 	int err;
 
-	if (init_attr->qp_type != IB_QPT_RC || init_attr->srq ||
-	    init_attr->rwq_ind_tbl || init_attr->create_flags)
+	if (init_attr->qp_type != IB_QPT_RC || init_attr->rwq_ind_tbl ||
+	    init_attr->create_flags)
 		return -EOPNOTSUPP;
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
@@ -47,8 +50,8 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	return axon_check_create_qp_req(&req, tail_zero, udata->outlen);
 }
 
-static int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq,
-			 u32 depth, u8 wqe_shift, u32 max_sge, bool user)
+int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
+		  u8 wqe_shift, u32 max_sge, bool user)
 {
 	wq->depth = depth;
 	wq->wqe_shift = wqe_shift;
@@ -71,9 +74,11 @@ static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
 	err = axon_qmem_expose(uctx, &qp->sq.mem, &resp.sq_mmap_key);
 	if (err)
 		return err;
-	err = axon_qmem_expose(uctx, &qp->rq.mem, &resp.rq_mmap_key);
-	if (err)
-		return err;
+	if (!qp->srq) {
+		err = axon_qmem_expose(uctx, &qp->rq.mem, &resp.rq_mmap_key);
+		if (err)
+			return err;
+	}
 	resp.qpn = qp->qpn;
 	resp.sq_depth = qp->sq.depth;
 	resp.rq_depth = qp->rq.depth;
@@ -103,9 +108,20 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = axon_check_create_qp(adev, init_attr, udata);
 	if (err)
 		goto err_out;
+	qp->srq = init_attr->srq ? to_asrq(init_attr->srq) : NULL;
+	/* with an SRQ, the receive capabilities are ignored */
+	if (qp->srq) {
+		init_attr->cap.max_recv_wr = 0;
+		init_attr->cap.max_recv_sge = 0;
+	}
 	err = axon_qp_geometry(&init_attr->cap, &lim, &g);
 	if (err)
 		goto err_out;
+	if (qp->srq) {
+		g.rq_depth = 0;
+		g.rq_wqe_shift = 0;
+		g.max_recv_sge = 0;
+	}
 
 	qp->kernel = !udata;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
@@ -117,10 +133,14 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 			    g.max_send_sge, !!udata);
 	if (err)
 		goto err_out;
-	err = axon_wq_alloc(adev, &qp->rq, g.rq_depth, g.rq_wqe_shift,
-			    g.max_recv_sge, !!udata);
-	if (err)
-		goto err_free_sq;
+	if (qp->srq) {
+		spin_lock_init(&qp->rq.lock);	/* axon_qp_purge() takes it */
+	} else {
+		err = axon_wq_alloc(adev, &qp->rq, g.rq_depth, g.rq_wqe_shift,
+				    g.max_recv_sge, !!udata);
+		if (err)
+			goto err_free_sq;
+	}
 
 	p.pdn = to_apd(ibqp->pd)->pdn;
 	p.send_cqn = to_acq(init_attr->send_cq)->cqn;
@@ -134,6 +154,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	p.sq_wqe_shift = g.sq_wqe_shift;
 	p.rq_wqe_shift = g.rq_wqe_shift;
 	p.sq_sig_all = qp->sig_all;
+	p.srqn = qp->srq ? qp->srq->srqn : 0;
 	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
 	if (err)
 		goto err_free_rq;
@@ -207,12 +228,16 @@ static void axon_qp_purge(struct axon_qp *qp, bool reset)
 	struct axon_cq *rcq = to_acq(qp->ibqp.recv_cq);
 	struct axon_cq *first = scq->cqn <= rcq->cqn ? scq : rcq;
 	struct axon_cq *second = first == scq ? rcq : scq;
+	u32 recv, recv2 = 0;
 
 	axon_qp_lock_cqs(first, second);
-	axon_cq_purge(first->mem.va, first->depth, first->cons, qp->qpn);
+	axon_cq_purge(first->mem.va, first->depth, first->cons, qp->qpn, &recv);
 	if (second != first)
 		axon_cq_purge(second->mem.va, second->depth, second->cons,
-			      qp->qpn);
+			      qp->qpn, &recv2);
+	/* the SRQ's WQEs these complete are free */
+	if (qp->srq)
+		axon_srq_forget(qp->srq, recv + recv2);
 	if (reset) {
 		spin_lock(&qp->sq.lock);
 		qp->sq.head = 0;
@@ -329,6 +354,7 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->qp_type = IB_QPT_RC;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
+	init_attr->srq = ibqp->srq;
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					       IB_SIGNAL_REQ_WR;
@@ -363,13 +389,13 @@ int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	return 0;
 }
 
-static void *axon_wq_slot(struct axon_wq *wq)
+void *axon_wq_slot(struct axon_wq *wq)
 {
 	return wq->mem.va + ((size_t)(wq->head & (wq->depth - 1)) <<
 			     wq->wqe_shift);
 }
 
-static bool axon_wq_full(struct axon_wq *wq)
+bool axon_wq_full(struct axon_wq *wq)
 {
 	return (u16)(wq->head - READ_ONCE(wq->tail)) >= wq->depth;
 }
@@ -420,6 +446,10 @@ int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u16 start;
 	int err = 0;
 
+	if (qp->srq) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_irqsave(&rq->lock, flags);
 	start = rq->head;
 	for (; wr; wr = wr->next) {
@@ -455,6 +485,8 @@ bool axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index)
 
 	if (!qp->kernel)
 		return true;
+	if (recv && qp->srq)
+		return axon_srq_completed(qp->srq, wqe_index);
 	if (!axon_wq_index_pending(wq->tail, READ_ONCE(wq->head), wqe_index)) {
 		dev_warn_ratelimited(qp->ibqp.device->dev.parent,
 				     "qp %u: %s completion for WQE %u outside [%u, %u)\n",

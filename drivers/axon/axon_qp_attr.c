@@ -263,6 +263,9 @@ bool axon_qp_event_type(u16 type, enum ib_event_type *event)
 	case AXON_EVENT_COMM_EST:
 		*event = IB_EVENT_COMM_EST;
 		return true;
+	case AXON_EVENT_QP_LAST_WQE:
+		*event = IB_EVENT_QP_LAST_WQE_REACHED;
+		return true;
 	default:
 		return false;
 	}

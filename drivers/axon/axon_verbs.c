@@ -58,6 +58,11 @@ static int axon_query_device(struct ib_device *ibdev,
 				      AXON_MAX_RD_ATOMIC);
 	props->max_qp_init_rd_atom = props->max_qp_rd_atom;
 	props->max_pkeys = 1;
+	if (adev->srq) {
+		props->max_srq = le32_to_cpu(a->max_srq);
+		props->max_srq_wr = le32_to_cpu(a->max_srq_wr);
+		props->max_srq_sge = le16_to_cpu(a->max_srq_sge);
+	}
 	if (!adev->rdma) {
 		/* only PDs: no MR, CQ or QP can be created */
 		props->max_qp = 0;
@@ -423,6 +428,17 @@ static const struct ib_device_ops axon_rdma_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_qp, axon_qp, ibqp),
 };
 
+/* With AXON_CAP_SRQ: shared receive queues. */
+static const struct ib_device_ops axon_srq_ops = {
+	.create_srq = axon_create_srq,
+	.destroy_srq = axon_destroy_srq,
+	.modify_srq = axon_modify_srq,
+	.post_srq_recv = axon_post_srq_recv,
+	.query_srq = axon_query_srq,
+
+	INIT_RDMA_OBJ_SIZE(ib_srq, axon_srq, ibsrq),
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -475,6 +491,8 @@ int axon_ib_register(struct axon_dev *adev)
 	ib_set_device_ops(ibdev, &axon_dev_ops);
 	if (adev->rdma)
 		ib_set_device_ops(ibdev, &axon_rdma_ops);
+	if (adev->srq)
+		ib_set_device_ops(ibdev, &axon_srq_ops);
 	if (adev->peer_mr)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 

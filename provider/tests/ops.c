@@ -133,8 +133,11 @@ int main(int argc, char **argv)
 		qpx_attr.create_flags = IBV_QP_CREATE_SCATTER_FCS;
 		expect_eopnotsupp_ptr("ops-create-qp-ex-flags-eopnotsupp",
 				      ibv_create_qp_ex(ctx, &qpx_attr));
-		expect_eopnotsupp_ptr("ops-create-srq-eopnotsupp",
-				      ibv_create_srq(pd, &srq_attr));
+		/* checked by the provider before any command */
+		srq_attr.attr.max_wr = 1;
+		srq_attr.attr.max_sge = 1000;
+		expect_errno_ptr("ops-create-srq-sge-einval",
+				 ibv_create_srq(pd, &srq_attr), EINVAL);
 		ret = ibv_dealloc_pd(pd);
 		snprintf(buf, sizeof(buf), "returned %d", ret);
 		result("ops-dealloc-pd", !ret, buf);

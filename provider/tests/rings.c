@@ -289,6 +289,7 @@ static void test_cq(void)
 static void test_cq_purge(void)
 {
 	struct axon_cqring cq = { .depth_shift = 2, .ci = 2 };
+	unsigned int recv, recv2, recv3;
 	uint32_t i;
 	bool ok;
 
@@ -298,7 +299,8 @@ static void test_cq_purge(void)
 	for (i = 0; i < 5; i++)
 		dev_write_cqe(&cq, i, i, 0);
 	cq.cqes[3].qpn = htole32(0x99);
-	ok = axon_cq_purge(&cq, 0x1234) == 2 &&
+	cq.cqes[2].flags |= AXON_CQE_RECV;
+	ok = axon_cq_purge(&cq, 0x1234, &recv) == 2 && recv == 1 &&
 	     le32toh(cq.cqes[2].qpn) == AXON_QPN_PURGED &&
 	     le32toh(cq.cqes[0].qpn) == AXON_QPN_PURGED &&
 	     le32toh(cq.cqes[3].qpn) == 0x99 &&
@@ -308,8 +310,10 @@ static void test_cq_purge(void)
 
 	/* A full ring (2..5): the walk ends after one pass. */
 	dev_write_cqe(&cq, 5, 5, 0);
-	ok = axon_cq_purge(&cq, 0x1234) == 1 && axon_cq_purge(&cq, 0x99) == 1 &&
-	     axon_cq_purge(&cq, AXON_QPN_PURGED) == 4;
+	ok = axon_cq_purge(&cq, 0x1234, &recv) == 1 &&
+	     axon_cq_purge(&cq, 0x99, &recv2) == 1 &&
+	     axon_cq_purge(&cq, AXON_QPN_PURGED, &recv3) == 4 &&
+	     recv == 0 && recv2 == 0 && recv3 == 1;
 	check("cq-purge-full", ok, "each CQE of a full ring once");
 	free(cq.cqes);
 }

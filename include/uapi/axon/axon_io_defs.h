@@ -36,6 +36,7 @@
 #define AXON_CQ_ARM_SOLICITED		2
 #define AXON_MAX_QPN			0xffff	/* qpn 0 and 1 are never used */
 #define AXON_MAX_CQN			0xffff
+#define AXON_MAX_SRQN			0xffff
 
 /*
  * Completion queues. A CQ is a contiguous ring of depth 32-byte CQEs

@@ -93,4 +93,18 @@ struct axon_create_qp_resp {
 	__aligned_u64 rq_size;
 };
 
+/*
+ * create_srq takes no driver request. The ring is mapped like a QP's RQ;
+ * the process posts its WQEs and rings AXON_DB_SRQ on its doorbell page.
+ */
+struct axon_create_srq_resp {
+	__u32 comp_mask;
+	__u32 srqn;
+	__u32 depth;		/* WQEs, power of 2 */
+	__u8 wqe_shift;		/* log2 of the WQE slot size */
+	__u8 reserved[3];
+	__aligned_u64 srq_mmap_key;
+	__aligned_u64 srq_size;
+};
+
 #endif /* _UAPI_RDMA_AXON_ABI_H */
