@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Opening an RDMA device by name, for the verbs test programs. */
+/* What the verbs test programs share: opening a device, connecting a QP. */
 #include <string.h>
 
 #include <infiniband/verbs.h>
@@ -19,4 +19,67 @@ struct ibv_context *open_device(const char *name)
 			ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
 	return ctx;
+}
+
+int to_init(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_INIT, .port_num = 1,
+		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
+	};
+
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
+			     IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
+}
+
+void rtr_attr(uint32_t dest_qpn, const union ibv_gid *gid, int gid_index,
+	      struct ibv_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTR;
+	a->path_mtu = IBV_MTU_1024;
+	a->dest_qp_num = dest_qpn;
+	a->rq_psn = 1;
+	a->max_dest_rd_atomic = 1;
+	a->min_rnr_timer = 12;
+	a->ah_attr.is_global = 1;
+	a->ah_attr.grh.dgid = *gid;
+	a->ah_attr.grh.sgid_index = gid_index;
+	a->ah_attr.grh.hop_limit = 64;
+	a->ah_attr.port_num = 1;
+}
+
+void rts_attr(struct ibv_qp_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->qp_state = IBV_QPS_RTS;
+	a->timeout = 14;
+	a->retry_cnt = 7;
+	a->rnr_retry = 7;
+	a->sq_psn = 1;
+	a->max_rd_atomic = 1;
+}
+
+int qp_connect(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid,
+	       int gid_index)
+{
+	struct ibv_qp_attr a;
+
+	if (to_init(qp))
+		return -1;
+	rtr_attr(dest_qpn, gid, gid_index, &a);
+	if (ibv_modify_qp(qp, &a, RTR_MASK))
+		return -1;
+	rts_attr(&a);
+	return ibv_modify_qp(qp, &a, RTS_MASK);
+}
+
+enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr init;
+	struct ibv_qp_attr a;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
+		return -1;
+	return a.qp_state;
 }

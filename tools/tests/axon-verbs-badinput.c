@@ -229,67 +229,6 @@ static void test_dmabuf_mr(struct ibv_pd *pd, bool rxe)
 			  "ibv_reg_dmabuf_mr unknown access flag");
 }
 
-static int modify(struct ibv_qp *qp, struct ibv_qp_attr *a, int mask)
-{
-	return ibv_modify_qp(qp, a, mask);
-}
-
-static int to_init(struct ibv_qp *qp)
-{
-	struct ibv_qp_attr a = {
-		.qp_state = IBV_QPS_INIT, .port_num = 1,
-		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE,
-	};
-
-	return modify(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-		      IBV_QP_ACCESS_FLAGS);
-}
-
-/* RTR attributes that connect qp to itself. */
-static void rtr_attr(struct ibv_qp *qp, union ibv_gid *gid, int gid_index,
-		     struct ibv_qp_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_RTR;
-	a->path_mtu = IBV_MTU_1024;
-	a->dest_qp_num = qp->qp_num;
-	a->rq_psn = 1;
-	a->max_dest_rd_atomic = 1;
-	a->min_rnr_timer = 12;
-	a->ah_attr.is_global = 1;
-	a->ah_attr.grh.dgid = *gid;
-	a->ah_attr.grh.sgid_index = gid_index;
-	a->ah_attr.grh.hop_limit = 64;
-	a->ah_attr.port_num = 1;
-}
-
-#define RTR_MASK (IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | \
-		  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | \
-		  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)
-#define RTS_MASK (IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | \
-		  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)
-
-static void rts_attr(struct ibv_qp_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->qp_state = IBV_QPS_RTS;
-	a->timeout = 14;
-	a->retry_cnt = 7;
-	a->rnr_retry = 7;
-	a->sq_psn = 1;
-	a->max_rd_atomic = 1;
-}
-
-static enum ibv_qp_state qp_state(struct ibv_qp *qp)
-{
-	struct ibv_qp_init_attr init;
-	struct ibv_qp_attr a;
-
-	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
-		return -1;
-	return a.qp_state;
-}
-
 struct dev {
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
@@ -321,7 +260,7 @@ static void bad_attr(struct dev *d, enum bad bad, int want, bool rxe_ok,
 		tap_ok(false, "%s: ibv_create_qp and INIT", what);
 		goto out;
 	}
-	rtr_attr(qp, &d->gid, d->gid_index, &a);
+	rtr_attr(qp->qp_num, &d->gid, d->gid_index, &a);
 	mask = RTR_MASK;
 	switch (bad) {
 	case BAD_QP_ACCESS:
@@ -345,7 +284,7 @@ static void bad_attr(struct dev *d, enum bad bad, int want, bool rxe_ok,
 		a.ah_attr.port_num = 7;
 		break;
 	case BAD_RD_ATOMIC:
-		if (modify(qp, &a, RTR_MASK)) {
+		if (ibv_modify_qp(qp, &a, RTR_MASK)) {
 			tap_ok(false, "%s: modify_qp INIT -> RTR", what);
 			goto out;
 		}
@@ -357,7 +296,7 @@ static void bad_attr(struct dev *d, enum bad bad, int want, bool rxe_ok,
 	case BAD_NONE:
 		break;
 	}
-	ret = modify(qp, &a, mask);
+	ret = ibv_modify_qp(qp, &a, mask);
 	snprintf(name, sizeof(name), "%s: QP stays in %s", what,
 		 from == IBV_QPS_INIT ? "INIT" : "RTR");
 	if (!ret && d->rxe && rxe_ok) {
@@ -390,21 +329,21 @@ static void test_modify(struct dev *d)
 		return;
 	}
 	rts_attr(&a);
-	ret = modify(qp, &a, RTS_MASK);
+	ret = ibv_modify_qp(qp, &a, RTS_MASK);
 	expect_errno(ret, ret, EINVAL, "modify_qp RESET -> RTS");
-	rtr_attr(qp, &d->gid, d->gid_index, &a);
-	ret = modify(qp, &a, RTR_MASK);
+	rtr_attr(qp->qp_num, &d->gid, d->gid_index, &a);
+	ret = ibv_modify_qp(qp, &a, RTR_MASK);
 	expect_errno(ret, ret, EINVAL, "modify_qp RESET -> RTR");
 	tap_ok(qp_state(qp) == IBV_QPS_RESET, "QP stays in RESET");
 	tap_ok(!to_init(qp), "modify_qp RESET -> INIT");
 	rts_attr(&a);
-	ret = modify(qp, &a, RTS_MASK);
+	ret = ibv_modify_qp(qp, &a, RTS_MASK);
 	expect_errno(ret, ret, EINVAL, "modify_qp INIT -> RTS");
 	tap_ok(qp_state(qp) == IBV_QPS_INIT, "QP stays in INIT");
-	rtr_attr(qp, &d->gid, d->gid_index, &a);
-	tap_ok(!modify(qp, &a, RTR_MASK), "modify_qp INIT -> RTR (to itself)");
+	rtr_attr(qp->qp_num, &d->gid, d->gid_index, &a);
+	tap_ok(!ibv_modify_qp(qp, &a, RTR_MASK), "modify_qp INIT -> RTR (to itself)");
 	rts_attr(&a);
-	tap_ok(!modify(qp, &a, RTS_MASK), "modify_qp RTR -> RTS");
+	tap_ok(!ibv_modify_qp(qp, &a, RTS_MASK), "modify_qp RTR -> RTS");
 	tap_ok(qp_state(qp) == IBV_QPS_RTS, "QP in RTS");
 	tap_ok(!ibv_destroy_qp(qp), "ibv_destroy_qp");
 
