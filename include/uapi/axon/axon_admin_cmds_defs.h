@@ -192,9 +192,9 @@ struct axon_admin_gid {
  *          previous tag, so a key of a deregistered MR fails even when
  *          its slot is taken again
  *
- * The device chooses the key (the slot too, at random among the free
- * ones), so one valid key tells nothing of another; the driver only
- * passes it back. AXON_KEY(index, tag) builds a key, AXON_KEY_GET_INDEX()
+ * The device chooses the key (the slot too: the first free one from a
+ * random point), so one valid key tells nothing of another; the driver
+ * only passes it back. AXON_KEY(index, tag) builds a key, AXON_KEY_GET_INDEX()
  * and AXON_KEY_GET_TAG() take it apart.
  */
 #define AXON_KEY_TAG_MASK		0xff
