@@ -241,13 +241,13 @@ static void axon_engine_init_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, axon_fake_reg(f, AXON_REG_AQ_SQ_DEPTH), 32);
 	KUNIT_EXPECT_EQ(test, axon_fake_reg(f, AXON_REG_AQ_CQ_DEPTH), 32);
 	KUNIT_EXPECT_EQ(test, axon_fake_reg(f, AXON_REG_AQ_SQ_BASE_LO),
-			lower_32_bits(f->aq.sq_dma));
+			AXON_REG_LO(f->aq.sq_dma));
 	KUNIT_EXPECT_EQ(test, axon_fake_reg(f, AXON_REG_AQ_SQ_BASE_HI),
-			upper_32_bits(f->aq.sq_dma));
+			AXON_REG_HI(f->aq.sq_dma));
 	KUNIT_EXPECT_EQ(test, axon_fake_reg(f, AXON_REG_AQ_CQ_BASE_LO),
-			lower_32_bits(f->aq.cq_dma));
+			AXON_REG_LO(f->aq.cq_dma));
 	KUNIT_EXPECT_EQ(test, axon_fake_reg(f, AXON_REG_AQ_CQ_BASE_HI),
-			upper_32_bits(f->aq.cq_dma));
+			AXON_REG_HI(f->aq.cq_dma));
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(f->aq.sq_dma, AXON_QUEUE_ALIGN));
 	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(f->aq.cq_dma, AXON_QUEUE_ALIGN));
 	KUNIT_EXPECT_TRUE(test, f->aq.cq_phase);

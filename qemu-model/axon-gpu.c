@@ -50,10 +50,10 @@ static uint64_t axon_gpu_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = AXON_VERSION(AXON_GPU_VERSION_MAJOR, AXON_GPU_VERSION_MINOR);
         break;
     case AXON_GPU_REG_VRAM_SIZE_LO:
-        val = s->vram_size;
+        val = AXON_REG_LO(s->vram_size);
         break;
     case AXON_GPU_REG_VRAM_SIZE_HI:
-        val = s->vram_size >> 32;
+        val = AXON_REG_HI(s->vram_size);
         break;
     default:
         qemu_log_mask(LOG_GUEST_ERROR, "axon-gpu: read of unknown register "

@@ -437,15 +437,15 @@ uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr)
     case AXON_REG_ETH_MTU:
         return e->mtu;
     case AXON_REG_ETH_TX_BASE_LO:
-        return extract64(e->tx.base, 0, 32);
+        return AXON_REG_LO(e->tx.base);
     case AXON_REG_ETH_TX_BASE_HI:
-        return extract64(e->tx.base, 32, 32);
+        return AXON_REG_HI(e->tx.base);
     case AXON_REG_ETH_TX_DEPTH:
         return e->tx.depth;
     case AXON_REG_ETH_RX_BASE_LO:
-        return extract64(e->rx.base, 0, 32);
+        return AXON_REG_LO(e->rx.base);
     case AXON_REG_ETH_RX_BASE_HI:
-        return extract64(e->rx.base, 32, 32);
+        return AXON_REG_HI(e->rx.base);
     case AXON_REG_ETH_RX_DEPTH:
         return e->rx.depth;
     case AXON_REG_ETH_TX_HEAD:
@@ -516,19 +516,19 @@ static void axon_nic_eth_write_setup(AxonNicState *s, hwaddr addr,
         e->mtu = val;
         break;
     case AXON_REG_ETH_TX_BASE_LO:
-        e->tx.base = deposit64(e->tx.base, 0, 32, val);
+        e->tx.base = AXON_REG_SET_LO(e->tx.base, val);
         break;
     case AXON_REG_ETH_TX_BASE_HI:
-        e->tx.base = deposit64(e->tx.base, 32, 32, val);
+        e->tx.base = AXON_REG_SET_HI(e->tx.base, val);
         break;
     case AXON_REG_ETH_TX_DEPTH:
         e->tx.depth = val;
         break;
     case AXON_REG_ETH_RX_BASE_LO:
-        e->rx.base = deposit64(e->rx.base, 0, 32, val);
+        e->rx.base = AXON_REG_SET_LO(e->rx.base, val);
         break;
     case AXON_REG_ETH_RX_BASE_HI:
-        e->rx.base = deposit64(e->rx.base, 32, 32, val);
+        e->rx.base = AXON_REG_SET_HI(e->rx.base, val);
         break;
     case AXON_REG_ETH_RX_DEPTH:
         e->rx.depth = val;

@@ -711,13 +711,13 @@ uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
     case AXON_REG_STAT_NAKS:
         return r->stats.naks;
     case AXON_REG_STAT_PEER_RD_LO:
-        return r->stats.peer_rd;
+        return AXON_REG_LO(r->stats.peer_rd);
     case AXON_REG_STAT_PEER_RD_HI:
-        return r->stats.peer_rd >> 32;
+        return AXON_REG_HI(r->stats.peer_rd);
     case AXON_REG_STAT_PEER_WR_LO:
-        return r->stats.peer_wr;
+        return AXON_REG_LO(r->stats.peer_wr);
     case AXON_REG_STAT_PEER_WR_HI:
-        return r->stats.peer_wr >> 32;
+        return AXON_REG_HI(r->stats.peer_wr);
     case AXON_REG_STAT_MR_INVALID:
         return r->stats.mr_invalid;
     case AXON_REG_STAT_DUP_REQS:

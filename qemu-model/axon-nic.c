@@ -430,10 +430,6 @@ static void axon_nic_disable(AxonNicState *s)
  * Each ring has a 16-byte register block: base low, base high, depth,
  * then its doorbell (or, for the admin CQ, the SQ head).
  */
-#define AXON_RING_REG_MASK  0xf
-#define AXON_RING_BASE_LO   0x0
-#define AXON_RING_BASE_HI   0x4
-#define AXON_RING_DEPTH     0x8
 QEMU_BUILD_BUG_ON(AXON_REG_AQ_SQ_BASE_LO & AXON_RING_REG_MASK);
 QEMU_BUILD_BUG_ON(AXON_REG_AQ_CQ_DEPTH - AXON_REG_AQ_CQ_BASE_LO !=
                   AXON_RING_DEPTH);
@@ -460,9 +456,9 @@ static uint32_t axon_nic_read_setup(const AxonRing *r, unsigned field)
 {
     switch (field) {
     case AXON_RING_BASE_LO:
-        return extract64(r->base, 0, 32);
+        return AXON_REG_LO(r->base);
     case AXON_RING_BASE_HI:
-        return extract64(r->base, 32, 32);
+        return AXON_REG_HI(r->base);
     default:
         return r->depth;
     }
@@ -472,10 +468,10 @@ static void axon_nic_write_setup(AxonRing *r, unsigned field, uint32_t val)
 {
     switch (field) {
     case AXON_RING_BASE_LO:
-        r->base = deposit64(r->base, 0, 32, val);
+        r->base = AXON_REG_SET_LO(r->base, val);
         break;
     case AXON_RING_BASE_HI:
-        r->base = deposit64(r->base, 32, 32, val);
+        r->base = AXON_REG_SET_HI(r->base, val);
         break;
     default:
         r->depth = val;

@@ -99,11 +99,11 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	if (!aq->cq)
 		goto err_free_sq;
 
-	writel(lower_32_bits(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_LO);
-	writel(upper_32_bits(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_HI);
+	writel(AXON_REG_LO(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_LO);
+	writel(AXON_REG_HI(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_HI);
 	writel(depth, regs + AXON_REG_AQ_SQ_DEPTH);
-	writel(lower_32_bits(aq->cq_dma), regs + AXON_REG_AQ_CQ_BASE_LO);
-	writel(upper_32_bits(aq->cq_dma), regs + AXON_REG_AQ_CQ_BASE_HI);
+	writel(AXON_REG_LO(aq->cq_dma), regs + AXON_REG_AQ_CQ_BASE_LO);
+	writel(AXON_REG_HI(aq->cq_dma), regs + AXON_REG_AQ_CQ_BASE_HI);
 	writel(depth, regs + AXON_REG_AQ_CQ_DEPTH);
 	return 0;
 

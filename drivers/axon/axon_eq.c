@@ -31,8 +31,8 @@ int axon_eq_init(struct axon_dev *adev, struct axon_eq *eq,
 	if (!eq->ring)
 		return -ENOMEM;
 
-	axon_wr(adev, AXON_EQ_REG(eq, BASE_LO), lower_32_bits(eq->ring_dma));
-	axon_wr(adev, AXON_EQ_REG(eq, BASE_HI), upper_32_bits(eq->ring_dma));
+	axon_wr(adev, AXON_EQ_REG(eq, BASE_LO), AXON_REG_LO(eq->ring_dma));
+	axon_wr(adev, AXON_EQ_REG(eq, BASE_HI), AXON_REG_HI(eq->ring_dma));
 	axon_wr(adev, AXON_EQ_REG(eq, DEPTH), depth);
 	return 0;
 }

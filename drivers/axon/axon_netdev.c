@@ -305,9 +305,9 @@ static irqreturn_t axon_eth_irq(int irq, void *data)
 static void axon_eth_program_ring(struct axon_dev *adev, enum axon_reg base_lo,
 				  const struct axon_eth_ring *r)
 {
-	axon_wr(adev, base_lo, lower_32_bits(r->desc_dma));
-	axon_wr(adev, base_lo + 4, upper_32_bits(r->desc_dma));
-	axon_wr(adev, base_lo + 8, r->depth);
+	axon_wr(adev, base_lo + AXON_RING_BASE_LO, AXON_REG_LO(r->desc_dma));
+	axon_wr(adev, base_lo + AXON_RING_BASE_HI, AXON_REG_HI(r->desc_dma));
+	axon_wr(adev, base_lo + AXON_RING_DEPTH, r->depth);
 }
 
 static int axon_eth_start(struct axon_eth *eth)

@@ -357,7 +357,7 @@ static u64 axon_rd64(struct axon_dev *adev, enum axon_reg lo, enum axon_reg hi)
 		l = axon_rd(adev, lo);
 		h2 = axon_rd(adev, hi);
 	} while (h != h2);
-	return (u64)h << 32 | l;
+	return AXON_REG_U64(h, l);
 }
 
 int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,

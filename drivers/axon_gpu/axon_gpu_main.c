@@ -127,8 +127,9 @@ static int axon_gpu_check_device(struct axon_gpu *gpu, void __iomem *regs)
 	struct device *dev = &gpu->pdev->dev;
 	u32 magic = readl(regs + AXON_GPU_REG_MAGIC);
 	u32 version = readl(regs + AXON_GPU_REG_VERSION);
-	u64 size = readl(regs + AXON_GPU_REG_VRAM_SIZE_LO) |
-		   (u64)readl(regs + AXON_GPU_REG_VRAM_SIZE_HI) << 32;
+	u32 size_lo = readl(regs + AXON_GPU_REG_VRAM_SIZE_LO);
+	u64 size = AXON_REG_U64(readl(regs + AXON_GPU_REG_VRAM_SIZE_HI),
+				size_lo);
 	struct resource *bar = &gpu->pdev->resource[AXON_GPU_BAR_VRAM];
 
 	if (magic != AXON_GPU_MAGIC) {

@@ -46,9 +46,9 @@ static void test_gpu_identity(void)
                         AXON_VERSION(AXON_GPU_VERSION_MAJOR,
                                      AXON_GPU_VERSION_MINOR));
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_VRAM_SIZE_LO),
-                        ==, (uint32_t)sizes[i]);
+                        ==, AXON_REG_LO(sizes[i]));
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_VRAM_SIZE_HI),
-                        ==, sizes[i] >> 32);
+                        ==, AXON_REG_HI(sizes[i]));
         /* other offsets read 0, writes change nothing */
         g_assert_cmphex(qpci_io_readl(dev, regs, 0x10), ==, 0);
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REGS_SIZE - 4), ==,
@@ -59,7 +59,7 @@ static void test_gpu_identity(void)
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_MAGIC), ==,
                         AXON_GPU_MAGIC);
         g_assert_cmphex(qpci_io_readl(dev, regs, AXON_GPU_REG_VRAM_SIZE_LO),
-                        ==, (uint32_t)sizes[i]);
+                        ==, AXON_REG_LO(sizes[i]));
         g_assert_cmphex(qpci_io_readl(dev, regs, 0x10), ==, 0);
         g_free(dev);
     }

@@ -45,7 +45,7 @@ static uint64_t peer_stat(Axon *a, uint32_t lo)
 
     do {
         hi = rd(a, lo + 4);
-        v = (uint64_t)hi << 32 | rd(a, lo);
+        v = AXON_REG_U64(hi, rd(a, lo));
     } while (rd(a, lo + 4) != hi);
     return v;
 }

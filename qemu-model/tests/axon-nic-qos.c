@@ -99,14 +99,14 @@ void axon_stop(Axon *a)
 void program_queues(Axon *a, uint64_t sq, uint32_t sqd, uint64_t cq,
                     uint32_t cqd, uint64_t eq, uint32_t eqd)
 {
-    wr(a, AXON_REG_AQ_SQ_BASE_LO, (uint32_t)sq);
-    wr(a, AXON_REG_AQ_SQ_BASE_HI, sq >> 32);
+    wr(a, AXON_REG_AQ_SQ_BASE_LO, AXON_REG_LO(sq));
+    wr(a, AXON_REG_AQ_SQ_BASE_HI, AXON_REG_HI(sq));
     wr(a, AXON_REG_AQ_SQ_DEPTH, sqd);
-    wr(a, AXON_REG_AQ_CQ_BASE_LO, (uint32_t)cq);
-    wr(a, AXON_REG_AQ_CQ_BASE_HI, cq >> 32);
+    wr(a, AXON_REG_AQ_CQ_BASE_LO, AXON_REG_LO(cq));
+    wr(a, AXON_REG_AQ_CQ_BASE_HI, AXON_REG_HI(cq));
     wr(a, AXON_REG_AQ_CQ_DEPTH, cqd);
-    wr(a, AXON_REG_EQ_BASE_LO, (uint32_t)eq);
-    wr(a, AXON_REG_EQ_BASE_HI, eq >> 32);
+    wr(a, AXON_REG_EQ_BASE_LO, AXON_REG_LO(eq));
+    wr(a, AXON_REG_EQ_BASE_HI, AXON_REG_HI(eq));
     wr(a, AXON_REG_EQ_DEPTH, eqd);
 }
 
@@ -237,11 +237,11 @@ bool take_event(Axon *a, struct axon_event *ev)
 void program_eth(Axon *a, uint64_t tx, uint32_t txd, uint64_t rx,
                  uint32_t rxd, uint32_t mtu)
 {
-    wr(a, AXON_REG_ETH_TX_BASE_LO, (uint32_t)tx);
-    wr(a, AXON_REG_ETH_TX_BASE_HI, tx >> 32);
+    wr(a, AXON_REG_ETH_TX_BASE_LO, AXON_REG_LO(tx));
+    wr(a, AXON_REG_ETH_TX_BASE_HI, AXON_REG_HI(tx));
     wr(a, AXON_REG_ETH_TX_DEPTH, txd);
-    wr(a, AXON_REG_ETH_RX_BASE_LO, (uint32_t)rx);
-    wr(a, AXON_REG_ETH_RX_BASE_HI, rx >> 32);
+    wr(a, AXON_REG_ETH_RX_BASE_LO, AXON_REG_LO(rx));
+    wr(a, AXON_REG_ETH_RX_BASE_HI, AXON_REG_HI(rx));
     wr(a, AXON_REG_ETH_RX_DEPTH, rxd);
     wr(a, AXON_REG_ETH_MTU, mtu);
 }
@@ -559,8 +559,8 @@ void rdma_enable(Axon *a)
     qtest_memset(a->qts, EQ_ADDR, 0, 0x10000);
     qtest_memset(a->qts, CEQ_ADDR, 0, 0x10000);
     program_queues(a, SQ_ADDR, 16, CQ_ADDR, 16, EQ_ADDR, 16);
-    wr(a, AXON_REG_CEQ_BASE_LO, (uint32_t)CEQ_ADDR);
-    wr(a, AXON_REG_CEQ_BASE_HI, CEQ_ADDR >> 32);
+    wr(a, AXON_REG_CEQ_BASE_LO, AXON_REG_LO(CEQ_ADDR));
+    wr(a, AXON_REG_CEQ_BASE_HI, AXON_REG_HI(CEQ_ADDR));
     wr(a, AXON_REG_CEQ_DEPTH, 64);
     wr(a, AXON_REG_CTRL, AXON_CTRL_ENABLE);
     g_assert_cmpuint(rd(a, AXON_REG_ERROR), ==, AXON_DEV_ERR_NONE);

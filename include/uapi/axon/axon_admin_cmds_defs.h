@@ -9,104 +9,205 @@
 
 #include <linux/types.h>
 
-/* struct axon_admin_cmd opcode; each command's body follows */
+/**
+ * enum axon_admin_opcode - &axon_admin_cmd.opcode; each command's body
+ *	follows
+ * @AXON_ADMIN_QUERY_DEVICE: &struct axon_admin_query; writes a
+ *	&struct axon_dev_attr to the response buffer
+ * @AXON_ADMIN_QUERY_PORT: &struct axon_admin_query with the port; writes
+ *	a &struct axon_port_attr
+ * @AXON_ADMIN_CREATE_PD: no parameters; result: the pdn
+ * @AXON_ADMIN_DESTROY_PD: &struct axon_admin_pd; BUSY while an MR or a QP
+ *	uses the PD
+ * @AXON_ADMIN_SET_GID: &struct axon_admin_gid: write one GID table entry
+ * @AXON_ADMIN_CREATE_MR: &struct axon_admin_mr; result: the key, used as
+ *	both lkey and rkey
+ * @AXON_ADMIN_DESTROY_MR: &struct axon_admin_mr with the key only
+ * @AXON_ADMIN_CREATE_CQ: &struct axon_admin_cq; result: the cqn
+ * @AXON_ADMIN_DESTROY_CQ: &struct axon_admin_cq with the cqn only; BUSY
+ *	while a QP uses the CQ
+ * @AXON_ADMIN_CREATE_QP: &struct axon_admin_create_qp; result: the qpn.
+ *	The QP starts in RESET.
+ * @AXON_ADMIN_MODIFY_QP: &struct axon_admin_modify_qp: apply a
+ *	&struct axon_qp_attr under its attr_mask
+ * @AXON_ADMIN_QUERY_QP: &struct axon_admin_modify_qp with attr_mask 0:
+ *	write the QP's &struct axon_qp_attr (as last modified, with its
+ *	current state) to attr_addr
+ * @AXON_ADMIN_DESTROY_QP: &struct axon_admin_modify_qp with the qpn only:
+ *	free the QP at once, whatever its state; nothing more is written for it
+ * @AXON_ADMIN_INVALIDATE_MR: ``AXON_CAP_PEER_MR``; &struct axon_admin_mr
+ *	with the key only (see "Page lists")
+ * @AXON_ADMIN_REMAP_MR: ``AXON_CAP_PEER_MR``; &struct axon_admin_mr with
+ *	key, pbl_addr, npages, page_shift, levels (see "Page lists")
+ * @AXON_ADMIN_CREATE_SRQ: ``AXON_CAP_SRQ``; &struct axon_admin_srq;
+ *	result: the srqn (see "Shared receive queues")
+ * @AXON_ADMIN_MODIFY_SRQ: ``AXON_CAP_SRQ``; &struct axon_admin_srq with
+ *	srqn and limit: arm (or disarm, 0) the limit
+ * @AXON_ADMIN_QUERY_SRQ: ``AXON_CAP_SRQ``; &struct axon_admin_srq with the
+ *	srqn only; result: the limit, 0 once it fired
+ * @AXON_ADMIN_DESTROY_SRQ: ``AXON_CAP_SRQ``; &struct axon_admin_srq with
+ *	the srqn only; BUSY while a QP uses the SRQ
+ */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
 	AXON_ADMIN_QUERY_PORT		= 2,
 	AXON_ADMIN_CREATE_PD		= 3,
 	AXON_ADMIN_DESTROY_PD		= 4,
-	AXON_ADMIN_SET_GID		= 5, /* write one GID table entry */
-	AXON_ADMIN_CREATE_MR		= 6, /* result: the key (lkey == rkey) */
+	AXON_ADMIN_SET_GID		= 5,
+	AXON_ADMIN_CREATE_MR		= 6,
 	AXON_ADMIN_DESTROY_MR		= 7,
-	AXON_ADMIN_CREATE_CQ		= 8, /* result: the cqn */
+	AXON_ADMIN_CREATE_CQ		= 8,
 	AXON_ADMIN_DESTROY_CQ		= 9,
-	AXON_ADMIN_CREATE_QP		= 10, /* result: the qpn */
+	AXON_ADMIN_CREATE_QP		= 10,
 	AXON_ADMIN_MODIFY_QP		= 11,
-	AXON_ADMIN_QUERY_QP		= 12, /* response: struct axon_qp_attr */
+	AXON_ADMIN_QUERY_QP		= 12,
 	AXON_ADMIN_DESTROY_QP		= 13,
-	AXON_ADMIN_INVALIDATE_MR	= 14, /* AXON_CAP_PEER_MR */
-	AXON_ADMIN_REMAP_MR		= 15, /* AXON_CAP_PEER_MR */
-	AXON_ADMIN_CREATE_SRQ		= 16, /* AXON_CAP_SRQ; result: the srqn */
-	AXON_ADMIN_MODIFY_SRQ		= 17, /* AXON_CAP_SRQ: arm the limit */
-	AXON_ADMIN_QUERY_SRQ		= 18, /* AXON_CAP_SRQ; result: the limit */
-	AXON_ADMIN_DESTROY_SRQ		= 19, /* AXON_CAP_SRQ */
+	AXON_ADMIN_INVALIDATE_MR	= 14,
+	AXON_ADMIN_REMAP_MR		= 15,
+	AXON_ADMIN_CREATE_SRQ		= 16,
+	AXON_ADMIN_MODIFY_SRQ		= 17,
+	AXON_ADMIN_QUERY_SRQ		= 18,
+	AXON_ADMIN_DESTROY_SRQ		= 19,
 };
 
+/**
+ * struct axon_admin_query - QUERY_DEVICE and QUERY_PORT
+ * @resp_addr: DMA address of the response
+ * @resp_len: bytes available at @resp_addr; BAD_PARAM if shorter than
+ *	the response
+ * @port: QUERY_PORT: the port number, 1-based (1); QUERY_DEVICE: 0
+ * @reserved: 0
+ */
 struct axon_admin_query {
-	__le64 resp_addr;	/* DMA address of the response */
-	__le32 resp_len;	/* bytes available at resp_addr */
-	__le32 port;		/* QUERY_PORT: port number, 1-based */
+	__le64 resp_addr;
+	__le32 resp_len;
+	__le32 port;
 	__u8 reserved[40];
 };
 
+/**
+ * struct axon_admin_pd - CREATE_PD and DESTROY_PD
+ * @pdn: DESTROY_PD: the PD to destroy; CREATE_PD: 0
+ * @reserved: 0
+ */
 struct axon_admin_pd {
-	__le32 pdn;		/* DESTROY_PD: the PD to destroy */
+	__le32 pdn;
 	__u8 reserved[52];
 };
 
-/* RoCE GID types, as stored in the device's GID table */
+/**
+ * enum axon_gid_type - RoCE GID types, as stored in the device's GID table
+ * @AXON_GID_TYPE_NONE: the entry is unused; SET_GID with it clears the
+ *	entry
+ * @AXON_GID_TYPE_ROCE_V1: RoCE v1
+ * @AXON_GID_TYPE_ROCE_V2: RoCEv2
+ */
 enum axon_gid_type {
-	AXON_GID_TYPE_NONE	= 0, /* the entry is unused */
+	AXON_GID_TYPE_NONE	= 0,
 	AXON_GID_TYPE_ROCE_V1	= 1,
 	AXON_GID_TYPE_ROCE_V2	= 2,
 };
 
+/**
+ * struct axon_admin_gid - SET_GID: write one entry of the GID table
+ * @port: 1-based (1)
+ * @index: < &axon_port_attr.gid_tbl_len (16)
+ * @type: &enum axon_gid_type
+ * @reserved0: 0
+ * @gid: the GID, network order; IPv4 as ``::ffff:a.b.c.d``
+ * @reserved: 0
+ *
+ * SET_GID fails with BAD_PARAM for another port, an index beyond the
+ * table, an unknown type or non-zero reserved fields. The GID table
+ * belongs to the RDMA engine (a QP's &axon_qp_attr.sgid_index selects an
+ * entry); a reset empties it.
+ */
 struct axon_admin_gid {
-	__le32 port;		/* 1-based */
-	__le32 index;		/* < gid_tbl_len */
-	__le32 type;		/* enum axon_gid_type; NONE clears the entry */
+	__le32 port;
+	__le32 index;
+	__le32 type;
 	__le32 reserved0;
-	__u8 gid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
+	__u8 gid[16];
 	__u8 reserved[24];
 };
 
-/* Access rights of an MR and a QP's remote access: enum ib_access_flags bits */
+/**
+ * DOC: Access flags
+ *
+ * The access rights of an MR (&axon_admin_mr.access) and a QP's remote
+ * access (&axon_qp_attr.access), numbered as enum ib_access_flags::
+ *
+ *   0:0 : local_write - AXON_ACCESS_LOCAL_WRITE
+ *   1:1 : remote_write - AXON_ACCESS_REMOTE_WRITE, needs LOCAL_WRITE on an MR
+ *   2:2 : remote_read - AXON_ACCESS_REMOTE_READ
+ *   3:3 : remote_atomic - AXON_ACCESS_REMOTE_ATOMIC, needs LOCAL_WRITE on
+ *         an MR
+ *
+ * ``AXON_ACCESS_ALL`` is every bit; others are BAD_PARAM.
+ */
 #define AXON_ACCESS_LOCAL_WRITE		0x1
 #define AXON_ACCESS_REMOTE_WRITE	0x2
 #define AXON_ACCESS_REMOTE_READ		0x4
 #define AXON_ACCESS_REMOTE_ATOMIC	0x8
 #define AXON_ACCESS_ALL			0xf
 
-/*
- * Page lists. An MR is a virtually contiguous range [iova, iova + length)
+/**
+ * DOC: Page lists
+ *
+ * An MR is a virtually contiguous range [iova, iova + length)
  * backed by npages pages of 2^page_shift bytes; the range starts at byte
- * (iova & (2^page_shift - 1)) of the first page. Entries are the DMA
- * (bus) addresses of the pages, 2^page_shift aligned, as __le64.
- *  levels 1: pbl_addr is a contiguous array of npages entries.
- *  levels 2: pbl_addr is a contiguous array of DIV_ROUND_UP(npages, 512)
- *            pointers to 4 KiB leaf pages of 512 entries each.
- * The device copies the list at CREATE_MR; the driver may free it after
- * the completion.
+ * (iova & (2^page_shift - 1)) of the first page, so npages must be
+ * exactly DIV_ROUND_UP((iova & (2^page_shift - 1)) + length,
+ * 2^page_shift) (0 for an empty MR). Entries are the DMA (bus) addresses
+ * of the pages, 2^page_shift aligned, as __le64:
+ *
+ * - levels 1: pbl_addr is a contiguous array of npages entries;
+ * - levels 2: pbl_addr is a contiguous array of DIV_ROUND_UP(npages,
+ *   ``AXON_PBL_LEAF_ENTRIES``) pointers to 4 KiB aligned leaf pages of
+ *   ``AXON_PBL_LEAF_ENTRIES`` entries each.
+ *
+ * The device copies the list before it completes CREATE_MR; the driver
+ * may free it after the completion.
  *
  * Pages may be any bus address the device can reach, including another
  * PCI device's BAR (peer to peer: a dma-buf MR on GPU memory). For such
- * MRs the exporter may move the memory, so with AXON_CAP_PEER_MR:
- *  INVALIDATE_MR (key): from its completion on, the device no longer
- *    touches the MR's pages. The key stays allocated; every access
- *    through it fails as if out of bounds: a local access completes with
- *    AXON_WC_LOC_PROT_ERR, a remote one is NAKed (remote access error)
- *    and the requester completes with AXON_WC_REM_ACCESS_ERR; both move
- *    the QP to ERR. Counted in AXON_REG_STAT_MR_INVALID. Invalidating an
- *    invalid MR succeeds.
- *  REMAP_MR (key, pbl_addr, npages, page_shift, levels): gives a valid
- *    or invalidated MR a new page list for the same [iova, iova + length)
- *    and makes it valid. pdn, access, iova and length must be 0 (the
- *    MR's own are kept); BAD_PARAM if the list does not cover the range.
- * Both return BAD_HANDLE for an unknown key.
+ * MRs the exporter may move the memory, so with ``AXON_CAP_PEER_MR``:
+ *
+ * - INVALIDATE_MR (key, other fields 0): from its completion on, the
+ *   device no longer touches the MR's pages. The key stays allocated;
+ *   every access through it fails as if out of bounds: a local access
+ *   completes with ``AXON_WC_LOC_PROT_ERR``, a remote one is NAKed
+ *   (remote access error) and the requester completes with
+ *   ``AXON_WC_REM_ACCESS_ERR``; both move the QP to ERR and count in
+ *   ``AXON_REG_STAT_MR_INVALID``. Invalidating an invalid MR succeeds.
+ * - REMAP_MR (key, pbl_addr, npages, page_shift, levels as for
+ *   CREATE_MR): gives a valid or invalidated MR a new page list for the
+ *   same [iova, iova + length) and makes it valid. pdn, access, iova,
+ *   length and the reserved bytes must be 0 (the MR's own are kept);
+ *   BAD_PARAM if the list does not cover the range exactly, DMA_ERROR if
+ *   it cannot be read. On failure the MR is left as it was.
+ *
+ * Both return BAD_HANDLE for an unknown or stale key.
  */
 #define AXON_PBL_LEAF_ENTRIES		512
 #define AXON_MR_MIN_PAGE_SHIFT		12
 #define AXON_MR_MAX_PAGE_SHIFT		30
 #define AXON_MR_MAX_PAGES		0x1000000 /* 2^24 */
 
-/*
- * Keys: 31:8 : index - the MR's slot in the device
- *        7:0 : tag - drawn at random at every registration, never the
- *              slot's previous tag, so a key of a deregistered MR fails
- *              even when its slot is taken again.
- * The device chooses the key (the slot too, at random among the free
- * ones), so one valid key tells nothing of another; the driver only
- * passes it back.
+/**
+ * DOC: Keys
+ *
+ * The key of an MR, used as both lkey and rkey::
+ *
+ *   31:8 : index - the MR's slot in the device
+ *   7:0  : tag - drawn at random at every registration, never the slot's
+ *          previous tag, so a key of a deregistered MR fails even when
+ *          its slot is taken again
+ *
+ * The device chooses the key (the slot too: the first free one from a
+ * random point), so one valid key tells nothing of another; the driver
+ * only passes it back. AXON_KEY(index, tag) builds a key, AXON_KEY_GET_INDEX()
+ * and AXON_KEY_GET_TAG() take it apart.
  */
 #define AXON_KEY_TAG_MASK		0xff
 #define AXON_KEY_INDEX_SHIFT		8
@@ -116,78 +217,178 @@ struct axon_admin_gid {
 #define AXON_KEY_GET_INDEX(key)		((key) >> AXON_KEY_INDEX_SHIFT)
 #define AXON_KEY_GET_TAG(key)		((key) & AXON_KEY_TAG_MASK)
 
+/**
+ * struct axon_admin_mr - CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR
+ * @pdn: CREATE_MR: the MR's PD
+ * @access: CREATE_MR: ``AXON_ACCESS_*`` (see "Access flags")
+ * @iova: CREATE_MR: the virtual address of the first byte; iova + length
+ *	must not wrap
+ * @length: CREATE_MR: bytes, may be 0, at most &axon_dev_attr.max_mr_size
+ * @pbl_addr: CREATE_MR, REMAP_MR: DMA address of the page list, 8-byte
+ *	aligned (see "Page lists")
+ * @npages: CREATE_MR, REMAP_MR: pages in the list, <= ``AXON_MR_MAX_PAGES``
+ * @page_shift: CREATE_MR, REMAP_MR: log2 of the page size,
+ *	``AXON_MR_MIN_PAGE_SHIFT`` .. ``AXON_MR_MAX_PAGE_SHIFT``
+ * @levels: CREATE_MR, REMAP_MR: 1 or 2
+ * @reserved0: 0
+ * @key: DESTROY_MR, INVALIDATE_MR, REMAP_MR: the MR (see "Keys"); 0 for
+ *	CREATE_MR
+ * @reserved: 0
+ *
+ * Fields a command does not use must be 0. A key whose tag does not
+ * match (a stale key) is BAD_HANDLE.
+ */
 struct axon_admin_mr {
-	__le32 pdn;		/* CREATE_MR */
-	__le32 access;		/* CREATE_MR: AXON_ACCESS_* */
-	__le64 iova;		/* CREATE_MR: first byte's virtual address */
-	__le64 length;		/* CREATE_MR: bytes, may be 0 */
-	__le64 pbl_addr;	/* CREATE_MR, REMAP_MR: DMA address of the page list */
-	__le32 npages;		/* CREATE_MR, REMAP_MR: <= AXON_MR_MAX_PAGES */
-	__u8 page_shift;	/* CREATE_MR, REMAP_MR: AXON_MR_{MIN,MAX}_PAGE_SHIFT */
-	__u8 levels;		/* CREATE_MR, REMAP_MR: 1 or 2 */
+	__le32 pdn;
+	__le32 access;
+	__le64 iova;
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 npages;
+	__u8 page_shift;
+	__u8 levels;
 	__le16 reserved0;
-	__le32 key;		/* DESTROY_MR, INVALIDATE_MR, REMAP_MR */
+	__le32 key;
 	__u8 reserved[12];
 };
 
-/* CREATE_CQ, DESTROY_CQ: the ring is described in axon_io_defs.h */
+/**
+ * struct axon_admin_cq - CREATE_CQ and DESTROY_CQ
+ * @ring_addr: CREATE_CQ: DMA address of the ring, 4 KiB aligned (see
+ *	"Completion queues")
+ * @depth: CREATE_CQ: CQEs, power of 2, ``AXON_CQ_MIN_DEPTH`` ..
+ *	``AXON_CQ_MAX_DEPTH``
+ * @uar: CREATE_CQ: the doorbell page that may arm it, < ``AXON_REG_DB_PAGES``
+ * @cqn: DESTROY_CQ: the CQ; CREATE_CQ: 0
+ * @reserved: 0
+ *
+ * CREATE_CQ fails with NO_RESOURCES once there are
+ * ``AXON_REG_CEQ_DEPTH`` - 1 CQs, and when no CEQ is programmed.
+ */
 struct axon_admin_cq {
-	__le64 ring_addr;	/* CREATE_CQ: 4 KiB aligned DMA address */
-	__le32 depth;		/* CREATE_CQ: entries, power of 2 */
-	__le32 uar;		/* CREATE_CQ: doorbell page that may arm it */
-	__le32 cqn;		/* DESTROY_CQ */
+	__le64 ring_addr;
+	__le32 depth;
+	__le32 uar;
+	__le32 cqn;
 	__u8 reserved[36];
 };
 
-/* CREATE_QP: the queues are described in axon_io_defs.h */
+/**
+ * struct axon_admin_create_qp - CREATE_QP (RC)
+ * @pdn: the QP's PD
+ * @send_cqn: the CQ of the send queue's completions
+ * @recv_cqn: the CQ of the receive queue's completions
+ * @uar: the doorbell page allowed to ring it, < ``AXON_REG_DB_PAGES``
+ * @sq_addr: DMA address of the send queue, 4 KiB aligned (see "Queue
+ *	pairs")
+ * @rq_addr: DMA address of the receive queue, 4 KiB aligned; 0 with an SRQ
+ * @sq_depth: send WQEs, power of 2, ``AXON_WQ_MIN_DEPTH`` ..
+ *	``AXON_WQ_MAX_DEPTH``
+ * @rq_depth: receive WQEs, the same; 0 with an SRQ
+ * @sq_wqe_shift: log2 of the send WQE slot, ``AXON_SQ_MIN_WQE_SHIFT`` ..
+ *	``AXON_WQE_MAX_SHIFT``
+ * @rq_wqe_shift: log2 of the receive WQE slot, ``AXON_RQ_MIN_WQE_SHIFT``
+ *	.. ``AXON_WQE_MAX_SHIFT``; 0 with an SRQ
+ * @sq_sig_all: 1: every send WQE completes as if ``AXON_WQE_SIGNALED``;
+ *	0 or 1
+ * @reserved0: 0
+ * @srqn: ``AXON_CAP_SRQ``: take receive WQEs from this SRQ, which needs no
+ *	RQ of the QP's own; 0: the QP's own RQ
+ * @reserved: 0
+ */
 struct axon_admin_create_qp {
 	__le32 pdn;
 	__le32 send_cqn;
 	__le32 recv_cqn;
-	__le32 uar;		/* doorbell page allowed to ring it */
-	__le64 sq_addr;		/* 4 KiB aligned */
-	__le64 rq_addr;		/* 4 KiB aligned; 0 with an SRQ */
-	__le16 sq_depth;	/* entries, power of 2, <= AXON_WQ_MAX_DEPTH */
-	__le16 rq_depth;	/* 0 with an SRQ */
+	__le32 uar;
+	__le64 sq_addr;
+	__le64 rq_addr;
+	__le16 sq_depth;
+	__le16 rq_depth;
 	__u8 sq_wqe_shift;
-	__u8 rq_wqe_shift;	/* 0 with an SRQ */
-	__u8 sq_sig_all;	/* 1: every WQE completes as if SIGNALED */
+	__u8 rq_wqe_shift;
+	__u8 sq_sig_all;
 	__u8 reserved0;
-	__le32 srqn;		/* AXON_CAP_SRQ: receive from this SRQ; 0: own RQ */
+	__le32 srqn;
 	__u8 reserved[12];
 };
 
-/*
- * CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ (AXON_CAP_SRQ). A shared
- * receive queue is a ring of receive WQEs like a QP's RQ (axon_io_defs.h),
- * rung at AXON_DB_SRQ; QPs created with its srqn take their receive WQEs
- * from it, one at a time in ring order, each when a message needs one.
- * The device copies a WQE when it takes it, so the consumer may reuse a
- * slot once fewer than depth of its WQEs are not completed. The SGEs'
- * lkeys are checked against the SRQ's PD.
+/**
+ * DOC: Shared receive queues
  *
- * The limit (MODIFY_SRQ, or CREATE_SRQ's initial one): when it is not 0
- * and a QP takes a WQE that leaves fewer than limit in the ring, the
- * device posts AXON_EVENT_SRQ_LIMIT once and sets the limit to 0 (it must
- * be armed again). QUERY_SRQ returns the limit as its result. DESTROY_SRQ
- * fails with BUSY while a QP uses the SRQ.
+ * With ``AXON_CAP_SRQ`` (interface 1.5). A shared receive queue is a ring
+ * of receive WQEs in the format of a QP's receive queue (see "Queue
+ * pairs"), rung at ``AXON_DB_SRQ``. QPs created with its srqn take their
+ * receive WQEs from it, one at a time in ring order, each when a message
+ * needs one; the completion goes to the QP's recv CQ with the SRQ's slot
+ * as wqe_index. The device copies a WQE when a QP takes it, so the
+ * consumer may reuse a slot as soon as fewer than depth of its WQEs are
+ * not completed, whatever the order of their completions. The SGEs'
+ * lkeys are checked against the SRQ's PD, not the QP's.
+ *
+ * The limit: when it is not 0 and a QP takes a WQE that leaves fewer than
+ * limit WQEs in the ring, the device posts ``AXON_EVENT_SRQ_LIMIT`` once
+ * and sets the limit to 0; MODIFY_SRQ arms it again. A QP on an SRQ that
+ * enters ERR flushes only the WQE it had taken (if any), leaves the
+ * others to the SRQ's other QPs and posts ``AXON_EVENT_QP_LAST_WQE``. A WQE
+ * a QP had taken when it is destroyed or reset in the middle of a message
+ * is lost without a completion.
+ */
+
+/**
+ * struct axon_admin_srq - CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ
+ * @ring_addr: CREATE_SRQ: DMA address of the ring, 4 KiB aligned
+ * @pdn: CREATE_SRQ: the PD of the WQEs' lkeys
+ * @uar: CREATE_SRQ: the doorbell page allowed to ring it
+ * @depth: CREATE_SRQ: WQEs, power of 2, ``AXON_WQ_MIN_DEPTH`` ..
+ *	``AXON_WQ_MAX_DEPTH``
+ * @wqe_shift: CREATE_SRQ: log2 of the WQE slot, ``AXON_RQ_MIN_WQE_SHIFT``
+ *	.. ``AXON_WQE_MAX_SHIFT``
+ * @reserved0: 0
+ * @limit: CREATE_SRQ, MODIFY_SRQ: below depth; 0: disarmed
+ * @srqn: MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ; 0 in CREATE_SRQ
+ * @reserved: 0
+ *
+ * Fields a command does not use must be 0.
  */
 struct axon_admin_srq {
-	__le64 ring_addr;	/* CREATE_SRQ: 4 KiB aligned */
-	__le32 pdn;		/* CREATE_SRQ */
-	__le32 uar;		/* CREATE_SRQ: doorbell page allowed to ring it */
-	__le16 depth;		/* CREATE_SRQ: power of 2, <= AXON_WQ_MAX_DEPTH */
-	__u8 wqe_shift;		/* CREATE_SRQ: AXON_RQ_MIN_WQE_SHIFT.. */
+	__le64 ring_addr;
+	__le32 pdn;
+	__le32 uar;
+	__le16 depth;
+	__u8 wqe_shift;
 	__u8 reserved0;
-	__le32 limit;		/* CREATE_SRQ, MODIFY_SRQ: < depth; 0: disarmed */
-	__le32 srqn;		/* MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ */
+	__le32 limit;
+	__le32 srqn;
 	__u8 reserved[28];
 };
 
-/* MODIFY_QP attr_mask: which fields of struct axon_qp_attr apply. */
+/**
+ * DOC: QP attribute mask
+ *
+ * &axon_admin_modify_qp.attr_mask: which fields of &struct axon_qp_attr
+ * MODIFY_QP applies; unknown bits are BAD_PARAM.
+ *
+ * ==================================== ==================================
+ * ``AXON_QP_ATTR_STATE``               state
+ * ``AXON_QP_ATTR_ACCESS``              access
+ * ``AXON_QP_ATTR_PATH``                dmac, dgid, sgid_index, hop_limit,
+ *                                      tclass, flow_label, udp_sport
+ * ``AXON_QP_ATTR_PATH_MTU``            path_mtu
+ * ``AXON_QP_ATTR_DEST_QPN``            dest_qpn
+ * ``AXON_QP_ATTR_RQ_PSN``              rq_psn
+ * ``AXON_QP_ATTR_SQ_PSN``              sq_psn
+ * ``AXON_QP_ATTR_TIMEOUT``             timeout
+ * ``AXON_QP_ATTR_RETRY_CNT``           retry_cnt
+ * ``AXON_QP_ATTR_RNR_RETRY``           rnr_retry
+ * ``AXON_QP_ATTR_MIN_RNR_TIMER``       min_rnr_timer
+ * ``AXON_QP_ATTR_MAX_RD_ATOMIC``       max_rd_atomic
+ * ``AXON_QP_ATTR_MAX_DEST_RD_ATOMIC``  max_dest_rd_atomic
+ * ``AXON_QP_ATTR_ALL``                 every bit above
+ * ==================================== ==================================
+ */
 #define AXON_QP_ATTR_STATE		0x00001
 #define AXON_QP_ATTR_ACCESS		0x00002
-/* PATH: dmac, dgid, sgid_index, hop_limit, tclass, flow_label, udp_sport */
 #define AXON_QP_ATTR_PATH		0x00004
 #define AXON_QP_ATTR_PATH_MTU		0x00008
 #define AXON_QP_ATTR_DEST_QPN		0x00010
@@ -201,7 +402,16 @@ struct axon_admin_srq {
 #define AXON_QP_ATTR_MAX_DEST_RD_ATOMIC	0x01000
 #define AXON_QP_ATTR_ALL		0x01fff
 
-/* QP states, numbered as enum ib_qp_state */
+/**
+ * enum axon_qp_state - QP states, numbered as enum ib_qp_state
+ * @AXON_QPS_RESET: no queue state; the initial state
+ * @AXON_QPS_INIT: initialised
+ * @AXON_QPS_RTR: ready to receive
+ * @AXON_QPS_RTS: ready to send
+ * @AXON_QPS_SQD: send queue drained: not supported (BAD_STATE)
+ * @AXON_QPS_SQE: send queue error
+ * @AXON_QPS_ERR: error: both queues flush
+ */
 enum axon_qp_state {
 	AXON_QPS_RESET	= 0,
 	AXON_QPS_INIT	= 1,
@@ -212,59 +422,116 @@ enum axon_qp_state {
 	AXON_QPS_ERR	= 6,
 };
 
-/*
- * The QP attributes MODIFY_QP writes (under attr_mask) and QUERY_QP
- * returns. Allowed transitions: any -> RESET, any -> ERR, RESET -> INIT,
- * INIT -> INIT, INIT -> RTR (needs PATH, PATH_MTU, DEST_QPN, RQ_PSN),
- * RTR -> RTS (needs SQ_PSN), RTS -> RTS, SQE -> RTS (SQD is not
- * supported: BAD_STATE). Moving to ERR
- * flushes both queues with AXON_WC_WR_FLUSH_ERR; moving to RESET
- * forgets all queue state.
+/**
+ * struct axon_qp_attr - the QP attributes MODIFY_QP writes and QUERY_QP
+ *	returns, 80 bytes
+ * @state: &enum axon_qp_state, <= ERR
+ * @access: ``AXON_ACCESS_REMOTE_*`` the QP accepts as responder, within
+ *	``AXON_ACCESS_ALL``
+ * @dest_qpn: the peer's QP, 24 bits (``AXON_QPN_MASK``)
+ * @rq_psn: the first PSN the responder expects, 24 bits
+ *	(``AXON_PSN_MASK``)
+ * @sq_psn: the first PSN the requester sends, 24 bits
+ * @path_mtu: bytes: 256, 512, 1024, 2048 or 4096
+ * @dmac: the next hop's Ethernet address, not multicast
+ * @sgid_index: the source GID: an entry in use of the port's GID table
+ * @hop_limit: IPv4 TTL or IPv6 hop limit; 0: 64
+ * @dgid: the destination GID, network order; IPv4 as ``::ffff:a.b.c.d``
+ * @flow_label: IPv6 flow label, 20 bits (``AXON_FLOW_LABEL_MASK``)
+ * @udp_sport: RoCEv2 UDP source port, a host order value; 0:
+ *	0xc000 | qpn
+ * @tclass: IPv4 TOS or IPv6 traffic class
+ * @timeout: local ACK timeout, 4.096 us * 2^timeout (at least 10 ms in
+ *	the model), 0: none; <= 31
+ * @retry_cnt: timeouts without progress before ``AXON_WC_RETRY_EXC_ERR``,
+ *	0..7
+ * @rnr_retry: RNR NAKs retried before ``AXON_WC_RNR_RETRY_EXC_ERR``,
+ *	0..7, 7: infinite
+ * @min_rnr_timer: the RNR NAK timer the responder sends, IB encoding,
+ *	0..31
+ * @max_rd_atomic: READs and atomics in flight as requester (0 counts as
+ *	1), <= ``AXON_MAX_RD_ATOMIC``
+ * @max_dest_rd_atomic: READs and atomics in flight as responder,
+ *	<= ``AXON_MAX_RD_ATOMIC``
+ * @reserved: 0
+ *
+ * MODIFY_QP applies the fields named in &axon_admin_modify_qp.attr_mask
+ * (see "QP attribute mask"); values are checked whatever the transition
+ * and a bad one is BAD_PARAM. Allowed transitions (others: BAD_STATE):
+ * any -> RESET (forgets all queue state), any -> ERR (flushes both
+ * queues with ``AXON_WC_WR_FLUSH_ERR``), RESET -> INIT, INIT -> INIT,
+ * INIT -> RTR (needs PATH, PATH_MTU, DEST_QPN, RQ_PSN), RTR -> RTS (needs
+ * SQ_PSN), RTS -> RTS and SQE -> RTS (ACCESS and MIN_RNR_TIMER only).
  */
 struct axon_qp_attr {
-	__le32 state;		/* enum axon_qp_state */
-	__le32 access;		/* AXON_ACCESS_REMOTE_* accepted as responder */
-	__le32 dest_qpn;	/* 24 bits: AXON_QPN_MASK */
-	__le32 rq_psn;		/* 24 bits: AXON_PSN_MASK */
-	__le32 sq_psn;		/* 24 bits: AXON_PSN_MASK */
-	__le32 path_mtu;	/* bytes: 256, 512, 1024, 2048 or 4096 */
+	__le32 state;
+	__le32 access;
+	__le32 dest_qpn;
+	__le32 rq_psn;
+	__le32 sq_psn;
+	__le32 path_mtu;
 	__u8 dmac[6];
-	__u8 sgid_index;	/* into the port's GID table */
+	__u8 sgid_index;
 	__u8 hop_limit;
-	__u8 dgid[16];		/* network order; IPv4 as ::ffff:a.b.c.d */
-	__le32 flow_label;	/* 20 bits: AXON_FLOW_LABEL_MASK */
-	__le16 udp_sport;	/* RoCEv2 UDP source port, host order value */
+	__u8 dgid[16];
+	__le32 flow_label;
+	__le16 udp_sport;
 	__u8 tclass;
-	__u8 timeout;		/* local ACK timeout: 4.096 us * 2^timeout, 0: none */
-	__u8 retry_cnt;		/* 0..7 */
-	__u8 rnr_retry;		/* 0..7, 7: infinite */
-	__u8 min_rnr_timer;	/* IB encoding, 0..31 */
-	__u8 max_rd_atomic;	/* <= AXON_MAX_RD_ATOMIC */
+	__u8 timeout;
+	__u8 retry_cnt;
+	__u8 rnr_retry;
+	__u8 min_rnr_timer;
+	__u8 max_rd_atomic;
 	__u8 max_dest_rd_atomic;
-	__u8 reserved[19];	/* the struct is 80 bytes */
+	__u8 reserved[19];
 };
 
-/*
- * Widths of the QP attributes that travel in packet headers (BTH, GRH),
- * also of the QPNs and PSNs the transport computes modulo 2^24. MODIFY_QP
- * fails with BAD_PARAM for a wider value.
+/**
+ * DOC: QPN and PSN widths
+ *
+ * ``AXON_QPN_MASK``, ``AXON_PSN_MASK`` and ``AXON_FLOW_LABEL_MASK`` are
+ * the widths of the QP attributes that travel in packet headers (BTH,
+ * GRH), also of the QPNs and PSNs the transport computes modulo 2^24.
+ * MODIFY_QP fails with BAD_PARAM for a wider value.
  */
 #define AXON_QPN_MASK			0xffffff
 #define AXON_PSN_MASK			0xffffff
 #define AXON_FLOW_LABEL_MASK		0xfffff
 
+/**
+ * struct axon_admin_modify_qp - MODIFY_QP, QUERY_QP and DESTROY_QP
+ * @qpn: the QP
+ * @attr_mask: MODIFY_QP: ``AXON_QP_ATTR_*``; QUERY_QP, DESTROY_QP: 0
+ * @attr_addr: MODIFY_QP: DMA address of a &struct axon_qp_attr to apply;
+ *	QUERY_QP: where to write it; DESTROY_QP: 0
+ * @reserved: 0
+ */
 struct axon_admin_modify_qp {
-	__le32 qpn;		/* MODIFY_QP, QUERY_QP, DESTROY_QP */
-	__le32 attr_mask;	/* MODIFY_QP: AXON_QP_ATTR_* */
-	/* MODIFY_QP: DMA address of a struct axon_qp_attr; QUERY_QP: where to write it */
+	__le32 qpn;
+	__le32 attr_mask;
 	__le64 attr_addr;
 	__u8 reserved[40];
 };
 
+/**
+ * struct axon_admin_cmd - an admin command, 64 bytes
+ * @opcode: &enum axon_admin_opcode
+ * @command_id: chosen by the driver, echoed in &axon_admin_cqe.command_id
+ * @flags: reserved, must be 0
+ * @query: QUERY_DEVICE, QUERY_PORT
+ * @pd: CREATE_PD, DESTROY_PD
+ * @gid: SET_GID
+ * @mr: CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR
+ * @cq: CREATE_CQ, DESTROY_CQ
+ * @create_qp: CREATE_QP
+ * @qp: MODIFY_QP, QUERY_QP, DESTROY_QP
+ * @srq: CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ
+ * @raw: the 56 bytes of parameters; unused and reserved bytes must be 0
+ */
 struct axon_admin_cmd {
-	__le16 opcode;		/* enum axon_admin_opcode */
-	__le16 command_id;	/* echoed in the completion */
-	__le32 flags;		/* reserved, must be 0 */
+	__le16 opcode;
+	__le16 command_id;
+	__le32 flags;
 	union {
 		struct axon_admin_query query;
 		struct axon_admin_pd pd;
@@ -278,7 +545,30 @@ struct axon_admin_cmd {
 	};
 };
 
-/* QUERY_DEVICE response */
+/**
+ * struct axon_dev_attr - the QUERY_DEVICE response: the device's limits
+ * @max_mr_size: bytes of one MR (2^40 in the model)
+ * @page_size_cap: MR page sizes, a bit per power of 2 (4 KiB, 2 MiB,
+ *	1 GiB; any 2^12..2^30 is accepted)
+ * @sys_image_guid: the node GUID: the EUI-64 of @mac
+ * @vendor_part_id: ``AXON_PCI_DEVICE_ID_NIC``
+ * @hw_ver: the PCI revision
+ * @max_qp: QPs (1024: qpn 2..1025; 0 and 1 are never used)
+ * @max_qp_wr: WQEs per work queue (``AXON_WQ_MAX_DEPTH``)
+ * @max_sge: SGEs per WQE, send and receive (``AXON_MAX_SGE``)
+ * @max_cq: CQs (4095: cqn 1..4095; also < ``AXON_REG_CEQ_DEPTH``)
+ * @max_cqe: CQ depth (``AXON_CQ_MAX_DEPTH``)
+ * @max_mr: MRs (65536: key index 1..65536)
+ * @max_pd: PDs (the model's property ``max-pd``, default 1024)
+ * @max_qp_rd_atom: READs and atomics in flight per QP, each way
+ *	(``AXON_MAX_RD_ATOMIC``)
+ * @max_inline: inline bytes per send WQE (``AXON_MAX_INLINE``)
+ * @num_ports: 1
+ * @mac: the port's Ethernet address
+ * @max_srq_sge: ``AXON_CAP_SRQ``: SGEs per SRQ WQE (``AXON_MAX_SGE``)
+ * @max_srq: ``AXON_CAP_SRQ``: SRQs (1024: srqn 1..1024)
+ * @max_srq_wr: ``AXON_CAP_SRQ``: WQEs per SRQ (``AXON_WQ_MAX_DEPTH``)
+ */
 struct axon_dev_attr {
 	__le64 max_mr_size;
 	__le64 page_size_cap;
@@ -295,13 +585,23 @@ struct axon_dev_attr {
 	__le32 max_qp_rd_atom;
 	__le32 max_inline;
 	__le32 num_ports;
-	__u8 mac[6];		/* the port's Ethernet address */
-	__le16 max_srq_sge;	/* AXON_CAP_SRQ */
-	__le32 max_srq;		/* AXON_CAP_SRQ */
-	__le32 max_srq_wr;	/* AXON_CAP_SRQ */
+	__u8 mac[6];
+	__le16 max_srq_sge;
+	__le32 max_srq;
+	__le32 max_srq_wr;
 };
 
-/* Port states, as in the IB specification (enum ib_port_state) */
+/**
+ * enum axon_port_state - port states, as in the IB specification (enum
+ *	ib_port_state)
+ * @AXON_PORT_DOWN: the link is down
+ * @AXON_PORT_INIT: initialising
+ * @AXON_PORT_ARMED: armed
+ * @AXON_PORT_ACTIVE: the link is up
+ *
+ * The port state is the link of the device's network backend: the model
+ * reports DOWN or ACTIVE.
+ */
 enum axon_port_state {
 	AXON_PORT_DOWN		= 1,
 	AXON_PORT_INIT		= 2,
@@ -309,13 +609,23 @@ enum axon_port_state {
 	AXON_PORT_ACTIVE	= 4,
 };
 
-/* QUERY_PORT response */
+/**
+ * struct axon_port_attr - the QUERY_PORT response
+ * @state: &enum axon_port_state
+ * @max_mtu: bytes, the largest RoCE payload MTU (4096)
+ * @active_mtu: bytes; stays 1024, the driver derives the RoCE MTU from
+ *	the netdev MTU
+ * @gid_tbl_len: entries of the GID table (16)
+ * @speed_mbps: link speed, Mb/s
+ * @max_msg_sz: bytes of one message (``AXON_MAX_MSG_SIZE``)
+ * @reserved: 0
+ */
 struct axon_port_attr {
-	__le32 state;		/* enum axon_port_state */
-	__le32 max_mtu;		/* bytes, RoCE payload MTU */
-	__le32 active_mtu;	/* bytes */
+	__le32 state;
+	__le32 max_mtu;
+	__le32 active_mtu;
 	__le32 gid_tbl_len;
-	__le32 speed_mbps;	/* link speed, Mb/s */
+	__le32 speed_mbps;
 	__le32 max_msg_sz;
 	__u8 reserved[8];
 };

@@ -9,80 +9,155 @@
 
 #include <linux/types.h>
 
-/*
- * Admin queue.
+/**
+ * DOC: Admin queue
  *
- * The driver writes a 64-byte command (struct axon_admin_cmd, in
- * axon_admin_cmds_defs.h) at the SQ tail and writes the new tail to
- * AXON_REG_AQ_SQ_TAIL. The device executes commands in order and writes
- * one 16-byte completion per command to the CQ, flipping the phase bit on
- * every pass over the ring (the first pass writes phase 1), then raises
- * AXON_MSIX_ADMIN. Results larger than the completion are written by DMA
- * to the command's response buffer.
+ * The driver writes a 64-byte command (&struct axon_admin_cmd) at the SQ
+ * tail and writes the new tail to ``AXON_REG_AQ_SQ_TAIL``. The device
+ * executes commands in order and writes one 16-byte completion
+ * (&struct axon_admin_cqe) per command to the CQ, then raises
+ * ``AXON_MSIX_ADMIN``. The phase bit flips on every pass over the ring:
+ * the first pass writes phase 1, the next 0, and so on, so the driver
+ * recognises new entries without a head register. Results larger than
+ * the completion are written by DMA to the command's response buffer.
+ */
+
+/**
+ * enum axon_admin_status - the status of an admin completion
+ * @AXON_ADMIN_SUCCESS: the command was executed
+ * @AXON_ADMIN_BAD_OPCODE: unknown opcode
+ * @AXON_ADMIN_BAD_PARAM: flags or reserved bytes set, a bad value, a bad
+ *	port, a short response buffer
+ * @AXON_ADMIN_DMA_ERROR: the response buffer (or a page list) is not
+ *	reachable
+ * @AXON_ADMIN_NO_RESOURCES: object table full (e.g. all PDs in use)
+ * @AXON_ADMIN_BAD_HANDLE: no such object, or a stale key
+ * @AXON_ADMIN_BUSY: object still in use (a PD with MRs or QPs, a CQ with
+ *	QPs)
+ * @AXON_ADMIN_BAD_STATE: QP state transition not allowed, or a required
+ *	attribute missing
  */
 enum axon_admin_status {
 	AXON_ADMIN_SUCCESS		= 0,
-	AXON_ADMIN_BAD_OPCODE		= 1, /* unknown opcode */
-	AXON_ADMIN_BAD_PARAM		= 2, /* reserved bits set, bad value */
-	AXON_ADMIN_DMA_ERROR		= 3, /* response buffer not reachable */
-	AXON_ADMIN_NO_RESOURCES		= 4, /* object table full */
-	AXON_ADMIN_BAD_HANDLE		= 5, /* no such object */
-	AXON_ADMIN_BUSY			= 6, /* object still in use */
-	AXON_ADMIN_BAD_STATE		= 7, /* QP transition not allowed */
+	AXON_ADMIN_BAD_OPCODE		= 1,
+	AXON_ADMIN_BAD_PARAM		= 2,
+	AXON_ADMIN_DMA_ERROR		= 3,
+	AXON_ADMIN_NO_RESOURCES		= 4,
+	AXON_ADMIN_BAD_HANDLE		= 5,
+	AXON_ADMIN_BUSY			= 6,
+	AXON_ADMIN_BAD_STATE		= 7,
 };
 
-/*
- * 0:0 : phase - ring pass of this entry
- * 15:1 : reserved
+/**
+ * DOC: Admin completion flags
+ *
+ * &struct axon_admin_cqe ``flags``::
+ *
+ *   0:0  : phase - AXON_ADMIN_CQE_PHASE, ring pass of this entry
+ *   15:1 : reserved
  */
 #define AXON_ADMIN_CQE_PHASE		0x1
 
+/**
+ * struct axon_admin_cqe - an admin completion, 16 bytes
+ * @command_id: the command's &axon_admin_cmd.command_id
+ * @status: &enum axon_admin_status
+ * @flags: ``AXON_ADMIN_CQE_*`` (see "Admin completion flags")
+ * @reserved: 0
+ * @result: the command's result: the pdn (CREATE_PD), key (CREATE_MR),
+ *	cqn (CREATE_CQ), qpn (CREATE_QP), srqn (CREATE_SRQ) or the limit
+ *	(QUERY_SRQ); 0 otherwise
+ */
 struct axon_admin_cqe {
-	__le16 command_id;	/* from the command */
-	__le16 status;		/* enum axon_admin_status */
-	__le16 flags;		/* AXON_ADMIN_CQE_* */
+	__le16 command_id;
+	__le16 status;
+	__le16 flags;
 	__le16 reserved;
-	__le64 result;		/* CREATE_PD: the pdn */
+	__le64 result;
 };
 
-/*
- * Async event queue.
+/**
+ * DOC: Async event queue
  *
- * The device writes 16-byte events with the same phase convention as the
- * admin CQ and raises AXON_MSIX_ASYNC. The driver reports consumed entries
- * through AXON_REG_EQ_HEAD; when the ring is full new events are dropped
- * and counted in AXON_REG_STAT_EQ_DROPS.
+ * The device writes 16-byte events (&struct axon_event) with the same
+ * phase convention as the admin CQ and raises ``AXON_MSIX_ASYNC``. The
+ * driver reports consumed entries through ``AXON_REG_EQ_HEAD``; one slot
+ * always stays empty, and when the ring is full new events are dropped
+ * and counted in ``AXON_REG_STAT_EQ_DROPS``.
+ */
+
+/**
+ * enum axon_event_type - &axon_event.type
+ * @AXON_EVENT_PORT_ACTIVE: param: port; the port became active
+ * @AXON_EVENT_PORT_DOWN: param: port; the port went down
+ * @AXON_EVENT_FATAL: the device stopped (``AXON_STATUS_FATAL``)
+ * @AXON_EVENT_CQ_ERROR: param: cqn; the CQ overflowed, the device
+ *	stopped writing it
+ * @AXON_EVENT_QP_FATAL: param: qpn; a local error (e.g. a page of an MR
+ *	became unreachable); the QP is in ERR
+ * @AXON_EVENT_QP_REQ_ERR: param: qpn; the peer sent an invalid request
+ *	(opcode sequence, length); the QP is in ERR
+ * @AXON_EVENT_QP_ACCESS_ERR: param: qpn; remote access violation (key,
+ *	PD, rights, bounds); the QP is in ERR
+ * @AXON_EVENT_COMM_EST: param: qpn; first packet received while in RTR
+ * @AXON_EVENT_SRQ_LIMIT: param: srqn; a WQE taken left fewer WQEs in the
+ *	SRQ than its limit, which is now 0 (AXON_CAP_SRQ)
+ * @AXON_EVENT_QP_LAST_WQE: param: qpn; a QP on an SRQ is in ERR and takes
+ *	no more WQEs from it; its last one is completed (AXON_CAP_SRQ)
+ * @AXON_EVENT_COMPLETION: CEQ only. param: cqn; a CQ armed through its
+ *	doorbell got its next (or solicited or error) CQE
  */
 enum axon_event_type {
-	AXON_EVENT_PORT_ACTIVE	= 1, /* param: port */
-	AXON_EVENT_PORT_DOWN	= 2, /* param: port */
-	AXON_EVENT_FATAL	= 3, /* the device stopped */
-	AXON_EVENT_CQ_ERROR	= 4, /* param: cqn; the CQ overflowed */
-	AXON_EVENT_QP_FATAL	= 5, /* param: qpn; local error, QP in ERR */
-	AXON_EVENT_QP_REQ_ERR	= 6, /* param: qpn; peer sent an invalid request */
-	AXON_EVENT_QP_ACCESS_ERR = 7, /* param: qpn; remote access violation */
-	AXON_EVENT_COMM_EST	= 8, /* param: qpn; first packet received in RTR */
-	AXON_EVENT_SRQ_LIMIT	= 9, /* param: srqn; fewer WQEs than its limit */
-	AXON_EVENT_QP_LAST_WQE	= 10, /* param: qpn; in ERR, takes no more from its SRQ */
-	AXON_EVENT_COMPLETION	= 16, /* CEQ only. param: cqn */
+	AXON_EVENT_PORT_ACTIVE	= 1,
+	AXON_EVENT_PORT_DOWN	= 2,
+	AXON_EVENT_FATAL	= 3,
+	AXON_EVENT_CQ_ERROR	= 4,
+	AXON_EVENT_QP_FATAL	= 5,
+	AXON_EVENT_QP_REQ_ERR	= 6,
+	AXON_EVENT_QP_ACCESS_ERR = 7,
+	AXON_EVENT_COMM_EST	= 8,
+	AXON_EVENT_SRQ_LIMIT	= 9,
+	AXON_EVENT_QP_LAST_WQE	= 10,
+	AXON_EVENT_COMPLETION	= 16,
 };
 
+/**
+ * DOC: Event flags
+ *
+ * &struct axon_event ``flags``::
+ *
+ *   0:0  : phase - AXON_EVENT_PHASE, ring pass of this entry
+ *   15:1 : reserved
+ */
 #define AXON_EVENT_PHASE		0x1
 
+/**
+ * struct axon_event - an entry of the async or completion event queue,
+ *	16 bytes
+ * @type: &enum axon_event_type
+ * @flags: ``AXON_EVENT_*`` (see "Event flags")
+ * @param: the port, cqn or qpn the event is about, per @type
+ * @data: 0
+ */
 struct axon_event {
-	__le16 type;		/* enum axon_event_type */
-	__le16 flags;		/* AXON_EVENT_PHASE */
+	__le16 type;
+	__le16 flags;
 	__le32 param;
 	__le64 data;
 };
 
-/*
- * Completion event queue (CEQ): same ring and phase convention as the
- * async event queue, on AXON_MSIX_COMP. A CQ armed through its doorbell
- * (AXON_DB_CQ_ARM) gets one AXON_EVENT_COMPLETION for the next CQE (ARM
- * NEXT) or the next solicited or error CQE (ARM SOLICITED); then it is
- * disarmed. With one event per arm the ring cannot overflow when its
- * depth is at least max_cq.
+/**
+ * DOC: Completion event queue
+ *
+ * The completion event queue (CEQ) has the ring and phase convention of
+ * the async event queue (``AXON_REG_CEQ_*``, checked when ENABLE goes to
+ * 1, &struct axon_event entries, ``AXON_REG_CEQ_HEAD``) and raises
+ * ``AXON_MSIX_COMP``; its only events are ``AXON_EVENT_COMPLETION``. A CQ
+ * armed through its doorbell (``AXON_DB_CQ_ARM``) gets one event for the
+ * next CQE (``AXON_CQ_ARM_NEXT``) or the next solicited or error CQE
+ * (``AXON_CQ_ARM_SOLICITED``); then it is disarmed. A CQ's event that
+ * finds the CEQ full waits in the device (one per CQ) and is posted when
+ * ``AXON_REG_CEQ_HEAD`` makes room: completion events are never dropped.
  */
 
 #endif /* _UAPI_AXON_ADMIN_DEFS_H */

@@ -6,9 +6,11 @@
  * Everything the device reads or writes in host memory is little endian.
  * Registers are 32 bits wide and must be accessed with 32-bit accesses.
  *
- * Bit ranges are documented as "hi:lo : name - meaning"; fields are only
- * touched through the masks, shifts and GET/build macros that follow the
- * layout they belong to.
+ * Every struct, enum, register and flag group is documented once, as
+ * kernel-doc next to its definition (Documentation/device-interface.rst
+ * pulls it in); bit ranges are written "hi:lo : name - meaning". Fields
+ * are only touched through the masks, shifts and GET/build macros that
+ * follow the layout they belong to.
  *
  * The interface is split in parts, as Linux's efa driver splits its own;
  * this header includes them all:

@@ -8,8 +8,8 @@
 
 #include <linux/types.h>
 
-/*
- * Ethernet function.
+/**
+ * DOC: Ethernet function
  *
  * Frames that are not RoCEv2 (UDP destination port 4791) travel through two
  * descriptor rings. TX: the driver fills descriptors and writes the tail;
@@ -17,37 +17,61 @@
  * descriptor it rejected: length outside 14..MTU+18, unreachable buffer).
  * RX: the driver posts empty buffers up to the tail; the device fills them
  * in order, writing back the frame length and DONE. The rings are checked
- * when AXON_ETH_CTRL_ENABLE goes to 1 (errors in AXON_REG_ERROR) and may not
- * be changed while it is set. After the driver writes AXON_REG_ETH_IRQ_ARM
- * the device raises AXON_MSIX_ETH once, at the next TX or RX completion.
+ * when ``AXON_ETH_CTRL_ENABLE`` goes to 1 (errors in ``AXON_REG_ERROR``)
+ * and may not be changed while it is set. After the driver writes 1 to
+ * ``AXON_REG_ETH_IRQ_ARM`` the device raises ``AXON_MSIX_ETH`` once, at
+ * the next TX or RX completion.
  *
  * Received frames shorter than an Ethernet header or longer than the MTU
  * plus header and one VLAN tag are dropped and counted. While no RX buffer
  * is posted, frames wait (nothing is dropped) until the next RX tail write;
- * while ENABLE is 0 they are dropped and counted in AXON_REG_STAT_RX_NOBUF.
+ * while ENABLE is 0 they are dropped and counted in
+ * ``AXON_REG_STAT_RX_NOBUF``.
+ *
+ * ``AXON_REG_ETH_CTRL``::
+ *
+ *   0:0 : enable - AXON_ETH_CTRL_ENABLE: 1 starts the function (needs a
+ *         READY device; the rings and the MTU are checked first), 0 stops it
+ *
+ * The limits: L3 MTU ``AXON_ETH_MIN_MTU`` .. ``AXON_ETH_MAX_MTU``; a frame
+ * is at least ``AXON_ETH_HLEN`` bytes and at most the MTU plus
+ * ``AXON_ETH_OVERHEAD`` (header and one VLAN tag); RoCEv2 is UDP
+ * destination port ``AXON_ROCEV2_UDP_PORT``.
  */
 #define AXON_ETH_CTRL_ENABLE		0x1
 
 #define AXON_ETH_MIN_MTU		68
 #define AXON_ETH_MAX_MTU		9000
 #define AXON_ETH_HLEN			14
-#define AXON_ETH_OVERHEAD		18 /* header and one VLAN tag */
+#define AXON_ETH_OVERHEAD		18
 #define AXON_ROCEV2_UDP_PORT		4791
 
-/*
- * flags
- * 0:0 : done - written by the device when it is finished with the entry
- * 1:1 : error - TX: the frame was not sent; RX: the buffer was not
- *                writable, len is 0 and the frame was dropped
+/**
+ * DOC: Ethernet descriptor flags
+ *
+ * &struct axon_eth_desc ``flags``, written by the device::
+ *
+ *   0:0 : done - AXON_ETH_DESC_DONE, the device is finished with the entry
+ *   1:1 : error - AXON_ETH_DESC_ERROR; TX: the frame was not sent; RX:
+ *         the buffer was not writable, len is 0 and the frame was dropped
  */
 #define AXON_ETH_DESC_DONE		0x1
 #define AXON_ETH_DESC_ERROR		0x2
 
+/**
+ * struct axon_eth_desc - a TX or RX descriptor, 16 bytes
+ * @addr: DMA address of the buffer
+ * @buf_len: TX: the frame length; RX: the buffer size
+ * @len: RX: the frame length, written by the device (before @flags)
+ * @flags: ``AXON_ETH_DESC_*`` (see "Ethernet descriptor flags"), written
+ *	by the device last
+ * @reserved: 0
+ */
 struct axon_eth_desc {
-	__le64 addr;		/* DMA address of the buffer */
-	__le16 buf_len;		/* TX: frame length; RX: buffer size */
-	__le16 len;		/* RX: frame length, written by the device */
-	__le16 flags;		/* AXON_ETH_DESC_*, written by the device */
+	__le64 addr;
+	__le16 buf_len;
+	__le16 len;
+	__le16 flags;
 	__le16 reserved;
 };
 

@@ -28,31 +28,54 @@
 /* Buffers are sized and placed in units of this many bytes. */
 #define AXON_GPU_PAGE_SIZE	0x10000		/* 64 KiB */
 
+/**
+ * struct axon_gpu_info - AXON_GPU_IOCTL_INFO
+ * @vram_size: out: bytes of device memory
+ * @vram_free: out: bytes not allocated
+ * @buffers: out: buffers alive, including those only held by a mapping or
+ *	an importer
+ * @reserved: out: 0
+ */
 struct axon_gpu_info {
-	__u64 vram_size;	/* out: bytes of device memory */
-	__u64 vram_free;	/* out: bytes not allocated */
-	__u32 buffers;		/* out: buffers alive */
+	__u64 vram_size;
+	__u64 vram_free;
+	__u32 buffers;
 	__u32 reserved;
 };
 
-/*
- * gpu_va is the buffer's address in the GPU's own address space (what a
- * CUDA device pointer is): stable for the buffer's life, never reused
- * while it lives, AXON_GPU_PAGE_SIZE aligned. Use it as the iova of a
- * dma-buf MR so that remote keys and addresses look like GPU pointers.
+/**
+ * struct axon_gpu_alloc - AXON_GPU_IOCTL_ALLOC
+ * @size: in: bytes, > 0; rounded up to ``AXON_GPU_PAGE_SIZE``,
+ *	contiguous in device memory
+ * @flags: in: 0
+ * @fd: out: the buffer's dma-buf fd, opened O_RDWR | O_CLOEXEC; its size
+ *	(lseek(fd, 0, SEEK_END)) is the rounded size
+ * @gpu_va: out: the buffer's address in the GPU's own address space (what
+ *	a CUDA device pointer is): ``AXON_GPU_PAGE_SIZE`` aligned, stable for
+ *	the buffer's life, never reused by this device
+ * @reserved: in: 0
+ *
+ * Use gpu_va as the iova of a dma-buf MR so that remote keys and
+ * addresses look like GPU pointers.
  */
 struct axon_gpu_alloc {
-	__u64 size;		/* in: bytes, > 0; rounded up to AXON_GPU_PAGE_SIZE */
-	__u32 flags;		/* in: 0 */
-	__s32 fd;		/* out: dma-buf fd, O_RDWR | O_CLOEXEC */
-	__u64 gpu_va;		/* out */
-	__u64 reserved;		/* in: 0 */
+	__u64 size;
+	__u32 flags;
+	__s32 fd;
+	__u64 gpu_va;
+	__u64 reserved;
 };
 
+/**
+ * struct axon_gpu_move - AXON_GPU_IOCTL_MOVE
+ * @fd: in: a dma-buf fd of a buffer of this device
+ * @flags: in: 0
+ * @reserved: in: 0
+ */
 struct axon_gpu_move {
-	__s32 fd;		/* in: a dma-buf fd of this device */
-	__u32 flags;		/* in: 0 */
-	__u64 reserved;		/* in: 0 */
+	__s32 fd;
+	__u32 flags;
+	__u64 reserved;
 };
 
 #define AXON_GPU_IOCTL_TYPE	0xa9

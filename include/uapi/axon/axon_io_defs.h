@@ -10,22 +10,49 @@
 
 #include <linux/types.h>
 
-/*
- * Doorbell pages (BAR AXON_BAR_DB, AXON_REG_DB_PAGES pages of 4 KiB).
- * Page 0 belongs to the kernel; the driver maps one other page into each
- * user context. A QP or CQ created with uar = N only accepts doorbells
- * written to page N; others are ignored and counted in
- * AXON_REG_STAT_DB_REJECTS. Each doorbell is one 32-bit write of
- * AXON_DB_WORD(id, value) at AXON_DB_SQ, AXON_DB_RQ or AXON_DB_CQ_ARM:
- *   31:16 : id - the qpn or cqn
- *   15:0 : value - SQ/RQ: the new producer index (free running, mod 2^16)
- *          CQ_ARM: AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
+/**
+ * DOC: Doorbells
+ *
+ * BAR ``AXON_BAR_DB`` holds ``AXON_REG_DB_PAGES`` doorbell pages of
+ * ``AXON_DB_PAGE_SIZE`` bytes. Page 0 belongs to the kernel; the driver
+ * maps one other page into each user context and creates that context's
+ * CQs and QPs with ``uar`` = the page number. A QP or CQ created with uar
+ * = N only accepts doorbells written to page N. Each doorbell is one
+ * 32-bit write of AXON_DB_WORD(id, value) at an offset of the page::
+ *
+ *   31:16 : id - the qpn, cqn or srqn
+ *   15:0  : value - AXON_DB_SQ, AXON_DB_RQ, AXON_DB_SRQ: the new producer
+ *           index (free running, mod 2^16); AXON_DB_CQ_ARM:
+ *           AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
+ *
+ * AXON_DB_GET_ID() and AXON_DB_GET_VALUE() take a word apart.
+ *
+ * ====================== ================================================
+ * ``AXON_DB_SQ`` 0x00    the new SQ producer index
+ * ``AXON_DB_RQ`` 0x04    the new RQ producer index
+ * ``AXON_DB_CQ_ARM``     ``AXON_CQ_ARM_NEXT`` (1): one completion event
+ * 0x08                   for the next CQE; ``AXON_CQ_ARM_SOLICITED`` (2):
+ *                        for the next solicited or error CQE. NEXT wins
+ *                        over a pending SOLICITED; the arm is consumed by
+ *                        the event.
+ * ``AXON_DB_SRQ`` 0x0c   the new SRQ producer index (``AXON_CAP_SRQ``);
+ *                        a QP on an SRQ has no RQ doorbell
+ * ====================== ================================================
+ *
+ * A doorbell written to another page than the object's uar, for an object
+ * that does not exist, at another offset, with an arm value other than 1
+ * or 2, for a QP in RESET, or that would post more WQEs than the queue
+ * holds (producer - oldest uncompleted > depth) is ignored and counted in
+ * ``AXON_REG_STAT_DB_REJECTS``. The doorbell only records the index: the
+ * transfer runs later, in the engine. ``AXON_MAX_QPN``, ``AXON_MAX_CQN``
+ * and ``AXON_MAX_SRQN`` are the largest ids a doorbell word can carry; qpn
+ * 0 and 1 and srqn 0 are never used.
  */
 #define AXON_DB_PAGE_SIZE		4096
 #define AXON_DB_SQ			0x00
 #define AXON_DB_RQ			0x04
 #define AXON_DB_CQ_ARM			0x08
-#define AXON_DB_SRQ			0x0c	/* id: the srqn (AXON_CAP_SRQ) */
+#define AXON_DB_SRQ			0x0c
 #define AXON_DB_ID_SHIFT		16
 #define AXON_DB_VALUE_MASK		0xffff
 #define AXON_DB_WORD(id, value) \
@@ -34,45 +61,81 @@
 #define AXON_DB_GET_VALUE(db)		((db) & AXON_DB_VALUE_MASK)
 #define AXON_CQ_ARM_NEXT		1
 #define AXON_CQ_ARM_SOLICITED		2
-#define AXON_MAX_QPN			0xffff	/* qpn 0 and 1 are never used */
+#define AXON_MAX_QPN			0xffff
 #define AXON_MAX_CQN			0xffff
 #define AXON_MAX_SRQN			0xffff
 
-/*
- * Completion queues. A CQ is a contiguous ring of depth 32-byte CQEs
- * (struct axon_cqe) followed, at byte depth * 32, by a struct
- * axon_cq_dbrec where the consumer writes its index. The device writes a
- * CQE only if (producer - dbrec.cons_index) < depth; otherwise the CQ
- * overflowed: the device stops writing to it and posts
- * AXON_EVENT_CQ_ERROR.
+/**
+ * DOC: Completion queues
+ *
+ * A CQ is a contiguous ring of depth ``AXON_CQE_SIZE``-byte CQEs
+ * (&struct axon_cqe) followed, at byte depth * ``AXON_CQE_SIZE``, by a
+ * &struct axon_cq_dbrec where the consumer writes its index; depth is a
+ * power of 2, ``AXON_CQ_MIN_DEPTH`` .. ``AXON_CQ_MAX_DEPTH``. The device
+ * writes a CQE only if (CQEs written - cons_index) < depth; otherwise the
+ * CQ has overflowed: the device stops writing to it for good and posts
+ * ``AXON_EVENT_CQ_ERROR``. The CQE's phase bit is 1 on the first pass
+ * over the ring, 0 on the next, and so on; the device writes the rest of
+ * the entry before the byte holding the phase.
  */
 #define AXON_CQE_SIZE			32
 #define AXON_CQ_MIN_DEPTH		2
 #define AXON_CQ_MAX_DEPTH		65536
 
-/*
- * Queue pairs (RC only). The send and receive queues are contiguous
+/**
+ * DOC: Queue pairs
+ *
+ * Queue pairs are RC only. The send and receive queues are contiguous
  * rings of depth WQEs of 2^wqe_shift bytes. The device consumes the send
  * queue up to the producer index written to the SQ doorbell and the
  * receive queue up to the RQ doorbell's; both are free-running 16-bit
- * counters, so depth is at most 32768. A QP created with an SRQ has no
- * receive queue of its own (axon_admin_cmds_defs.h, struct axon_admin_srq).
+ * counters, so depth is at most ``AXON_WQ_MAX_DEPTH`` (32768). A QP
+ * created with an SRQ has no receive queue of its own (see "Shared receive
+ * queues" in axon_admin_cmds_defs.h); an SRQ's ring has the same format
+ * and limits. The limits:
+ *
+ * ============================ ==========================================
+ * ``AXON_WQ_MIN_DEPTH``,       depth of a work queue, power of 2
+ * ``AXON_WQ_MAX_DEPTH``
+ * ``AXON_SQ_MIN_WQE_SHIFT``    64 bytes: a send WQE header, no SGE
+ * ``AXON_RQ_MIN_WQE_SHIFT``    32 bytes: a receive WQE header and one SGE
+ * ``AXON_WQE_MAX_SHIFT``       4 KiB slots at most
+ * ``AXON_MAX_SGE``             SGEs per WQE
+ * ``AXON_MAX_INLINE``          inline bytes per send WQE
+ * ``AXON_MAX_RD_ATOMIC``       READs and atomics in flight, each way
+ * ``AXON_MAX_MSG_SIZE``        bytes of one message (2 GiB)
+ * ============================ ==========================================
  */
 #define AXON_WQ_MIN_DEPTH		1
 #define AXON_WQ_MAX_DEPTH		32768
-#define AXON_SQ_MIN_WQE_SHIFT		6	/* 64 bytes: a header, no SGE */
-#define AXON_RQ_MIN_WQE_SHIFT		5	/* 32 bytes: a header and one SGE */
+#define AXON_SQ_MIN_WQE_SHIFT		6
+#define AXON_RQ_MIN_WQE_SHIFT		5
 #define AXON_WQE_MAX_SHIFT		12
 #define AXON_MAX_SGE			16
 #define AXON_MAX_INLINE			256
-#define AXON_MAX_RD_ATOMIC		16	/* outstanding READ/atomic, each way */
-#define AXON_MAX_MSG_SIZE		0x80000000 /* 2 GiB */
+#define AXON_MAX_RD_ATOMIC		16
+#define AXON_MAX_MSG_SIZE		0x80000000
 
-/*
- * Work requests. A send WQE is a 64-byte header followed by num_sge
- * scatter/gather entries, or by inline_len bytes of payload when
- * AXON_WQE_INLINE is set. A receive WQE is a 16-byte header followed by
- * num_sge entries. A WQE never crosses its 2^wqe_shift slot.
+/**
+ * DOC: Work requests
+ *
+ * A send WQE is a 64-byte &struct axon_send_wqe followed by num_sge
+ * 16-byte &struct axon_sge, or by inline_len bytes of payload when
+ * ``AXON_WQE_INLINE`` is set. A receive WQE is a 16-byte &struct
+ * axon_recv_wqe followed by num_sge entries. A WQE never crosses its
+ * 2^wqe_shift slot.
+ */
+
+/**
+ * enum axon_wr_opcode - &axon_send_wqe.opcode
+ * @AXON_WR_RDMA_WRITE: RDMA WRITE
+ * @AXON_WR_RDMA_WRITE_IMM: RDMA WRITE with immediate: consumes a receive
+ *	WQE at the responder
+ * @AXON_WR_SEND: SEND
+ * @AXON_WR_SEND_IMM: SEND with immediate
+ * @AXON_WR_RDMA_READ: RDMA READ
+ * @AXON_WR_ATOMIC_CMP_SWP: atomic compare and swap, 8 bytes
+ * @AXON_WR_ATOMIC_FETCH_ADD: atomic fetch and add, 8 bytes
  */
 enum axon_wr_opcode {
 	AXON_WR_RDMA_WRITE		= 0,
@@ -84,41 +147,113 @@ enum axon_wr_opcode {
 	AXON_WR_ATOMIC_FETCH_ADD	= 6,
 };
 
-#define AXON_WQE_SIGNALED		0x01 /* write a CQE on success */
-#define AXON_WQE_SOLICITED		0x02 /* set SE on the last packet */
-#define AXON_WQE_FENCE			0x04 /* wait for prior READ/atomics */
-#define AXON_WQE_INLINE			0x08 /* payload follows the header */
+/**
+ * DOC: Send WQE flags
+ *
+ * &struct axon_send_wqe ``flags``; other bits must be 0::
+ *
+ *   0:0 : signaled - AXON_WQE_SIGNALED, write a CQE on success too
+ *   1:1 : solicited - AXON_WQE_SOLICITED, set SE on the last packet of a
+ *         SEND or WRITE_WITH_IMM
+ *   2:2 : fence - AXON_WQE_FENCE, wait until every READ and atomic before
+ *         it has completed
+ *   3:3 : inline - AXON_WQE_INLINE, the payload follows the header; not
+ *         with a READ or an atomic
+ */
+#define AXON_WQE_SIGNALED		0x01
+#define AXON_WQE_SOLICITED		0x02
+#define AXON_WQE_FENCE			0x04
+#define AXON_WQE_INLINE			0x08
 
+/**
+ * struct axon_sge - a scatter/gather entry, 16 bytes
+ * @addr: virtual address in the MR of @lkey
+ * @length: bytes
+ * @lkey: the key of an MR that grants the access
+ */
 struct axon_sge {
 	__le64 addr;
 	__le32 length;
 	__le32 lkey;
 };
 
+/**
+ * struct axon_send_wqe - the header of a send WQE, 64 bytes
+ * @opcode: &enum axon_wr_opcode
+ * @flags: ``AXON_WQE_*`` (see "Send WQE flags")
+ * @num_sge: SGEs that follow, <= ``AXON_MAX_SGE``; 0 with INLINE; an
+ *	atomic's SGEs add up to 8 bytes
+ * @reserved0: 0
+ * @imm_data: WRITE_IMM, SEND_IMM: the immediate, network order, as given
+ *	to ibv_post_send()
+ * @wr_id: returned in &axon_cqe.wr_id
+ * @remote_addr: WRITE, READ, atomics: the remote virtual address
+ *	(8-byte aligned for atomics)
+ * @rkey: WRITE, READ, atomics: the remote key
+ * @inline_len: INLINE: bytes of payload that follow, <= ``AXON_MAX_INLINE``
+ * @compare_add: CMP_SWP: the compare value; FETCH_ADD: the value to add
+ * @swap: CMP_SWP: the swap value
+ * @reserved: 0
+ *
+ * The header is followed by struct axon_sge sge[num_sge] or the inline
+ * payload. The device reads a WQE once, when it takes it from the queue.
+ * An unknown opcode, reserved bits, too many SGEs, INLINE on a READ or
+ * atomic, or a WQE that does not fit its slot completes with
+ * ``AXON_WC_LOC_QP_OP_ERR``; an SGE whose lkey is not valid for the
+ * access, ``AXON_WC_LOC_PROT_ERR``; a message over ``AXON_MAX_MSG_SIZE``
+ * or an atomic whose SGEs do not add up to 8 bytes,
+ * ``AXON_WC_LOC_LEN_ERR``.
+ */
 struct axon_send_wqe {
-	__u8 opcode;		/* enum axon_wr_opcode */
-	__u8 flags;		/* AXON_WQE_* */
-	__u8 num_sge;		/* <= AXON_MAX_SGE; 0 with INLINE */
+	__u8 opcode;
+	__u8 flags;
+	__u8 num_sge;
 	__u8 reserved0;
-	__be32 imm_data;	/* *_IMM: as given to ibv_post_send */
-	__le64 wr_id;		/* returned in the CQE */
-	__le64 remote_addr;	/* WRITE, READ, atomics (8-byte aligned) */
+	__be32 imm_data;
+	__le64 wr_id;
+	__le64 remote_addr;
 	__le32 rkey;
-	__le32 inline_len;	/* INLINE: bytes, <= AXON_MAX_INLINE */
-	__le64 compare_add;	/* CMP_SWP: compare; FETCH_ADD: add */
-	__le64 swap;		/* CMP_SWP */
+	__le32 inline_len;
+	__le64 compare_add;
+	__le64 swap;
 	__u8 reserved[16];
-	/* struct axon_sge sge[num_sge] or inline payload */
 };
 
+/**
+ * struct axon_recv_wqe - the header of a receive WQE, 16 bytes
+ * @wr_id: returned in &axon_cqe.wr_id
+ * @num_sge: SGEs that follow, <= ``AXON_MAX_SGE``
+ * @reserved: 0
+ *
+ * The header is followed by struct axon_sge sge[num_sge].
+ */
 struct axon_recv_wqe {
 	__le64 wr_id;
-	__u8 num_sge;		/* <= AXON_MAX_SGE */
+	__u8 num_sge;
 	__u8 reserved[7];
-	/* struct axon_sge sge[num_sge] */
 };
 
-/* CQE status, numbered as enum ib_wc_status */
+/**
+ * enum axon_wc_status - &axon_cqe.status, numbered as enum ib_wc_status
+ * @AXON_WC_SUCCESS: success
+ * @AXON_WC_LOC_LEN_ERR: local length error: a message over
+ *	``AXON_MAX_MSG_SIZE``, an atomic's SGEs not 8 bytes, a SEND larger
+ *	than the receive WQE
+ * @AXON_WC_LOC_QP_OP_ERR: local QP operation error: a malformed send WQE
+ * @AXON_WC_LOC_PROT_ERR: local protection error: an lkey not valid for
+ *	the access, an invalidated MR
+ * @AXON_WC_WR_FLUSH_ERR: flushed: the QP moved to ERR
+ * @AXON_WC_BAD_RESP_ERR: a READ response of the wrong length
+ * @AXON_WC_LOC_ACCESS_ERR: local access error (not written by the model)
+ * @AXON_WC_REM_INV_REQ_ERR: the responder NAKed an invalid request
+ * @AXON_WC_REM_ACCESS_ERR: the responder NAKed a remote access error
+ *	(key, PD, rights, bounds, an invalidated MR)
+ * @AXON_WC_REM_OP_ERR: the responder NAKed a remote operational error
+ * @AXON_WC_RETRY_EXC_ERR: retry_cnt timeouts without progress
+ * @AXON_WC_RNR_RETRY_EXC_ERR: rnr_retry RNR NAKs
+ * @AXON_WC_FATAL_ERR: fatal error (not written by the model)
+ * @AXON_WC_GENERAL_ERR: general error (not written by the model)
+ */
 enum axon_wc_status {
 	AXON_WC_SUCCESS			= 0,
 	AXON_WC_LOC_LEN_ERR		= 1,
@@ -136,7 +271,17 @@ enum axon_wc_status {
 	AXON_WC_GENERAL_ERR		= 21,
 };
 
-/* CQE opcode, numbered as enum ib_wc_opcode */
+/**
+ * enum axon_wc_opcode - &axon_cqe.opcode, numbered as enum ib_wc_opcode
+ * @AXON_WC_SEND: a SEND (with or without immediate)
+ * @AXON_WC_RDMA_WRITE: an RDMA WRITE (with or without immediate)
+ * @AXON_WC_RDMA_READ: an RDMA READ
+ * @AXON_WC_COMP_SWAP: an atomic compare and swap
+ * @AXON_WC_FETCH_ADD: an atomic fetch and add
+ * @AXON_WC_RECV: a receive WQE consumed by a SEND
+ * @AXON_WC_RECV_RDMA_WITH_IMM: a receive WQE consumed by an RDMA WRITE
+ *	with immediate; byte_len is the write's length
+ */
 enum axon_wc_opcode {
 	AXON_WC_SEND			= 0,
 	AXON_WC_RDMA_WRITE		= 1,
@@ -147,34 +292,60 @@ enum axon_wc_opcode {
 	AXON_WC_RECV_RDMA_WITH_IMM	= 129,
 };
 
-/*
- * flags
- * 0:0 : phase - ring pass of this entry (first pass writes 1)
- * 1:1 : with_imm - imm_data is valid
- * 2:2 : recv - the CQE completes a receive WQE (else a send WQE)
- * 3:3 : solicited - the received message had SE set
+/**
+ * DOC: CQE flags
+ *
+ * &struct axon_cqe ``flags``::
+ *
+ *   0:0 : phase - AXON_CQE_PHASE, ring pass of this entry (the first pass
+ *         writes 1)
+ *   1:1 : with_imm - AXON_CQE_WITH_IMM, imm_data is valid
+ *   2:2 : recv - AXON_CQE_RECV, the CQE completes a receive WQE (else a
+ *         send WQE)
+ *   3:3 : solicited - AXON_CQE_SOLICITED, the received message had SE set
  */
 #define AXON_CQE_PHASE			0x1
 #define AXON_CQE_WITH_IMM		0x2
 #define AXON_CQE_RECV			0x4
 #define AXON_CQE_SOLICITED		0x8
 
+/**
+ * struct axon_cqe - a completion, ``AXON_CQE_SIZE`` (32) bytes
+ * @wr_id: the WQE's wr_id
+ * @byte_len: receives: bytes received; sends: the message length; 0 when
+ *	flushed
+ * @imm_data: the immediate, network order, valid with
+ *	``AXON_CQE_WITH_IMM``
+ * @qpn: the local QP
+ * @wqe_index: the WQE's producer index, mod 2^16
+ * @opcode: &enum axon_wc_opcode
+ * @status: &enum axon_wc_status
+ * @flags: ``AXON_CQE_*`` (see "CQE flags"), the byte written last
+ * @vendor_err: 0
+ * @reserved: 0
+ *
+ * A send WQE gets a CQE when it was ``AXON_WQE_SIGNALED``, the QP was
+ * created with sq_sig_all, or it failed. A failed WQE completes in order
+ * after the ones before it, and moves the QP to ERR.
+ */
 struct axon_cqe {
 	__le64 wr_id;
-	__le32 byte_len;	/* RECV: bytes received */
+	__le32 byte_len;
 	__be32 imm_data;
-	__le32 qpn;		/* local QP */
-	__le16 wqe_index;	/* the WQE's producer index, mod 2^16 */
-	__u8 opcode;		/* enum axon_wc_opcode */
-	__u8 status;		/* enum axon_wc_status */
-	__u8 flags;		/* AXON_CQE_* */
+	__le32 qpn;
+	__le16 wqe_index;
+	__u8 opcode;
+	__u8 status;
+	__u8 flags;
 	__u8 vendor_err;
-	__u8 reserved[6];	/* the CQE is AXON_CQE_SIZE bytes */
+	__u8 reserved[6];
 };
 
-/*
- * The consumer index record after the CQ ring. The consumer writes the
- * number of CQEs it has consumed (free running, mod 2^32).
+/**
+ * struct axon_cq_dbrec - the consumer index record after the CQ ring
+ * @cons_index: written by the consumer: the number of CQEs it has
+ *	consumed (free running, mod 2^32)
+ * @reserved: 0
  */
 struct axon_cq_dbrec {
 	__le32 cons_index;

@@ -8,7 +8,27 @@
 
 #include <linux/types.h>
 
-/* PCI identity. 0x1234 is the vendor id QEMU's own test devices use. */
+/**
+ * DOC: PCI function
+ *
+ * The NIC is PCI function ``1234:a0c0`` (``AXON_PCI_VENDOR_ID``:
+ * ``AXON_PCI_DEVICE_ID_NIC``), class 0x0200 (Ethernet), revision 1; the
+ * modelled GPU is ``1234:a0c1`` (``AXON_PCI_DEVICE_ID_GPU``). 0x1234 is
+ * the vendor id QEMU's own test devices use. Its BARs:
+ *
+ * ==================== ================================================
+ * ``AXON_BAR_REGS`` 0  the registers of &enum axon_reg, 4 KiB
+ *                      (``AXON_REGS_SIZE``), 32-bit accesses only
+ * ``AXON_BAR_MSIX`` 2  MSI-X table and PBA, ``AXON_MSIX_NUM_VECTORS``
+ *                      vectors (&enum axon_msix_vector)
+ * ``AXON_BAR_DB`` 4    doorbell pages, 64-bit, ``AXON_REG_DB_PAGES``
+ *                      pages of 4 KiB (see "Doorbells")
+ * ==================== ================================================
+ *
+ * ``AXON_REG_MAGIC`` reads ``AXON_DEV_MAGIC``, "AXON" in ASCII, little
+ * endian. Everything the device reads or writes in host memory is little
+ * endian unless a field says otherwise.
+ */
 #define AXON_PCI_VENDOR_ID		0x1234
 #define AXON_PCI_DEVICE_ID_NIC		0xa0c0
 #define AXON_PCI_DEVICE_ID_GPU		0xa0c1
@@ -17,10 +37,17 @@
 #define AXON_DEV_VERSION_MAJOR		1
 #define AXON_DEV_VERSION_MINOR		5
 
-/*
- * AXON_REG_VERSION: the interface version the device implements
- * 31:16 : major - AXON_DEV_VERSION_MAJOR; the driver refuses another one
- * 15:0 : minor - AXON_DEV_VERSION_MINOR, compatible additions
+/**
+ * DOC: VERSION register
+ *
+ * ``AXON_REG_VERSION`` is the interface version the device implements::
+ *
+ *   31:16 : major - AXON_DEV_VERSION_MAJOR; the driver refuses another one
+ *   15:0  : minor - AXON_DEV_VERSION_MINOR, compatible additions
+ *
+ * AXON_VERSION(major, minor) builds the word; AXON_VERSION_GET_MAJOR()
+ * and AXON_VERSION_GET_MINOR() take it apart. The axon-gpu's VERSION
+ * register has the same layout.
  */
 #define AXON_VERSION_MAJOR_SHIFT	16
 #define AXON_VERSION_MINOR_MASK		0xffff
@@ -31,125 +58,276 @@
 #define AXON_VERSION_GET_MAJOR(reg)	((reg) >> AXON_VERSION_MAJOR_SHIFT)
 #define AXON_VERSION_GET_MINOR(reg)	((reg) & AXON_VERSION_MINOR_MASK)
 
-/* BARs */
-#define AXON_BAR_REGS			0 /* registers below, 4 KiB */
-#define AXON_BAR_MSIX			2 /* MSI-X table and PBA */
-#define AXON_BAR_DB			4 /* doorbell pages, 64-bit BAR */
+#define AXON_BAR_REGS			0
+#define AXON_BAR_MSIX			2
+#define AXON_BAR_DB			4
 #define AXON_REGS_SIZE			0x1000
 
-/* MSI-X vectors */
+/**
+ * enum axon_msix_vector - the device's MSI-X vectors
+ * @AXON_MSIX_ADMIN: admin completion queue
+ * @AXON_MSIX_ASYNC: async event queue
+ * @AXON_MSIX_ETH: Ethernet TX and RX completion, once per arm
+ *	(``AXON_REG_ETH_IRQ_ARM``)
+ * @AXON_MSIX_COMP: completion event queue (CEQ)
+ * @AXON_MSIX_NUM_VECTORS: the number of vectors in the MSI-X table
+ */
 enum axon_msix_vector {
-	AXON_MSIX_ADMIN		= 0, /* admin completion queue */
-	AXON_MSIX_ASYNC		= 1, /* async event queue */
-	AXON_MSIX_ETH		= 2, /* Ethernet TX and RX, when armed */
-	AXON_MSIX_COMP		= 3, /* completion event queue */
+	AXON_MSIX_ADMIN		= 0,
+	AXON_MSIX_ASYNC		= 1,
+	AXON_MSIX_ETH		= 2,
+	AXON_MSIX_COMP		= 3,
 	AXON_MSIX_NUM_VECTORS	= 4,
 };
 
-/*
- * Registers (BAR 0).
+/**
+ * enum axon_reg - the registers of BAR 0
+ * @AXON_REG_MAGIC: RO, ``AXON_DEV_MAGIC``
+ * @AXON_REG_VERSION: RO, the interface version (see "VERSION register")
+ * @AXON_REG_CAPS: RO, ``AXON_CAP_*`` (see "CAPS register")
+ * @AXON_REG_FW_VERSION: RO, the firmware (model) release, for display
+ *	only (see "FW_VERSION register")
+ * @AXON_REG_CTRL: RW, ``AXON_CTRL_*`` (see "CTRL and STATUS registers")
+ * @AXON_REG_STATUS: RO, ``AXON_STATUS_*``
+ * @AXON_REG_ERROR: RO, &enum axon_dev_error: why the device is not ready,
+ *	or the last bad doorbell
+ * @AXON_REG_ADMIN_TIMEOUT: RO, the budget of one admin command in ms
+ * @AXON_REG_AQ_SQ_BASE_LO: RW, admin submission ring, low 32 bits of its
+ *	DMA address, ``AXON_QUEUE_ALIGN`` aligned
+ * @AXON_REG_AQ_SQ_BASE_HI: RW, its high 32 bits
+ * @AXON_REG_AQ_SQ_DEPTH: RW, entries, power of 2,
+ *	``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH``
+ * @AXON_REG_AQ_SQ_TAIL: WO, doorbell: the new producer index, < depth
+ * @AXON_REG_AQ_CQ_BASE_LO: RW, admin completion ring, low 32 bits,
+ *	``AXON_QUEUE_ALIGN`` aligned
+ * @AXON_REG_AQ_CQ_BASE_HI: RW, its high 32 bits
+ * @AXON_REG_AQ_CQ_DEPTH: RW, entries, power of 2, at least the SQ depth
+ *	(in-order completion then never overruns it), at most
+ *	``AXON_QUEUE_MAX_DEPTH``
+ * @AXON_REG_AQ_SQ_HEAD: RO, the device's SQ consumer index
+ * @AXON_REG_EQ_BASE_LO: RW, async event ring, low 32 bits,
+ *	``AXON_QUEUE_ALIGN`` aligned
+ * @AXON_REG_EQ_BASE_HI: RW, its high 32 bits
+ * @AXON_REG_EQ_DEPTH: RW, entries, power of 2,
+ *	``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH``
+ * @AXON_REG_EQ_HEAD: WO, doorbell: the driver's consumer index, < depth
+ * @AXON_REG_CEQ_BASE_LO: RW, completion event ring, low 32 bits,
+ *	``AXON_QUEUE_ALIGN`` aligned
+ * @AXON_REG_CEQ_BASE_HI: RW, its high 32 bits
+ * @AXON_REG_CEQ_DEPTH: RW, entries, power of 2,
+ *	``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH``; depth 0 with
+ *	base 0: no CEQ, and no CQ can be created. At most depth - 1 CQs exist.
+ * @AXON_REG_CEQ_HEAD: WO, doorbell: the driver's consumer index, < depth
+ * @AXON_REG_DB_PAGES: RO, doorbell pages in ``AXON_BAR_DB`` (256)
+ * @AXON_REG_STAT_AQ_CMDS: RO, admin commands executed
+ * @AXON_REG_STAT_AQ_ERRORS: RO, admin commands that failed
+ * @AXON_REG_STAT_EVENTS: RO, events posted
+ * @AXON_REG_STAT_EQ_DROPS: RO, async events dropped because the event
+ *	ring was full (completion events wait instead, see "Completion event
+ *	queue")
+ * @AXON_REG_STAT_DB_REJECTS: RO, doorbells ignored: a foreign page, an
+ *	unknown or RESET object, a bad value (see "Doorbells")
+ * @AXON_REG_STAT_TX_PKTS: RO, RoCEv2 packets sent (wire and loopback)
+ * @AXON_REG_STAT_RX_PKTS: RO, RoCEv2 packets accepted
+ * @AXON_REG_STAT_RX_DROPS: RO, RoCEv2 packets dropped: bad ICRC, header,
+ *	unknown QPN, not from the QP's peer, QP not receiving
+ * @AXON_REG_STAT_RETRANS: RO, packets retransmitted
+ * @AXON_REG_STAT_NAKS: RO, NAKs (sequence, RNR, error) sent and received
+ * @AXON_REG_STAT_PEER_RD_LO: RO, payload bytes the engine read from MR
+ *	pages that are another PCI device's memory (a dma-buf MR on a GPU
+ *	BAR), low 32 bits (see "64-bit registers")
+ * @AXON_REG_STAT_PEER_RD_HI: RO, its high 32 bits
+ * @AXON_REG_STAT_PEER_WR_LO: RO, payload bytes the engine wrote to such
+ *	pages, low 32 bits
+ * @AXON_REG_STAT_PEER_WR_HI: RO, its high 32 bits
+ * @AXON_REG_STAT_MR_INVALID: RO, accesses refused because the MR was
+ *	invalidated
+ * @AXON_REG_STAT_DUP_REQS: RO, RC requests with a PSN the responder had
+ *	already executed (answered from saved state)
+ * @AXON_REG_STAT_OUT_OF_SEQ: RO, RC requests ahead of the expected PSN
+ * @AXON_REG_STAT_STRAY: RO, packets of a live QP matching no state it
+ *	keeps, dropped (see wire-security.rst)
+ * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
+ * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
+ *	``AXON_ETH_MAX_MTU``; reset value 0
+ * @AXON_REG_ETH_IRQ_ARM: WO, 1 arms ``AXON_MSIX_ETH`` for one TX or RX
+ *	completion, 0 disarms; other values, or a write while the Ethernet
+ *	function is stopped, are ignored
+ * @AXON_REG_ETH_TX_BASE_LO: RW, TX descriptor ring, low 32 bits,
+ *	``AXON_QUEUE_ALIGN`` aligned
+ * @AXON_REG_ETH_TX_BASE_HI: RW, its high 32 bits
+ * @AXON_REG_ETH_TX_DEPTH: RW, descriptors, power of 2,
+ *	``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH``
+ * @AXON_REG_ETH_TX_TAIL: WO, doorbell: the new producer index, < depth
+ * @AXON_REG_ETH_RX_BASE_LO: RW, RX descriptor ring, low 32 bits,
+ *	``AXON_QUEUE_ALIGN`` aligned
+ * @AXON_REG_ETH_RX_BASE_HI: RW, its high 32 bits
+ * @AXON_REG_ETH_RX_DEPTH: RW, descriptors, power of 2,
+ *	``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH``
+ * @AXON_REG_ETH_RX_TAIL: WO, doorbell: buffers posted up to here, < depth
+ * @AXON_REG_ETH_TX_HEAD: RO, the next TX descriptor the device reads
+ * @AXON_REG_ETH_RX_HEAD: RO, the next RX descriptor the device fills
+ * @AXON_REG_STAT_RX_NOBUF: RO, frames dropped: Ethernet function stopped
+ * @AXON_REG_STAT_RX_RUNT: RO, frames dropped: shorter than
+ *	``AXON_ETH_HLEN``
+ * @AXON_REG_STAT_RX_OVERSIZE: RO, frames dropped: longer than MTU +
+ *	``AXON_ETH_OVERHEAD``, or than the posted buffer
+ * @AXON_REG_STAT_RX_ROCE: RO, RoCEv2 frames steered to the RDMA engine
+ * @AXON_REG_STAT_TX_ERRORS: RO, TX descriptors completed with ERROR
+ * @AXON_REG_STAT_RX_DMA_ERRORS: RO, RX buffers that were not writable
  *
- * The admin and event queue registers may only be written while
- * AXON_REG_CTRL.ENABLE is 0; the device checks them when ENABLE goes to 1.
+ * Registers are 32 bits wide and accessed with 32-bit accesses. The ring
+ * setup registers (the admin, event and completion event rings) may only
+ * be written while ``AXON_CTRL_ENABLE`` is 0, the Ethernet ones while
+ * ``AXON_ETH_CTRL_ENABLE`` is 0: writes while it is set are ignored (and
+ * logged as guest errors by the model). The device checks them when
+ * ENABLE goes to 1. Counters (``AXON_REG_STAT_*``) are 32 bits and wrap,
+ * but for the 64-bit peer counters; a reset clears them.
  */
 enum axon_reg {
-	AXON_REG_MAGIC		= 0x00, /* RO: AXON_DEV_MAGIC */
-	AXON_REG_VERSION	= 0x04, /* RO: AXON_VERSION(), above */
-	AXON_REG_CAPS		= 0x08, /* RO: AXON_CAP_* */
-	AXON_REG_FW_VERSION	= 0x0c, /* RO: AXON_FW_VERSION(), below */
-	AXON_REG_CTRL		= 0x10, /* RW: AXON_CTRL_* */
-	AXON_REG_STATUS		= 0x14, /* RO: AXON_STATUS_* */
-	AXON_REG_ERROR		= 0x18, /* RO: enum axon_dev_error, why !READY */
-	AXON_REG_ADMIN_TIMEOUT	= 0x1c, /* RO: admin command budget, ms */
+	AXON_REG_MAGIC		= 0x00,
+	AXON_REG_VERSION	= 0x04,
+	AXON_REG_CAPS		= 0x08,
+	AXON_REG_FW_VERSION	= 0x0c,
+	AXON_REG_CTRL		= 0x10,
+	AXON_REG_STATUS		= 0x14,
+	AXON_REG_ERROR		= 0x18,
+	AXON_REG_ADMIN_TIMEOUT	= 0x1c,
 
-	AXON_REG_AQ_SQ_BASE_LO	= 0x20, /* RW: admin submission ring, 4 KiB aligned */
+	AXON_REG_AQ_SQ_BASE_LO	= 0x20,
 	AXON_REG_AQ_SQ_BASE_HI	= 0x24,
-	AXON_REG_AQ_SQ_DEPTH	= 0x28, /* RW: entries, power of 2 */
-	AXON_REG_AQ_SQ_TAIL	= 0x2c, /* WO: doorbell, producer index < depth */
-	AXON_REG_AQ_CQ_BASE_LO	= 0x30, /* RW: admin completion ring, 4 KiB aligned */
+	AXON_REG_AQ_SQ_DEPTH	= 0x28,
+	AXON_REG_AQ_SQ_TAIL	= 0x2c,
+	AXON_REG_AQ_CQ_BASE_LO	= 0x30,
 	AXON_REG_AQ_CQ_BASE_HI	= 0x34,
-	AXON_REG_AQ_CQ_DEPTH	= 0x38, /* RW: entries, power of 2 */
-	AXON_REG_AQ_SQ_HEAD	= 0x3c, /* RO: device consumer index */
+	AXON_REG_AQ_CQ_DEPTH	= 0x38,
+	AXON_REG_AQ_SQ_HEAD	= 0x3c,
 
-	AXON_REG_EQ_BASE_LO	= 0x40, /* RW: async event ring, 4 KiB aligned */
+	AXON_REG_EQ_BASE_LO	= 0x40,
 	AXON_REG_EQ_BASE_HI	= 0x44,
-	AXON_REG_EQ_DEPTH	= 0x48, /* RW: entries, power of 2 */
-	AXON_REG_EQ_HEAD	= 0x4c, /* WO: driver consumer index < depth */
+	AXON_REG_EQ_DEPTH	= 0x48,
+	AXON_REG_EQ_HEAD	= 0x4c,
 
-	AXON_REG_CEQ_BASE_LO	= 0x50, /* RW: completion event ring, 4 KiB aligned */
+	AXON_REG_CEQ_BASE_LO	= 0x50,
 	AXON_REG_CEQ_BASE_HI	= 0x54,
-	AXON_REG_CEQ_DEPTH	= 0x58, /* RW: entries, power of 2, >= max_cq */
-	AXON_REG_CEQ_HEAD	= 0x5c, /* WO: driver consumer index < depth */
-	AXON_REG_DB_PAGES	= 0x60, /* RO: doorbell pages in AXON_BAR_DB */
+	AXON_REG_CEQ_DEPTH	= 0x58,
+	AXON_REG_CEQ_HEAD	= 0x5c,
+	AXON_REG_DB_PAGES	= 0x60,
 
-	AXON_REG_STAT_AQ_CMDS	= 0x80, /* RO: admin commands executed */
-	AXON_REG_STAT_AQ_ERRORS	= 0x84, /* RO: admin commands failed */
-	AXON_REG_STAT_EVENTS	= 0x88, /* RO: async events posted */
-	AXON_REG_STAT_EQ_DROPS	= 0x8c, /* RO: events lost, event ring full */
-	AXON_REG_STAT_DB_REJECTS = 0x90, /* RO: doorbells for a foreign or bad QP/CQ */
-	AXON_REG_STAT_TX_PKTS	= 0x94, /* RO: RoCEv2 packets sent (wire + loopback) */
-	AXON_REG_STAT_RX_PKTS	= 0x98, /* RO: RoCEv2 packets accepted */
-	AXON_REG_STAT_RX_DROPS	= 0x9c, /* RO: RoCEv2 packets dropped (bad ICRC, QPN, header) */
-	AXON_REG_STAT_RETRANS	= 0xa0, /* RO: packets retransmitted */
-	AXON_REG_STAT_NAKS	= 0xa4, /* RO: NAKs sent and received */
-	/*
-	 * Peer-to-peer traffic: payload bytes the engine read from / wrote
-	 * to MR pages that are another PCI device's memory (a dma-buf MR on
-	 * a GPU BAR), 64 bits as LO/HI pairs. Read HI, LO, then HI again
-	 * and retry if HI changed.
-	 */
-	AXON_REG_STAT_PEER_RD_LO = 0xa8, /* RO */
-	AXON_REG_STAT_PEER_RD_HI = 0xac, /* RO */
-	AXON_REG_STAT_PEER_WR_LO = 0xb0, /* RO */
-	AXON_REG_STAT_PEER_WR_HI = 0xb4, /* RO */
-	AXON_REG_STAT_MR_INVALID = 0xb8, /* RO: accesses refused, MR invalidated */
-	/* RC requests and responses that are not the next expected one */
-	AXON_REG_STAT_DUP_REQS	= 0xbc, /* RO: requests already executed */
-	AXON_REG_STAT_OUT_OF_SEQ = 0xc0, /* RO: requests ahead of the expected PSN */
-	AXON_REG_STAT_STRAY	= 0xc4, /* RO: packets matching no state, dropped */
+	AXON_REG_STAT_AQ_CMDS	= 0x80,
+	AXON_REG_STAT_AQ_ERRORS	= 0x84,
+	AXON_REG_STAT_EVENTS	= 0x88,
+	AXON_REG_STAT_EQ_DROPS	= 0x8c,
+	AXON_REG_STAT_DB_REJECTS = 0x90,
+	AXON_REG_STAT_TX_PKTS	= 0x94,
+	AXON_REG_STAT_RX_PKTS	= 0x98,
+	AXON_REG_STAT_RX_DROPS	= 0x9c,
+	AXON_REG_STAT_RETRANS	= 0xa0,
+	AXON_REG_STAT_NAKS	= 0xa4,
+	AXON_REG_STAT_PEER_RD_LO = 0xa8,
+	AXON_REG_STAT_PEER_RD_HI = 0xac,
+	AXON_REG_STAT_PEER_WR_LO = 0xb0,
+	AXON_REG_STAT_PEER_WR_HI = 0xb4,
+	AXON_REG_STAT_MR_INVALID = 0xb8,
+	AXON_REG_STAT_DUP_REQS	= 0xbc,
+	AXON_REG_STAT_OUT_OF_SEQ = 0xc0,
+	AXON_REG_STAT_STRAY	= 0xc4,
 
-	/* Ethernet function, see axon_eth_defs.h */
-	AXON_REG_ETH_CTRL	= 0x100, /* RW: AXON_ETH_CTRL_* */
-	AXON_REG_ETH_MTU	= 0x104, /* RW: L3 MTU, AXON_ETH_MIN_MTU..MAX */
-	AXON_REG_ETH_IRQ_ARM	= 0x108, /* WO: 1 arms AXON_MSIX_ETH once */
-	AXON_REG_ETH_TX_BASE_LO	= 0x110, /* RW: TX descriptor ring, 4 KiB aligned */
+	AXON_REG_ETH_CTRL	= 0x100,
+	AXON_REG_ETH_MTU	= 0x104,
+	AXON_REG_ETH_IRQ_ARM	= 0x108,
+	AXON_REG_ETH_TX_BASE_LO	= 0x110,
 	AXON_REG_ETH_TX_BASE_HI	= 0x114,
-	AXON_REG_ETH_TX_DEPTH	= 0x118, /* RW: descriptors, power of 2 */
-	AXON_REG_ETH_TX_TAIL	= 0x11c, /* WO: doorbell, producer index < depth */
-	AXON_REG_ETH_RX_BASE_LO	= 0x120, /* RW: RX descriptor ring, 4 KiB aligned */
+	AXON_REG_ETH_TX_DEPTH	= 0x118,
+	AXON_REG_ETH_TX_TAIL	= 0x11c,
+	AXON_REG_ETH_RX_BASE_LO	= 0x120,
 	AXON_REG_ETH_RX_BASE_HI	= 0x124,
-	AXON_REG_ETH_RX_DEPTH	= 0x128, /* RW: descriptors, power of 2 */
-	AXON_REG_ETH_RX_TAIL	= 0x12c, /* WO: doorbell, buffers posted < depth */
-	AXON_REG_ETH_TX_HEAD	= 0x130, /* RO: device consumer index */
-	AXON_REG_ETH_RX_HEAD	= 0x134, /* RO: device consumer index */
+	AXON_REG_ETH_RX_DEPTH	= 0x128,
+	AXON_REG_ETH_RX_TAIL	= 0x12c,
+	AXON_REG_ETH_TX_HEAD	= 0x130,
+	AXON_REG_ETH_RX_HEAD	= 0x134,
 
-	/* Ethernet counters, 32 bits, wrapping */
-	AXON_REG_STAT_RX_NOBUF	= 0x140, /* RO: frames dropped, ETH stopped */
-	AXON_REG_STAT_RX_RUNT	= 0x144, /* RO: frames shorter than a header */
-	AXON_REG_STAT_RX_OVERSIZE = 0x148, /* RO: > MTU + 18 or > RX buffer */
-	AXON_REG_STAT_RX_ROCE	= 0x14c, /* RO: RoCEv2 frames for the engine */
-	AXON_REG_STAT_TX_ERRORS	= 0x150, /* RO: TX descriptors rejected */
-	AXON_REG_STAT_RX_DMA_ERRORS = 0x154, /* RO: RX buffers not writable */
+	AXON_REG_STAT_RX_NOBUF	= 0x140,
+	AXON_REG_STAT_RX_RUNT	= 0x144,
+	AXON_REG_STAT_RX_OVERSIZE = 0x148,
+	AXON_REG_STAT_RX_ROCE	= 0x14c,
+	AXON_REG_STAT_TX_ERRORS	= 0x150,
+	AXON_REG_STAT_RX_DMA_ERRORS = 0x154,
 };
 
-/* Ring depth limits, in entries, for the admin, event and Ethernet rings. */
+/**
+ * DOC: Ring registers
+ *
+ * Every ring the driver sets up (admin SQ and CQ, event queue, CEQ,
+ * Ethernet TX and RX) is programmed through a 16-byte aligned group of
+ * registers: its base's low half at ``AXON_RING_BASE_LO`` from the
+ * group's start, the high half at ``AXON_RING_BASE_HI``, the depth at
+ * ``AXON_RING_DEPTH`` (``AXON_RING_REG_MASK`` masks the offset in the
+ * group). A ring is good when its depth is a power of 2 in
+ * ``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH`` (in entries) and
+ * its base is non-zero, ``AXON_QUEUE_ALIGN`` aligned and does not wrap.
+ */
+#define AXON_RING_REG_MASK		0xf
+#define AXON_RING_BASE_LO		0x0
+#define AXON_RING_BASE_HI		0x4
+#define AXON_RING_DEPTH			0x8
+
 #define AXON_QUEUE_MIN_DEPTH		2
 #define AXON_QUEUE_MAX_DEPTH		4096
 #define AXON_QUEUE_ALIGN		4096
 
-/* AXON_REG_CAPS */
+/**
+ * DOC: 64-bit registers
+ *
+ * A 64-bit value (a ring base, a counter, the axon-gpu's VRAM size) is a
+ * pair of 32-bit registers, the low half at ``*_LO`` and the high half at
+ * ``*_HI``. AXON_REG_LO() and AXON_REG_HI() split a value into the words
+ * to write; AXON_REG_U64(hi, lo) joins the words read back;
+ * AXON_REG_SET_LO(v, lo) and AXON_REG_SET_HI(v, hi) replace one half of
+ * @v, as the device does on a write. A counter that may change between
+ * the two reads is read HI, LO, then HI again, retrying if HI changed.
+ */
+#define AXON_REG_LO(v)			((__u32)(v))
+#define AXON_REG_HI(v)			((__u32)((__u64)(v) >> 32))
+#define AXON_REG_U64(hi, lo) \
+	((__u64)(__u32)(hi) << 32 | (__u32)(lo))
+#define AXON_REG_SET_LO(v, lo) \
+	(((__u64)(v) & 0xffffffff00000000ULL) | (__u32)(lo))
+#define AXON_REG_SET_HI(v, hi) \
+	(((__u64)(v) & 0xffffffffULL) | (__u64)(__u32)(hi) << 32)
+
+/**
+ * DOC: CAPS register
+ *
+ * ``AXON_REG_CAPS`` says what the device implements::
+ *
+ *   0:0 : admin_queue - AXON_CAP_ADMIN_QUEUE, the admin queue
+ *   1:1 : async_events - AXON_CAP_ASYNC_EVENTS, the async event queue
+ *   2:2 : ethernet - AXON_CAP_ETHERNET, the Ethernet function
+ *   3:3 : rdma - AXON_CAP_RDMA: MRs, CQs, RC QPs, doorbells, the CEQ
+ *   4:4 : peer_mr - AXON_CAP_PEER_MR: INVALIDATE_MR, REMAP_MR, peer pages
+ *   5:5 : srq - AXON_CAP_SRQ: shared receive queues (interface 1.5)
+ */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
 #define AXON_CAP_ETHERNET		0x4
-#define AXON_CAP_RDMA			0x8 /* MR, CQ, RC QP, doorbells, CEQ */
-#define AXON_CAP_PEER_MR		0x10 /* INVALIDATE_MR, REMAP_MR, peer pages */
-#define AXON_CAP_SRQ			0x20 /* shared receive queues (1.5) */
+#define AXON_CAP_RDMA			0x8
+#define AXON_CAP_PEER_MR		0x10
+#define AXON_CAP_SRQ			0x20
 
-/*
- * AXON_REG_FW_VERSION: the firmware (model) release, for display only
- * 31:24 : major
- * 23:16 : minor
- * 15:0 : sub
+/**
+ * DOC: FW_VERSION register
+ *
+ * ``AXON_REG_FW_VERSION`` is the firmware (model) release, for display
+ * only::
+ *
+ *   31:24 : major
+ *   23:16 : minor
+ *   15:0  : sub
+ *
+ * AXON_FW_VERSION(major, minor, sub) builds it;
+ * AXON_FW_VERSION_GET_MAJOR(), AXON_FW_VERSION_GET_MINOR() and
+ * AXON_FW_VERSION_GET_SUB() take it apart.
  */
 #define AXON_FW_VERSION_MAJOR_SHIFT	24
 #define AXON_FW_VERSION_MINOR_SHIFT	16
@@ -165,36 +343,61 @@ enum axon_reg {
 	(((reg) >> AXON_FW_VERSION_MINOR_SHIFT) & AXON_FW_VERSION_MINOR_MASK)
 #define AXON_FW_VERSION_GET_SUB(reg)	((reg) & AXON_FW_VERSION_SUB_MASK)
 
-/*
- * AXON_REG_CTRL
- * 0:0 : enable - 1 starts the admin and event queues; 0 stops them
- * 1:1 : reset - write 1 to reset the device; reads as 0 once done
+/**
+ * DOC: CTRL and STATUS registers
+ *
+ * ``AXON_REG_CTRL``::
+ *
+ *   0:0 : enable - AXON_CTRL_ENABLE: 1 starts the admin and event queues
+ *         (after checking their rings), 0 stops them and the Ethernet
+ *         function
+ *   1:1 : reset - AXON_CTRL_RESET: write 1 to reset the device; reads as
+ *         0 once done
+ *
+ * ``AXON_REG_STATUS``::
+ *
+ *   0:0 : ready - AXON_STATUS_READY: the queues are running
+ *   1:1 : fatal - AXON_STATUS_FATAL: the device stopped; only a reset
+ *         recovers it
+ *   2:2 : resetting - AXON_STATUS_RESETTING: a reset is in progress
  */
 #define AXON_CTRL_ENABLE		0x1
 #define AXON_CTRL_RESET			0x2
 
-/*
- * AXON_REG_STATUS
- * 0:0 : ready - the queues are running
- * 1:1 : fatal - the device stopped; only a reset recovers it
- * 2:2 : resetting - a reset is in progress
- */
 #define AXON_STATUS_READY		0x1
 #define AXON_STATUS_FATAL		0x2
 #define AXON_STATUS_RESETTING		0x4
 
-/* AXON_REG_ERROR: the reason the device refused to become ready. */
+/**
+ * enum axon_dev_error - ``AXON_REG_ERROR``: why the device is not ready
+ * @AXON_DEV_ERR_NONE: no error
+ * @AXON_DEV_ERR_AQ_SQ_CONFIG: bad admin SQ base or depth at enable
+ * @AXON_DEV_ERR_AQ_CQ_CONFIG: bad admin CQ base or depth at enable
+ * @AXON_DEV_ERR_EQ_CONFIG: bad event queue base or depth at enable
+ * @AXON_DEV_ERR_DOORBELL: a doorbell index beyond its ring's depth; the
+ *	doorbell was ignored and the device keeps running
+ * @AXON_DEV_ERR_DMA: a ring's DMA failed; the device stopped with
+ *	``AXON_STATUS_FATAL``
+ * @AXON_DEV_ERR_ETH_TX_CONFIG: bad TX ring base or depth at Ethernet
+ *	enable
+ * @AXON_DEV_ERR_ETH_RX_CONFIG: bad RX ring base or depth at Ethernet
+ *	enable
+ * @AXON_DEV_ERR_ETH_MTU: ``AXON_REG_ETH_MTU`` out of range at Ethernet
+ *	enable
+ * @AXON_DEV_ERR_CEQ_CONFIG: a completion event queue that is programmed
+ *	but bad, at enable
+ */
 enum axon_dev_error {
 	AXON_DEV_ERR_NONE		= 0,
-	AXON_DEV_ERR_AQ_SQ_CONFIG	= 1, /* bad admin SQ base or depth */
-	AXON_DEV_ERR_AQ_CQ_CONFIG	= 2, /* bad admin CQ base or depth */
-	AXON_DEV_ERR_EQ_CONFIG		= 3, /* bad event queue base or depth */
-	AXON_DEV_ERR_DOORBELL		= 4, /* doorbell index out of range */
-	AXON_DEV_ERR_DMA		= 5, /* a queue DMA failed */
-	AXON_DEV_ERR_ETH_TX_CONFIG	= 6, /* bad TX ring base or depth */
-	AXON_DEV_ERR_ETH_RX_CONFIG	= 7, /* bad RX ring base or depth */
-	AXON_DEV_ERR_ETH_MTU		= 8, /* MTU out of range */
-	AXON_DEV_ERR_CEQ_CONFIG		= 9, /* bad completion event queue */
+	AXON_DEV_ERR_AQ_SQ_CONFIG	= 1,
+	AXON_DEV_ERR_AQ_CQ_CONFIG	= 2,
+	AXON_DEV_ERR_EQ_CONFIG		= 3,
+	AXON_DEV_ERR_DOORBELL		= 4,
+	AXON_DEV_ERR_DMA		= 5,
+	AXON_DEV_ERR_ETH_TX_CONFIG	= 6,
+	AXON_DEV_ERR_ETH_RX_CONFIG	= 7,
+	AXON_DEV_ERR_ETH_MTU		= 8,
+	AXON_DEV_ERR_CEQ_CONFIG		= 9,
 };
 
 #endif /* _UAPI_AXON_REGS_DEFS_H */

@@ -12,15 +12,28 @@
 
 #include <linux/types.h>
 
-/* Increment on any incompatible change. */
+/**
+ * DOC: uverbs ABI version
+ *
+ * ``AXON_UVERBS_ABI_VERSION`` is the driver's uverbs ABI version;
+ * increment it on any incompatible change.
+ */
 #define AXON_UVERBS_ABI_VERSION 1
 
-/*
- * The fw_ver of query_device (struct ib_uverbs_query_device_resp), built
- * by the driver from the device's AXON_REG_FW_VERSION:
- * 47:32 : major
- * 31:16 : minor
- * 15:0 : sub
+/**
+ * DOC: fw_ver
+ *
+ * The 64-bit fw_ver of query_device (struct ib_uverbs_query_device_resp),
+ * built by the driver from the device's ``AXON_REG_FW_VERSION``::
+ *
+ *   47:32 : major
+ *   31:16 : minor
+ *   15:0  : sub
+ *
+ * AXON_ABI_FW_VER(major, minor, sub) builds it;
+ * AXON_ABI_FW_VER_GET_MAJOR(), AXON_ABI_FW_VER_GET_MINOR() and
+ * AXON_ABI_FW_VER_GET_SUB() take it apart (the provider prints
+ * major.minor.sub).
  */
 #define AXON_ABI_FW_VER_MAJOR_SHIFT	32
 #define AXON_ABI_FW_VER_MINOR_SHIFT	16
@@ -37,71 +50,133 @@
 	(((v) >> AXON_ABI_FW_VER_MINOR_SHIFT) & AXON_ABI_FW_VER_FIELD_MASK)
 #define AXON_ABI_FW_VER_GET_SUB(v)	((v) & AXON_ABI_FW_VER_FIELD_MASK)
 
+/**
+ * struct axon_alloc_ucontext_req - GET_CONTEXT driver data
+ * @comp_mask: none defined yet, must be 0
+ * @reserved: must be 0
+ */
 struct axon_alloc_ucontext_req {
-	__u32 comp_mask;	/* none defined yet, must be 0 */
+	__u32 comp_mask;
 	__u32 reserved;
 };
 
+/**
+ * struct axon_alloc_ucontext_resp - GET_CONTEXT driver response
+ * @comp_mask: 0
+ * @max_inline: bytes of inline data per send WQE
+ * @max_sge: SGEs per WQE
+ * @max_qp_wr: WQEs per work queue
+ * @max_cqe: CQEs per CQ
+ * @reserved: 0
+ * @db_mmap_key: the mmap() offset of the context's doorbell page (the
+ *	``AXON_DB_*`` offsets), to map write-only
+ */
 struct axon_alloc_ucontext_resp {
 	__u32 comp_mask;
-	__u32 max_inline;	/* bytes of inline data per send WQE */
+	__u32 max_inline;
 	__u32 max_sge;
 	__u32 max_qp_wr;
 	__u32 max_cqe;
 	__u32 reserved;
-	/* the context's doorbell page (AXON_DB_* offsets), mmap() offset */
 	__aligned_u64 db_mmap_key;
 };
 
+/**
+ * struct axon_alloc_pd_resp - ALLOC_PD driver response
+ * @comp_mask: 0
+ * @pdn: the device's PD number
+ */
 struct axon_alloc_pd_resp {
 	__u32 comp_mask;
-	__u32 pdn;		/* the device's PD number */
+	__u32 pdn;
 };
 
-/*
+/**
+ * DOC: Mapped queues
+ *
  * Queues are allocated by the kernel and mapped into the process: mmap()
- * the context's device fd at *_mmap_key for *_size bytes. Entry formats
- * (struct axon_send_wqe, axon_recv_wqe, axon_cqe, axon_cq_dbrec) are in
- * <axon/axon_dev.h>.
+ * the context's device fd at ``*_mmap_key`` for ``*_size`` bytes. The
+ * entry formats (&struct axon_send_wqe, &struct axon_recv_wqe, &struct
+ * axon_cqe, &struct axon_cq_dbrec) are in <axon/axon_dev.h>.
+ */
+
+/**
+ * struct axon_create_cq_resp - CREATE_CQ driver response
+ * @comp_mask: 0
+ * @cqn: the device's CQ number
+ * @depth: CQEs in the ring, power of 2
+ * @reserved: 0
+ * @cq_mmap_key: mmap() offset of the ring, followed by its &struct
+ *	axon_cq_dbrec
+ * @cq_size: bytes to map
  */
 struct axon_create_cq_resp {
 	__u32 comp_mask;
 	__u32 cqn;
-	__u32 depth;		/* CQEs in the ring, power of 2 */
+	__u32 depth;
 	__u32 reserved;
-	__aligned_u64 cq_mmap_key;	/* the ring, then struct axon_cq_dbrec */
-	__aligned_u64 cq_size;	/* bytes to map */
+	__aligned_u64 cq_mmap_key;
+	__aligned_u64 cq_size;
 };
 
+/**
+ * struct axon_create_qp_req - CREATE_QP driver data
+ * @comp_mask: none defined yet, must be 0
+ * @reserved: must be 0
+ */
 struct axon_create_qp_req {
-	__u32 comp_mask;	/* none defined yet, must be 0 */
+	__u32 comp_mask;
 	__u32 reserved;
 };
 
+/**
+ * struct axon_create_qp_resp - CREATE_QP driver response
+ * @comp_mask: 0
+ * @qpn: the device's QP number
+ * @sq_depth: send WQEs, power of 2
+ * @rq_depth: receive WQEs, power of 2; 0 for a QP on an SRQ
+ * @sq_wqe_shift: log2 of the send WQE slot size
+ * @rq_wqe_shift: log2 of the receive WQE slot size; 0 with an SRQ
+ * @reserved: 0
+ * @max_inline: inline bytes that fit one send slot
+ * @sq_mmap_key: mmap() offset of the send queue
+ * @sq_size: bytes to map at @sq_mmap_key
+ * @rq_mmap_key: mmap() offset of the receive queue; 0 with an SRQ
+ * @rq_size: bytes to map at @rq_mmap_key; 0 with an SRQ
+ */
 struct axon_create_qp_resp {
 	__u32 comp_mask;
 	__u32 qpn;
-	__u32 sq_depth;		/* WQEs, power of 2 */
+	__u32 sq_depth;
 	__u32 rq_depth;
-	__u8 sq_wqe_shift;	/* log2 of the WQE slot size */
+	__u8 sq_wqe_shift;
 	__u8 rq_wqe_shift;
 	__u8 reserved[2];
-	__u32 max_inline;	/* inline bytes that fit one SQ slot */
+	__u32 max_inline;
 	__aligned_u64 sq_mmap_key;
 	__aligned_u64 sq_size;
 	__aligned_u64 rq_mmap_key;
 	__aligned_u64 rq_size;
 };
 
-/*
- * create_srq takes no driver request. The ring is mapped like a QP's RQ;
- * the process posts its WQEs and rings AXON_DB_SRQ on its doorbell page.
+/**
+ * struct axon_create_srq_resp - CREATE_SRQ driver response
+ * @comp_mask: 0
+ * @srqn: the device's SRQ number
+ * @depth: WQEs, power of 2
+ * @wqe_shift: log2 of the WQE slot size
+ * @reserved: 0
+ * @srq_mmap_key: mmap() offset of the ring
+ * @srq_size: bytes to map at @srq_mmap_key
+ *
+ * CREATE_SRQ takes no driver request. The process posts the SRQ's WQEs
+ * and rings ``AXON_DB_SRQ`` on its doorbell page itself.
  */
 struct axon_create_srq_resp {
 	__u32 comp_mask;
 	__u32 srqn;
-	__u32 depth;		/* WQEs, power of 2 */
-	__u8 wqe_shift;		/* log2 of the WQE slot size */
+	__u32 depth;
+	__u8 wqe_shift;
 	__u8 reserved[3];
 	__aligned_u64 srq_mmap_key;
 	__aligned_u64 srq_size;
