@@ -156,6 +156,13 @@ int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		wc[n].src_qp = qp->dest_qpn;
 	}
 	axon_cq_update_dbrec(cq);
+	/*
+	 * The device is gone (unplugged, driver removed, failed): what it
+	 * completed was returned above; an empty ring stays empty, so
+	 * fail rather than let the caller spin on it.
+	 */
+	if (!n && num_entries > 0 && axon_cq_dead(&cq->ring))
+		n = -EIO;
 	pthread_spin_unlock(&cq->lock);
 
 	return n;
@@ -252,7 +259,7 @@ static int axon_cq_read_next(struct axon_cq *cq)
 
 	cqe = axon_cq_next(cq, &cq->cur_qp);
 	if (!cqe)
-		return ENOENT;
+		return axon_cq_dead(&cq->ring) ? EIO : ENOENT;
 	cq->cur = cqe;
 	ibcq->wr_id = le64toh(cqe->wr_id);
 	ibcq->status = (enum ibv_wc_status)cqe->status;

@@ -171,11 +171,17 @@ struct axon_cqe {
 
 /*
  * The consumer index record after the CQ ring. The consumer writes the
- * number of CQEs it has consumed (free running, mod 2^32).
+ * number of CQEs it has consumed (free running, mod 2^32). The driver
+ * sets AXON_CQ_DBREC_DEAD in flags when the device failed or is going
+ * away (removal, hot-unplug): no CQE will ever come again, and a process
+ * polling an empty ring learns so without a system call. The device
+ * never reads or writes flags.
  */
 struct axon_cq_dbrec {
 	__le32 cons_index;
-	__le32 reserved;
+	__le32 flags;		/* AXON_CQ_DBREC_*, written by the driver */
 };
+
+#define AXON_CQ_DBREC_DEAD		0x1
 
 #endif /* _UAPI_AXON_IO_DEFS_H */
