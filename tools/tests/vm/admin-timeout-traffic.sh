@@ -13,7 +13,7 @@ set -u
 . "$AXON_REPO/tools/tests/vm/faults-lib.sh"
 
 pt_require_rdma
-plan 20
+plan 19
 fl_start
 # allocate PDs until the device stalls: the stall hits while the traffic
 # set up above runs
