@@ -25,6 +25,15 @@ static bool axon_can_post_send(const struct ibv_qp *ibqp)
 	}
 }
 
+/*
+ * The driver marked the CQ dead (the device failed or is going away):
+ * nothing posted would ever complete, so posting fails with EIO.
+ */
+static bool axon_cq_of_dead(struct ibv_cq *ibcq)
+{
+	return axon_cq_dead(&to_axon_cq(ibcq)->ring);
+}
+
 /* Publish WQEs up to pi, then tell the device. Called under sq_lock. */
 static void axon_sq_ring(struct axon_qp *qp, uint32_t pi)
 {
@@ -44,6 +53,10 @@ int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	if (!axon_can_post_send(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
+	}
+	if (axon_cq_of_dead(ibqp->send_cq)) {
+		*bad_wr = wr;
+		return EIO;
 	}
 
 	pthread_spin_lock(&qp->sq_lock);
@@ -78,6 +91,10 @@ int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	if (ibqp->state == IBV_QPS_RESET || qp->srq) {
 		*bad_wr = wr;
 		return EINVAL;
+	}
+	if (axon_cq_of_dead(ibqp->recv_cq)) {
+		*bad_wr = wr;
+		return EIO;
 	}
 
 	pthread_spin_lock(&qp->rq_lock);
@@ -189,6 +206,13 @@ int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		wc[n].src_qp = qp->dest_qpn;
 	}
 	axon_cq_update_dbrec(cq);
+	/*
+	 * The device is gone (unplugged, driver removed, failed): what it
+	 * completed was returned above; an empty ring stays empty, so
+	 * fail rather than let the caller spin on it.
+	 */
+	if (!n && num_entries > 0 && axon_cq_dead(&cq->ring))
+		n = -EIO;
 	pthread_spin_unlock(&cq->lock);
 
 	return n;
@@ -290,7 +314,7 @@ static int axon_cq_read_next(struct axon_cq *cq)
 
 	cqe = axon_cq_next(cq, &cq->cur_qp);
 	if (!cqe)
-		return ENOENT;
+		return axon_cq_dead(&cq->ring) ? EIO : ENOENT;
 	cq->cur = cqe;
 	ibcq->wr_id = le64toh(cqe->wr_id);
 	ibcq->status = (enum ibv_wc_status)cqe->status;
@@ -592,7 +616,8 @@ static void axon_wr_start(struct ibv_qp_ex *ibqp)
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr_pi = qp->sq.pi;
 	qp->cur = NULL;
-	qp->wr_err = axon_can_post_send(&ibqp->qp_base) ? 0 : EINVAL;
+	qp->wr_err = !axon_can_post_send(&ibqp->qp_base) ? EINVAL :
+		     axon_cq_of_dead(ibqp->qp_base.send_cq) ? EIO : 0;
 }
 
 /* Post the batch, or nothing of it if any part failed. */

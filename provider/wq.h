@@ -336,6 +336,16 @@ static inline unsigned int axon_cq_purge(struct axon_cqring *cq, uint32_t qpn,
 	return n;
 }
 
+/*
+ * The driver marked the CQ dead: the device failed or is going away and
+ * no CQE will come again. Read only when the ring is empty.
+ */
+static inline bool axon_cq_dead(const struct axon_cqring *cq)
+{
+	return le32toh(__atomic_load_n(&cq->dbrec->flags, __ATOMIC_ACQUIRE)) &
+	       AXON_CQ_DBREC_DEAD;
+}
+
 /* Hand consumed slots back: every read of them happens before. */
 static inline void axon_cq_publish(struct axon_cqring *cq)
 {

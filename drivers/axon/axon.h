@@ -8,6 +8,7 @@
 
 #include <linux/idr.h>
 #include <linux/pci.h>
+#include <linux/workqueue.h>
 #include <linux/xarray.h>
 #include <rdma/ib_verbs.h>
 
@@ -58,7 +59,10 @@ struct axon_dev {
 	bool link_up;			/* the wire, as the device reports it */
 	enum ib_port_state port_state;	/* the RoCE port, as reported to the core */
 	bool registered;		/* the ib_device is visible */
+	bool fatal;			/* DEVICE_FATAL reported */
 	bool events_off;		/* teardown: ignore async events */
+	bool dying;			/* being removed: no CQE will come */
+	struct work_struct fatal_work;	/* an admin command timed out */
 
 	/* rdma hw counters: 32-bit device registers widened to 64 bits */
 	spinlock_t stats_lock;		/* stats_last, stats_sum */
@@ -252,6 +256,7 @@ int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
 int axon_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int axon_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void axon_cq_event(struct axon_dev *adev, u32 cqn);
+void axon_cqs_mark_dead(struct axon_dev *adev);
 void axon_cq_comp_event(struct axon_dev *adev, u32 cqn);
 
 /* axon_qp.c */

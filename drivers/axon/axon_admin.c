@@ -306,6 +306,8 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 			ctx->command_id, opcode, aq->timeout_ms);
 		axon_admin_mark_failed(aq);
 		axon_admin_release(aq, ctx, false);
+		if (aq->timed_out)
+			aq->timed_out(aq);
 		return -ETIMEDOUT;
 	}
 

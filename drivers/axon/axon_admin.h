@@ -48,6 +48,8 @@ struct axon_admin_queue {
 
 	unsigned long timeout_ms;
 	bool failed;		/* a command timed out: the device is dead */
+	/* called once a command timed out, in the waiter's context */
+	void (*timed_out)(struct axon_admin_queue *aq);
 	u64 stat_submitted;
 	u64 stat_completed;
 	u64 stat_stale;

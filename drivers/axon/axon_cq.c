@@ -19,6 +19,39 @@ static struct axon_cq_dbrec *axon_cq_dbrec(struct axon_cq *cq)
 	return cq->mem.va + (size_t)cq->depth * AXON_CQE_SIZE;
 }
 
+/*
+ * No CQE will come any more (the device failed or is going away): say so
+ * in the consumer index record, which a process polling the ring reads
+ * (the device never does).
+ */
+static void axon_cq_mark_dead(struct axon_cq *cq)
+{
+	struct axon_cq_dbrec *dbrec = axon_cq_dbrec(cq);
+
+	WRITE_ONCE(dbrec->flags, cpu_to_le32(AXON_CQ_DBREC_DEAD));
+}
+
+static bool axon_dev_dead(struct axon_dev *adev)
+{
+	return READ_ONCE(adev->dying) || READ_ONCE(adev->aq.failed);
+}
+
+/*
+ * Mark every CQ dead. A CQ created meanwhile is marked by
+ * axon_create_cq(): both sides order the flags against the table through
+ * its lock.
+ */
+void axon_cqs_mark_dead(struct axon_dev *adev)
+{
+	struct axon_cq *cq;
+	unsigned long cqn;
+
+	xa_lock(&adev->cqs);
+	xa_for_each(&adev->cqs, cqn, cq)
+		axon_cq_mark_dead(cq);
+	xa_unlock(&adev->cqs);
+}
+
 static int axon_create_cq_user(struct axon_dev *adev, struct axon_cq *cq,
 			       struct ib_udata *udata)
 {
@@ -86,6 +119,8 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 			err = -EIO;
 		goto err_destroy_cq;
 	}
+	if (axon_dev_dead(adev))
+		axon_cq_mark_dead(cq);
 	if (udata) {
 		err = axon_create_cq_user(adev, cq, udata);
 		if (err)

@@ -177,6 +177,30 @@ static void axon_quiesce_events(struct axon_dev *adev)
 	synchronize_irq(pci_irq_vector(adev->pdev, AXON_MSIX_ASYNC));
 }
 
+/*
+ * An admin command timed out: the device is marked failed and answers no
+ * command any more. Tell the users as a fatal error event would, from a
+ * work item: the waiter may hold locks of the verbs layer.
+ */
+static void axon_admin_timed_out(struct axon_admin_queue *aq)
+{
+	struct axon_dev *adev = container_of(aq, struct axon_dev, aq);
+
+	schedule_work(&adev->fatal_work);
+}
+
+static void axon_fatal_work(struct work_struct *work)
+{
+	struct axon_dev *adev = container_of(work, struct axon_dev,
+					     fatal_work);
+
+	/* teardown has its own way of telling the users */
+	if (READ_ONCE(adev->events_off))
+		return;
+	axon_set_link(adev, false);
+	axon_ib_fatal_event(adev);
+}
+
 static int axon_query_attrs(struct axon_dev *adev)
 {
 	struct axon_port_attr port;
@@ -248,6 +272,8 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init(&adev->cqs);
 	xa_init(&adev->qps);
 	xa_init(&adev->srqs);
+	INIT_WORK(&adev->fatal_work, axon_fatal_work);
+	adev->aq.timed_out = axon_admin_timed_out;
 	pci_set_drvdata(pdev, adev);
 
 	err = axon_check_identity(adev);
@@ -297,6 +323,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 
 err_destroy_netdev:
 	axon_quiesce_events(adev);
+	cancel_work_sync(&adev->fatal_work);
 	axon_netdev_destroy(adev);
 err_stop_device:
 	axon_reset(adev);
@@ -309,6 +336,7 @@ err_destroy_eq:
 err_destroy_admin:
 	axon_admin_destroy(&adev->aq);
 err_dealloc:
+	cancel_work_sync(&adev->fatal_work);
 	ib_dealloc_device(&adev->ibdev);
 	return err;
 }
@@ -318,6 +346,15 @@ static void axon_remove(struct pci_dev *pdev)
 	struct axon_dev *adev = pci_get_drvdata(pdev);
 
 	axon_quiesce_events(adev);
+	/* a fatal work running now is done before the netdev goes */
+	cancel_work_sync(&adev->fatal_work);
+	/*
+	 * Processes polling their CQs learn that no completion will come
+	 * (an rmmod or hot-unplug under traffic would leave them spinning
+	 * on an empty ring), before their objects are destroyed.
+	 */
+	WRITE_ONCE(adev->dying, true);
+	axon_cqs_mark_dead(adev);
 	axon_ib_unregister(adev);
 	axon_netdev_destroy(adev);
 	axon_reset(adev);
@@ -329,6 +366,8 @@ static void axon_remove(struct pci_dev *pdev)
 	WARN_ON(!xa_empty(&adev->cqs) || !xa_empty(&adev->qps) ||
 		!xa_empty(&adev->srqs));
 	ida_destroy(&adev->uar_ida);
+	/* queued by a command that timed out during the teardown */
+	cancel_work_sync(&adev->fatal_work);
 	ib_dealloc_device(&adev->ibdev);
 }
 

@@ -538,6 +538,10 @@ void axon_port_update(struct axon_dev *adev)
 	mutex_unlock(&adev->port_mutex);
 }
 
+/*
+ * The device failed: every open context gets DEVICE_FATAL and every CQ
+ * is marked dead, so that its poller stops waiting for completions.
+ */
 void axon_ib_fatal_event(struct axon_dev *adev)
 {
 	struct ib_event event = {
@@ -545,8 +549,11 @@ void axon_ib_fatal_event(struct axon_dev *adev)
 		.event = IB_EVENT_DEVICE_FATAL,
 	};
 
+	axon_cqs_mark_dead(adev);
 	mutex_lock(&adev->port_mutex);
-	if (adev->registered)
+	/* once: a fatal error and timed-out commands may both report it */
+	if (adev->registered && !adev->fatal)
 		ib_dispatch_event(&event);
+	adev->fatal = true;
 	mutex_unlock(&adev->port_mutex);
 }

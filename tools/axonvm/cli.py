@@ -87,6 +87,17 @@ def parse_args(argv):
                    help="run SCRIPT (sh -c) on the host once all QEMUs are "
                         "started, with AXON_RUN_DIR, AXON_QMP_DIR, ... set; "
                         "its failure fails the run")
+    r.add_argument("--hotplug", action="store_true",
+                   help="put the axon-nic behind a pcie-root-port (id "
+                        "axon-rp0), with id axon-nic0, so that a --host-cmd "
+                        "can unplug it (QMP device_del) and plug it back "
+                        "(device_add with nodeN/nic-device.json)")
+    r.add_argument("--host-kills", action="append", type=int, default=[],
+                   metavar="N",
+                   help="the --host-cmd kills node N (tools/tests/"
+                        "axon-kill-node): its missing exit status is "
+                        "expected, and the run fails if it was not killed "
+                        "that way; repeatable")
     r.add_argument("--qemu-arg", action="append", default=[], metavar="ARG",
                    help="extra QEMU argument for every node; repeatable")
     r.add_argument("--run-dir", metavar="DIR",
@@ -111,6 +122,12 @@ def parse_args(argv):
         r.error("--loss/--reorder need the p2p fabric (2 nodes, no --netem)")
     if args.capture and args.fabric == "none":
         r.error("--capture needs a fabric")
+    if args.host_kills and not args.host_cmd:
+        r.error("--host-kills needs a --host-cmd that kills the node")
+    if any(not 0 <= i < args.nodes for i in args.host_kills):
+        r.error("--host-kills: no such node")
+    if args.hotplug and args.no_nic:
+        r.error("--hotplug needs the axon-nic (no --no-nic)")
     if args.nodes > 250:
         r.error("--nodes: at most 250 (one IPv4 /24)")
     if args.gpu_vram is not None:

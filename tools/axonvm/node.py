@@ -2,6 +2,7 @@
 """One node: its QEMU command line, its process, its output.
 """
 
+import json
 import os
 import subprocess
 import sys
@@ -9,6 +10,24 @@ import sys
 from .common import FIRMWARE_DIRS, print_lock
 from .guest import kernel_cmdline
 from .fabric import AXON_MAC, VIRTIO_MAC, fabric_args
+
+
+# --hotplug: on q35 a device on the root complex cannot be unplugged; one
+# behind a PCIe root port can (QEMU 7.2 signals it to the guest through
+# ACPI, the guest's acpiphp ejects it, or pciehp with ACPI hotplug off).
+HOTPLUG_PORT = "pcie-root-port,id=axon-rp0,chassis=1,slot=1"
+HOTPLUG_NIC = ",id=axon-nic0,bus=axon-rp0"
+
+
+def write_nic_device(spec, ndir):
+    """The NIC's -device spec as QMP device_add arguments, for a host
+    command that plugs it back: nodeN/nic-device.json."""
+    driver, *props = spec.split(",")
+    args = {"driver": driver}
+    args.update(p.split("=", 1) for p in props)
+    with open(os.path.join(ndir, "nic-device.json"), "w") as f:
+        json.dump(args, f)
+        f.write("\n")
 
 
 def node_qemu_args(cfg, node, ndir):
@@ -50,8 +69,13 @@ def node_qemu_args(cfg, node, ndir):
     a += fabric
     if cfg.nic:
         # A distinct MAC per node, so node GUIDs differ across the fabric.
-        a += ["-device", "axon-nic,mac=%s" % (AXON_MAC % (node + 1)) +
-              (netdev_prop if cfg.nic_model == "axon" else "")]
+        nic = "axon-nic,mac=%s" % (AXON_MAC % (node + 1)) + (
+            netdev_prop if cfg.nic_model == "axon" else "")
+        if cfg.hotplug:
+            nic += HOTPLUG_NIC
+            a += ["-device", HOTPLUG_PORT]
+            write_nic_device(nic, ndir)
+        a += ["-device", nic]
     if cfg.gpu:
         a += ["-device", "axon-gpu" + (",vram-size=%d" % (cfg.gpu_vram << 20)
                                        if cfg.gpu_vram else "")]

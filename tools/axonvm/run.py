@@ -61,6 +61,7 @@ def run(args):
     cfg.gpu = args.gpu
     cfg.gpu_vram = args.gpu_vram
     cfg.qemu_extra = list(args.qemu_arg)
+    cfg.hotplug = args.hotplug
     cfg.extra_append = os.environ.get("AXON_VM_APPEND", "")
     cfg.nic_model = args.nic_model
     cfg.no_wait_peers = args.no_wait_peers

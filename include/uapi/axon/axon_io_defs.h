@@ -345,11 +345,18 @@ struct axon_cqe {
  * struct axon_cq_dbrec - the consumer index record after the CQ ring
  * @cons_index: written by the consumer: the number of CQEs it has
  *	consumed (free running, mod 2^32)
- * @reserved: 0
+ * @flags: ``AXON_CQ_DBREC_*``, written by the driver; the device never
+ *	reads or writes it
+ *
+ * The driver sets ``AXON_CQ_DBREC_DEAD`` in @flags when the device failed
+ * or is going away (removal, hot-unplug): no CQE will ever come again, and
+ * a process polling an empty ring learns so without a system call.
  */
 struct axon_cq_dbrec {
 	__le32 cons_index;
-	__le32 reserved;
+	__le32 flags;
 };
+
+#define AXON_CQ_DBREC_DEAD		0x1
 
 #endif /* _UAPI_AXON_IO_DEFS_H */
