@@ -6,7 +6,7 @@
  * inline, completion events, query_qp, a CQ overflow reported as
  * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
  * error completion, reuse after RESET over completions nobody polled,
- * ib_drain_qp(), teardown. Prints TAP to the kernel log: the plan
+ * ib_drain_qp(), a kernel SRQ shared by a QP, teardown. Prints TAP to the kernel log: the plan
  * ("1..N"), one "ok N what" / "not ok N what" line per check; loading
  * fails if a check failed (tools/tests/vm/kverbs.sh relays it).
  *
@@ -35,11 +35,13 @@ module_param(gid_index, int, 0444);
 #define KV_BAD_RKEY_CHECKS	4
 #define KV_REUSE_CHECKS		(4 + KV_SEND_CHECKS)
 #define KV_DRAIN_CHECKS		4
+#define KV_SRQ_MSGS		3
+#define KV_SRQ_CHECKS		(7 + KV_SRQ_MSGS)
 #define KV_TEARDOWN_CHECKS	2
 #define KV_CHECKS	(KV_SETUP_CHECKS + 3 * KV_SEND_CHECKS + \
 			 KV_EVENT_CHECKS + KV_OVERFLOW_CHECKS + \
 			 KV_BAD_RKEY_CHECKS + KV_REUSE_CHECKS + \
-			 KV_DRAIN_CHECKS + KV_TEARDOWN_CHECKS)
+			 KV_DRAIN_CHECKS + KV_SRQ_CHECKS + KV_TEARDOWN_CHECKS)
 
 struct kv {
 	struct ib_device *dev;
@@ -383,6 +385,93 @@ static void kv_drain(struct kv *kv, struct ib_qp_init_attr *init)
 	init->recv_cq = kv->cq;
 }
 
+/* SRQ WQEs of KV_SRQ_SLOT bytes at buf[1], one per slot */
+#define KV_SRQ_DEPTH		4
+#define KV_SRQ_SLOT		512
+
+static int kv_post_srq(struct kv *kv, struct ib_srq *srq, int i)
+{
+	struct ib_sge sge = {
+		.addr = kv->dma[1] + (i % 8) * KV_SRQ_SLOT,
+		.length = KV_SRQ_SLOT, .lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr wr = { .wr_id = 10 + i, .sg_list = &sge,
+				 .num_sge = 1 };
+	const struct ib_recv_wr *bad;
+
+	return ib_post_srq_recv(srq, &wr, &bad);
+}
+
+/*
+ * A kernel SRQ: a QP on it receives messages from a sender into the
+ * SRQ's WQEs in order, whose slots are free again once completed.
+ */
+static void kv_srq(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	struct ib_srq_init_attr sinit = {
+		.attr = { .max_wr = KV_SRQ_DEPTH, .max_sge = 1 },
+	};
+	struct ib_qp_init_attr qinit = *init;
+	struct ib_qp *sender = NULL, *receiver = NULL;
+	struct ib_sge ssge = {
+		.addr = kv->dma[0], .length = KV_SRQ_SLOT,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_send_wr swr = {
+		.sg_list = &ssge, .num_sge = 1, .opcode = IB_WR_SEND,
+		.send_flags = IB_SEND_SIGNALED,
+	};
+	const struct ib_send_wr *bad;
+	struct ib_wc wc[2];
+	struct ib_srq *srq;
+	char what[96];
+	int i, n, err = 0;
+
+	srq = ib_create_srq(kv->pd, &sinit);
+	kv_check(kv, !IS_ERR(srq), "ib_create_srq");
+	if (IS_ERR(srq))
+		return;
+	sender = ib_create_qp(kv->pd, &qinit);
+	qinit.srq = srq;
+	receiver = ib_create_qp(kv->pd, &qinit);
+	kv_check(kv, !IS_ERR(sender) && !IS_ERR(receiver),
+		 "ib_create_qp: a sender, a QP on the SRQ");
+	if (IS_ERR(sender) || IS_ERR(receiver))
+		goto out;
+	kv_check(kv, !kv_connect(kv, sender, receiver->qp_num) &&
+		 !kv_connect(kv, receiver, sender->qp_num),
+		 "both connected");
+	for (i = 0; i < KV_SRQ_DEPTH && !err; i++)
+		err = kv_post_srq(kv, srq, i);
+	kv_check(kv, !err && kv_post_srq(kv, srq, i) == -ENOMEM,
+		 "post_srq_recv: the depth, then ENOMEM");
+	for (i = 0; i < KV_SRQ_MSGS; i++) {
+		memset(kv->buf[0], 0x30 + i, KV_SRQ_SLOT);
+		ib_dma_sync_single_for_device(kv->dev, kv->dma[0], BUF_SIZE,
+					      DMA_BIDIRECTIONAL);
+		swr.wr_id = i;
+		n = ib_post_send(sender, &swr, &bad) ? 0 : kv_poll(kv, wc, 2);
+		if (n == 2 && wc[0].qp != receiver)
+			wc[0] = wc[1];
+		ib_dma_sync_single_for_cpu(kv->dev, kv->dma[1], BUF_SIZE,
+					   DMA_BIDIRECTIONAL);
+		snprintf(what, sizeof(what),
+			 "message %d: in the SRQ's WQE %d, with its data", i, i);
+		kv_check(kv, n == 2 && wc[0].status == IB_WC_SUCCESS &&
+			 wc[0].qp == receiver && wc[0].wr_id == 10 + i &&
+			 wc[0].byte_len == KV_SRQ_SLOT &&
+			 !memcmp(kv->buf[1] + i * KV_SRQ_SLOT, kv->buf[0],
+				 KV_SRQ_SLOT), what);
+	}
+	kv_check(kv, !kv_post_srq(kv, srq, KV_SRQ_DEPTH),
+		 "post_srq_recv again after completions");
+out:
+	kv_check(kv, (IS_ERR(receiver) || !ib_destroy_qp(receiver)) &&
+		 (IS_ERR(sender) || !ib_destroy_qp(sender)),
+		 "ib_destroy_qp both");
+	kv_check(kv, !ib_destroy_srq_user(srq, NULL), "ib_destroy_srq");
+}
+
 static void kv_run(struct kv *kv)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -455,6 +544,7 @@ static void kv_run(struct kv *kv)
 	kv_bad_rkey(kv);
 	kv_reset_reuse(kv);
 	kv_drain(kv, &init);
+	kv_srq(kv, &init);
 
 out_bufs:
 	for (i = 0; i < 2; i++) {
