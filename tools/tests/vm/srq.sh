@@ -11,11 +11,23 @@ set -u
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 
 pt_require_rdma
-plan 3
+plan 4
 side=$PT_SIDE
 
 subtest "SRQ verbs on $RDMA_DEV" \
 	"$AXON_REPO/tools/tests/axon-verbs-srq" -g "$GID_IDX" "$RDMA_DEV"
+
+# an SRQ is a resource the rdma tool lists: ibv_srq_pingpong's server
+# holds one while it waits for a client
+stdbuf -oL ibv_srq_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -p 18599 \
+	>"$AXON_OUT/srq-holder.log" 2>&1 &
+holder=$!
+wait_for 30 grep -q "local address" "$AXON_OUT/srq-holder.log"
+rdma res show srq | sed 's/^/# /'
+check "rdma res show srq lists it" \
+	sh -c "rdma res show srq | grep -q 'dev $RDMA_DEV srqn [0-9]* type BASIC'"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 
 # "N iters in S seconds" on each side means every exchange completed;
 # -c makes each side check the bytes it received.
