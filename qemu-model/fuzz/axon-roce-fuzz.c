@@ -2,12 +2,14 @@
  * Fuzz target for the RoCEv2 receive path of axon-nic (axon-roce-rx-fuzz,
  * Documentation/fuzzing.rst).
  *
- * The device is set up once: two RC QPs connected to each other over its
- * wire (a UDP socket netdev that sends to itself), two MRs, CQs. Each
+ * The device is set up once: two pairs of RC QPs connected to each other
+ * over its wire (a UDP socket netdev that sends to itself), the second
+ * pair's receiver on an SRQ, two MRs, CQs. Each
  * input then runs in a fork of that device, as a list of steps: frames
  * forged around the live QPNs, PSNs and keys (with a correct ICRC or a
  * broken one), raw frames, work the QPs post themselves (so responses,
- * ACKs and retransmissions are in flight), CQEs consumed and time passing.
+ * ACKs and retransmissions are in flight), receive WQEs posted to the
+ * SRQ, CQEs consumed and time passing.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -33,26 +35,47 @@ typedef struct QEMU_PACKED Step {
     uint64_t swap_add;
 } Step;
 
-enum { STEP_FORGED, STEP_RAW, STEP_POST, STEP_POLL, STEP_CLOCK, STEP_KINDS };
+enum {
+    STEP_FORGED, STEP_RAW, STEP_POST, STEP_POLL, STEP_CLOCK, STEP_SRQ_RECV,
+    STEP_KINDS
+};
 
-#define AIM_QP1             0x01    /* else QP 0 */
+/* AIM_QP1 and AIM_PAIR1 pick one of the four QPs */
+#define AIM_QP1             0x01    /* the second QP of its pair */
 #define AIM_MR1             0x02    /* else MR 0 */
 #define AIM_GUESSED_QPN     0x04
 #define AIM_BAD_ICRC        0x08
 #define AIM_PEER_PSN        0x10    /* the PSNs the other QP sends */
 #define AIM_INLINE          0x20    /* STEP_POST: data inline */
+#define AIM_PAIR1           0x40    /* the second pair: QP 3 on the SRQ */
 
-/* The first PSNs rdma_bring_up gives QP 0 and QP 1 to send. */
+/* The first PSNs rdma_bring_up gives QP 0 and QP 1 to send (and pair 1). */
 #define QP0_SQ_PSN 0xfffff0u
 #define QP1_SQ_PSN 0x000100u
 
+/* The second pair and its SRQ, between the fixture's queues and MRs */
+#define SRQ_RING (R_BASE + 0x300000)
+#define SRQ_DEPTH 16
+#define PAIR1_SQ(i) (R_BASE + 0x340000 + (i) * 0x8000)
+#define PAIR1_RQ (R_BASE + 0x3c0000)
+
 static Rdma *rdma;
+static TQp pair1[2];
+static uint32_t srqn;
+static uint16_t srq_pi;
 static int wire_port;
 static int netdev_fd = -1;
 
+static TQp *aimed_qp(const Step *st, int second)
+{
+    TQp *pair = st->aim & AIM_PAIR1 ? pair1 : rdma->qp;
+
+    return &pair[!(st->aim & AIM_QP1) != !second];
+}
+
 static void forged_frame(const Step *st, const uint8_t *payload)
 {
-    TQp *qp = &rdma->qp[st->aim & AIM_QP1 ? 1 : 0];
+    TQp *qp = aimed_qp(st, 0);
     TMr *mr = &rdma->mr[st->aim & AIM_MR1 ? 1 : 0];
     /* a request to QP 1 or a response to QP 0 carries QP 0's PSNs */
     bool qp0_psn = !(st->aim & AIM_QP1) != !(st->aim & AIM_PEER_PSN);
@@ -88,7 +111,7 @@ static void post_work(const Step *st)
         AXON_WR_ATOMIC_FETCH_ADD,
     };
     int from = st->aim & AIM_QP1 ? 1 : 0;
-    TQp *qp = &rdma->qp[from], *peer = &rdma->qp[!from];
+    TQp *qp = aimed_qp(st, 0), *peer = aimed_qp(st, 1);
     uint32_t len = st->len;
     uint8_t op = ops[st->opcode % ARRAY_SIZE(ops)];
     struct axon_sge sg = sge(rdma, from, st->offset % (MEM_PAGES * 4096), len);
@@ -105,8 +128,9 @@ static void post_work(const Step *st)
     };
     uint8_t inl[64] = {};
 
-    if (op == AXON_WR_SEND || op == AXON_WR_SEND_IMM ||
-        op == AXON_WR_RDMA_WRITE_IMM) {
+    /* pair 1's second QP receives from the SRQ only */
+    if ((op == AXON_WR_SEND || op == AXON_WR_SEND_IMM ||
+         op == AXON_WR_RDMA_WRITE_IMM) && peer != &pair1[1]) {
         post_recv(rdma, peer, st->swap_add, &rsg, 1);
     }
     if (st->aim & AIM_INLINE && op != AXON_WR_RDMA_READ) {
@@ -117,6 +141,21 @@ static void post_work(const Step *st)
         return;
     }
     post_send(rdma, qp, &w, &sg, NULL);
+}
+
+static void post_srq(const Step *st)
+{
+    struct axon_sge sg = sge(rdma, st->aim & AIM_MR1 ? 1 : 0,
+                             st->offset % (MEM_PAGES * 4096), st->len);
+    struct axon_recv_wqe w = { .wr_id = cpu_to_le64(st->swap_add),
+                               .num_sge = 1 };
+    uint64_t addr = SRQ_RING + (srq_pi % SRQ_DEPTH) * (1u << R_WQE_SHIFT);
+
+    qtest_memwrite(rdma->a->qts, addr, &w, sizeof(w));
+    qtest_memwrite(rdma->a->qts, addr + sizeof(w), &sg, sizeof(sg));
+    /* the producer index as the fuzzer says: valid or not */
+    srq_pi += st->opcode & 0x80 ? st->psn_delta : 1;
+    ring(rdma, R_UAR, AXON_DB_SRQ, srqn, srq_pi);
 }
 
 static void run_input(const uint8_t *data, size_t size)
@@ -142,6 +181,10 @@ static void run_input(const uint8_t *data, size_t size)
             break;
         case STEP_POLL:
             poll_cq_now(rdma, &rdma->cq[st.aim & 1], &cqe);
+            st.len = 0;
+            break;
+        case STEP_SRQ_RECV:
+            post_srq(&st);
             st.len = 0;
             break;
         case STEP_CLOCK:
@@ -197,6 +240,36 @@ static void axon_roce_fuzz(QTestState *s, const unsigned char *data,
     drain_wire();
 }
 
+/* QP 2 (own RQ) and QP 3 (on an SRQ of SRQ_DEPTH), connected. */
+static void bring_up_pair1(void)
+{
+    struct axon_admin_cmd cmd = {};
+    uint64_t v;
+
+    cmd.srq.ring_addr = cpu_to_le64(SRQ_RING);
+    cmd.srq.pdn = cpu_to_le32(rdma->pdn);
+    cmd.srq.uar = cpu_to_le32(R_UAR);
+    cmd.srq.depth = cpu_to_le16(SRQ_DEPTH);
+    cmd.srq.wqe_shift = R_WQE_SHIFT;
+    g_assert_cmpuint(cmd_result(rdma->a, &cmd, AXON_ADMIN_CREATE_SRQ, &v),
+                     ==, AXON_ADMIN_SUCCESS);
+    srqn = v;
+    pair1[0] = (TQp){ .sq = PAIR1_SQ(0), .rq = PAIR1_RQ,
+                      .scq = &rdma->cq[0], .rcq = &rdma->cq[0] };
+    g_assert_cmpuint(create_qp(rdma->a, rdma->pdn, rdma->cq[0].cqn,
+                               rdma->cq[0].cqn, pair1[0].sq, pair1[0].rq,
+                               R_WQ_DEPTH, 0, &v), ==, AXON_ADMIN_SUCCESS);
+    pair1[0].qpn = v;
+    pair1[1] = (TQp){ .sq = PAIR1_SQ(1), .scq = &rdma->cq[1],
+                      .rcq = &rdma->cq[1] };
+    g_assert_cmpuint(create_qp_srq(rdma->a, rdma->pdn, rdma->cq[1].cqn,
+                                   rdma->cq[1].cqn, pair1[1].sq, srqn, &v),
+                     ==, AXON_ADMIN_SUCCESS);
+    pair1[1].qpn = v;
+    connect_qp(rdma, &pair1[0], pair1[1].qpn, QP0_SQ_PSN, QP1_SQ_PSN, 7);
+    connect_qp(rdma, &pair1[1], pair1[0].qpn, QP1_SQ_PSN, QP0_SQ_PSN, 7);
+}
+
 static void axon_roce_pre_fuzz(QTestState *s)
 {
     Axon *a = axon_attach(s);
@@ -204,6 +277,7 @@ static void axon_roce_pre_fuzz(QTestState *s)
     a->run_main_loop = flush_events;
     wire_open(a, wire_port);
     rdma = rdma_bring_up(a, true, 7, false);
+    bring_up_pair1();
     netdev_fd = find_netdev_fd();
     counter_shm_init();
 }
