@@ -506,21 +506,28 @@ uint16_t destroy_cq(Axon *a, uint32_t cqn)
     return cmd_result(a, &cmd, AXON_ADMIN_DESTROY_CQ, NULL);
 }
 
+void create_qp_cmd(struct axon_admin_cmd *cmd, uint32_t pdn, uint32_t scqn,
+                   uint32_t rcqn, uint64_t sq, uint16_t depth)
+{
+    memset(cmd, 0, sizeof(*cmd));
+    cmd->create_qp.pdn = cpu_to_le32(pdn);
+    cmd->create_qp.send_cqn = cpu_to_le32(scqn);
+    cmd->create_qp.recv_cqn = cpu_to_le32(rcqn);
+    cmd->create_qp.uar = cpu_to_le32(R_UAR);
+    cmd->create_qp.sq_addr = cpu_to_le64(sq);
+    cmd->create_qp.sq_depth = cpu_to_le16(depth);
+    cmd->create_qp.sq_wqe_shift = R_WQE_SHIFT;
+}
+
 uint16_t create_qp(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
                    uint64_t sq, uint64_t rq, uint16_t depth,
                    uint8_t sig_all, uint64_t *qpn)
 {
-    struct axon_admin_cmd cmd = {};
+    struct axon_admin_cmd cmd;
 
-    cmd.create_qp.pdn = cpu_to_le32(pdn);
-    cmd.create_qp.send_cqn = cpu_to_le32(scqn);
-    cmd.create_qp.recv_cqn = cpu_to_le32(rcqn);
-    cmd.create_qp.uar = cpu_to_le32(R_UAR);
-    cmd.create_qp.sq_addr = cpu_to_le64(sq);
+    create_qp_cmd(&cmd, pdn, scqn, rcqn, sq, depth);
     cmd.create_qp.rq_addr = cpu_to_le64(rq);
-    cmd.create_qp.sq_depth = cpu_to_le16(depth);
     cmd.create_qp.rq_depth = cpu_to_le16(depth);
-    cmd.create_qp.sq_wqe_shift = R_WQE_SHIFT;
     cmd.create_qp.rq_wqe_shift = R_WQE_SHIFT;
     cmd.create_qp.sq_sig_all = sig_all;
     return cmd_result(a, &cmd, AXON_ADMIN_CREATE_QP, qpn);
@@ -618,15 +625,9 @@ void mr_access(Rdma *r, int i, uint64_t va, void *buf, size_t len,
 uint16_t create_qp_srq(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
                        uint64_t sq, uint32_t srqn, uint64_t *qpn)
 {
-    struct axon_admin_cmd cmd = {};
+    struct axon_admin_cmd cmd;
 
-    cmd.create_qp.pdn = cpu_to_le32(pdn);
-    cmd.create_qp.send_cqn = cpu_to_le32(scqn);
-    cmd.create_qp.recv_cqn = cpu_to_le32(rcqn);
-    cmd.create_qp.uar = cpu_to_le32(R_UAR);
-    cmd.create_qp.sq_addr = cpu_to_le64(sq);
-    cmd.create_qp.sq_depth = cpu_to_le16(R_WQ_DEPTH);
-    cmd.create_qp.sq_wqe_shift = R_WQE_SHIFT;
+    create_qp_cmd(&cmd, pdn, scqn, rcqn, sq, R_WQ_DEPTH);
     cmd.create_qp.srqn = cpu_to_le32(srqn);
     return cmd_result(a, &cmd, AXON_ADMIN_CREATE_QP, qpn);
 }

@@ -233,6 +233,10 @@ uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
 
 uint16_t destroy_cq(Axon *a, uint32_t cqn);
 
+/* A CREATE_QP with a send queue of depth at sq, and no receive queue. */
+void create_qp_cmd(struct axon_admin_cmd *cmd, uint32_t pdn, uint32_t scqn,
+                   uint32_t rcqn, uint64_t sq, uint16_t depth);
+
 uint16_t create_qp(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
                    uint64_t sq, uint64_t rq, uint16_t depth,
                    uint8_t sig_all, uint64_t *qpn);

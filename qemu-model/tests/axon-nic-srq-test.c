@@ -96,6 +96,23 @@ static void pair(Rdma *r, TQp *a, TQp *b)
     connect_qp(r, b, a->qpn, 0x200, 0x100, 7);
 }
 
+/* An SRQ with limit, and two senders connected to two QPs on it. */
+static void two_pairs(Rdma *r, TSrq *q, uint32_t limit, TQp *s0, TQp *s1,
+                      TQp *r0, TQp *r1)
+{
+    uint64_t v;
+
+    g_assert_cmpuint(create_srq(r->a, r->pdn, SRQ_DEPTH, limit, &v), ==,
+                     AXON_ADMIN_SUCCESS);
+    q->srqn = v;
+    make_sender(r, s0, 0);
+    make_sender(r, s1, 1);
+    make_receiver(r, r0, 2, q->srqn);
+    make_receiver(r, r1, 3, q->srqn);
+    pair(r, s0, r0);
+    pair(r, s1, r1);
+}
+
 /* A SEND of len bytes from MR 0 at off; waits for its completion. */
 static void send_msg(Rdma *r, TQp *qp, uint64_t off, uint32_t len,
                      uint8_t status)
@@ -194,15 +211,10 @@ static void test_srq_admin(void)
                                    T_SQ(0), srqn + 1, &qpn), ==,
                      AXON_ADMIN_BAD_HANDLE);
     {
-        struct axon_admin_cmd cmd = {};
+        struct axon_admin_cmd cmd;
 
-        cmd.create_qp.pdn = cpu_to_le32(r->pdn);
-        cmd.create_qp.send_cqn = cpu_to_le32(r->cq[0].cqn);
-        cmd.create_qp.recv_cqn = cpu_to_le32(r->cq[0].cqn);
-        cmd.create_qp.uar = cpu_to_le32(R_UAR);
-        cmd.create_qp.sq_addr = cpu_to_le64(T_SQ(0));
-        cmd.create_qp.sq_depth = cpu_to_le16(R_WQ_DEPTH);
-        cmd.create_qp.sq_wqe_shift = R_WQE_SHIFT;
+        create_qp_cmd(&cmd, r->pdn, r->cq[0].cqn, r->cq[0].cqn, T_SQ(0),
+                      R_WQ_DEPTH);
         cmd.create_qp.srqn = cpu_to_le32(srqn);
         cmd.create_qp.rq_depth = cpu_to_le16(8);
         g_assert_cmpuint(cmd_result(a, &cmd, AXON_ADMIN_CREATE_QP, &qpn), ==,
@@ -243,15 +255,7 @@ static void test_srq_recv(void)
     uint64_t v;
     int i;
 
-    g_assert_cmpuint(create_srq(a, r->pdn, SRQ_DEPTH, 3, &v), ==,
-                     AXON_ADMIN_SUCCESS);
-    q.srqn = v;
-    make_sender(r, &s0, 0);
-    make_sender(r, &s1, 1);
-    make_receiver(r, &r0, 2, q.srqn);
-    make_receiver(r, &r1, 3, q.srqn);
-    pair(r, &s0, &r0);
-    pair(r, &s1, &r1);
+    two_pairs(r, &q, 3, &s0, &s1, &r0, &r1);
     mr_access(r, 0, r->mr[0].iova, data, 65536, true);
     for (i = 0; i < 4; i++) {
         post_srq(r, &q, 100 + i, sge(r, 1, i * 8192, 8192));
@@ -317,17 +321,8 @@ static void test_srq_doorbell_err(void)
     struct axon_cqe cqe;
     TQp s0, s1, r0, r1;
     TSrq q = {};
-    uint64_t v;
 
-    g_assert_cmpuint(create_srq(a, r->pdn, SRQ_DEPTH, 0, &v), ==,
-                     AXON_ADMIN_SUCCESS);
-    q.srqn = v;
-    make_sender(r, &s0, 0);
-    make_sender(r, &s1, 1);
-    make_receiver(r, &r0, 2, q.srqn);
-    make_receiver(r, &r1, 3, q.srqn);
-    pair(r, &s0, &r0);
-    pair(r, &s1, &r1);
+    two_pairs(r, &q, 0, &s0, &s1, &r0, &r1);
 
     ring(r, R_UAR, AXON_DB_RQ, r0.qpn, 1);
     ring(r, R_UAR + 1, AXON_DB_SRQ, q.srqn, 1);

@@ -63,6 +63,23 @@ pt_sides() {
 	[ "$PT_SIDE" = server ] || echo "cli $PT_CLI_RC $PT_CLI_LOG"
 }
 
+# pt_sides_ok NAME [PATTERN]: every side of the last pt_run on this node
+# exited 0 and, with PATTERN, its log has a line matching it; else says
+# which side failed, with the tail of its log
+pt_sides_ok() {
+	pt_failed=0
+	while read -r s rc log; do
+		if [ "$rc" != 0 ] || { [ -n "${2:-}" ] && ! grep -q "$2" "$log"; }; then
+			pt_failed=1
+			echo "$1: $s exit status $rc:"
+			tail -n 15 "$log" | sed 's/^/    | /'
+		fi
+	done <<-SIDES
+	$(pt_sides)
+	SIDES
+	return $pt_failed
+}
+
 listening() {
 	ss -Hltn "sport = :$1" | grep -q .
 }

@@ -65,16 +65,8 @@ port=18515
 # it prints "N bytes in S seconds" and "N iters in S seconds" on each side.
 n=200
 pt_run rc_pingpong $port ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -n $n -s 4096
-ok=1
-while read -r s rc log; do
-	if [ "$rc" != 0 ] || ! grep -q "^$n iters in " "$log"; then
-		ok=0
-		echo "ibv_rc_pingpong: $s exit status $rc:"
-		tail -n 15 "$log" | sed 's/^/    | /'
-	fi
-done <<SIDES
-$(pt_sides)
-SIDES
+ok=0
+pt_sides_ok ibv_rc_pingpong "^$n iters in " && ok=1
 grep -h "iters in" "$PT_SRV_LOG" "$PT_CLI_LOG" 2>/dev/null | sed 's/^/ibv_rc_pingpong: /'
 check "ibv_rc_pingpong -g $GID_IDX ($side)" [ $ok = 1 ]
 

@@ -34,30 +34,14 @@ wait $holder 2>/dev/null
 n=100
 pt_run srq_pingpong 18600 ibv_srq_pingpong -d "$RDMA_DEV" -g "$GID_IDX" \
 	-n $n -q 8 -r 64 -s 2048 -c
-ok=1
-while read -r s rc log; do
-	if [ "$rc" != 0 ] || ! grep -q "^$n iters in " "$log"; then
-		ok=0
-		echo "ibv_srq_pingpong: $s exit status $rc:"
-		tail -n 15 "$log" | sed 's/^/    | /'
-	fi
-done <<SIDES
-$(pt_sides)
-SIDES
+ok=0
+pt_sides_ok ibv_srq_pingpong "^$n iters in " && ok=1
 grep -h "iters in" "$PT_SRV_LOG" "$PT_CLI_LOG" 2>/dev/null | sed 's/^/# ibv_srq_pingpong: /'
 check "ibv_srq_pingpong -q 8 -c ($side)" [ $ok = 1 ]
 
 pt_run send_bw_srq 18601 ib_send_bw -d "$RDMA_DEV" -x "$GID_IDX" -F \
 	--use-srq -r 64 -s 65536 -n 200
-ok=1
-while read -r s rc log; do
-	if [ "$rc" != 0 ] || [ -z "$(pt_row "$log" 65536)" ]; then
-		ok=0
-		echo "ib_send_bw --use-srq: $s exit status $rc:"
-		tail -n 15 "$log" | sed 's/^/    | /'
-	fi
-done <<SIDES
-$(pt_sides)
-SIDES
+ok=0
+pt_sides_ok "ib_send_bw --use-srq" "^ *65536 " && ok=1
 check "ib_send_bw --use-srq 64 KiB ($side)" [ $ok = 1 ]
 finish
