@@ -38,12 +38,58 @@ BAD_LOG = [
 ]
 
 
+# A failure forced by the kernel's fault injection (failslab,
+# fail_page_alloc, fail_usercopy with verbose=2: tools/tests/vm/fault-inject.sh)
+# is logged as these lines, in this order, each right after the one before
+# (the first two are one message), then the stack. Only the "Call Trace:"
+# line of such a dump is exempt; anything else in it, and any stack that
+# does not follow these exact lines, still fails the run.
+FAULT_DUMP_HEAD = [
+    r"FAULT_INJECTION: forcing a failure\.$",
+    r"name \S+, interval \d+, probability \d+, space -?\d+, times -?\d+$",
+    r"CPU: \d+ PID: \d+ Comm: ",
+    r"Hardware name: ",
+    r"Call Trace:$",
+]
+
+
+# An allocation failure report (warn_alloc()) has the same shape. It is
+# exempt in the same way, but only once the log has shown an injected
+# failure: the failure it reports may be an injected one, or follow from
+# one (a vmalloc whose vm_struct allocation was failed).
+ALLOC_FAIL_HEAD = [
+    r": (page allocation failure: order:\d+|vmalloc error: size \d+, .*), "
+    r"mode:0x[0-9a-f]+",
+    r"CPU: \d+ PID: \d+ Comm: ",
+    r"Hardware name: ",
+    r"Call Trace:$",
+]
+
+
 def scan_log(text, ignore):
     """Return the first line of text that fails a run, or None."""
     bad = re.compile("|".join(BAD_LOG))
     ign = re.compile("|".join(ignore)) if ignore else None
+    heads = [[re.compile(r) for r in FAULT_DUMP_HEAD],
+             [re.compile(r) for r in ALLOC_FAIL_HEAD]]
+    steps = [0, 0]  # lines of each head matched by the lines just before
+    injected = False
     for line in text.splitlines():
-        if bad.search(line) and not (ign and ign.search(line)):
+        line = line.rstrip("\r")
+        exempt = False
+        for i, head in enumerate(heads):
+            if i == 1 and not injected:
+                continue
+            step = steps[i]
+            step = step + 1 if head[step].search(line) else (
+                1 if head[0].search(line) else 0)
+            if step == len(head):
+                exempt = True
+                step = 0
+            steps[i] = step
+        if steps[0] == 1:
+            injected = True
+        if bad.search(line) and not exempt and not (ign and ign.search(line)):
             return line.strip()
     return None
 

@@ -429,6 +429,7 @@ int main(int argc, char **argv)
 	}
 	if (argc > 1)
 		name = argv[1];
+	fault_injection_begin();
 	dev = open(name, O_RDWR | O_CLOEXEC);
 	if (dev < 0) {
 		fprintf(stderr, "cannot open %s: %s\n", name, strerror(errno));

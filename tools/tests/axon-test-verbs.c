@@ -18,6 +18,14 @@ struct ibv_context *open_device(const char *name)
 		if (!strcmp(ibv_get_device_name(list[i]), name))
 			ctx = ibv_open_device(list[i]);
 	ibv_free_device_list(list);
+	/*
+	 * Not before the context exists: when alloc_ucontext fails, 6.1's
+	 * ib_core leaks the process's task_struct on the ioctl path
+	 * (UVERBS_METHOD_GET_CONTEXT frees the context without dropping its
+	 * restrack entry's task reference; the write() path does drop it).
+	 */
+	if (ctx)
+		fault_injection_begin();
 	return ctx;
 }
 
