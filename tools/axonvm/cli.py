@@ -25,10 +25,11 @@ def parse_args(argv):
                    help="guest kernel (default stock: Debian's linux-image)")
     r.add_argument("--timeout", type=float, default=600, metavar="S",
                    help="seconds until the run is killed and fails (default 600)")
-    r.add_argument("--boot-timeout", type=float, default=300, metavar="S",
+    r.add_argument("--boot-timeout", type=float, default=120, metavar="S",
                    help="a node whose kernel has not started init after S "
                    "seconds hung during boot: stop the run and exit with "
-                   "status %d (default 300)" % EXIT_BOOT_HUNG)
+                   "status %d (default 120: the debug kernel starts init in "
+                   "20 to 40 s under TCG)" % EXIT_BOOT_HUNG)
     r.add_argument("--mem", type=parse_size_mib, default=1024, metavar="M",
                    help="memory per VM in MiB, or e.g. 2G (default 1024)")
     r.add_argument("--smp", type=int, default=1, metavar="N",
