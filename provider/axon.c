@@ -72,6 +72,17 @@ int axon_map_db_page(struct axon_context *ctx)
 	return err;
 }
 
+void *axon_queue_alloc(struct axon_context *ctx, size_t size)
+{
+	int err = axon_map_db_page(ctx);
+
+	if (err) {
+		errno = err;
+		return NULL;
+	}
+	return calloc(1, size);
+}
+
 int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp)
 {
 	struct axon_qp ***t = &ctx->qp_table[qp->qpn >> AXON_QP_TABLE_SHIFT];

@@ -207,6 +207,11 @@ static inline struct axon_qp *to_axon_qp_ex(struct ibv_qp_ex *ibqp)
 
 /* axon.c */
 int axon_map_db_page(struct axon_context *ctx);
+/*
+ * A zeroed object of size for a CQ, QP or SRQ, whose doorbells need the
+ * context's doorbell page: mapped first. NULL with errno set.
+ */
+void *axon_queue_alloc(struct axon_context *ctx, size_t size);
 int axon_qp_table_add(struct axon_context *ctx, struct axon_qp *qp);
 void axon_qp_table_del(struct axon_context *ctx, struct axon_qp *qp);
 

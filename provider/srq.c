@@ -35,12 +35,7 @@ struct ibv_srq *axon_create_srq(struct ibv_pd *ibpd,
 		errno = EINVAL;
 		return NULL;
 	}
-	err = axon_map_db_page(ctx);
-	if (err) {
-		errno = err;
-		return NULL;
-	}
-	srq = calloc(1, sizeof(*srq));
+	srq = axon_queue_alloc(ctx, sizeof(*srq));
 	if (!srq)
 		return NULL;
 

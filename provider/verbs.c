@@ -213,13 +213,7 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 		return NULL;
 	}
 
-	err = axon_map_db_page(ctx);
-	if (err) {
-		errno = err;
-		return NULL;
-	}
-
-	cq = calloc(1, sizeof(*cq));
+	cq = axon_queue_alloc(ctx, sizeof(*cq));
 	if (!cq)
 		return NULL;
 
@@ -418,14 +412,11 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	int err;
 
 	err = axon_check_qp_attr(ctx, attr);
-	if (!err)
-		err = axon_map_db_page(ctx);
 	if (err) {
 		errno = err;
 		return NULL;
 	}
-
-	qp = calloc(1, sizeof(*qp));
+	qp = axon_queue_alloc(ctx, sizeof(*qp));
 	if (!qp)
 		return NULL;
 
