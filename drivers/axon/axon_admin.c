@@ -98,6 +98,11 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 				    &aq->cq_dma, GFP_KERNEL);
 	if (!aq->cq)
 		goto err_free_sq;
+	aq->err_attr = dma_alloc_coherent(dmadev, sizeof(*aq->err_attr),
+					  &aq->err_attr_dma, GFP_KERNEL);
+	if (!aq->err_attr)
+		goto err_free_cq;
+	aq->err_attr->state = cpu_to_le32(AXON_QPS_ERR);
 
 	writel(AXON_REG_LO(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_LO);
 	writel(AXON_REG_HI(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_HI);
@@ -107,6 +112,8 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	writel(depth, regs + AXON_REG_AQ_CQ_DEPTH);
 	return 0;
 
+err_free_cq:
+	dma_free_coherent(dmadev, depth * sizeof(*aq->cq), aq->cq, aq->cq_dma);
 err_free_sq:
 	dma_free_coherent(dmadev, depth * sizeof(*aq->sq), aq->sq, aq->sq_dma);
 err_free_ctx:
@@ -153,6 +160,8 @@ void axon_admin_destroy(struct axon_admin_queue *aq)
 		dma_free_coherent(aq->dmadev, o->len, o->cpu, o->dma);
 		kfree(o);
 	}
+	dma_free_coherent(aq->dmadev, sizeof(*aq->err_attr), aq->err_attr,
+			  aq->err_attr_dma);
 	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->cq), aq->cq,
 			  aq->cq_dma);
 	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->sq), aq->sq,

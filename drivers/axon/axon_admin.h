@@ -45,6 +45,12 @@ struct axon_admin_queue {
 	u32 inflight;		/* commands holding a ctx slot */
 	wait_queue_head_t slot_wait;	/* for a free slot, or failure */
 	struct list_head orphans;	/* DMA buffers of timed-out commands */
+	/*
+	 * MODIFY_QP's attributes for a move to ERR, read-only to the device:
+	 * draining a QP must work when memory allocation fails.
+	 */
+	struct axon_qp_attr *err_attr;
+	dma_addr_t err_attr_dma;
 
 	unsigned long timeout_ms;
 	bool failed;		/* a command timed out: the device is dead */

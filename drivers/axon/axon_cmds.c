@@ -260,6 +260,19 @@ int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
 				NULL);
 }
 
+/* Allocates nothing, so a drain cannot fail for want of memory. */
+int axon_cmd_modify_qp_err(struct axon_admin_queue *aq, u32 qpn)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_MODIFY_QP);
+	cmd.qp.qpn = cpu_to_le32(qpn);
+	cmd.qp.attr_mask = cpu_to_le32(AXON_QP_ATTR_STATE);
+	cmd.qp.attr_addr = cpu_to_le64(aq->err_attr_dma);
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
 int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr)
 {

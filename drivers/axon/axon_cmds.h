@@ -66,6 +66,7 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 		       const struct axon_qp_params *p, u32 *qpn);
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
 		       const struct axon_qp_attr *attr);
+int axon_cmd_modify_qp_err(struct axon_admin_queue *aq, u32 qpn);
 int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr);
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);

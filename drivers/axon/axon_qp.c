@@ -297,6 +297,15 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	}
 
 	mutex_lock(&qp->state_mutex);
+	if (mask == IB_QP_STATE && attr->qp_state == IB_QPS_ERR) {
+		/* any state may move to ERR: no query, no allocation */
+		err = axon_cmd_modify_qp_err(&adev->aq, qp->qpn);
+		if (err)
+			goto err_unlock;
+		WRITE_ONCE(qp->state, IB_QPS_ERR);
+		mutex_unlock(&qp->state_mutex);
+		return 0;
+	}
 	err = axon_qp_cur_state(adev, qp, attr, mask, &cur);
 	if (err)
 		goto err_unlock;

@@ -6,11 +6,18 @@
  * inline, completion events, query_qp, a CQ overflow reported as
  * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
  * error completion, reuse after RESET over completions nobody polled,
- * ib_drain_qp(), a kernel SRQ shared by a QP, teardown. Prints TAP to the kernel log: the plan
- * ("1..N"), one "ok N what" / "not ok N what" line per check; loading
- * fails if a check failed (tools/tests/vm/kverbs.sh relays it).
+ * ib_drain_qp(), a kernel SRQ shared by a QP, teardown. Prints TAP to
+ * the kernel log: the plan ("1..N"), one "ok N what" / "not ok N what"
+ * line per check; loading fails if a check failed
+ * (tools/tests/vm/kverbs.sh relays it).
  *
- *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1]
+ *   insmod axon-kverbs-test.ko [dev=axon0] [gid_index=1] [starve_drain=1]
+ *
+ * starve_drain=1 (a kernel with CONFIG_FAULT_INJECTION, its failslab and
+ * fail_page_alloc set to fail every allocation of a task marked
+ * make-it-fail): ib_drain_qp() runs marked, as a ULP's teardown does under
+ * memory pressure; it must still move the QPs to ERR and flush
+ * (tools/tests/vm/fault-inject.sh).
  */
 
 #include <linux/completion.h>
@@ -24,6 +31,8 @@ static char *ibdev_name_param = "axon0";
 module_param_named(dev, ibdev_name_param, charp, 0444);
 static int gid_index = 1;	/* the RoCE v2 link-local GID */
 module_param(gid_index, int, 0444);
+static bool starve_drain;
+module_param(starve_drain, bool, 0444);
 
 #define BUF_SIZE 4096
 
@@ -341,6 +350,15 @@ static void kv_drain_done(struct ib_cq *cq, struct ib_wc *wc)
 		d->flushed++;
 }
 
+/* With starve_drain: from now on every allocation of this task fails. */
+static void kv_starve(bool on)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	if (starve_drain)
+		current->make_it_fail = on;
+#endif
+}
+
 /*
  * ib_drain_qp() as a ULP calls it on a connected pair with a receive
  * posted: the core moves the QP to ERR, posts its marker WRs and waits
@@ -372,9 +390,12 @@ static void kv_drain(struct kv *kv, struct ib_qp_init_attr *init)
 		err = ib_post_recv(qp[1], &rwr, &bad_rwr);
 	kv_check(kv, !err, "drain: post_recv");
 	if (!err) {
+		kv_starve(true);
 		ib_drain_qp(qp[1]);
 		ib_drain_qp(qp[0]);
-		kv_check(kv, d.flushed == 1,
+		kv_starve(false);
+		kv_check(kv, d.flushed == 1, starve_drain ?
+			 "drain: ib_drain_qp with every allocation failing returns, the receive flushed" :
 			 "drain: ib_drain_qp returns, the receive flushed");
 	}
 	for (i = 0; i < 2; i++)

@@ -307,7 +307,7 @@ gpu_ready() { test -c $gdev; }
 if [ $gpu = 1 ]; then
 	plan 14
 else
-	plan 17
+	plan 18
 fi
 have=1
 for a in $attrs; do
@@ -373,6 +373,13 @@ else
 	kverbs
 	check "axon-kverbs-test under failslab+fail_page_alloc: no unclean run" \
 		summary kverbs
+	# Every allocation failing around ib_drain_qp() (the test's
+	# starve_drain window): a ULP's teardown must not need memory.
+	inject failslab=100 fail_page_alloc=100
+	check "ib_drain_qp with every allocation failing: QPs to ERR, flushed, no WARN" \
+		quietly insmod "$kverbs_ko" starve_drain=1
+	inject failslab="$kprob" fail_page_alloc="$kprob"
+	! grep -q '^axon_kverbs_test ' /proc/modules || rmmod axon_kverbs_test
 	probe axon "$AXON_KO" axon_ready
 	check "axon.ko probe under failslab+fail_page_alloc: no unclean run" \
 		summary axon-probe
