@@ -373,8 +373,11 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     uint32_t i = 0, n;
     AxonQp *qp;
 
-    if (c->reserved0 || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
+    if (!buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
+    }
+    if (c->type != AXON_QPT_RC) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad type");
     }
     if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq || (srqn && !srq)) {
         return AXON_ADMIN_BAD_HANDLE;

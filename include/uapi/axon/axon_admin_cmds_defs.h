@@ -274,7 +274,18 @@ struct axon_admin_cq {
 };
 
 /**
- * struct axon_admin_create_qp - CREATE_QP (RC)
+ * enum axon_qp_type - &axon_admin_create_qp.type
+ * @AXON_QPT_RC: reliable connected
+ * @AXON_QPT_UD: unreliable datagram, ``AXON_CAP_UD`` (see "Datagrams" in
+ *	axon_io_defs.h)
+ */
+enum axon_qp_type {
+	AXON_QPT_RC	= 0,
+	AXON_QPT_UD	= 1,
+};
+
+/**
+ * struct axon_admin_create_qp - CREATE_QP
  * @pdn: the QP's PD
  * @send_cqn: the CQ of the send queue's completions
  * @recv_cqn: the CQ of the receive queue's completions
@@ -291,7 +302,7 @@ struct axon_admin_cq {
  *	.. ``AXON_WQE_MAX_SHIFT``; 0 with an SRQ
  * @sq_sig_all: 1: every send WQE completes as if ``AXON_WQE_SIGNALED``;
  *	0 or 1
- * @reserved0: 0
+ * @type: &enum axon_qp_type; another value is BAD_PARAM
  * @srqn: ``AXON_CAP_SRQ``: take receive WQEs from this SRQ, which needs no
  *	RQ of the QP's own; 0: the QP's own RQ
  * @reserved: 0
@@ -308,7 +319,7 @@ struct axon_admin_create_qp {
 	__u8 sq_wqe_shift;
 	__u8 rq_wqe_shift;
 	__u8 sq_sig_all;
-	__u8 reserved0;
+	__u8 type;
 	__le32 srqn;
 	__u8 reserved[12];
 };
@@ -384,6 +395,7 @@ struct axon_admin_srq {
  * ``AXON_QP_ATTR_MIN_RNR_TIMER``       min_rnr_timer
  * ``AXON_QP_ATTR_MAX_RD_ATOMIC``       max_rd_atomic
  * ``AXON_QP_ATTR_MAX_DEST_RD_ATOMIC``  max_dest_rd_atomic
+ * ``AXON_QP_ATTR_QKEY``                qkey (UD)
  * ``AXON_QP_ATTR_ALL``                 every bit above
  * ==================================== ==================================
  */
@@ -400,7 +412,8 @@ struct axon_admin_srq {
 #define AXON_QP_ATTR_MIN_RNR_TIMER	0x00400
 #define AXON_QP_ATTR_MAX_RD_ATOMIC	0x00800
 #define AXON_QP_ATTR_MAX_DEST_RD_ATOMIC	0x01000
-#define AXON_QP_ATTR_ALL		0x01fff
+#define AXON_QP_ATTR_QKEY		0x02000
+#define AXON_QP_ATTR_ALL		0x03fff
 
 /**
  * enum axon_qp_state - QP states, numbered as enum ib_qp_state
@@ -453,6 +466,9 @@ enum axon_qp_state {
  *	1), <= ``AXON_MAX_RD_ATOMIC``
  * @max_dest_rd_atomic: READs and atomics in flight as responder,
  *	<= ``AXON_MAX_RD_ATOMIC``
+ * @reserved0: 0
+ * @qkey: UD: the Q_Key its receives must carry, and that sends whose
+ *	WQE Q_Key has bit 31 set carry
  * @reserved: 0
  *
  * MODIFY_QP applies the fields named in &axon_admin_modify_qp.attr_mask
@@ -462,6 +478,11 @@ enum axon_qp_state {
  * queues with ``AXON_WC_WR_FLUSH_ERR``), RESET -> INIT, INIT -> INIT,
  * INIT -> RTR (needs PATH, PATH_MTU, DEST_QPN, RQ_PSN), RTR -> RTS (needs
  * SQ_PSN), RTS -> RTS and SQE -> RTS (ACCESS and MIN_RNR_TIMER only).
+ *
+ * A UD QP takes STATE, QKEY and SQ_PSN only (any other bit is BAD_PARAM):
+ * RESET -> INIT and INIT -> INIT (QKEY), INIT -> RTR (QKEY optional),
+ * RTR -> RTS (SQ_PSN, QKEY optional), RTS -> RTS and SQE -> RTS (QKEY).
+ * Its messages take the port's MTU (&axon_port_attr.active_mtu).
  */
 struct axon_qp_attr {
 	__le32 state;
@@ -483,7 +504,9 @@ struct axon_qp_attr {
 	__u8 min_rnr_timer;
 	__u8 max_rd_atomic;
 	__u8 max_dest_rd_atomic;
-	__u8 reserved[19];
+	__u8 reserved0[3];
+	__le32 qkey;
+	__u8 reserved[12];
 };
 
 /**

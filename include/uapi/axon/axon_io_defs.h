@@ -178,6 +178,65 @@ struct axon_sge {
 };
 
 /**
+ * DOC: Datagrams
+ *
+ * With ``AXON_CAP_UD``. A UD QP (&axon_admin_create_qp.type
+ * ``AXON_QPT_UD``) sends SEND and SEND_IMM WQEs only (another opcode, or
+ * FENCE, completes with ``AXON_WC_LOC_QP_OP_ERR``), each as one RoCEv2
+ * packet with a DETH to the QP, Q_Key and address the WQE names; a
+ * message over the port's MTU completes with ``AXON_WC_LOC_LEN_ERR``. A
+ * send completes once the packet is on the wire: nothing is acknowledged
+ * and a lost packet is lost. A destination GID of this device's own table
+ * loops back inside it.
+ *
+ * A UD packet is accepted by a QP in RTR or RTS whose Q_Key it carries;
+ * one with another Q_Key is dropped and counted in
+ * ``AXON_REG_STAT_QKEY_DROPS``, one finding no receive WQE in
+ * ``AXON_REG_STAT_UD_NOBUF``, a malformed one in ``AXON_REG_STAT_RX_DROPS``;
+ * none changes the QP's state. The receive WQE's buffer gets 40 bytes of
+ * GRH first, then the payload: for IPv6 the packet's IPv6 header, for
+ * IPv4 20 bytes of zeroes then its IPv4 header, as the verbs say for RoCE
+ * v2. The CQE's byte_len counts the 40 bytes; its src_qp and
+ * ``AXON_CQE_GRH`` are set. A message longer than the WQE's buffer
+ * completes it with ``AXON_WC_LOC_LEN_ERR`` and the QP goes on.
+ */
+#define AXON_UD_GRH_LEN			40
+
+/**
+ * DOC: UD address vector flags
+ *
+ * &struct axon_ud_av ``flags``; other bits must be 0 (else the WQE
+ * completes with ``AXON_WC_LOC_QP_OP_ERR``)::
+ *
+ *   0:0 : ipv4 - AXON_AV_IPV4, dgid is ``::ffff:a.b.c.d`` and the packet
+ *         is IPv4 (else IPv6)
+ */
+#define AXON_AV_IPV4			0x1
+
+/**
+ * struct axon_ud_av - where a UD send goes, 32 bytes
+ * @dgid: the destination GID, network order
+ * @dmac: the next hop's Ethernet address, not multicast
+ * @sgid_index: the source GID: an entry in use of the port's GID table,
+ *	of the same family as @dgid
+ * @hop_limit: IPv4 TTL or IPv6 hop limit; 0: 64
+ * @tclass: IPv4 TOS or IPv6 traffic class
+ * @flags: ``AXON_AV_*`` (see "UD address vector flags")
+ * @udp_sport: RoCEv2 UDP source port, host order; 0: 0xc000 | qpn
+ * @flow_label: IPv6 flow label, 20 bits (``AXON_FLOW_LABEL_MASK``)
+ */
+struct axon_ud_av {
+	__u8 dgid[16];
+	__u8 dmac[6];
+	__u8 sgid_index;
+	__u8 hop_limit;
+	__u8 tclass;
+	__u8 flags;
+	__le16 udp_sport;
+	__le32 flow_label;
+};
+
+/**
  * struct axon_send_wqe - the header of a send WQE, 64 bytes
  * @opcode: &enum axon_wr_opcode
  * @flags: ``AXON_WQE_*`` (see "Send WQE flags")
@@ -189,11 +248,15 @@ struct axon_sge {
  * @wr_id: returned in &axon_cqe.wr_id
  * @remote_addr: WRITE, READ, atomics: the remote virtual address
  *	(8-byte aligned for atomics)
- * @rkey: WRITE, READ, atomics: the remote key
+ * @remote_qpn: UD: the destination QP, 24 bits
+ * @qkey: UD: the Q_Key to send; with bit 31 set, the QP's own
+ *	(&axon_qp_attr.qkey) instead
+ * @rkey: WRITE, READ, atomics: the remote key; UD: 0
  * @inline_len: INLINE: bytes of payload that follow, <= ``AXON_MAX_INLINE``
  * @compare_add: CMP_SWP: the compare value; FETCH_ADD: the value to add
  * @swap: CMP_SWP: the swap value
  * @reserved: 0
+ * @av: UD: the destination (see "Datagrams")
  *
  * The header is followed by struct axon_sge sge[num_sge] or the inline
  * payload. The device reads a WQE once, when it takes it from the queue.
@@ -211,12 +274,23 @@ struct axon_send_wqe {
 	__u8 reserved0;
 	__be32 imm_data;
 	__le64 wr_id;
-	__le64 remote_addr;
+	union {
+		__le64 remote_addr;
+		struct {
+			__le32 remote_qpn;
+			__le32 qkey;
+		};
+	};
 	__le32 rkey;
 	__le32 inline_len;
-	__le64 compare_add;
-	__le64 swap;
-	__u8 reserved[16];
+	union {
+		struct {
+			__le64 compare_add;
+			__le64 swap;
+			__u8 reserved[16];
+		};
+		struct axon_ud_av av;
+	};
 };
 
 /**
@@ -303,11 +377,14 @@ enum axon_wc_opcode {
  *   2:2 : recv - AXON_CQE_RECV, the CQE completes a receive WQE (else a
  *         send WQE)
  *   3:3 : solicited - AXON_CQE_SOLICITED, the received message had SE set
+ *   4:4 : grh - AXON_CQE_GRH, a UD receive: src_qp is valid and the
+ *         buffer starts with the GRH (see "Datagrams")
  */
 #define AXON_CQE_PHASE			0x1
 #define AXON_CQE_WITH_IMM		0x2
 #define AXON_CQE_RECV			0x4
 #define AXON_CQE_SOLICITED		0x8
+#define AXON_CQE_GRH			0x10
 
 /**
  * struct axon_cqe - a completion, ``AXON_CQE_SIZE`` (32) bytes
@@ -323,6 +400,7 @@ enum axon_wc_opcode {
  * @flags: ``AXON_CQE_*`` (see "CQE flags"), the byte written last
  * @vendor_err: 0
  * @reserved: 0
+ * @src_qp: with ``AXON_CQE_GRH``: the sending QP, 24 bits; else 0
  *
  * A send WQE gets a CQE when it was ``AXON_WQE_SIGNALED``, the QP was
  * created with sq_sig_all, or it failed. A failed WQE completes in order
@@ -338,7 +416,8 @@ struct axon_cqe {
 	__u8 status;
 	__u8 flags;
 	__u8 vendor_err;
-	__u8 reserved[6];
+	__le16 reserved;
+	__le32 src_qp;
 };
 
 /**

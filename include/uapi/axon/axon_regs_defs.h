@@ -35,7 +35,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		5
+#define AXON_DEV_VERSION_MINOR		6
 
 /**
  * DOC: VERSION register
@@ -147,6 +147,10 @@ enum axon_msix_vector {
  * @AXON_REG_STAT_OUT_OF_SEQ: RO, RC requests ahead of the expected PSN
  * @AXON_REG_STAT_STRAY: RO, packets of a live QP matching no state it
  *	keeps, dropped (see wire-security.rst)
+ * @AXON_REG_STAT_QKEY_DROPS: RO, ``AXON_CAP_UD``: UD packets dropped for
+ *	a Q_Key that is not their QP's
+ * @AXON_REG_STAT_UD_NOBUF: RO, ``AXON_CAP_UD``: UD packets dropped because
+ *	their QP had no receive WQE posted
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -232,6 +236,8 @@ enum axon_reg {
 	AXON_REG_STAT_DUP_REQS	= 0xbc,
 	AXON_REG_STAT_OUT_OF_SEQ = 0xc0,
 	AXON_REG_STAT_STRAY	= 0xc4,
+	AXON_REG_STAT_QKEY_DROPS = 0xc8,
+	AXON_REG_STAT_UD_NOBUF	= 0xcc,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -307,6 +313,8 @@ enum axon_reg {
  *   3:3 : rdma - AXON_CAP_RDMA: MRs, CQs, RC QPs, doorbells, the CEQ
  *   4:4 : peer_mr - AXON_CAP_PEER_MR: INVALIDATE_MR, REMAP_MR, peer pages
  *   5:5 : srq - AXON_CAP_SRQ: shared receive queues (interface 1.5)
+ *   6:6 : ud - AXON_CAP_UD: UD QPs (interface 1.6, see "Datagrams" in
+ *         axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -314,6 +322,7 @@ enum axon_reg {
 #define AXON_CAP_RDMA			0x8
 #define AXON_CAP_PEER_MR		0x10
 #define AXON_CAP_SRQ			0x20
+#define AXON_CAP_UD			0x40
 
 /**
  * DOC: FW_VERSION register

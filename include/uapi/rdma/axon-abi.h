@@ -182,4 +182,21 @@ struct axon_create_srq_resp {
 	__aligned_u64 srq_size;
 };
 
+/**
+ * struct axon_create_ah_resp - CREATE_AH driver response
+ * @comp_mask: 0
+ * @dmac: the next hop's Ethernet address, resolved by the kernel
+ * @reserved: 0
+ *
+ * CREATE_AH takes no driver request. An address handle is not a device
+ * object: the provider keeps the address (the &struct axon_ud_av of
+ * axon_io_defs.h, built from the ibv_ah_attr and @dmac) and writes it
+ * into every UD send WQE, so posting needs no system call.
+ */
+struct axon_create_ah_resp {
+	__u32 comp_mask;
+	__u8 dmac[6];
+	__u8 reserved[6];
+};
+
 #endif /* _UAPI_RDMA_AXON_ABI_H */
