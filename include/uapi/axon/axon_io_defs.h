@@ -379,12 +379,15 @@ enum axon_wc_opcode {
  *   3:3 : solicited - AXON_CQE_SOLICITED, the received message had SE set
  *   4:4 : grh - AXON_CQE_GRH, a UD receive: src_qp is valid and the
  *         buffer starts with the GRH (see "Datagrams")
+ *   5:5 : grh_ipv4 - AXON_CQE_GRH_IPV4, with grh: the packet was IPv4
+ *         (its header is in the GRH's last 20 bytes)
  */
 #define AXON_CQE_PHASE			0x1
 #define AXON_CQE_WITH_IMM		0x2
 #define AXON_CQE_RECV			0x4
 #define AXON_CQE_SOLICITED		0x8
 #define AXON_CQE_GRH			0x10
+#define AXON_CQE_GRH_IPV4		0x20
 
 /**
  * struct axon_cqe - a completion, ``AXON_CQE_SIZE`` (32) bytes
