@@ -66,13 +66,11 @@ static bool axon_cq_room(AxonNicState *s, AxonCq *cq)
     return cq->prod - cons < cq->depth;
 }
 
-void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
-                 uint16_t idx, uint8_t opcode, uint8_t status,
-                 uint32_t byte_len, uint32_t imm, uint8_t flags)
+void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
+                       struct axon_cqe *cqe)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     AxonCq *cq = recv ? qp->rcq : qp->scq;
-    struct axon_cqe cqe = {};
     uint64_t addr;
     const size_t head = offsetof(struct axon_cqe, flags);
 
@@ -83,38 +81,51 @@ void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
         axon_cq_overflow(s, cq);
         return;
     }
-    cqe.wr_id = cpu_to_le64(wr_id);
-    cqe.byte_len = cpu_to_le32(byte_len);
-    cqe.imm_data = imm;
-    cqe.qpn = cpu_to_le32(qp->qpn);
-    cqe.wqe_index = cpu_to_le16(idx);
-    cqe.opcode = opcode;
-    cqe.status = status;
-    cqe.flags = flags | (recv ? AXON_CQE_RECV : 0) |
-                ((cq->prod / cq->depth) & 1 ? 0 : AXON_CQE_PHASE);
+    cqe->qpn = cpu_to_le32(qp->qpn);
+    cqe->flags |= (recv ? AXON_CQE_RECV : 0) |
+                  ((cq->prod / cq->depth) & 1 ? 0 : AXON_CQE_PHASE);
     addr = cq->ring + (uint64_t)(cq->prod & (cq->depth - 1)) * AXON_CQE_SIZE;
     /* the phase byte last: it is what the consumer polls */
-    if (pci_dma_write(pdev, addr, &cqe, head) != MEMTX_OK) {
+    if (pci_dma_write(pdev, addr, cqe, head) != MEMTX_OK) {
         axon_cq_overflow(s, cq);
         return;
     }
     smp_wmb(); /* the entry before its phase byte */
-    if (pci_dma_write(pdev, addr + head, (uint8_t *)&cqe + head,
-                      sizeof(cqe) - head) != MEMTX_OK) {
+    if (pci_dma_write(pdev, addr + head, (uint8_t *)cqe + head,
+                      sizeof(*cqe) - head) != MEMTX_OK) {
         axon_cq_overflow(s, cq);
         return;
     }
-    trace_axon_nic_rdma_cqe(cq->cqn, qp->qpn, recv, idx, status);
+    trace_axon_nic_rdma_cqe(cq->cqn, qp->qpn, recv,
+                            le16_to_cpu(cqe->wqe_index), cqe->status);
     cq->prod++;
     if (cq->arm == AXON_CQ_ARM_NEXT ||
         (cq->arm == AXON_CQ_ARM_SOLICITED &&
-         ((flags & AXON_CQE_SOLICITED) || status != AXON_WC_SUCCESS))) {
+         ((cqe->flags & AXON_CQE_SOLICITED) ||
+          cqe->status != AXON_WC_SUCCESS))) {
         cq->arm = 0;
         if (!axon_nic_post_completion(s, cq->cqn) && !cq->ev_owed) {
             cq->ev_owed = true;
             s->rdma->ev_owed++;
         }
     }
+}
+
+void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
+                 uint16_t idx, uint8_t opcode, uint8_t status,
+                 uint32_t byte_len, uint32_t imm, uint8_t flags)
+{
+    struct axon_cqe cqe = {
+        .wr_id = cpu_to_le64(wr_id),
+        .byte_len = cpu_to_le32(byte_len),
+        .imm_data = imm,
+        .wqe_index = cpu_to_le16(idx),
+        .opcode = opcode,
+        .status = status,
+        .flags = flags,
+    };
+
+    axon_qp_cqe_write(s, qp, recv, &cqe);
 }
 
 /*
@@ -376,7 +387,7 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
     }
-    if (c->type != AXON_QPT_RC) {
+    if (c->type > AXON_QPT_UD) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad type");
     }
     if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq || (srqn && !srq)) {
@@ -404,6 +415,7 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     qp = g_new0(AxonQp, 1);
     qp->qpn = i + AXON_RDMA_FIRST_QPN;
     qp->state = AXON_QPS_RESET;
+    qp->type = c->type;
     qp->pdn = pdn;
     qp->uar = uar;
     qp->scq = scq;
@@ -463,10 +475,44 @@ void axon_qp_error(AxonNicState *s, AxonQp *qp)
 #define AXON_QP_ATTR_IN_FLIGHT  (AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS | \
                                  AXON_QP_ATTR_MIN_RNR_TIMER)
 
-static bool axon_qp_transition_ok(uint32_t cur, uint32_t new, uint32_t mask)
+/* The same for UD, whose QPs take no path and no responder attributes. */
+#define AXON_QP_ATTR_UD         (AXON_QP_ATTR_STATE | AXON_QP_ATTR_QKEY | \
+                                 AXON_QP_ATTR_SQ_PSN)
+
+static bool axon_qp_ud_transition_ok(uint32_t cur, uint32_t new,
+                                     uint32_t mask)
 {
+    switch (cur) {
+    case AXON_QPS_RESET:
+        return new == AXON_QPS_INIT && (mask & AXON_QP_ATTR_QKEY) &&
+               !(mask & AXON_QP_ATTR_SQ_PSN);
+    case AXON_QPS_INIT:
+        return (new == AXON_QPS_INIT || new == AXON_QPS_RTR) &&
+               !(mask & AXON_QP_ATTR_SQ_PSN);
+    case AXON_QPS_RTR:
+        return new == AXON_QPS_RTS && (mask & AXON_QP_ATTR_SQ_PSN);
+    case AXON_QPS_RTS:
+    case AXON_QPS_SQE:
+        return new == AXON_QPS_RTS && !(mask & AXON_QP_ATTR_SQ_PSN);
+    default:
+        return false;
+    }
+}
+
+static bool axon_qp_transition_ok(const AxonQp *qp, uint32_t cur,
+                                  uint32_t new, uint32_t mask)
+{
+    if (qp->type == AXON_QPT_UD && (mask & ~AXON_QP_ATTR_UD)) {
+        return false;
+    }
+    if (qp->type == AXON_QPT_RC && (mask & AXON_QP_ATTR_QKEY)) {
+        return false;
+    }
     if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
         return true;
+    }
+    if (qp->type == AXON_QPT_UD) {
+        return axon_qp_ud_transition_ok(cur, new, mask);
     }
     switch (cur) {
     case AXON_QPS_RESET:
@@ -497,6 +543,7 @@ static const char *axon_qp_check_attr(AxonNicState *s,
     uint32_t mtu = le32_to_cpu(a->path_mtu);
 
     if (mask & ~AXON_QP_ATTR_ALL ||
+        !buffer_is_zero(a->reserved0, sizeof(a->reserved0)) ||
         !buffer_is_zero(a->reserved, sizeof(a->reserved))) {
         return "reserved bits set";
     }
@@ -585,6 +632,9 @@ static void axon_qp_apply_attr(struct axon_qp_attr *q,
     if (mask & AXON_QP_ATTR_MAX_DEST_RD_ATOMIC) {
         q->max_dest_rd_atomic = a->max_dest_rd_atomic;
     }
+    if (mask & AXON_QP_ATTR_QKEY) {
+        q->qkey = a->qkey;
+    }
 }
 
 uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
@@ -614,7 +664,7 @@ uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
     }
     cur = qp->state;
     new = mask & AXON_QP_ATTR_STATE ? le32_to_cpu(a.state) : cur;
-    if (!axon_qp_transition_ok(cur, new, mask)) {
+    if (!axon_qp_transition_ok(qp, cur, new, mask)) {
         qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: transition %u -> %u "
                       "(mask 0x%x) not allowed\n", qp->qpn, cur, new, mask);
         trace_axon_nic_err_rdma_qp_state(qp->qpn, cur, new, mask);
@@ -729,6 +779,10 @@ uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
         return r->stats.out_of_seq;
     case AXON_REG_STAT_STRAY:
         return r->stats.stray;
+    case AXON_REG_STAT_QKEY_DROPS:
+        return r->stats.qkey_drops;
+    case AXON_REG_STAT_UD_NOBUF:
+        return r->stats.ud_nobuf;
     default:
         return 0;
     }

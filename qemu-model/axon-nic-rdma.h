@@ -115,6 +115,12 @@ typedef struct AxonSwqe {
     uint32_t resp_psn;          /* READ/atomic: next response expected */
     uint32_t reask_psn;         /* READ: asked again from here ... */
     bool reasked;               /* ... and not answered yet */
+    struct {                    /* UD: the datagram's destination */
+        uint32_t dqpn;
+        uint32_t qkey;          /* the one to send */
+        bool loopback;
+        struct axon_ud_av av;
+    } ud;
     union {
         AxonSge sge[AXON_MAX_SGE];
         uint8_t inline_data[AXON_MAX_INLINE];
@@ -177,6 +183,7 @@ typedef struct AxonResp {
 typedef struct AxonQp {
     AxonNicState *s;
     uint32_t qpn;
+    uint8_t type;               /* enum axon_qp_type */
     uint32_t state;             /* enum axon_qp_state */
     uint32_t pdn;
     uint32_t uar;
@@ -220,6 +227,8 @@ typedef struct AxonRdmaStats {
     uint32_t dup_reqs;          /* requests behind the expected PSN */
     uint32_t out_of_seq;        /* requests ahead of it */
     uint32_t stray;             /* packets matching no state: dropped */
+    uint32_t qkey_drops;        /* UD packets with another Q_Key */
+    uint32_t ud_nobuf;          /* UD packets finding no receive WQE */
 } AxonRdmaStats;
 
 struct AxonRdma {
@@ -287,13 +296,16 @@ void axon_cq_ceq_room(AxonNicState *s);
 
 /*
  * axon-nic-qp.c: the services the transport calls up through, and the
- * only ones: look a QP up, write a CQE (and its CQ event), post a QP's
- * async event, move a QP to ERR.
+ * only ones: look a QP up, write a CQE (and its CQ event;
+ * axon_qp_cqe_write() for one the caller filled in, the QPN, phase and
+ * RECV flag left to it), post a QP's async event, move a QP to ERR.
  */
 AxonQp *axon_qp_lookup(AxonNicState *s, uint32_t qpn);
 void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
                  uint16_t idx, uint8_t opcode, uint8_t status,
                  uint32_t byte_len, uint32_t imm, uint8_t flags);
+void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
+                       struct axon_cqe *cqe);
 void axon_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
 void axon_qp_error(AxonNicState *s, AxonQp *qp);
 

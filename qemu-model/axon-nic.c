@@ -214,7 +214,7 @@ static uint16_t axon_nic_query_port(AxonNicState *s,
 
     attr.state = cpu_to_le32(s->link_up ? AXON_PORT_ACTIVE : AXON_PORT_DOWN);
     attr.max_mtu = cpu_to_le32(4096);
-    attr.active_mtu = cpu_to_le32(1024);
+    attr.active_mtu = cpu_to_le32(AXON_NIC_ACTIVE_MTU);
     attr.gid_tbl_len = cpu_to_le32(AXON_NIC_GID_TBL_LEN);
     attr.speed_mbps = cpu_to_le32(100000);
     attr.max_msg_sz = cpu_to_le32(1U << 31);
@@ -494,7 +494,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_CAPS:
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
               AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
-              AXON_CAP_SRQ;
+              AXON_CAP_SRQ | AXON_CAP_UD;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -544,7 +544,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_DB_PAGES:
         val = AXON_RDMA_DB_PAGES;
         break;
-    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_STRAY:
+    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_UD_NOBUF:
         val = axon_rdma_stat(s, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:

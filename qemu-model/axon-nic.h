@@ -36,6 +36,7 @@ OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
 
 #define AXON_NIC_PORTS 1
 #define AXON_NIC_GID_TBL_LEN 16
+#define AXON_NIC_ACTIVE_MTU 1024     /* the port's, so UD's message size */
 #define AXON_NIC_ETH_MAX_FRAME (AXON_ETH_MAX_MTU + AXON_ETH_OVERHEAD)
 
 /* A ring in guest memory, as the device sees it. */

@@ -1,5 +1,5 @@
 /*
- * axon-nic: the RC transport's packets on the wire (rxe_net.c, rxe_icrc.c)
+ * axon-nic: the transports' packets on the wire (rxe_net.c, rxe_icrc.c)
  *
  * Transmit: a decoded packet (AxonPkt) for a QP of this same device is
  * handed straight to the receive path (loopback: no Ethernet, IP, UDP or
@@ -7,8 +7,8 @@
  * ICRC and handed to the Ethernet function's wire. Receive: the Ethernet
  * function classifies a frame as RoCEv2 once and hands over its offsets;
  * the IB headers are decoded and checked, the ICRC verified, and the
- * packet dispatched to the QP: requests to its responder, responses to
- * its completer.
+ * packet dispatched to the QP: RC requests to its responder, responses
+ * to its completer, datagrams to the UD service.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,7 +35,7 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
 /* Encodes the IB headers of pkt at p; returns their length. */
 static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
 {
-    uint16_t flags = axon_ib_ops[pkt->opcode].flags;
+    uint16_t flags = axon_ib_op(pkt->opcode)->flags;
     uint8_t *q = p + IB_BTH_LEN;
 
     p[0] = pkt->opcode;
@@ -43,6 +43,11 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
     stw_be_p(p + 2, IB_DEFAULT_PKEY);
     stl_be_p(p + 4, pkt->dqpn & AXON_QPN_MASK);
     stl_be_p(p + 8, (pkt->ackreq ? 0x80000000u : 0) | pkt->psn);
+    if (flags & OP_DETH) {
+        stl_be_p(q, pkt->qkey);
+        stl_be_p(q + 4, pkt->src_qpn & AXON_QPN_MASK);
+        q += IB_DETH_LEN;
+    }
     if (flags & (OP_RETH | OP_ATOMIC)) {
         stq_be_p(q, pkt->va);
         stl_be_p(q + 8, pkt->rkey);
@@ -106,7 +111,7 @@ static uint32_t axon_roce_icrc(const uint8_t *l3, unsigned l3_len,
     return len ? crc32(crc, payload, len) : crc;
 }
 
-static bool axon_gid_is_v4(const uint8_t *gid)
+bool axon_gid_is_v4(const uint8_t *gid)
 {
     static const uint8_t prefix[12] = {
         0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
@@ -115,58 +120,72 @@ static bool axon_gid_is_v4(const uint8_t *gid)
     return !memcmp(gid, prefix, sizeof(prefix));
 }
 
-/* Sends pkt as a RoCEv2 frame on the QP's path. */
-static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+/*
+ * The IP header of a packet from sgid along path, with udp_len bytes of
+ * UDP datagram after it, at l3; returns its length (20 or 40).
+ */
+static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
+                                 const uint8_t *sgid, unsigned udp_len)
 {
-    const struct axon_qp_attr *a = &qp->attr;
-    const uint8_t *sgid = axon_mr_gid(s, a->sgid_index)->gid;
-    bool v4 = axon_gid_is_v4(sgid) && axon_gid_is_v4(a->dgid);
-    unsigned l3_len = v4 ? 20 : 40;
+    uint8_t hop_limit = path->hop_limit ? path->hop_limit : 64;
+
+    if (axon_gid_is_v4(sgid) && axon_gid_is_v4(path->dgid)) {
+        l3[0] = 0x45;
+        l3[1] = path->tclass;
+        stw_be_p(l3 + 2, 20 + udp_len);
+        stw_be_p(l3 + 4, 0);
+        stw_be_p(l3 + 6, IP_DF);
+        l3[8] = hop_limit;
+        l3[9] = IP_PROTO_UDP;
+        stw_be_p(l3 + 10, 0);
+        memcpy(l3 + 12, sgid + 12, 4);
+        memcpy(l3 + 16, path->dgid + 12, 4);
+        stw_be_p(l3 + 10, net_checksum_finish(net_checksum_add(20, l3)));
+        return 20;
+    }
+    stl_be_p(l3, 6u << 28 | (uint32_t)path->tclass << 20 |
+             (path->flow_label & AXON_FLOW_LABEL_MASK));
+    stw_be_p(l3 + 4, udp_len);
+    l3[6] = IP_PROTO_UDP;
+    l3[7] = hop_limit;
+    memcpy(l3 + 8, sgid, 16);
+    memcpy(l3 + 24, path->dgid, 16);
+    return 40;
+}
+
+/* Sends pkt as a RoCEv2 frame along path. */
+static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+                              const AxonPath *path)
+{
+    const uint8_t *sgid = axon_mr_gid(s, path->sgid_index)->gid;
     uint8_t hdr[AXON_ETH_HLEN + 40 + 8 + IB_MAX_HDR_LEN];
-    uint8_t *l3 = hdr + AXON_ETH_HLEN, *udp = l3 + l3_len, *ib = udp + 8;
+    uint8_t ib_hdrs[IB_MAX_HDR_LEN];
+    uint8_t *l3 = hdr + AXON_ETH_HLEN, *udp, *ib;
     static const uint8_t zero_pad[4];
     uint8_t icrc[IB_ICRC_LEN];
-    unsigned ib_len, udp_len;
-    uint16_t sport;
+    unsigned ib_len, udp_len, l3_len;
     uint32_t crc;
     struct iovec iov[4];
 
     pkt->pad = -pkt->len & 3;
-    ib_len = axon_roce_put_hdrs(ib, pkt);
+    ib_len = axon_roce_put_hdrs(ib_hdrs, pkt);
     udp_len = 8 + ib_len + pkt->len + pkt->pad + IB_ICRC_LEN;
+    l3_len = axon_roce_put_l3(l3, path, sgid, udp_len);
+    udp = l3 + l3_len;
+    ib = udp + 8;
+    memcpy(ib, ib_hdrs, ib_len);
 
-    memcpy(hdr, a->dmac, 6);
+    memcpy(hdr, path->dmac, 6);
     memcpy(hdr + 6, s->conf.macaddr.a, 6);
-    stw_be_p(hdr + 12, v4 ? ETH_P_IP : ETH_P_IPV6);
-    if (v4) {
-        l3[0] = 0x45;
-        l3[1] = a->tclass;
-        stw_be_p(l3 + 2, l3_len + udp_len);
-        stw_be_p(l3 + 4, 0);
-        stw_be_p(l3 + 6, IP_DF);
-        l3[8] = a->hop_limit ? a->hop_limit : 64;
-        l3[9] = IP_PROTO_UDP;
-        stw_be_p(l3 + 10, 0);
-        memcpy(l3 + 12, sgid + 12, 4);
-        memcpy(l3 + 16, a->dgid + 12, 4);
-        stw_be_p(l3 + 10, net_checksum_finish(net_checksum_add(20, l3)));
-    } else {
-        stl_be_p(l3, 6u << 28 | (uint32_t)a->tclass << 20 |
-                 (le32_to_cpu(a->flow_label) & AXON_FLOW_LABEL_MASK));
-        stw_be_p(l3 + 4, udp_len);
-        l3[6] = IP_PROTO_UDP;
-        l3[7] = a->hop_limit ? a->hop_limit : 64;
-        memcpy(l3 + 8, sgid, 16);
-        memcpy(l3 + 24, a->dgid, 16);
-    }
-    sport = le16_to_cpu(a->udp_sport);
-    stw_be_p(udp, sport ? sport : 0xc000 | (qp->qpn & 0x3fff));
+    stw_be_p(hdr + 12, l3_len == 20 ? ETH_P_IP : ETH_P_IPV6);
+    stw_be_p(udp, path->udp_sport ? path->udp_sport :
+             0xc000 | (qp->qpn & 0x3fff));
     stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
     stw_be_p(udp + 4, udp_len);
     stw_be_p(udp + 6, 0);
     crc = axon_roce_icrc(l3, l3_len, ib, ib_len, pkt->payload, pkt->len);
     stl_le_p(icrc, crc32(crc, zero_pad, pkt->pad));
-    if (!v4) {
+    if (l3_len == 40) {
         /* IPv6 needs the UDP checksum: pseudo header, then the datagram */
         uint32_t sum = net_checksum_add(32, l3 + 8);
 
@@ -189,16 +208,47 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
     axon_nic_eth_wire_send(s, iov, 4);
 }
 
-void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+                         const AxonPath *path)
 {
     s->rdma->stats.tx_pkts++;
     trace_axon_nic_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
                            pkt->len);
-    if (qp->loopback) {
+    if (!path->loopback) {
+        axon_roce_wire_tx(s, qp, pkt, path);
+    } else if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UD) {
+        /* the receiver's GRH is the IP header the wire would have had */
+        const uint8_t *sgid = axon_mr_gid(s, path->sgid_index)->gid;
+        uint8_t l3[40];
+
+        pkt->l3_len = axon_roce_put_l3(l3, path, sgid,
+                                       8 + axon_ib_hdr_len(OP_DETH) +
+                                       pkt->len + IB_ICRC_LEN);
+        pkt->l3 = l3;
+        memcpy(pkt->sgid, sgid, sizeof(pkt->sgid));
         axon_roce_rx_pkt(s, pkt, qp);
+        pkt->l3 = NULL;
     } else {
-        axon_roce_wire_tx(s, qp, pkt);
+        axon_roce_rx_pkt(s, pkt, qp);
     }
+}
+
+/* RC: along the QP's path. */
+void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+{
+    const struct axon_qp_attr *a = &qp->attr;
+    AxonPath path = {
+        .dmac = a->dmac,
+        .dgid = a->dgid,
+        .sgid_index = a->sgid_index,
+        .hop_limit = a->hop_limit,
+        .tclass = a->tclass,
+        .flow_label = le32_to_cpu(a->flow_label),
+        .udp_sport = le16_to_cpu(a->udp_sport),
+        .loopback = qp->loopback,
+    };
+
+    axon_roce_xmit_path(s, qp, pkt, &path);
 }
 
 /*
@@ -225,13 +275,23 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         s->rdma->stats.rx_drops++;
         return;
     }
-    if (!axon_roce_from_peer(qp, pkt, from)) {
+    if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UD) {
+        if (qp->type != AXON_QPT_UD) {
+            trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
+            s->rdma->stats.rx_drops++;
+            return;
+        }
+        s->rdma->stats.rx_pkts++;
+        axon_ud_rx(s, qp, pkt);
+        return;
+    }
+    if (qp->type != AXON_QPT_RC || !axon_roce_from_peer(qp, pkt, from)) {
         trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
         s->rdma->stats.rx_drops++;
         return;
     }
     s->rdma->stats.rx_pkts++;
-    if (axon_ib_ops[pkt->opcode].flags & OP_REQ) {
+    if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
         axon_roce_resp_rx(s, qp, pkt);
     } else {
         axon_roce_comp_rx(s, qp, pkt);
@@ -250,10 +310,10 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
         return "short";
     }
     pkt->opcode = ib[0];
-    if (pkt->opcode >= IB_NUM_OPCODES) {
+    if (!axon_ib_op(pkt->opcode)) {
         return "opcode";
     }
-    flags = axon_ib_ops[pkt->opcode].flags;
+    flags = axon_ib_op(pkt->opcode)->flags;
     pkt->se = ib[1] & 0x80;
     pkt->pad = (ib[1] >> 4) & 3;
     if (ib[1] & 0xf) {
@@ -271,6 +331,11 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
         return "payload";
     }
     q = ib + IB_BTH_LEN;
+    if (flags & OP_DETH) {
+        pkt->qkey = ldl_be_p(q);
+        pkt->src_qpn = ldl_be_p(q + 4) & AXON_QPN_MASK;
+        q += IB_DETH_LEN;
+    }
     if (flags & (OP_RETH | OP_ATOMIC)) {
         pkt->va = ldq_be_p(q);
         pkt->rkey = ldl_be_p(q + 8);
@@ -325,6 +390,8 @@ void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f)
         goto drop;
     }
     memcpy(pkt.sgid, f->sgid, sizeof(pkt.sgid));
+    pkt.l3 = f->l3;
+    pkt.l3_len = f->l3_len;
     trace_axon_nic_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
     axon_roce_rx_pkt(s, &pkt, NULL);
     return;

@@ -1,5 +1,5 @@
 /*
- * axon-nic: what each IB opcode of the RC transport carries
+ * axon-nic: what each IB opcode of the RC and UD services carries
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,4 +35,10 @@ const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
                         KIND_ACK },
     [IB_CMP_SWP] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
     [IB_FETCH_ADD] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
+};
+
+/* UD sends one packet per message (IBA 9.8.4) */
+const AxonIbOp axon_ud_ops[IB_NUM_OPCODES] = {
+    [IB_SEND_ONLY] = SEND_OP(OP_START | OP_END | OP_DETH),
+    [IB_SEND_ONLY_IMM] = SEND_OP(OP_START | OP_END | OP_DETH | OP_IMM),
 };

@@ -1,10 +1,12 @@
 /*
- * axon-nic: the IB transport's opcodes and headers, as RC uses them
- * (IBA 9.2-9.4; rxe_opcode.h)
+ * axon-nic: the IB transport's opcodes and headers, as RC and UD use
+ * them (IBA 9.2-9.4; rxe_opcode.h)
  *
- * One table says what each BTH opcode carries (axon_ib_ops); encoding,
- * decoding and the protocol stages read it rather than switch on
- * opcodes.
+ * One table says what each RC opcode carries (axon_ib_ops), and
+ * axon_ib_op() what an opcode of any service the device speaks does;
+ * encoding, decoding and the protocol stages read it rather than switch
+ * on opcodes. An opcode's top 3 bits name the service (IBA 9.2.1), its
+ * low 5 the operation, numbered alike across services.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -40,6 +42,12 @@ enum {
 
 #define IB_NO_OPCODE        0xff
 
+#define IB_OPCODE_SERVICE(op)   ((op) & 0xe0)
+#define IB_SERVICE_RC       0x00
+#define IB_SERVICE_UD       0x60
+#define IB_UD_SEND_ONLY     (IB_SERVICE_UD | IB_SEND_ONLY)
+#define IB_UD_SEND_ONLY_IMM (IB_SERVICE_UD | IB_SEND_ONLY_IMM)
+
 /* what each opcode carries */
 #define OP_REQ          0x001   /* requester to responder */
 #define OP_START        0x002   /* first packet of a message */
@@ -50,6 +58,7 @@ enum {
 #define OP_ATOMIC       0x040   /* AtomicETH */
 #define OP_ATOMIC_ACK   0x080   /* AtomicAckETH */
 #define OP_IMM          0x100
+#define OP_DETH         0x200   /* UD: Q_Key and source QP */
 
 enum { KIND_SEND, KIND_WRITE, KIND_READ, KIND_ATOMIC, KIND_RRESP, KIND_ACK };
 
@@ -64,9 +73,10 @@ typedef struct AxonIbOp {
 #define IB_ATOMIC_ETH_LEN   28
 #define IB_ATOMIC_ACK_LEN   8
 #define IB_IMM_LEN          4
+#define IB_DETH_LEN         8
 #define IB_ICRC_LEN         4
 #define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
-                             IB_ATOMIC_ACK_LEN + IB_IMM_LEN)
+                             IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN)
 #define IB_DEFAULT_PKEY     0xffff
 
 /* AETH syndrome (IBA 9.7.5.1) */
@@ -82,11 +92,34 @@ typedef struct AxonIbOp {
 #define NAK_REM_OP          3
 
 extern const AxonIbOp axon_ib_ops[IB_NUM_OPCODES];
+extern const AxonIbOp axon_ud_ops[IB_NUM_OPCODES];
+
+/* What opcode carries, NULL if no service of the device sends it. */
+static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
+{
+    const AxonIbOp *op;
+
+    if (opcode >= IB_SERVICE_UD + IB_NUM_OPCODES) {
+        return NULL;
+    }
+    switch (IB_OPCODE_SERVICE(opcode)) {
+    case IB_SERVICE_RC:
+        op = &axon_ib_ops[opcode];
+        break;
+    case IB_SERVICE_UD:
+        op = &axon_ud_ops[opcode - IB_SERVICE_UD];
+        break;
+    default:
+        return NULL;
+    }
+    return op->flags ? op : NULL;
+}
 
 /* The IB headers of a packet with these flags, BTH included. */
 static inline unsigned axon_ib_hdr_len(uint16_t flags)
 {
-    return IB_BTH_LEN + (flags & OP_RETH ? IB_RETH_LEN : 0) +
+    return IB_BTH_LEN + (flags & OP_DETH ? IB_DETH_LEN : 0) +
+           (flags & OP_RETH ? IB_RETH_LEN : 0) +
            (flags & OP_ATOMIC ? IB_ATOMIC_ETH_LEN : 0) +
            (flags & OP_AETH ? IB_AETH_LEN : 0) +
            (flags & OP_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +

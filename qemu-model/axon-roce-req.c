@@ -38,8 +38,20 @@ static uint32_t axon_roce_window(AxonQp *qp)
            MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
 }
 
-/* Takes the next WQE from the SQ into the window and checks it. */
-static void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
+/* An RC WQE's header: the opcodes, flags and fields RC defines. */
+static bool axon_rc_check_wqe(const struct axon_send_wqe *w)
+{
+    return w->opcode <= AXON_WR_ATOMIC_FETCH_ADD && !w->reserved0 &&
+           !(w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
+                          AXON_WQE_FENCE | AXON_WQE_INLINE)) &&
+           buffer_is_zero(w->reserved, sizeof(w->reserved));
+}
+
+/*
+ * Takes the next WQE from the SQ into the window and checks it (RC and
+ * UD alike); a bad one is done, failed.
+ */
+void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint16_t idx = qp->req.sq_fetch++;
@@ -69,10 +81,8 @@ static void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
     e->signaled = (w.flags & AXON_WQE_SIGNALED) || qp->sig_all;
     inl = le32_to_cpu(w.inline_len);
 
-    if (w.opcode > AXON_WR_ATOMIC_FETCH_ADD || w.reserved0 ||
-        (w.flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
-                     AXON_WQE_FENCE | AXON_WQE_INLINE)) ||
-        !buffer_is_zero(w.reserved, sizeof(w.reserved))) {
+    if (qp->type == AXON_QPT_UD ? !axon_ud_check_wqe(s, qp, &w, e) :
+        !axon_rc_check_wqe(&w)) {
         goto bad_wqe;
     }
     if (w.flags & AXON_WQE_INLINE) {
@@ -111,7 +121,7 @@ static void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
             }
         }
     }
-    if (len > AXON_MAX_MSG_SIZE ||
+    if (len > (qp->type == AXON_QPT_UD ? qp->mtu : AXON_MAX_MSG_SIZE) ||
         (w.opcode >= AXON_WR_ATOMIC_CMP_SWP && len != 8)) {
         e->len = 0;
         axon_roce_fail(qp, e, AXON_WC_LOC_LEN_ERR);

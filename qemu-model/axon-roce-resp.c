@@ -58,7 +58,7 @@ static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
  * The receive WQE being placed is done with. An RQ's slot is free from
  * now on; an SRQ's was when the QP took it.
  */
-static void axon_roce_recv_done(AxonQp *qp)
+void axon_roce_recv_done(AxonQp *qp)
 {
     if (!qp->srq) {
         qp->rq.ci++;
@@ -67,7 +67,7 @@ static void axon_roce_recv_done(AxonQp *qp)
 }
 
 /* The PD the receive WQE's lkeys belong to: the SRQ's, or the QP's. */
-static uint32_t axon_roce_recv_pdn(AxonQp *qp)
+uint32_t axon_roce_recv_pdn(AxonQp *qp)
 {
     return qp->srq ? qp->srq->pdn : qp->pdn;
 }
@@ -82,8 +82,11 @@ static void axon_roce_recv_fail(AxonNicState *s, AxonQp *qp, uint8_t status,
     axon_roce_resp_fail(s, qp, nak, 0, why);
 }
 
-/* Takes the next receive WQE; false (and the QP in ERR) if it is bad. */
-static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
+/*
+ * Takes the next receive WQE into the responder's state (RC and UD
+ * alike); false if it is bad.
+ */
+bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp)
 {
     AxonWq *rq = axon_qp_recv_wq(qp);
     uint16_t idx = rq->ci;
@@ -118,12 +121,21 @@ static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
     qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: bad receive WQE %u\n",
                   qp->qpn, idx);
     trace_axon_nic_err_roce_wqe(qp->qpn, idx, 0xff, w.num_sge);
+    return false;
+}
+
+/* RC: a bad receive WQE fails the request, and the QP goes to ERR. */
+static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
+{
+    if (axon_roce_recv_fetch(s, qp)) {
+        return true;
+    }
     axon_roce_recv_fail(s, qp, AXON_WC_LOC_QP_OP_ERR, NAK_REM_OP,
                         "bad receive WQE");
     return false;
 }
 
-static uint32_t axon_roce_recv_room(AxonQp *qp)
+uint32_t axon_roce_recv_room(AxonQp *qp)
 {
     uint64_t room = 0;
     unsigned i;

@@ -161,19 +161,26 @@ void axon_roce_qp_init(AxonNicState *s, AxonQp *qp)
                                         axon_roce_retry_timer, qp);
 }
 
-static bool axon_roce_is_local(AxonNicState *s, AxonQp *qp)
+bool axon_roce_dest_is_local(AxonNicState *s, const uint8_t *dmac,
+                             const uint8_t *dgid)
 {
     if (s->wire_loopback) {
         return false;
     }
-    return !memcmp(qp->attr.dmac, s->conf.macaddr.a, 6) ||
-           axon_mr_gid_is_ours(s, qp->attr.dgid);
+    return !memcmp(dmac, s->conf.macaddr.a, 6) || axon_mr_gid_is_ours(s, dgid);
 }
 
-/* INIT -> RTR: the path, MTU and PSN are set, once (never in flight). */
+/*
+ * INIT -> RTR: the path, MTU and PSN are set, once (never in flight). A
+ * UD QP's messages take the port's MTU; each names its own destination.
+ */
 void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp)
 {
-    qp->loopback = axon_roce_is_local(s, qp);
+    if (qp->type == AXON_QPT_UD) {
+        qp->mtu = AXON_NIC_ACTIVE_MTU;
+        return;
+    }
+    qp->loopback = axon_roce_dest_is_local(s, qp->attr.dmac, qp->attr.dgid);
     qp->mtu = le32_to_cpu(qp->attr.path_mtu);
     qp->resp.epsn = le32_to_cpu(qp->attr.rq_psn);
     qp->resp.msn = 0;
@@ -242,6 +249,13 @@ void axon_roce_flush(AxonNicState *s, AxonQp *qp)
     qp->resp.recv_active = false;
 }
 
+/* Runs the QP's sender for up to budget packets; returns how many. */
+static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
+{
+    return qp->type == AXON_QPT_UD ? axon_ud_req_run(s, qp, budget) :
+           axon_roce_req_run(s, qp, budget);
+}
+
 /*
  * A send doorbell runs its QP's requester at once, for up to
  * AXON_ROCE_DB_BUDGET packets, in the thread that rang it (a vCPU's), and
@@ -262,7 +276,7 @@ void axon_roce_kick(AxonNicState *s, AxonQp *qp)
         return;
     }
     r->engine_busy = true;
-    n = axon_roce_req_run(s, qp, AXON_ROCE_DB_BUDGET);
+    n = axon_roce_send(s, qp, AXON_ROCE_DB_BUDGET);
     axon_roce_flush_acks(s);
     r->engine_busy = false;
     /* waking the main loop for nothing would only contend for the lock */
@@ -296,7 +310,7 @@ void axon_roce_bh(void *opaque)
             axon_roce_flush(s, qp);
             continue;
         }
-        n = axon_roce_req_run(s, qp, quota);
+        n = axon_roce_send(s, qp, quota);
         budget -= n;
         axon_roce_flush_acks(s);
         /* stopped by the quota, not for want of work: not done yet */

@@ -1,10 +1,13 @@
 /*
- * axon-nic: the RC transport over RoCEv2, its stages and what they share
+ * axon-nic: the RC and UD transports over RoCEv2, their stages and what
+ * they share
  *
  * One file per protocol stage, in the manner of the kernel's rxe:
  *
  *   axon-roce-opcode.c/.h  what each BTH opcode carries
- *   axon-roce-req.c        requester: WQEs into packets
+ *   axon-roce-req.c        requester: WQEs into packets (RC), the send
+ *                          WQE fetch both services share
+ *   axon-roce-ud.c         the UD service: datagrams out and in
  *   axon-roce-net.c        packets to and from the wire: encode, ICRC,
  *                          decode, dispatch to the stages below
  *   axon-roce-resp.c       responder: requests in, ACKs, NAKs and READ
@@ -32,7 +35,7 @@
 
 /* A RoCEv2 packet, headers decoded into host order. */
 typedef struct AxonPkt {
-    uint8_t opcode;             /* IB BTH opcode, RC */
+    uint8_t opcode;             /* IB BTH opcode */
     bool se;
     bool ackreq;
     uint8_t pad;
@@ -46,10 +49,26 @@ typedef struct AxonPkt {
     uint64_t swap_add, cmp;     /* AtomicETH */
     uint64_t orig;              /* AtomicAckETH */
     uint32_t imm;               /* network order */
+    uint32_t qkey;              /* DETH */
+    uint32_t src_qpn;
     const uint8_t *payload;
     uint32_t len;
     uint8_t sgid[16];           /* received: the source IP, as a GID */
+    const uint8_t *l3;          /* received: its IP header (a UD GRH) */
+    unsigned l3_len;
 } AxonPkt;
+
+/* Where a packet goes: the QP's path (RC), or its WQE's address (UD). */
+typedef struct AxonPath {
+    const uint8_t *dmac;
+    const uint8_t *dgid;
+    uint8_t sgid_index;
+    uint8_t hop_limit;
+    uint8_t tclass;
+    uint32_t flow_label;        /* host order */
+    uint16_t udp_sport;         /* host order; 0: from the QPN */
+    bool loopback;              /* the destination is this device */
+} AxonPath;
 
 static inline bool axon_swqe_rd_atomic(const AxonSwqe *e)
 {
@@ -74,15 +93,29 @@ static inline bool axon_roce_unsent(AxonQp *qp)
 }
 
 /* axon-roce-req.c */
+void axon_roce_fetch(AxonNicState *s, AxonQp *qp);
 unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+
+/* axon-roce-ud.c */
+bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,
+                       const struct axon_send_wqe *w, AxonSwqe *e);
+unsigned axon_ud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 
 /* axon-roce-net.c */
 void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt);
+void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+                         const AxonPath *path);
+bool axon_gid_is_v4(const uint8_t *gid);
 
 /* axon-roce-resp.c */
 void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
                         uint32_t psn);
+bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp);
+uint32_t axon_roce_recv_pdn(AxonQp *qp);
+uint32_t axon_roce_recv_room(AxonQp *qp);
+void axon_roce_recv_done(AxonQp *qp);
 
 /* axon-roce-comp.c */
 void axon_roce_comp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
@@ -97,6 +130,8 @@ uint8_t axon_wc_opcode(uint8_t wr_opcode);
 void axon_roce_ack_later(AxonNicState *s, AxonQp *qp);
 void axon_roce_arm_retry(AxonQp *qp, bool progress);
 void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer);
+bool axon_roce_dest_is_local(AxonNicState *s, const uint8_t *dmac,
+                             const uint8_t *dgid);
 
 /* Entry points for the QP layer and the wire (axon-roce-sched.c, -net.c) */
 void axon_roce_schedule(AxonNicState *s, AxonQp *qp);
