@@ -502,12 +502,6 @@ static bool axon_qp_ud_transition_ok(uint32_t cur, uint32_t new,
 static bool axon_qp_transition_ok(const AxonQp *qp, uint32_t cur,
                                   uint32_t new, uint32_t mask)
 {
-    if (qp->type == AXON_QPT_UD && (mask & ~AXON_QP_ATTR_UD)) {
-        return false;
-    }
-    if (qp->type == AXON_QPT_RC && (mask & AXON_QP_ATTR_QKEY)) {
-        return false;
-    }
     if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
         return true;
     }
@@ -659,6 +653,10 @@ uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
         return AXON_ADMIN_DMA_ERROR;
     }
     why = axon_qp_check_attr(s, &a, mask);
+    if ((qp->type == AXON_QPT_UD && (mask & ~AXON_QP_ATTR_UD)) ||
+        (qp->type == AXON_QPT_RC && (mask & AXON_QP_ATTR_QKEY))) {
+        why = "attribute of another QP type";
+    }
     if (why) {
         return axon_nic_bad_cmd(AXON_ADMIN_MODIFY_QP, why);
     }

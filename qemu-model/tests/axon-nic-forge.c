@@ -55,6 +55,16 @@ size_t forge_frame(const Forged *f, uint8_t *buf)
         stq_be_p(q + 20, f->cmp);
         q += 28;
         break;
+    case F_UD_SEND_ONLY:
+    case F_UD_SEND_ONLY_IMM:
+        stl_be_p(q, f->qkey);
+        stl_be_p(q + 4, f->src_qpn);
+        q += 8;
+        if (f->opcode == F_UD_SEND_ONLY_IMM) {
+            memcpy(q, &f->imm, 4);
+            q += 4;
+        }
+        break;
     case F_READ_RESP_ONLY:
     case F_ACK:
     case F_ATOMIC_ACK:

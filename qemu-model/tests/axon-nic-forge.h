@@ -21,6 +21,8 @@ enum {
     F_ATOMIC_ACK = 0x12,
     F_CMP_SWP = 0x13,
     F_FETCH_ADD = 0x14,
+    F_UD_SEND_ONLY = 0x64,
+    F_UD_SEND_ONLY_IMM = 0x65,
 };
 
 /* AETH syndromes */
@@ -38,6 +40,8 @@ typedef struct Forged {
     uint32_t rkey, dmalen;
     uint64_t swap_add, cmp;     /* AtomicETH */
     uint8_t syndrome;           /* AETH */
+    uint32_t qkey, src_qpn;     /* DETH */
+    uint32_t imm;               /* ImmDt, network order */
     const void *payload;
     uint32_t len;
 } Forged;
