@@ -387,7 +387,7 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
     }
-    if (c->type > AXON_QPT_UD) {
+    if (c->type > AXON_QPT_UC) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad type");
     }
     if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq || (srqn && !srq)) {
@@ -478,6 +478,25 @@ void axon_qp_error(AxonNicState *s, AxonQp *qp)
 /* The same for UD, whose QPs take no path and no responder attributes. */
 #define AXON_QP_ATTR_UD         (AXON_QP_ATTR_STATE | AXON_QP_ATTR_QKEY | \
                                  AXON_QP_ATTR_SQ_PSN)
+
+/* UC: RC's connection, without acknowledgements or responder resources */
+#define AXON_QP_ATTR_UC         (AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS | \
+                                 AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU | \
+                                 AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN | \
+                                 AXON_QP_ATTR_SQ_PSN)
+
+/* The attributes of a QP of this type. */
+static uint32_t axon_qp_type_attrs(const AxonQp *qp)
+{
+    switch (qp->type) {
+    case AXON_QPT_UD:
+        return AXON_QP_ATTR_UD;
+    case AXON_QPT_UC:
+        return AXON_QP_ATTR_UC;
+    default:
+        return AXON_QP_ATTR_ALL & ~AXON_QP_ATTR_QKEY;
+    }
+}
 
 static bool axon_qp_ud_transition_ok(uint32_t cur, uint32_t new,
                                      uint32_t mask)
@@ -653,8 +672,9 @@ uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
         return AXON_ADMIN_DMA_ERROR;
     }
     why = axon_qp_check_attr(s, &a, mask);
-    if ((qp->type == AXON_QPT_UD && (mask & ~AXON_QP_ATTR_UD)) ||
-        (qp->type == AXON_QPT_RC && (mask & AXON_QP_ATTR_QKEY))) {
+    if ((mask & ~axon_qp_type_attrs(qp)) ||
+        (qp->type == AXON_QPT_UC && (mask & AXON_QP_ATTR_ACCESS) &&
+         (le32_to_cpu(a.access) & ~AXON_ACCESS_REMOTE_WRITE))) {
         why = "attribute of another QP type";
     }
     if (why) {
@@ -781,6 +801,8 @@ uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
         return r->stats.qkey_drops;
     case AXON_REG_STAT_UD_NOBUF:
         return r->stats.ud_nobuf;
+    case AXON_REG_STAT_UC_DROPS:
+        return r->stats.uc_drops;
     default:
         return 0;
     }

@@ -229,6 +229,7 @@ typedef struct AxonRdmaStats {
     uint32_t stray;             /* packets matching no state: dropped */
     uint32_t qkey_drops;        /* UD packets with another Q_Key */
     uint32_t ud_nobuf;          /* UD packets finding no receive WQE */
+    uint32_t uc_drops;          /* UC messages dropped */
 } AxonRdmaStats;
 
 struct AxonRdma {

@@ -494,7 +494,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_CAPS:
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
               AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
-              AXON_CAP_SRQ | AXON_CAP_UD;
+              AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -544,7 +544,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_DB_PAGES:
         val = AXON_RDMA_DB_PAGES;
         break;
-    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_UD_NOBUF:
+    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_UC_DROPS:
         val = axon_rdma_stat(s, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:

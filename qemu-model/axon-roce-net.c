@@ -285,13 +285,17 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         axon_ud_rx(s, qp, pkt);
         return;
     }
-    if (qp->type != AXON_QPT_RC || !axon_roce_from_peer(qp, pkt, from)) {
+    if (qp->type != (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UC ?
+                     AXON_QPT_UC : AXON_QPT_RC) ||
+        !axon_roce_from_peer(qp, pkt, from)) {
         trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
         s->rdma->stats.rx_drops++;
         return;
     }
     s->rdma->stats.rx_pkts++;
-    if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
+    if (qp->type == AXON_QPT_UC) {
+        axon_uc_rx(s, qp, pkt);
+    } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
         axon_roce_resp_rx(s, qp, pkt);
     } else {
         axon_roce_comp_rx(s, qp, pkt);

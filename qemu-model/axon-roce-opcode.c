@@ -1,5 +1,5 @@
 /*
- * axon-nic: what each IB opcode of the RC and UD services carries
+ * axon-nic: what each IB opcode of the RC, UC and UD services carries
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -35,6 +35,22 @@ const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
                         KIND_ACK },
     [IB_CMP_SWP] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
     [IB_FETCH_ADD] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
+};
+
+/* UC: RC's SENDs and WRITEs, nothing acknowledged (IBA 9.2.1) */
+const AxonIbOp axon_uc_ops[IB_NUM_OPCODES] = {
+    [IB_SEND_FIRST] = SEND_OP(OP_START),
+    [IB_SEND_MIDDLE] = SEND_OP(0),
+    [IB_SEND_LAST] = SEND_OP(OP_END),
+    [IB_SEND_LAST_IMM] = SEND_OP(OP_END | OP_IMM),
+    [IB_SEND_ONLY] = SEND_OP(OP_START | OP_END),
+    [IB_SEND_ONLY_IMM] = SEND_OP(OP_START | OP_END | OP_IMM),
+    [IB_WRITE_FIRST] = WRITE_OP(OP_START | OP_RETH),
+    [IB_WRITE_MIDDLE] = WRITE_OP(0),
+    [IB_WRITE_LAST] = WRITE_OP(OP_END),
+    [IB_WRITE_LAST_IMM] = WRITE_OP(OP_END | OP_IMM),
+    [IB_WRITE_ONLY] = WRITE_OP(OP_START | OP_END | OP_RETH),
+    [IB_WRITE_ONLY_IMM] = WRITE_OP(OP_START | OP_END | OP_RETH | OP_IMM),
 };
 
 /* UD sends one packet per message (IBA 9.8.4) */

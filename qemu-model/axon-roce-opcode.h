@@ -1,8 +1,9 @@
 /*
- * axon-nic: the IB transport's opcodes and headers, as RC and UD use
+ * axon-nic: the IB transport's opcodes and headers, as RC, UC and UD use
  * them (IBA 9.2-9.4; rxe_opcode.h)
  *
- * One table says what each RC opcode carries (axon_ib_ops), and
+ * One table per service says what each opcode carries (axon_ib_ops for
+ * RC), and
  * axon_ib_op() what an opcode of any service the device speaks does;
  * encoding, decoding and the protocol stages read it rather than switch
  * on opcodes. An opcode's top 3 bits name the service (IBA 9.2.1), its
@@ -44,6 +45,7 @@ enum {
 
 #define IB_OPCODE_SERVICE(op)   ((op) & 0xe0)
 #define IB_SERVICE_RC       0x00
+#define IB_SERVICE_UC       0x20
 #define IB_SERVICE_UD       0x60
 #define IB_UD_SEND_ONLY     (IB_SERVICE_UD | IB_SEND_ONLY)
 #define IB_UD_SEND_ONLY_IMM (IB_SERVICE_UD | IB_SEND_ONLY_IMM)
@@ -92,6 +94,7 @@ typedef struct AxonIbOp {
 #define NAK_REM_OP          3
 
 extern const AxonIbOp axon_ib_ops[IB_NUM_OPCODES];
+extern const AxonIbOp axon_uc_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_ud_ops[IB_NUM_OPCODES];
 
 /* What opcode carries, NULL if no service of the device sends it. */
@@ -105,6 +108,9 @@ static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
     switch (IB_OPCODE_SERVICE(opcode)) {
     case IB_SERVICE_RC:
         op = &axon_ib_ops[opcode];
+        break;
+    case IB_SERVICE_UC:
+        op = &axon_uc_ops[opcode - IB_SERVICE_UC];
         break;
     case IB_SERVICE_UD:
         op = &axon_ud_ops[opcode - IB_SERVICE_UD];

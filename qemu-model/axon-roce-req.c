@@ -38,10 +38,16 @@ static uint32_t axon_roce_window(AxonQp *qp)
            MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
 }
 
-/* An RC WQE's header: the opcodes, flags and fields RC defines. */
-static bool axon_rc_check_wqe(const struct axon_send_wqe *w)
+/*
+ * An RC or UC WQE's header: the opcodes (UC: no READ, no atomics), flags
+ * and fields they define.
+ */
+static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
 {
-    return w->opcode <= AXON_WR_ATOMIC_FETCH_ADD && !w->reserved0 &&
+    uint8_t last = qp->type == AXON_QPT_UC ? AXON_WR_SEND_IMM :
+                   AXON_WR_ATOMIC_FETCH_ADD;
+
+    return w->opcode <= last && !w->reserved0 &&
            !(w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
                           AXON_WQE_FENCE | AXON_WQE_INLINE)) &&
            buffer_is_zero(w->reserved, sizeof(w->reserved));
@@ -82,7 +88,7 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
     inl = le32_to_cpu(w.inline_len);
 
     if (qp->type == AXON_QPT_UD ? !axon_ud_check_wqe(s, qp, &w, e) :
-        !axon_rc_check_wqe(&w)) {
+        !axon_rc_check_wqe(qp, &w)) {
         goto bad_wqe;
     }
     if (w.flags & AXON_WQE_INLINE) {
@@ -215,8 +221,7 @@ static const uint8_t axon_write_ops[2][2][2] = {
  * Builds the next packet of e at the QP's cursor and moves the cursor.
  * Returns false if the payload could not be gathered.
  */
-static bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
-                            AxonPkt *pkt)
+bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
 {
     uint32_t off = qp->req.cur_off, n;
     bool first, last, imm;

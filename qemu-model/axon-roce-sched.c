@@ -252,8 +252,14 @@ void axon_roce_flush(AxonNicState *s, AxonQp *qp)
 /* Runs the QP's sender for up to budget packets; returns how many. */
 static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
 {
-    return qp->type == AXON_QPT_UD ? axon_ud_req_run(s, qp, budget) :
-           axon_roce_req_run(s, qp, budget);
+    switch (qp->type) {
+    case AXON_QPT_UD:
+        return axon_ud_req_run(s, qp, budget);
+    case AXON_QPT_UC:
+        return axon_uc_req_run(s, qp, budget);
+    default:
+        return axon_roce_req_run(s, qp, budget);
+    }
 }
 
 /*

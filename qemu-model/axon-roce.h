@@ -1,12 +1,13 @@
 /*
- * axon-nic: the RC and UD transports over RoCEv2, their stages and what
- * they share
+ * axon-nic: the RC, UC and UD transports over RoCEv2, their stages and
+ * what they share
  *
  * One file per protocol stage, in the manner of the kernel's rxe:
  *
  *   axon-roce-opcode.c/.h  what each BTH opcode carries
  *   axon-roce-req.c        requester: WQEs into packets (RC), the send
  *                          WQE fetch both services share
+ *   axon-roce-uc.c         the UC service: messages out, in PSN order in
  *   axon-roce-ud.c         the UD service: datagrams out and in
  *   axon-roce-net.c        packets to and from the wire: encode, ICRC,
  *                          decode, dispatch to the stages below
@@ -94,7 +95,12 @@ static inline bool axon_roce_unsent(AxonQp *qp)
 
 /* axon-roce-req.c */
 void axon_roce_fetch(AxonNicState *s, AxonQp *qp);
+bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt);
 unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+
+/* axon-roce-uc.c */
+unsigned axon_uc_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_uc_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 
 /* axon-roce-ud.c */
 bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,

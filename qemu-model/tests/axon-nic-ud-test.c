@@ -160,7 +160,8 @@ static void test_ud_admin(void)
     struct axon_qp_attr at = {};
     TQp qp;
 
-    g_assert_cmpuint(create_ud(r, &qp, 0, 2), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_UC + 1), ==,
+                     AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_UD), ==,
                      AXON_ADMIN_SUCCESS);
     /* RC's attributes are not a UD QP's, nor the Q_Key an RC QP's */

@@ -278,10 +278,13 @@ struct axon_admin_cq {
  * @AXON_QPT_RC: reliable connected
  * @AXON_QPT_UD: unreliable datagram, ``AXON_CAP_UD`` (see "Datagrams" in
  *	axon_io_defs.h)
+ * @AXON_QPT_UC: unreliable connected, ``AXON_CAP_UC`` (see "Unreliable
+ *	connections" in axon_io_defs.h)
  */
 enum axon_qp_type {
 	AXON_QPT_RC	= 0,
 	AXON_QPT_UD	= 1,
+	AXON_QPT_UC	= 2,
 };
 
 /**
@@ -483,6 +486,10 @@ enum axon_qp_state {
  * RESET -> INIT and INIT -> INIT (QKEY), INIT -> RTR (QKEY optional),
  * RTR -> RTS (SQ_PSN, QKEY optional), RTS -> RTS and SQE -> RTS (QKEY).
  * Its messages take the port's MTU (&axon_port_attr.active_mtu).
+ *
+ * A UC QP takes RC's transitions with STATE, ACCESS (``AXON_ACCESS_REMOTE_WRITE``
+ * only), PATH, PATH_MTU, DEST_QPN, RQ_PSN and SQ_PSN; any other bit is
+ * BAD_PARAM.
  */
 struct axon_qp_attr {
 	__le32 state;

@@ -203,6 +203,24 @@ struct axon_sge {
 #define AXON_UD_GRH_LEN			40
 
 /**
+ * DOC: Unreliable connections
+ *
+ * With ``AXON_CAP_UC``. A UC QP (&axon_admin_create_qp.type
+ * ``AXON_QPT_UC``) is connected like an RC QP but nothing is acknowledged:
+ * it sends WRITE, WRITE_IMM, SEND and SEND_IMM WQEs (a READ or an atomic
+ * completes with ``AXON_WC_LOC_QP_OP_ERR``), segmented at the path MTU,
+ * and completes each once its last packet is sent. The responder takes a
+ * message whose packets come in PSN order; a PSN other than the expected
+ * one drops the message in progress, and the next first or only packet,
+ * whatever its PSN, starts a new one. A SEND that finds no
+ * receive WQE, or a WRITE whose rkey does not allow it, is dropped too;
+ * each dropped message counts in ``AXON_REG_STAT_UC_DROPS``, and a
+ * receive WQE a dropped SEND had begun is kept for the next message. A
+ * SEND longer than its receive WQE completes the WQE with
+ * ``AXON_WC_LOC_LEN_ERR``. None of these changes the QP's state.
+ */
+
+/**
  * DOC: UD address vector flags
  *
  * &struct axon_ud_av ``flags``; other bits must be 0 (else the WQE

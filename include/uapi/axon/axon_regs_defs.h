@@ -151,6 +151,9 @@ enum axon_msix_vector {
  *	a Q_Key that is not their QP's
  * @AXON_REG_STAT_UD_NOBUF: RO, ``AXON_CAP_UD``: UD packets dropped because
  *	their QP had no receive WQE posted
+ * @AXON_REG_STAT_UC_DROPS: RO, ``AXON_CAP_UC``: UC messages dropped: a
+ *	packet of theirs lost, no receive WQE, an rkey that does not allow
+ *	the WRITE
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -238,6 +241,7 @@ enum axon_reg {
 	AXON_REG_STAT_STRAY	= 0xc4,
 	AXON_REG_STAT_QKEY_DROPS = 0xc8,
 	AXON_REG_STAT_UD_NOBUF	= 0xcc,
+	AXON_REG_STAT_UC_DROPS	= 0xd0,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -315,6 +319,8 @@ enum axon_reg {
  *   5:5 : srq - AXON_CAP_SRQ: shared receive queues (interface 1.5)
  *   6:6 : ud - AXON_CAP_UD: UD QPs (interface 1.6, see "Datagrams" in
  *         axon_io_defs.h)
+ *   7:7 : uc - AXON_CAP_UC: UC QPs (interface 1.6, see "Unreliable
+ *         connections" in axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -323,6 +329,7 @@ enum axon_reg {
 #define AXON_CAP_PEER_MR		0x10
 #define AXON_CAP_SRQ			0x20
 #define AXON_CAP_UD			0x40
+#define AXON_CAP_UC			0x80
 
 /**
  * DOC: FW_VERSION register
