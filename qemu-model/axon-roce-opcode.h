@@ -100,20 +100,21 @@ extern const AxonIbOp axon_ud_ops[IB_NUM_OPCODES];
 /* What opcode carries, NULL if no service of the device sends it. */
 static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
 {
+    uint8_t operation = opcode & ~IB_OPCODE_SERVICE(opcode);
     const AxonIbOp *op;
 
-    if (opcode >= IB_SERVICE_UD + IB_NUM_OPCODES) {
+    if (operation >= IB_NUM_OPCODES) {
         return NULL;
     }
     switch (IB_OPCODE_SERVICE(opcode)) {
     case IB_SERVICE_RC:
-        op = &axon_ib_ops[opcode];
+        op = &axon_ib_ops[operation];
         break;
     case IB_SERVICE_UC:
-        op = &axon_uc_ops[opcode - IB_SERVICE_UC];
+        op = &axon_uc_ops[operation];
         break;
     case IB_SERVICE_UD:
-        op = &axon_ud_ops[opcode - IB_SERVICE_UD];
+        op = &axon_ud_ops[operation];
         break;
     default:
         return NULL;

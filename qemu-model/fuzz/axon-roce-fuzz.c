@@ -4,7 +4,7 @@
  *
  * The device is set up once: two pairs of RC QPs connected to each other
  * over its wire (a UDP socket netdev that sends to itself), the second
- * pair's receiver on an SRQ, two MRs, CQs. Each
+ * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, two MRs, CQs. Each
  * input then runs in a fork of that device, as a list of steps: frames
  * forged around the live QPNs, PSNs and keys (with a correct ICRC or a
  * broken one), raw frames, work the QPs post themselves (so responses,
@@ -29,8 +29,8 @@ typedef struct QEMU_PACKED Step {
     uint8_t syndrome;       /* AETH */
     int16_t psn_delta;      /* from the PSN the aimed-at side starts at */
     uint16_t len;           /* payload */
-    uint32_t key_xor;       /* 0: the MR's valid key */
-    uint32_t offset;        /* into the MR; a QPN with AIM_GUESSED_QPN */
+    uint32_t key_xor;       /* 0: the MR's valid key (UD: Q_Key) */
+    uint32_t offset;        /* into the MR; a QPN (guessed, or UD's source) */
     uint32_t dmalen;        /* RETH DMA length; the clock step in us */
     uint64_t swap_add;
 } Step;
@@ -40,7 +40,7 @@ enum {
     STEP_KINDS
 };
 
-/* AIM_QP1 and AIM_PAIR1 pick one of the four QPs */
+/* AIM_QP1, AIM_PAIR1 and AIM_PAIR2 pick one of the QPs */
 #define AIM_QP1             0x01    /* the second QP of its pair */
 #define AIM_MR1             0x02    /* else MR 0 */
 #define AIM_GUESSED_QPN     0x04
@@ -48,6 +48,8 @@ enum {
 #define AIM_PEER_PSN        0x10    /* the PSNs the other QP sends */
 #define AIM_INLINE          0x20    /* STEP_POST: data inline */
 #define AIM_PAIR1           0x40    /* the second pair: QP 3 on the SRQ */
+#define AIM_PAIR2           0x80    /* the UC pair; with PAIR1: the UD QP */
+#define AIM_PAIRS           (AIM_PAIR1 | AIM_PAIR2)
 
 /* The first PSNs rdma_bring_up gives QP 0 and QP 1 to send (and pair 1). */
 #define QP0_SQ_PSN 0xfffff0u
@@ -58,9 +60,16 @@ enum {
 #define SRQ_DEPTH 16
 #define PAIR1_SQ(i) (R_BASE + 0x340000 + (i) * 0x8000)
 #define PAIR1_RQ (R_BASE + 0x3c0000)
+#define PAIR2_SQ(i) (R_BASE + 0x350000 + (i) * 0x8000)
+#define PAIR2_RQ(i) (R_BASE + 0x3d0000 + (i) * 0x8000)
+#define UD_SQ (R_BASE + 0x360000)
+#define UD_RQ (R_BASE + 0x3e0000)
+#define UD_QKEY 0x11110000u
 
 static Rdma *rdma;
 static TQp pair1[2];
+static TQp pair2[2];                /* UC */
+static TQp ud_qp;                   /* its own peer */
 static uint32_t srqn;
 static uint16_t srq_pi;
 static int wire_port;
@@ -68,8 +77,20 @@ static int netdev_fd = -1;
 
 static TQp *aimed_qp(const Step *st, int second)
 {
-    TQp *pair = st->aim & AIM_PAIR1 ? pair1 : rdma->qp;
+    TQp *pair;
 
+    switch (st->aim & AIM_PAIRS) {
+    case AIM_PAIR1:
+        pair = pair1;
+        break;
+    case AIM_PAIR2:
+        pair = pair2;
+        break;
+    case AIM_PAIRS:
+        return &ud_qp;
+    default:
+        pair = rdma->qp;
+    }
     return &pair[!(st->aim & AIM_QP1) != !second];
 }
 
@@ -91,6 +112,9 @@ static void forged_frame(const Step *st, const uint8_t *payload)
         .swap_add = st->swap_add,
         .cmp = st->swap_add >> 7,
         .syndrome = st->syndrome,
+        .qkey = UD_QKEY ^ st->key_xor,
+        .src_qpn = st->offset & AXON_QPN_MASK,
+        .imm = st->swap_add,
         .payload = payload,
         .len = MIN(st->len, FORGE_MAX_PAYLOAD),
     };
@@ -128,6 +152,13 @@ static void post_work(const Step *st)
     };
     uint8_t inl[64] = {};
 
+    if (qp == &ud_qp) {
+        /* a datagram to itself, through the wire */
+        w.remote_qpn = cpu_to_le32(ud_qp.qpn);
+        w.qkey = cpu_to_le32(UD_QKEY ^ (st->key_xor & 0x80000001));
+        w.rkey = 0;
+        own_av(rdma, &w.av);
+    }
     /* pair 1's second QP receives from the SRQ only */
     if ((op == AXON_WR_SEND || op == AXON_WR_SEND_IMM ||
          op == AXON_WR_RDMA_WRITE_IMM) && peer != &pair1[1]) {
@@ -270,6 +301,21 @@ static void bring_up_pair1(void)
     connect_qp(rdma, &pair1[1], pair1[0].qpn, QP1_SQ_PSN, QP0_SQ_PSN, 7);
 }
 
+/* The UC pair, with pair 0's PSNs, and the UD QP. */
+static void bring_up_uc_ud(void)
+{
+    for (int i = 0; i < 2; i++) {
+        g_assert_cmpuint(create_qp_type(rdma, &pair2[i], AXON_QPT_UC,
+                                        PAIR2_SQ(i), PAIR2_RQ(i),
+                                        &rdma->cq[i]), ==, AXON_ADMIN_SUCCESS);
+    }
+    uc_connect(rdma, &pair2[0], pair2[1].qpn, QP0_SQ_PSN, QP1_SQ_PSN);
+    uc_connect(rdma, &pair2[1], pair2[0].qpn, QP1_SQ_PSN, QP0_SQ_PSN);
+    g_assert_cmpuint(create_qp_type(rdma, &ud_qp, AXON_QPT_UD, UD_SQ, UD_RQ,
+                                    &rdma->cq[0]), ==, AXON_ADMIN_SUCCESS);
+    ud_to_rts(rdma, &ud_qp, UD_QKEY, QP0_SQ_PSN);
+}
+
 static void axon_roce_pre_fuzz(QTestState *s)
 {
     Axon *a = axon_attach(s);
@@ -278,6 +324,7 @@ static void axon_roce_pre_fuzz(QTestState *s)
     wire_open(a, wire_port);
     rdma = rdma_bring_up(a, true, 7, false);
     bring_up_pair1();
+    bring_up_uc_ud();
     netdev_fd = find_netdev_fd();
     counter_shm_init();
 }
@@ -299,8 +346,9 @@ static void register_axon_roce_fuzz_targets(void)
 {
     fuzz_add_target(&(FuzzTarget){
         .name = "axon-roce-rx-fuzz",
-        .description = "RoCEv2 frames into an axon-nic with live RC QPs "
-                       "and MRs, each input in a fork of the set-up device",
+        .description = "RoCEv2 frames into an axon-nic with live RC, UC "
+                       "and UD QPs and MRs, each input in a fork of the "
+                       "set-up device",
         .get_init_cmdline = axon_roce_cmdline,
         .pre_fuzz = axon_roce_pre_fuzz,
         .fuzz = axon_roce_fuzz,

@@ -632,6 +632,95 @@ uint16_t create_qp_srq(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
     return cmd_result(a, &cmd, AXON_ADMIN_CREATE_QP, qpn);
 }
 
+uint16_t create_qp_type(Rdma *r, TQp *qp, uint8_t type, uint64_t sq,
+                        uint64_t rq, TCq *cq)
+{
+    struct axon_admin_cmd cmd;
+    uint64_t qpn;
+    uint16_t st;
+
+    *qp = (TQp){ .sq = sq, .rq = rq, .scq = cq, .rcq = cq };
+    create_qp_cmd(&cmd, r->pdn, cq->cqn, cq->cqn, sq, R_WQ_DEPTH);
+    cmd.create_qp.rq_addr = cpu_to_le64(rq);
+    cmd.create_qp.rq_depth = cpu_to_le16(R_WQ_DEPTH);
+    cmd.create_qp.rq_wqe_shift = R_WQE_SHIFT;
+    cmd.create_qp.type = type;
+    st = cmd_result(r->a, &cmd, AXON_ADMIN_CREATE_QP, &qpn);
+    qp->qpn = qpn;
+    return st;
+}
+
+void ud_to_rts(Rdma *r, TQp *qp, uint32_t qkey, uint32_t sq_psn)
+{
+    struct axon_qp_attr at = {
+        .state = cpu_to_le32(AXON_QPS_INIT),
+        .qkey = cpu_to_le32(qkey),
+        .sq_psn = cpu_to_le32(sq_psn),
+    };
+
+    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_QKEY, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTR);
+    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTS);
+    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_SQ_PSN, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+}
+
+/* The fixture's path to its own address: its MAC, GID 0 (v4) or 1 (v6). */
+static void own_path(Rdma *r, uint8_t *dmac, uint8_t *dgid,
+                     uint8_t *sgid_index)
+{
+    memcpy(dmac, "\x52\x54\x00\x12\x34\x56", 6);
+    memset(dgid, 0, 16);
+    if (r->v6) {
+        memcpy(dgid, gid_v6, 16);
+        *sgid_index = 1;
+    } else {
+        dgid[10] = dgid[11] = 0xff;
+        dgid[12] = 10;
+        dgid[15] = 1;
+        *sgid_index = 0;
+    }
+}
+
+void own_av(Rdma *r, struct axon_ud_av *av)
+{
+    memset(av, 0, sizeof(*av));
+    own_path(r, av->dmac, av->dgid, &av->sgid_index);
+    av->flags = r->v6 ? 0 : AXON_AV_IPV4;
+}
+
+void uc_connect(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
+                uint32_t rq_psn)
+{
+    struct axon_qp_attr at = {
+        .state = cpu_to_le32(AXON_QPS_INIT),
+        .access = cpu_to_le32(AXON_ACCESS_REMOTE_WRITE),
+        .dest_qpn = cpu_to_le32(dest),
+        .rq_psn = cpu_to_le32(rq_psn),
+        .sq_psn = cpu_to_le32(sq_psn),
+        .path_mtu = cpu_to_le32(R_MTU),
+    };
+
+    own_path(r, at.dmac, at.dgid, &at.sgid_index);
+    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_ACCESS, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTR);
+    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU |
+                               AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN,
+                               &at), ==, AXON_ADMIN_SUCCESS);
+    at.state = cpu_to_le32(AXON_QPS_RTS);
+    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
+                               AXON_QP_ATTR_SQ_PSN, &at), ==,
+                     AXON_ADMIN_SUCCESS);
+}
+
 void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
                 uint32_t rq_psn, uint8_t rnr_retry)
 {

@@ -241,6 +241,23 @@ uint16_t create_qp(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
                    uint64_t sq, uint64_t rq, uint16_t depth,
                    uint8_t sig_all, uint64_t *qpn);
 
+/*
+ * A QP of this type (enum axon_qp_type) with an SQ and an RQ of
+ * R_WQ_DEPTH at sq and rq, completing on cq; qp->qpn is set on success.
+ */
+uint16_t create_qp_type(Rdma *r, TQp *qp, uint8_t type, uint64_t sq,
+                        uint64_t rq, TCq *cq);
+
+/* A UD QP through INIT (with qkey) and RTR to RTS (SQ PSN sq_psn). */
+void ud_to_rts(Rdma *r, TQp *qp, uint32_t qkey, uint32_t sq_psn);
+
+/* The address of this device's own GID (the fixture's, IPv4 or IPv6). */
+void own_av(Rdma *r, struct axon_ud_av *av);
+
+/* A UC QP to dest: INIT (REMOTE_WRITE), RTR, RTS, at the fixture's path. */
+void uc_connect(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
+                uint32_t rq_psn);
+
 /* A QP with an SQ of R_WQ_DEPTH at sq that receives from SRQ srqn. */
 uint16_t create_qp_srq(Axon *a, uint32_t pdn, uint32_t scqn, uint32_t rcqn,
                        uint64_t sq, uint32_t srqn, uint64_t *qpn);

@@ -17,62 +17,7 @@
 
 static uint16_t create_uc(Rdma *r, TQp *qp, int i)
 {
-    struct axon_admin_cmd cmd;
-    uint64_t qpn;
-    uint16_t st;
-
-    *qp = (TQp){ .sq = C_SQ(i), .rq = C_RQ(i), .scq = &r->cq[i],
-                 .rcq = &r->cq[i] };
-    create_qp_cmd(&cmd, r->pdn, qp->scq->cqn, qp->rcq->cqn, qp->sq,
-                  R_WQ_DEPTH);
-    cmd.create_qp.rq_addr = cpu_to_le64(qp->rq);
-    cmd.create_qp.rq_depth = cpu_to_le16(R_WQ_DEPTH);
-    cmd.create_qp.rq_wqe_shift = R_WQE_SHIFT;
-    cmd.create_qp.type = AXON_QPT_UC;
-    st = cmd_result(r->a, &cmd, AXON_ADMIN_CREATE_QP, &qpn);
-    qp->qpn = qpn;
-    return st;
-}
-
-/* The fixture's path to its own address, as connect_qp() has it. */
-static void uc_path(Rdma *r, struct axon_qp_attr *at)
-{
-    memcpy(at->dmac, "\x52\x54\x00\x12\x34\x56", 6);
-    if (r->v6) {
-        memcpy(at->dgid, gid_v6, 16);
-        at->sgid_index = 1;
-    } else {
-        at->dgid[10] = at->dgid[11] = 0xff;
-        at->dgid[12] = 10;
-        at->dgid[15] = 1;
-    }
-}
-
-/* qp i to dest: INIT (REMOTE_WRITE), RTR, RTS */
-static void uc_connect(Rdma *r, TQp *qp, int i, uint32_t dest)
-{
-    struct axon_qp_attr at = {
-        .state = cpu_to_le32(AXON_QPS_INIT),
-        .access = cpu_to_le32(AXON_ACCESS_REMOTE_WRITE),
-        .dest_qpn = cpu_to_le32(dest),
-        .rq_psn = cpu_to_le32(C_PSN(!i)),
-        .sq_psn = cpu_to_le32(C_PSN(i)),
-        .path_mtu = cpu_to_le32(R_MTU),
-    };
-
-    uc_path(r, &at);
-    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
-                               AXON_QP_ATTR_ACCESS, &at), ==,
-                     AXON_ADMIN_SUCCESS);
-    at.state = cpu_to_le32(AXON_QPS_RTR);
-    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
-                               AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU |
-                               AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN,
-                               &at), ==, AXON_ADMIN_SUCCESS);
-    at.state = cpu_to_le32(AXON_QPS_RTS);
-    g_assert_cmpuint(modify_qp(r->a, qp->qpn, AXON_QP_ATTR_STATE |
-                               AXON_QP_ATTR_SQ_PSN, &at), ==,
-                     AXON_ADMIN_SUCCESS);
+    return create_qp_type(r, qp, AXON_QPT_UC, C_SQ(i), C_RQ(i), &r->cq[i]);
 }
 
 static void make_uc_pair(Rdma *r, TQp *u)
@@ -80,8 +25,8 @@ static void make_uc_pair(Rdma *r, TQp *u)
     for (int i = 0; i < 2; i++) {
         g_assert_cmpuint(create_uc(r, &u[i], i), ==, AXON_ADMIN_SUCCESS);
     }
-    uc_connect(r, &u[0], 0, u[1].qpn);
-    uc_connect(r, &u[1], 1, u[0].qpn);
+    uc_connect(r, &u[0], u[1].qpn, C_PSN(0), C_PSN(1));
+    uc_connect(r, &u[1], u[0].qpn, C_PSN(1), C_PSN(0));
 }
 
 static void uc_post(Rdma *r, TQp *qp, uint8_t opcode, uint64_t wr_id,
@@ -147,7 +92,7 @@ static void test_uc_admin(void)
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(qp_state(r->a, u[0].qpn), ==, AXON_QPS_RESET);
     g_assert_cmpuint(create_uc(r, &u[1], 1), ==, AXON_ADMIN_SUCCESS);
-    uc_connect(r, &u[0], 0, u[1].qpn);
+    uc_connect(r, &u[0], u[1].qpn, C_PSN(0), C_PSN(1));
     g_assert_cmpuint(qp_state(r->a, u[0].qpn), ==, AXON_QPS_RTS);
     g_assert_cmpuint(rd(r->a, AXON_REG_CAPS) & AXON_CAP_UC, ==, AXON_CAP_UC);
     rdma_stop(r);
