@@ -380,6 +380,31 @@ static uint16_t axon_mr_check_pages(uint16_t opcode,
 }
 
 /*
+ * Converts a page list read from the guest to host order and checks each
+ * page's alignment; *peer: is any page a peer's memory?
+ */
+static bool axon_mr_scan_pages(AxonNicState *s, uint64_t *p, uint32_t npages,
+                               uint64_t psz, bool *peer)
+{
+    uint64_t run_lo = 0, run_hi = 0;
+    uint32_t i;
+
+    *peer = false;
+    for (i = 0; i < npages; i++) {
+        p[i] = le64_to_cpu(p[i]);
+        if (!QEMU_IS_ALIGNED(p[i], psz)) {
+            return false;
+        }
+        /* guest RAM is one run: translate only where a new one starts */
+        if (!*peer && (p[i] < run_lo || p[i] >= run_hi)) {
+            run_lo = p[i];
+            *peer = axon_mr_is_peer(s, p[i], &run_hi);
+        }
+    }
+    return true;
+}
+
+/*
  * Reads a checked page list into *pages, replacing held entries of the
  * page list budget, and finds out whether any page is a peer's memory.
  */
@@ -388,8 +413,7 @@ static uint16_t axon_mr_load_pages(AxonNicState *s, uint16_t opcode,
                                    uint32_t held, uint64_t **pages,
                                    bool *peer)
 {
-    uint32_t npages = le32_to_cpu(m->npages), i;
-    uint64_t psz = 1ULL << m->page_shift, run_lo = 0, run_hi = 0;
+    uint32_t npages = le32_to_cpu(m->npages);
     g_autofree uint64_t *p = NULL;
     uint16_t status;
 
@@ -408,16 +432,8 @@ static uint16_t axon_mr_load_pages(AxonNicState *s, uint16_t opcode,
             return status;
         }
     }
-    for (i = 0; i < npages; i++) {
-        p[i] = le64_to_cpu(p[i]);
-        if (!QEMU_IS_ALIGNED(p[i], psz)) {
-            return axon_nic_bad_cmd(opcode, "page address not aligned");
-        }
-        /* guest RAM is one run: translate only where a new one starts */
-        if (!*peer && (p[i] < run_lo || p[i] >= run_hi)) {
-            run_lo = p[i];
-            *peer = axon_mr_is_peer(s, p[i], &run_hi);
-        }
+    if (!axon_mr_scan_pages(s, p, npages, 1ULL << m->page_shift, peer)) {
+        return axon_nic_bad_cmd(opcode, "page address not aligned");
     }
     *pages = g_steal_pointer(&p);
     return AXON_ADMIN_SUCCESS;
@@ -447,12 +463,20 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     bool peer;
     AxonMr *mr;
 
-    if (m->reserved0 || m->key ||
+    bool fast_reg = le16_to_cpu(m->flags) & AXON_MR_FAST_REG;
+
+    if ((le16_to_cpu(m->flags) & ~AXON_MR_FAST_REG) || m->key ||
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "reserved bytes set");
     }
     if (!axon_mr_pd_valid(s, pdn)) {
         return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (fast_reg &&
+        (access || iova || length || m->pbl_addr || m->page_shift ||
+         m->levels || !npages || npages > AXON_FAST_REG_MAX_PAGES)) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR,
+                                "bad fast-registration MR");
     }
     if (access & ~AXON_ACCESS_ALL ||
         ((access & (AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_ATOMIC)) &&
@@ -462,7 +486,8 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "bad length");
     }
-    status = axon_mr_check_pages(AXON_ADMIN_CREATE_MR, m, iova, length);
+    status = fast_reg ? AXON_ADMIN_SUCCESS :
+             axon_mr_check_pages(AXON_ADMIN_CREATE_MR, m, iova, length);
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
     }
@@ -481,15 +506,26 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (n == AXON_RDMA_MAX_MR) {
         return AXON_ADMIN_NO_RESOURCES;
     }
-    status = axon_mr_load_pages(s, AXON_ADMIN_CREATE_MR, m, 0, &pages,
-                                &peer);
-    if (status != AXON_ADMIN_SUCCESS) {
-        return status;
+    if (fast_reg) {
+        /* the capacity is held from now on; the pages come with REG_MR */
+        if (r->pbl_pages + npages > AXON_RDMA_MAX_PBL_PAGES) {
+            return AXON_ADMIN_NO_RESOURCES;
+        }
+        pages = g_new0(uint64_t, npages);
+        peer = false;
+    } else {
+        status = axon_mr_load_pages(s, AXON_ADMIN_CREATE_MR, m, 0, &pages,
+                                    &peer);
+        if (status != AXON_ADMIN_SUCCESS) {
+            return status;
+        }
     }
     mr = &r->mr[idx];
     mr->tag = axon_mr_new_tag(mr->tag);
     mr->valid = true;
-    mr->invalidated = false;
+    mr->invalidated = fast_reg;
+    mr->fast_reg = fast_reg;
+    mr->max_pages = fast_reg ? npages : 0;
     mr->peer = peer;
     mr->page_shift = m->page_shift;
     mr->pdn = pdn;
@@ -497,7 +533,7 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr->iova = iova;
     mr->length = length;
     mr->first_off = iova & ((1ULL << m->page_shift) - 1);
-    mr->npages = npages;
+    mr->npages = fast_reg ? 0 : npages;
     mr->pages = pages;
     r->pbl_pages += npages;
     r->pd_users[pdn]++;
@@ -508,7 +544,7 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
 
 static void axon_mr_free(AxonNicState *s, AxonMr *mr)
 {
-    s->rdma->pbl_pages -= mr->npages;
+    s->rdma->pbl_pages -= mr->fast_reg ? mr->max_pages : mr->npages;
     s->rdma->pd_users[mr->pdn]--;
     g_free(mr->pages);
     mr->pages = NULL;
@@ -538,7 +574,7 @@ uint16_t axon_mr_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     AxonMr *mr;
 
     if (m->pdn || m->access || m->iova || m->length || m->pbl_addr ||
-        m->npages || m->page_shift || m->levels || m->reserved0 ||
+        m->npages || m->page_shift || m->levels || m->flags ||
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_DESTROY_MR, "reserved bytes set");
     }
@@ -562,13 +598,17 @@ uint16_t axon_mr_invalidate(AxonNicState *s, const struct axon_admin_cmd *cmd,
     AxonMr *mr;
 
     if (m->pdn || m->access || m->iova || m->length || m->pbl_addr ||
-        m->npages || m->page_shift || m->levels || m->reserved0 ||
+        m->npages || m->page_shift || m->levels || m->flags ||
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_INVALIDATE_MR, "reserved bytes set");
     }
     mr = axon_mr_of_key(s, le32_to_cpu(m->key));
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (mr->fast_reg) {
+        return axon_nic_bad_cmd(AXON_ADMIN_INVALIDATE_MR,
+                                "a fast-registration MR");
     }
     mr->invalidated = true;
     trace_axon_nic_rdma_mr_invalidate(le32_to_cpu(m->key));
@@ -585,13 +625,16 @@ uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
     bool peer;
     AxonMr *mr;
 
-    if (m->pdn || m->access || m->iova || m->length || m->reserved0 ||
+    if (m->pdn || m->access || m->iova || m->length || m->flags ||
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_REMAP_MR, "reserved bytes set");
     }
     mr = axon_mr_of_key(s, le32_to_cpu(m->key));
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (mr->fast_reg) {
+        return axon_nic_bad_cmd(AXON_ADMIN_REMAP_MR, "a fast-registration MR");
     }
     status = axon_mr_check_pages(AXON_ADMIN_REMAP_MR, m, mr->iova,
                                  mr->length);
@@ -613,6 +656,89 @@ uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr->invalidated = false;
     trace_axon_nic_rdma_mr_remap(le32_to_cpu(m->key), mr->npages, peer);
     return AXON_ADMIN_SUCCESS;
+}
+
+/* ---- fast registration (WQEs) -------------------------------------------- */
+
+/* The fast-registration MR of key's slot in the PD, whatever its tag. */
+static AxonMr *axon_mr_fast_reg_slot(AxonNicState *s, uint32_t pdn,
+                                     uint32_t key)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    AxonMr *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
+        return NULL;
+    }
+    mr = &s->rdma->mr[idx];
+    return mr->valid && mr->fast_reg && mr->pdn == pdn ? mr : NULL;
+}
+
+/*
+ * REG_MR: the invalid fast-registration MR of key's slot in the PD gets
+ * the registration and key; returns the WQE's completion status.
+ */
+uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
+                         uint64_t iova, const struct axon_reg_mr_seg *reg)
+{
+    AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
+    uint64_t length = le64_to_cpu(reg->length);
+    uint64_t pbl = le64_to_cpu(reg->pbl_addr), psz;
+    uint32_t npages = le32_to_cpu(reg->npages), need;
+    bool peer;
+
+    if (!mr || !mr->invalidated) {
+        trace_axon_nic_err_rdma_key(key, pdn, iova, length, 0);
+        return AXON_WC_LOC_PROT_ERR;
+    }
+    if (reg->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
+        reg->page_shift > AXON_MR_MAX_PAGE_SHIFT ||
+        (reg->access & ~AXON_ACCESS_ALL) ||
+        ((reg->access & (AXON_ACCESS_REMOTE_WRITE |
+                         AXON_ACCESS_REMOTE_ATOMIC)) &&
+         !(reg->access & AXON_ACCESS_LOCAL_WRITE)) ||
+        length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova ||
+        !buffer_is_zero(reg->reserved, sizeof(reg->reserved))) {
+        return AXON_WC_LOC_QP_OP_ERR;
+    }
+    psz = 1ULL << reg->page_shift;
+    need = length ? DIV_ROUND_UP((iova & (psz - 1)) + length, psz) : 0;
+    if (npages != need || npages > mr->max_pages ||
+        (npages && !QEMU_IS_ALIGNED(pbl, 8)) ||
+        (npages && pci_dma_read(PCI_DEVICE(s), pbl, mr->pages,
+                                (uint64_t)npages * 8) != MEMTX_OK) ||
+        !axon_mr_scan_pages(s, mr->pages, npages, psz, &peer)) {
+        return AXON_WC_LOC_QP_OP_ERR;
+    }
+    mr->tag = AXON_KEY_GET_TAG(key);
+    mr->iova = iova;
+    mr->length = length;
+    mr->access = reg->access;
+    mr->page_shift = reg->page_shift;
+    mr->first_off = iova & (psz - 1);
+    mr->npages = npages;
+    mr->peer = peer;
+    mr->invalidated = false;
+    trace_axon_nic_rdma_mr(AXON_KEY_GET_INDEX(key), mr->tag, iova, length,
+                           mr->access, peer);
+    return AXON_WC_SUCCESS;
+}
+
+/*
+ * LOCAL_INV, and a SEND_INV's remote invalidation: the fast-registration
+ * MR of key (its current tag) in the PD is invalid from now on.
+ */
+bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
+{
+    AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
+
+    if (!mr || mr->tag != AXON_KEY_GET_TAG(key)) {
+        trace_axon_nic_err_rdma_key(key, pdn, 0, 0, 0);
+        return false;
+    }
+    mr->invalidated = true;
+    trace_axon_nic_rdma_mr_invalidate(key);
+    return true;
 }
 
 /* ---- realize, reset ----------------------------------------------------- */

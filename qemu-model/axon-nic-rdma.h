@@ -43,6 +43,7 @@ typedef struct AxonMr {
     bool valid;
     bool invalidated;
     bool peer;                  /* pages in another PCI device's memory */
+    bool fast_reg;              /* registered by WQEs, max_pages at most */
     uint8_t tag;
     uint8_t page_shift;
     uint32_t pdn;
@@ -51,6 +52,7 @@ typedef struct AxonMr {
     uint64_t length;
     uint64_t first_off;         /* iova's offset in the first page */
     uint32_t npages;
+    uint32_t max_pages;         /* fast_reg: the capacity of pages */
     uint64_t *pages;            /* bus addresses, host order */
 } AxonMr;
 
@@ -115,12 +117,15 @@ typedef struct AxonSwqe {
     uint32_t resp_psn;          /* READ/atomic: next response expected */
     uint32_t reask_psn;         /* READ: asked again from here ... */
     bool reasked;               /* ... and not answered yet */
-    struct {                    /* UD: the datagram's destination */
-        uint32_t dqpn;
-        uint32_t qkey;          /* the one to send */
-        bool loopback;
-        struct axon_ud_av av;
-    } ud;
+    union {
+        struct {                /* UD: the datagram's destination */
+            uint32_t dqpn;
+            uint32_t qkey;      /* the one to send */
+            bool loopback;
+            struct axon_ud_av av;
+        } ud;
+        struct axon_reg_mr_seg reg;     /* REG_MR, as in the WQE */
+    };
     union {
         AxonSge sge[AXON_MAX_SGE];
         uint8_t inline_data[AXON_MAX_INLINE];
@@ -362,6 +367,9 @@ bool axon_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
                 uint32_t len, DMADirection dir);
 bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va, bool cas,
                     uint64_t cmp_add, uint64_t swap, uint64_t *orig);
+uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
+                         uint64_t iova, const struct axon_reg_mr_seg *reg);
+bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key);
 bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
                     unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
                     DMADirection dir);

@@ -186,6 +186,7 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
     attr.max_sge = cpu_to_le32(AXON_MAX_SGE);
     attr.max_srq = cpu_to_le32(AXON_RDMA_MAX_SRQ);
     attr.max_srq_wr = cpu_to_le32(AXON_WQ_MAX_DEPTH);
+    attr.max_fast_reg_pages = cpu_to_le32(AXON_FAST_REG_MAX_PAGES);
     attr.max_srq_sge = cpu_to_le16(AXON_MAX_SGE);
     attr.max_cq = cpu_to_le32(AXON_RDMA_MAX_CQ);
     attr.max_cqe = cpu_to_le32(AXON_CQ_MAX_DEPTH);
@@ -494,7 +495,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_CAPS:
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
               AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
-              AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC;
+              AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC | AXON_CAP_FAST_REG;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

@@ -41,6 +41,10 @@ uint8_t axon_wc_opcode(uint8_t wr_opcode)
         return AXON_WC_COMP_SWAP;
     case AXON_WR_ATOMIC_FETCH_ADD:
         return AXON_WC_FETCH_ADD;
+    case AXON_WR_REG_MR:
+        return AXON_WC_REG_MR;
+    case AXON_WR_LOCAL_INV:
+        return AXON_WC_LOCAL_INV;
     default:
         return AXON_WC_SEND;
     }

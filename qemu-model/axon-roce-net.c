@@ -72,6 +72,10 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
         memcpy(q, &pkt->imm, IB_IMM_LEN);
         q += IB_IMM_LEN;
     }
+    if (flags & OP_IETH) {
+        stl_be_p(q, pkt->rkey);
+        q += IB_IETH_LEN;
+    }
     return q - p;
 }
 
@@ -363,6 +367,10 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
     }
     if (flags & OP_IMM) {
         memcpy(&pkt->imm, q, IB_IMM_LEN);
+        q += IB_IMM_LEN;
+    }
+    if (flags & OP_IETH) {
+        pkt->rkey = ldl_be_p(q);
     }
     pkt->payload = ib + n;
     *hdr_len = n;

@@ -35,6 +35,8 @@ const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
                         KIND_ACK },
     [IB_CMP_SWP] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
     [IB_FETCH_ADD] = { OP_REQ | OP_START | OP_END | OP_ATOMIC, KIND_ATOMIC },
+    [IB_SEND_LAST_INV] = SEND_OP(OP_END | OP_IETH),
+    [IB_SEND_ONLY_INV] = SEND_OP(OP_START | OP_END | OP_IETH),
 };
 
 /* UC: RC's SENDs and WRITEs, nothing acknowledged (IBA 9.2.1) */

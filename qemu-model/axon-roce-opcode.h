@@ -38,6 +38,8 @@ enum {
     IB_ATOMIC_ACK = 0x12,
     IB_CMP_SWP = 0x13,
     IB_FETCH_ADD = 0x14,
+    IB_SEND_LAST_INV = 0x16,
+    IB_SEND_ONLY_INV = 0x17,
     IB_NUM_OPCODES,
 };
 
@@ -61,6 +63,7 @@ enum {
 #define OP_ATOMIC_ACK   0x080   /* AtomicAckETH */
 #define OP_IMM          0x100
 #define OP_DETH         0x200   /* UD: Q_Key and source QP */
+#define OP_IETH         0x400   /* the rkey a SEND invalidates */
 
 enum { KIND_SEND, KIND_WRITE, KIND_READ, KIND_ATOMIC, KIND_RRESP, KIND_ACK };
 
@@ -76,6 +79,7 @@ typedef struct AxonIbOp {
 #define IB_ATOMIC_ACK_LEN   8
 #define IB_IMM_LEN          4
 #define IB_DETH_LEN         8
+#define IB_IETH_LEN         4
 #define IB_ICRC_LEN         4
 #define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
                              IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN)
@@ -130,7 +134,8 @@ static inline unsigned axon_ib_hdr_len(uint16_t flags)
            (flags & OP_ATOMIC ? IB_ATOMIC_ETH_LEN : 0) +
            (flags & OP_AETH ? IB_AETH_LEN : 0) +
            (flags & OP_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
-           (flags & OP_IMM ? IB_IMM_LEN : 0);
+           (flags & OP_IMM ? IB_IMM_LEN : 0) +
+           (flags & OP_IETH ? IB_IETH_LEN : 0);
 }
 
 #endif /* HW_AXON_ROCE_OPCODE_H */

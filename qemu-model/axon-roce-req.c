@@ -39,17 +39,26 @@ static uint32_t axon_roce_window(AxonQp *qp)
 }
 
 /*
- * An RC or UC WQE's header: the opcodes (UC: no READ, no atomics), flags
- * and fields they define.
+ * An RC or UC WQE's header: the opcodes (UC: no READ, no atomics, no
+ * SEND_INV), flags and fields they define; REG_MR's registration is the
+ * MR layer's to check.
  */
 static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
 {
-    uint8_t last = qp->type == AXON_QPT_UC ? AXON_WR_SEND_IMM :
-                   AXON_WR_ATOMIC_FETCH_ADD;
+    bool uc = qp->type == AXON_QPT_UC;
 
-    return w->opcode <= last && !w->reserved0 &&
-           !(w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
-                          AXON_WQE_FENCE | AXON_WQE_INLINE)) &&
+    if (w->opcode > AXON_WR_SEND_INV || w->reserved0 ||
+        (uc && (axon_wr_rd_atomic(w->opcode) ||
+                w->opcode == AXON_WR_SEND_INV)) ||
+        (w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
+                      AXON_WQE_FENCE | AXON_WQE_INLINE))) {
+        return false;
+    }
+    if (axon_wr_local(w->opcode) &&
+        (w->num_sge || (w->flags & AXON_WQE_INLINE))) {
+        return false;
+    }
+    return w->opcode == AXON_WR_REG_MR ||
            buffer_is_zero(w->reserved, sizeof(w->reserved));
 }
 
@@ -86,13 +95,16 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
     e->swap = le64_to_cpu(w.swap);
     e->signaled = (w.flags & AXON_WQE_SIGNALED) || qp->sig_all;
     inl = le32_to_cpu(w.inline_len);
+    if (w.opcode == AXON_WR_REG_MR) {
+        e->reg = w.reg;
+    }
 
     if (qp->type == AXON_QPT_UD ? !axon_ud_check_wqe(s, qp, &w, e) :
         !axon_rc_check_wqe(qp, &w)) {
         goto bad_wqe;
     }
     if (w.flags & AXON_WQE_INLINE) {
-        if (w.num_sge || w.opcode >= AXON_WR_RDMA_READ ||
+        if (w.num_sge || axon_wr_rd_atomic(w.opcode) ||
             inl > AXON_MAX_INLINE || sizeof(w) + inl > slot) {
             goto bad_wqe;
         }
@@ -110,7 +122,7 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
                          w.num_sge * sizeof(sge[0])) != MEMTX_OK) {
             goto bad_wqe;
         }
-        if (w.opcode >= AXON_WR_RDMA_READ) {
+        if (axon_wr_rd_atomic(w.opcode)) {
             access = AXON_ACCESS_LOCAL_WRITE;
         }
         for (i = 0; i < w.num_sge; i++) {
@@ -128,13 +140,15 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
         }
     }
     if (len > (qp->type == AXON_QPT_UD ? qp->mtu : AXON_MAX_MSG_SIZE) ||
-        (w.opcode >= AXON_WR_ATOMIC_CMP_SWP && len != 8)) {
+        (axon_wr_atomic(w.opcode) && len != 8)) {
         e->len = 0;
         axon_roce_fail(qp, e, AXON_WC_LOC_LEN_ERR);
         return;
     }
     e->len = len;
-    if (w.opcode >= AXON_WR_ATOMIC_CMP_SWP) {
+    if (axon_wr_local(w.opcode)) {
+        e->npkts = 0;                   /* sends nothing */
+    } else if (axon_wr_atomic(w.opcode)) {
         e->npkts = 1;
     } else {
         e->npkts = len ? DIV_ROUND_UP(len, qp->mtu) : 1;
@@ -268,6 +282,9 @@ bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
             pkt->rkey = e->rkey;
             pkt->dmalen = e->len;
         }
+    } else if (e->opcode == AXON_WR_SEND_INV && last) {
+        pkt->opcode = first ? IB_SEND_ONLY_INV : IB_SEND_LAST_INV;
+        pkt->rkey = e->rkey;
     } else {
         pkt->opcode = axon_send_ops[first][last][imm];
     }
@@ -290,6 +307,34 @@ bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
     if (last) {
         qp->req.cur++;
         qp->req.cur_off = 0;
+    }
+    return true;
+}
+
+/*
+ * REG_MR and LOCAL_INV take effect here, in SQ order (a fence honoured
+ * before them), and are done at once; false for any other WQE.
+ */
+bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
+{
+    uint8_t status;
+
+    switch (e->opcode) {
+    case AXON_WR_REG_MR:
+        status = axon_mr_fast_reg(s, qp->pdn, e->rkey, e->raddr, &e->reg);
+        break;
+    case AXON_WR_LOCAL_INV:
+        status = axon_mr_local_inv(s, qp->pdn, e->rkey) ? AXON_WC_SUCCESS :
+                 AXON_WC_LOC_PROT_ERR;
+        break;
+    default:
+        return false;
+    }
+    if (status != AXON_WC_SUCCESS) {
+        axon_roce_fail(qp, e, status);
+    } else {
+        e->done = true;
+        e->status = status;
     }
     return true;
 }
@@ -327,6 +372,10 @@ unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
         if (!qp->req.cur_off && (e->flags & AXON_WQE_FENCE) &&
             axon_roce_rd_outstanding(qp)) {
             break;
+        }
+        if (axon_roce_local_op(s, qp, e)) {
+            axon_roce_complete(s, qp);
+            continue;
         }
         if (axon_roce_window_full(qp, e)) {
             break;

@@ -305,13 +305,22 @@ static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
         return;
     }
     qp->resp.recv_off += pkt->len;
-    if (flags & OP_END) {
-        axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
-                    AXON_WC_RECV, AXON_WC_SUCCESS, qp->resp.recv_off, pkt->imm,
-                    (flags & OP_IMM ? AXON_CQE_WITH_IMM : 0) |
-                    (pkt->se ? AXON_CQE_SOLICITED : 0));
-        axon_roce_recv_done(qp);
+    if (!(flags & OP_END)) {
+        return;
     }
+    /* SEND with invalidate: a fast-registration MR of this QP's PD */
+    if ((flags & OP_IETH) && !axon_mr_local_inv(s, qp->pdn, pkt->rkey)) {
+        axon_roce_recv_fail(s, qp, AXON_WC_LOC_PROT_ERR, NAK_INV_REQ,
+                            "SEND_INV of a key not to invalidate");
+        return;
+    }
+    axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+                AXON_WC_RECV, AXON_WC_SUCCESS, qp->resp.recv_off,
+                flags & OP_IETH ? cpu_to_be32(pkt->rkey) : pkt->imm,
+                (flags & OP_IMM ? AXON_CQE_WITH_IMM : 0) |
+                (flags & OP_IETH ? AXON_CQE_WITH_INV : 0) |
+                (pkt->se ? AXON_CQE_SOLICITED : 0));
+    axon_roce_recv_done(qp);
 }
 
 static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,

@@ -41,8 +41,8 @@ unsigned axon_uc_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
             axon_roce_fetch(s, qp);
         }
         e = axon_win(qp, qp->req.cur);
-        if (e->done) {
-            axon_roce_complete(s, qp);      /* failed when fetched */
+        if (e->done || axon_roce_local_op(s, qp, e)) {
+            axon_roce_complete(s, qp);      /* failed when fetched, or local */
             continue;
         }
         if (!axon_roce_build(s, qp, e, &pkt)) {

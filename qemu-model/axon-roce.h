@@ -43,7 +43,7 @@ typedef struct AxonPkt {
     uint32_t dqpn;
     uint32_t psn;
     uint64_t va;                /* RETH, AtomicETH */
-    uint32_t rkey;
+    uint32_t rkey;              /* RETH, AtomicETH, IETH */
     uint32_t dmalen;
     uint8_t syndrome;           /* AETH */
     uint32_t msn;
@@ -71,9 +71,27 @@ typedef struct AxonPath {
     bool loopback;              /* the destination is this device */
 } AxonPath;
 
+/* What a WQE's opcode (enum axon_wr_opcode) asks of the transport. */
+static inline bool axon_wr_atomic(uint8_t opcode)
+{
+    return opcode == AXON_WR_ATOMIC_CMP_SWP ||
+           opcode == AXON_WR_ATOMIC_FETCH_ADD;
+}
+
+static inline bool axon_wr_rd_atomic(uint8_t opcode)
+{
+    return opcode == AXON_WR_RDMA_READ || axon_wr_atomic(opcode);
+}
+
+/* REG_MR and LOCAL_INV: done in the device, nothing sent */
+static inline bool axon_wr_local(uint8_t opcode)
+{
+    return opcode == AXON_WR_REG_MR || opcode == AXON_WR_LOCAL_INV;
+}
+
 static inline bool axon_swqe_rd_atomic(const AxonSwqe *e)
 {
-    return e->opcode >= AXON_WR_RDMA_READ;
+    return axon_wr_rd_atomic(e->opcode);
 }
 
 static inline AxonSwqe *axon_win(AxonQp *qp, uint16_t idx)
@@ -96,6 +114,7 @@ static inline bool axon_roce_unsent(AxonQp *qp)
 /* axon-roce-req.c */
 void axon_roce_fetch(AxonNicState *s, AxonQp *qp);
 bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt);
+bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e);
 unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
 
 /* axon-roce-uc.c */

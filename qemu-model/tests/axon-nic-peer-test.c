@@ -107,7 +107,7 @@ static void test_rdma_invalidate_cmds(void)
             cmd.mr.length = cpu_to_le64(4096);
             break;
         case 4:
-            cmd.mr.reserved0 = cpu_to_le16(1);
+            cmd.mr.flags = cpu_to_le16(AXON_MR_FAST_REG);
             break;
         case 5:
             cmd.mr.reserved[0] = 1;

@@ -21,6 +21,7 @@ int main(int argc, char **argv)
     axon_nic_srq_tests();
     axon_nic_ud_tests();
     axon_nic_uc_tests();
+    axon_nic_frmr_tests();
     axon_gpu_tests();
 
     return g_test_run();

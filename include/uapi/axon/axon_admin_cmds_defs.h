@@ -218,6 +218,20 @@ struct axon_admin_gid {
 #define AXON_KEY_GET_TAG(key)		((key) & AXON_KEY_TAG_MASK)
 
 /**
+ * DOC: Fast-registration MRs
+ *
+ * With ``AXON_CAP_FAST_REG``, CREATE_MR with ``AXON_MR_FAST_REG`` in
+ * flags makes an MR that QPs register and invalidate with WQEs (see "Fast
+ * registration" in axon_io_defs.h): pdn is its PD, npages the most pages
+ * a registration may give it (<= &axon_dev_attr.max_fast_reg_pages);
+ * access, iova, length, pbl_addr, page_shift and levels must be 0. It
+ * starts invalid: every access through its key fails until a REG_MR WQE
+ * gives it pages. DESTROY_MR frees it whatever its state; INVALIDATE_MR
+ * and REMAP_MR are BAD_PARAM for it.
+ */
+#define AXON_MR_FAST_REG		0x1
+
+/**
  * struct axon_admin_mr - CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR
  * @pdn: CREATE_MR: the MR's PD
  * @access: CREATE_MR: ``AXON_ACCESS_*`` (see "Access flags")
@@ -230,7 +244,7 @@ struct axon_admin_gid {
  * @page_shift: CREATE_MR, REMAP_MR: log2 of the page size,
  *	``AXON_MR_MIN_PAGE_SHIFT`` .. ``AXON_MR_MAX_PAGE_SHIFT``
  * @levels: CREATE_MR, REMAP_MR: 1 or 2
- * @reserved0: 0
+ * @flags: CREATE_MR: ``AXON_MR_FAST_REG`` or 0; else 0
  * @key: DESTROY_MR, INVALIDATE_MR, REMAP_MR: the MR (see "Keys"); 0 for
  *	CREATE_MR
  * @reserved: 0
@@ -247,7 +261,7 @@ struct axon_admin_mr {
 	__le32 npages;
 	__u8 page_shift;
 	__u8 levels;
-	__le16 reserved0;
+	__le16 flags;
 	__le32 key;
 	__u8 reserved[12];
 };
@@ -598,6 +612,9 @@ struct axon_admin_cmd {
  * @max_srq_sge: ``AXON_CAP_SRQ``: SGEs per SRQ WQE (``AXON_MAX_SGE``)
  * @max_srq: ``AXON_CAP_SRQ``: SRQs (1024: srqn 1..1024)
  * @max_srq_wr: ``AXON_CAP_SRQ``: WQEs per SRQ (``AXON_WQ_MAX_DEPTH``)
+ * @max_fast_reg_pages: ``AXON_CAP_FAST_REG``: pages of one fast
+ *	registration (``AXON_FAST_REG_MAX_PAGES``)
+ * @reserved_fast_reg: 0
  */
 struct axon_dev_attr {
 	__le64 max_mr_size;
@@ -619,6 +636,8 @@ struct axon_dev_attr {
 	__le16 max_srq_sge;
 	__le32 max_srq;
 	__le32 max_srq_wr;
+	__le32 max_fast_reg_pages;
+	__le32 reserved_fast_reg;
 };
 
 /**

@@ -136,6 +136,11 @@
  * @AXON_WR_RDMA_READ: RDMA READ
  * @AXON_WR_ATOMIC_CMP_SWP: atomic compare and swap, 8 bytes
  * @AXON_WR_ATOMIC_FETCH_ADD: atomic fetch and add, 8 bytes
+ * @AXON_WR_REG_MR: ``AXON_CAP_FAST_REG``: register a fast-registration MR
+ *	(see "Fast registration")
+ * @AXON_WR_LOCAL_INV: ``AXON_CAP_FAST_REG``: invalidate one
+ * @AXON_WR_SEND_INV: ``AXON_CAP_FAST_REG``: SEND with invalidate (RC):
+ *	the responder invalidates the MR of rkey
  */
 enum axon_wr_opcode {
 	AXON_WR_RDMA_WRITE		= 0,
@@ -145,6 +150,9 @@ enum axon_wr_opcode {
 	AXON_WR_RDMA_READ		= 4,
 	AXON_WR_ATOMIC_CMP_SWP		= 5,
 	AXON_WR_ATOMIC_FETCH_ADD	= 6,
+	AXON_WR_REG_MR			= 7,
+	AXON_WR_LOCAL_INV		= 8,
+	AXON_WR_SEND_INV		= 9,
 };
 
 /**
@@ -255,6 +263,57 @@ struct axon_ud_av {
 };
 
 /**
+ * DOC: Fast registration
+ *
+ * With ``AXON_CAP_FAST_REG``. An RC or UC QP registers a fast-registration
+ * MR of its PD (see "Fast-registration MRs" in axon_admin_cmds_defs.h)
+ * with a REG_MR WQE and invalidates it with LOCAL_INV; an RC SEND_INV
+ * invalidates one of the responder's. Each takes effect in SQ order, when
+ * the device reaches the WQE, and completes at once (CQE opcode
+ * ``AXON_WC_REG_MR`` or ``AXON_WC_LOCAL_INV``; SEND_INV as a SEND).
+ *
+ * - REG_MR: rkey is the MR's key with a new tag of the consumer's choice
+ *   (ib_update_fast_reg_key()); remote_addr the iova; &axon_send_wqe.reg
+ *   the rest. The MR must be invalid and the pages within its capacity;
+ *   the list (level 1 only, see "Page lists") is read when the WQE
+ *   executes. From then on the key, and only it, is valid. A WQE that
+ *   breaks a rule completes with ``AXON_WC_LOC_PROT_ERR`` (the MR) or
+ *   ``AXON_WC_LOC_QP_OP_ERR`` (the WQE), and the QP goes to ERR.
+ * - LOCAL_INV: rkey is the current key of a fast-registration MR of the
+ *   QP's PD (else ``AXON_WC_LOC_PROT_ERR``); it is invalid from then on.
+ * - SEND_INV: a SEND whose last packet carries rkey in an IETH; before
+ *   completing the receive, the responder invalidates the MR of that key
+ *   if it is a fast-registration MR of its PD (else it NAKs an invalid
+ *   request and both QPs go to ERR). The receive's CQE has
+ *   ``AXON_CQE_WITH_INV`` and the key in imm_data.
+ *
+ * An access through an invalid MR fails as through an invalidated one
+ * (see INVALIDATE_MR) and counts in ``AXON_REG_STAT_MR_INVALID``.
+ */
+#define AXON_FAST_REG_MAX_PAGES		512
+
+/**
+ * struct axon_reg_mr_seg - REG_MR's registration, 32 bytes
+ * @length: bytes, iova + length must not wrap, at most
+ *	&axon_dev_attr.max_mr_size
+ * @pbl_addr: DMA address of npages __le64 page addresses, 8-byte aligned
+ * @npages: pages, within the MR's capacity; exactly the pages [iova, iova
+ *	+ length) needs (see "Page lists")
+ * @page_shift: ``AXON_MR_MIN_PAGE_SHIFT`` .. ``AXON_MR_MAX_PAGE_SHIFT``
+ * @access: ``AXON_ACCESS_*`` (see "Access flags" in
+ *	axon_admin_cmds_defs.h)
+ * @reserved: 0
+ */
+struct axon_reg_mr_seg {
+	__le64 length;
+	__le64 pbl_addr;
+	__le32 npages;
+	__u8 page_shift;
+	__u8 access;
+	__u8 reserved[10];
+};
+
+/**
  * struct axon_send_wqe - the header of a send WQE, 64 bytes
  * @opcode: &enum axon_wr_opcode
  * @flags: ``AXON_WQE_*`` (see "Send WQE flags")
@@ -269,12 +328,15 @@ struct axon_ud_av {
  * @remote_qpn: UD: the destination QP, 24 bits
  * @qkey: UD: the Q_Key to send; with bit 31 set, the QP's own
  *	(&axon_qp_attr.qkey) instead
- * @rkey: WRITE, READ, atomics: the remote key; UD: 0
+ * @rkey: WRITE, READ, atomics: the remote key; REG_MR: the MR's new key;
+ *	LOCAL_INV: the key to invalidate; SEND_INV: the peer's rkey to
+ *	invalidate; UD: 0
  * @inline_len: INLINE: bytes of payload that follow, <= ``AXON_MAX_INLINE``
  * @compare_add: CMP_SWP: the compare value; FETCH_ADD: the value to add
  * @swap: CMP_SWP: the swap value
  * @reserved: 0
  * @av: UD: the destination (see "Datagrams")
+ * @reg: REG_MR: the registration (see "Fast registration")
  *
  * The header is followed by struct axon_sge sge[num_sge] or the inline
  * payload. The device reads a WQE once, when it takes it from the queue.
@@ -308,6 +370,7 @@ struct axon_send_wqe {
 			__u8 reserved[16];
 		};
 		struct axon_ud_av av;
+		struct axon_reg_mr_seg reg;
 	};
 };
 
@@ -370,6 +433,8 @@ enum axon_wc_status {
  * @AXON_WC_RDMA_READ: an RDMA READ
  * @AXON_WC_COMP_SWAP: an atomic compare and swap
  * @AXON_WC_FETCH_ADD: an atomic fetch and add
+ * @AXON_WC_LOCAL_INV: a LOCAL_INV
+ * @AXON_WC_REG_MR: a REG_MR
  * @AXON_WC_RECV: a receive WQE consumed by a SEND
  * @AXON_WC_RECV_RDMA_WITH_IMM: a receive WQE consumed by an RDMA WRITE
  *	with immediate; byte_len is the write's length
@@ -380,6 +445,8 @@ enum axon_wc_opcode {
 	AXON_WC_RDMA_READ		= 2,
 	AXON_WC_COMP_SWAP		= 3,
 	AXON_WC_FETCH_ADD		= 4,
+	AXON_WC_LOCAL_INV		= 6,
+	AXON_WC_REG_MR			= 8,
 	AXON_WC_RECV			= 128,
 	AXON_WC_RECV_RDMA_WITH_IMM	= 129,
 };
@@ -399,6 +466,8 @@ enum axon_wc_opcode {
  *         buffer starts with the GRH (see "Datagrams")
  *   5:5 : grh_ipv4 - AXON_CQE_GRH_IPV4, with grh: the packet was IPv4
  *         (its header is in the GRH's last 20 bytes)
+ *   6:6 : with_inv - AXON_CQE_WITH_INV, a SEND_INV's receive: imm_data is
+ *         the rkey it invalidated, network order
  */
 #define AXON_CQE_PHASE			0x1
 #define AXON_CQE_WITH_IMM		0x2
@@ -406,6 +475,7 @@ enum axon_wc_opcode {
 #define AXON_CQE_SOLICITED		0x8
 #define AXON_CQE_GRH			0x10
 #define AXON_CQE_GRH_IPV4		0x20
+#define AXON_CQE_WITH_INV		0x40
 
 /**
  * struct axon_cqe - a completion, ``AXON_CQE_SIZE`` (32) bytes
@@ -413,7 +483,8 @@ enum axon_wc_opcode {
  * @byte_len: receives: bytes received; sends: the message length; 0 when
  *	flushed
  * @imm_data: the immediate, network order, valid with
- *	``AXON_CQE_WITH_IMM``
+ *	``AXON_CQE_WITH_IMM``; with ``AXON_CQE_WITH_INV`` the rkey
+ *	invalidated
  * @qpn: the local QP
  * @wqe_index: the WQE's producer index, mod 2^16
  * @opcode: &enum axon_wc_opcode

@@ -321,6 +321,9 @@ enum axon_reg {
  *         axon_io_defs.h)
  *   7:7 : uc - AXON_CAP_UC: UC QPs (interface 1.6, see "Unreliable
  *         connections" in axon_io_defs.h)
+ *   8:8 : fast_reg - AXON_CAP_FAST_REG: fast registration and
+ *         invalidation (interface 1.6, see "Fast registration" in
+ *         axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -330,6 +333,7 @@ enum axon_reg {
 #define AXON_CAP_SRQ			0x20
 #define AXON_CAP_UD			0x40
 #define AXON_CAP_UC			0x80
+#define AXON_CAP_FAST_REG		0x100
 
 /**
  * DOC: FW_VERSION register
