@@ -10,6 +10,7 @@
 #include <linux/log2.h>
 #include <linux/string.h>
 
+#include "axon_ah_attr.h"
 #include "axon_dev_attr.h"
 #include "axon_mr_attr.h"
 #include "axon_qp_attr.h"
@@ -79,16 +80,12 @@ void axon_qp_geom_caps(const struct axon_qp_geom *g, struct ib_qp_cap *cap)
 static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 				u32 dest_qpn, struct axon_qp_attr *out)
 {
-	const struct ib_global_route *grh;
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	int err;
 
-	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
-		return -EINVAL;
-	if (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != 1)
-		return -EINVAL;
-	grh = rdma_ah_read_grh(ah);
-	if (grh->sgid_index > U8_MAX || grh->flow_label > AXON_FLOW_LABEL_MASK)
-		return -EINVAL;
+	err = axon_ah_attr_check(ah);
+	if (err)
+		return err;
 	memcpy(out->dmac, ah->roce.dmac, sizeof(out->dmac));
 	memcpy(out->dgid, grh->dgid.raw, sizeof(out->dgid));
 	out->sgid_index = grh->sgid_index;

@@ -83,6 +83,9 @@ static int axon_query_device(struct ib_device *ibdev,
 	props->max_cqe = min_t(u32, props->max_cqe, AXON_CQ_MAX_DEPTH);
 	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_HCA;
+	/* no multicast groups: max_mcast_grp and max_mcast_qp_attach stay 0 */
+	if (adev->ud)
+		props->max_ah = AXON_MAX_AH;
 	return 0;
 }
 
@@ -439,6 +442,18 @@ static const struct ib_device_ops axon_srq_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, axon_srq, ibsrq),
 };
 
+/*
+ * With AXON_CAP_UD: address handles (UD QPs are axon_create_qp()'s). A
+ * user AH is built as a kernel one; the RDMA core resolves its MAC first.
+ */
+static const struct ib_device_ops axon_ud_ops = {
+	.create_ah = axon_create_ah,
+	.create_user_ah = axon_create_ah,
+	.destroy_ah = axon_destroy_ah,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, axon_ah, ibah),
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -493,6 +508,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_rdma_ops);
 	if (adev->srq)
 		ib_set_device_ops(ibdev, &axon_srq_ops);
+	if (adev->ud)
+		ib_set_device_ops(ibdev, &axon_ud_ops);
 	if (adev->peer_mr)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 
