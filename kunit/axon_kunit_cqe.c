@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: the completion queue ring (drivers/axon/axon_cqe.c): CQ depth,
- * purging a QP's CQEs, CQE -> ib_wc.
+ * purging a QP's CQEs, CQE -> ib_wc (UD receives with their GRH too).
  */
 
 #include "axon_cqe.h"
@@ -154,10 +154,71 @@ static void axon_cqe_test(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, wc.qp);
 }
 
+/* A UD receive: the sender's QP and the GRH's network header type. */
+struct axon_cqe_grh_case {
+	const char *name;
+	u8 flags;
+	u32 src_qp;
+	int err;
+	enum ib_wc_status wc_status;
+	u32 wc_src_qp;
+	int wc_flags;
+	u8 network_hdr_type;
+};
+
+#define AXON_UD_RECV	(AXON_CQE_RECV | AXON_CQE_GRH)
+#define AXON_WC_UD	(IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE)
+
+static const struct axon_cqe_grh_case axon_cqe_grh_cases[] = {
+	{ "IPv4", AXON_UD_RECV | AXON_CQE_GRH_IPV4, 0x1234, 0, IB_WC_SUCCESS,
+	  0x1234, AXON_WC_UD, RDMA_NETWORK_IPV4 },
+	{ "IPv6", AXON_UD_RECV, 0xabcdef, 0, IB_WC_SUCCESS, 0xabcdef,
+	  AXON_WC_UD, RDMA_NETWORK_IPV6 },
+	{ "with immediate", AXON_UD_RECV | AXON_CQE_WITH_IMM, 7, 0,
+	  IB_WC_SUCCESS, 7, AXON_WC_UD | IB_WC_WITH_IMM, RDMA_NETWORK_IPV6 },
+	{ "src_qp beyond 24 bits", AXON_UD_RECV | AXON_CQE_GRH_IPV4,
+	  0xff000012, 0, IB_WC_SUCCESS, 0x12, AXON_WC_UD, RDMA_NETWORK_IPV4 },
+	{ "RC receive: no GRH", AXON_CQE_RECV, 0, 0, IB_WC_SUCCESS, 0, 0, 0 },
+	{ "GRH on a send", AXON_CQE_GRH, 0x1234, -EIO, IB_WC_GENERAL_ERR, 0,
+	  0, 0 },
+};
+
+AXON_KUNIT_DESC(axon_cqe_grh_case)
+KUNIT_ARRAY_PARAM(axon_cqe_grh, axon_cqe_grh_cases, axon_cqe_grh_case_desc);
+
+static void axon_cqe_grh_test(struct kunit *test)
+{
+	const struct axon_cqe_grh_case *c = test->param_value;
+	struct axon_cqe cqe = {
+		.byte_len = cpu_to_le32(AXON_UD_GRH_LEN + 100),
+		.imm_data = cpu_to_be32(0xcafe),
+		.opcode = c->flags & AXON_CQE_RECV ? AXON_WC_RECV :
+						     AXON_WC_SEND,
+		.status = AXON_WC_SUCCESS,
+		.flags = c->flags,
+		.src_qp = cpu_to_le32(c->src_qp),
+	};
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_EQ(test, axon_cqe_to_wc(&cqe, &wc), c->err);
+	KUNIT_EXPECT_EQ(test, wc.status, c->wc_status);
+	KUNIT_EXPECT_EQ(test, wc.src_qp, c->wc_src_qp);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, c->wc_flags);
+	if (c->wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE)
+		KUNIT_EXPECT_EQ(test, wc.network_hdr_type, c->network_hdr_type);
+	/* byte_len counts the GRH, as the device wrote it */
+	KUNIT_EXPECT_EQ(test, wc.byte_len, AXON_UD_GRH_LEN + 100);
+	KUNIT_EXPECT_EQ(test, wc.pkey_index, 0);
+	KUNIT_EXPECT_EQ(test, wc.slid, 0);
+	KUNIT_EXPECT_EQ(test, wc.sl, 0);
+	KUNIT_EXPECT_EQ(test, wc.dlid_path_bits, 0);
+}
+
 static struct kunit_case axon_cq_cases[] = {
 	KUNIT_CASE_PARAM(axon_cq_depth_test, axon_cq_depth_gen_params),
 	KUNIT_CASE(axon_cq_purge_test),
 	KUNIT_CASE_PARAM(axon_cqe_test, axon_cqe_gen_params),
+	KUNIT_CASE_PARAM(axon_cqe_grh_test, axon_cqe_grh_gen_params),
 	{}
 };
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: queue pair attributes (drivers/axon/axon_qp_attr.c): queue
- * geometry, ib_qp_attr -> struct axon_qp_attr and back, the QP state,
- * async event types.
+ * geometry, ib_qp_attr -> struct axon_qp_attr and back (RC and UD), the
+ * QP state, async event types.
  */
 
 #include "axon_kunit.h"
@@ -212,7 +212,6 @@ AXON_QP_SET(axon_set_access_local,
 AXON_QP_SET(axon_set_access_bind,
 	    (attr->qp_access_flags = IB_ACCESS_MW_BIND,
 	     *mask |= IB_QP_ACCESS_FLAGS))
-AXON_QP_SET(axon_set_qkey, *mask |= IB_QP_QKEY)
 AXON_QP_SET(axon_set_alt_path, *mask |= IB_QP_ALT_PATH)
 AXON_QP_SET(axon_set_cap, *mask |= IB_QP_CAP)
 AXON_QP_SET(axon_set_rate_limit, *mask |= IB_QP_RATE_LIMIT)
@@ -238,7 +237,6 @@ static const struct axon_qp_attr_case axon_qp_attr_cases[] = {
 	{ "port 2", axon_set_qp_port, -EINVAL },
 	{ "access: local write is fine", axon_set_access_local, 0 },
 	{ "access: MW bind", axon_set_access_bind, -EINVAL },
-	{ "Q_Key (UD only)", axon_set_qkey, -EOPNOTSUPP },
 	{ "alternate path", axon_set_alt_path, -EOPNOTSUPP },
 	{ "resize (IB_QP_CAP)", axon_set_cap, -EOPNOTSUPP },
 	{ "rate limit", axon_set_rate_limit, -EOPNOTSUPP },
@@ -297,7 +295,7 @@ static void axon_qp_attr_roundtrip_test(struct kunit *test)
 	attr.ah_attr.grh.flow_label = 0xbeef;
 	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, mask, &axon_test_conv,
 						   &out, &out_mask), 0);
-	axon_qp_attr_to_ib(&out, &back);
+	axon_qp_attr_to_ib(&out, IB_QPT_RC, &back);
 	KUNIT_EXPECT_EQ(test, back.qp_state, IB_QPS_RTR);
 	KUNIT_EXPECT_EQ(test, back.path_mtu, IB_MTU_1024);
 	KUNIT_EXPECT_EQ(test, back.dest_qp_num, attr.dest_qp_num);
@@ -315,6 +313,70 @@ static void axon_qp_attr_roundtrip_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, memcmp(back.ah_attr.roce.dmac,
 				     attr.ah_attr.roce.dmac, 6), 0);
 	KUNIT_EXPECT_EQ(test, back.port_num, 1);
+}
+
+/*
+ * A UD QP through RESET -> INIT -> RTR -> RTS as ibv_ud_pingpong does it:
+ * the P_Key index and port are checked and dropped, the Q_Key goes to
+ * the device, a privileged one too (ib_uverbs refuses it to unprivileged
+ * processes before the driver sees it).
+ */
+static void axon_qp_attr_ud_test(struct kunit *test)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.pkey_index = 0,
+		.port_num = 1,
+		.qkey = 0x11111111,
+	};
+	struct ib_qp_attr back = {};
+	struct axon_qp_attr out;
+	u32 out_mask;
+
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_PORT | IB_QP_QKEY,
+						   &axon_test_conv, &out,
+						   &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, out_mask, AXON_QP_ATTR_STATE | AXON_QP_ATTR_QKEY);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.state), AXON_QPS_INIT);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.qkey), 0x11111111);
+
+	attr.qp_state = IB_QPS_RTR;
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE,
+						   &axon_test_conv, &out,
+						   &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, out_mask, AXON_QP_ATTR_STATE);
+
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 0x123456;
+	attr.qkey = 0x80010000;
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_SQ_PSN | IB_QP_QKEY,
+						   &axon_test_conv, &out,
+						   &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, out_mask, AXON_QP_ATTR_STATE |
+			AXON_QP_ATTR_SQ_PSN | AXON_QP_ATTR_QKEY);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.sq_psn), 0x123456);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.qkey), 0x80010000);
+
+	/* QUERY_QP of a UD QP: its Q_Key, and no RC path */
+	out.dest_qpn = cpu_to_le32(0x56);
+	out.sgid_index = 3;
+	axon_qp_attr_to_ib(&out, IB_QPT_UD, &back);
+	KUNIT_EXPECT_EQ(test, back.qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, back.qkey, 0x80010000);
+	KUNIT_EXPECT_EQ(test, back.sq_psn, 0x123456);
+	KUNIT_EXPECT_EQ(test, back.port_num, 1);
+	KUNIT_EXPECT_EQ(test, back.pkey_index, 0);
+	KUNIT_EXPECT_EQ(test, back.dest_qp_num, 0);
+	KUNIT_EXPECT_EQ(test, rdma_ah_get_ah_flags(&back.ah_attr), 0);
+
+	attr.pkey_index = 1;
+	KUNIT_EXPECT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_QKEY, &axon_test_conv,
+						   &out, &out_mask), -EINVAL);
 }
 
 static void axon_qp_state_test(struct kunit *test)
@@ -357,6 +419,7 @@ static struct kunit_case axon_qp_cases[] = {
 	KUNIT_CASE_PARAM(axon_qp_attr_case_test, axon_qp_attr_gen_params),
 	KUNIT_CASE(axon_qp_attr_access_test),
 	KUNIT_CASE(axon_qp_attr_roundtrip_test),
+	KUNIT_CASE(axon_qp_attr_ud_test),
 	KUNIT_CASE(axon_qp_state_test),
 	KUNIT_CASE(axon_qp_event_type_test),
 	{}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: the checks of the udata of uverbs requests
- * (drivers/axon/axon_udata.c): alloc_ucontext, create_cq, create_qp.
+ * (drivers/axon/axon_udata.c): alloc_ucontext, the verbs without a
+ * request (create_cq, create_ah), create_qp.
  */
 
 #include "axon_kunit.h"
@@ -43,36 +44,46 @@ static void axon_ucontext_req_test(struct kunit *test)
 			c->err);
 }
 
-/* ---- create_cq udata --------------------------------------------------- */
+/* ---- udata of verbs without a request (create_cq, create_ah) ------------ */
 
-struct axon_cq_udata_case {
+struct axon_resp_udata_case {
 	const char *name;
 	bool in_zero;
 	size_t outlen;
+	size_t resp_size;
 	int err;
 };
 
-static const struct axon_cq_udata_case axon_cq_udata_cases[] = {
-	{ "no request, full response", true, sizeof(struct axon_create_cq_resp),
-	  0 },
-	{ "longer response buffer", true, 256, 0 },
-	{ "non-zero request", false, sizeof(struct axon_create_cq_resp),
+#define AXON_CQ_RESP_LEN sizeof(struct axon_create_cq_resp)
+#define AXON_AH_RESP_LEN sizeof(struct axon_create_ah_resp)
+
+static const struct axon_resp_udata_case axon_resp_udata_cases[] = {
+	{ "cq: no request, full response", true, AXON_CQ_RESP_LEN,
+	  AXON_CQ_RESP_LEN, 0 },
+	{ "cq: longer response buffer", true, 256, AXON_CQ_RESP_LEN, 0 },
+	{ "cq: non-zero request", false, AXON_CQ_RESP_LEN, AXON_CQ_RESP_LEN,
 	  -EINVAL },
-	{ "response too short", true, sizeof(struct axon_create_cq_resp) - 1,
+	{ "cq: response too short", true, AXON_CQ_RESP_LEN - 1,
+	  AXON_CQ_RESP_LEN, -EINVAL },
+	{ "cq: no response", true, 0, AXON_CQ_RESP_LEN, -EINVAL },
+	{ "ah: no request, full response", true, AXON_AH_RESP_LEN,
+	  AXON_AH_RESP_LEN, 0 },
+	{ "ah: non-zero request", false, AXON_AH_RESP_LEN, AXON_AH_RESP_LEN,
 	  -EINVAL },
-	{ "no response", true, 0, -EINVAL },
+	{ "ah: no room for the MAC", true, 4, AXON_AH_RESP_LEN, -EINVAL },
 };
 
-AXON_KUNIT_DESC(axon_cq_udata_case)
-KUNIT_ARRAY_PARAM(axon_cq_udata, axon_cq_udata_cases,
-		  axon_cq_udata_case_desc);
+AXON_KUNIT_DESC(axon_resp_udata_case)
+KUNIT_ARRAY_PARAM(axon_resp_udata, axon_resp_udata_cases,
+		  axon_resp_udata_case_desc);
 
-static void axon_cq_udata_test(struct kunit *test)
+static void axon_resp_udata_test(struct kunit *test)
 {
-	const struct axon_cq_udata_case *c = test->param_value;
+	const struct axon_resp_udata_case *c = test->param_value;
 
-	KUNIT_EXPECT_EQ(test, axon_check_create_cq_udata(c->in_zero,
-							 c->outlen), c->err);
+	KUNIT_EXPECT_EQ(test, axon_check_resp_only_udata(c->in_zero, c->outlen,
+							 c->resp_size),
+			c->err);
 }
 
 /* ---- create_qp udata --------------------------------------------------- */
@@ -116,7 +127,7 @@ static void axon_qp_req_test(struct kunit *test)
 
 static struct kunit_case axon_udata_cases[] = {
 	KUNIT_CASE_PARAM(axon_ucontext_req_test, axon_ucontext_gen_params),
-	KUNIT_CASE_PARAM(axon_cq_udata_test, axon_cq_udata_gen_params),
+	KUNIT_CASE_PARAM(axon_resp_udata_test, axon_resp_udata_gen_params),
 	KUNIT_CASE_PARAM(axon_qp_req_test, axon_qp_req_gen_params),
 	{}
 };

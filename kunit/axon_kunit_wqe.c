@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: work queue entries (drivers/axon/axon_wqe.c): which WQEs are
- * pending, kernel send and receive WQEs.
+ * pending, kernel send (RC and UD) and receive WQEs.
  */
 
+#include "axon_ah_attr.h"
 #include "axon_kunit.h"
 #include "axon_wqe.h"
 
@@ -109,6 +110,120 @@ static void axon_send_wqe_inline_test(struct kunit *test)
 			-EINVAL);
 }
 
+/* @wr for a UD QP of @pd in a 128-byte slot: 4 SGEs or 64 inline bytes. */
+static int axon_test_ud_wqe(struct ib_ud_wr *wr, const struct ib_pd *pd,
+			    u8 *slot, bool sig_all)
+{
+	return axon_build_ud_send_wqe(&wr->wr, pd, slot, 128, 4, 64, sig_all);
+}
+
+static void axon_send_wqe_ud_test(struct kunit *test)
+{
+	static const char data[] = "datagram";
+	struct ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	struct ib_pd *other_pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	struct axon_ah *ah = kunit_kzalloc(test, sizeof(*ah), GFP_KERNEL);
+	struct ib_sge sge = { .addr = 0x1000, .length = 100, .lkey = 0x101 };
+	struct ib_ud_wr wr = {
+		.wr = {
+			.wr_id = 8,
+			.sg_list = &sge,
+			.num_sge = 1,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SOLICITED,
+			.ex.imm_data = cpu_to_be32(0x5678),
+		},
+		.remote_qpn = 0x123456,
+		.remote_qkey = 0x11111111,
+	};
+	const struct axon_ud_av av = {
+		.dgid = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 2 },
+		.dmac = { 0x52, 0x54, 0, 0x12, 0x34, 0x56 },
+		.sgid_index = 3,
+		.hop_limit = 64,
+		.flags = AXON_AV_IPV4,
+	};
+	u8 *slot = kunit_kzalloc(test, 128, GFP_KERNEL);
+	struct axon_send_wqe *wqe = (struct axon_send_wqe *)slot;
+	struct axon_sge *s = (struct axon_sge *)(wqe + 1);
+
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	KUNIT_ASSERT_NOT_NULL(test, other_pd);
+	KUNIT_ASSERT_NOT_NULL(test, ah);
+	ah->ibah.pd = pd;
+	ah->av = av;
+	wr.ah = &ah->ibah;
+	memset(slot, 0xaa, 128);
+	KUNIT_ASSERT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), 0);
+	KUNIT_EXPECT_EQ(test, wqe->opcode, AXON_WR_SEND_IMM);
+	KUNIT_EXPECT_EQ(test, wqe->flags, AXON_WQE_SOLICITED);
+	KUNIT_EXPECT_EQ(test, be32_to_cpu(wqe->imm_data), 0x5678);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(wqe->wr_id), 8);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wqe->remote_qpn), 0x123456);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wqe->qkey), 0x11111111);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wqe->rkey), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(&wqe->av, &av, sizeof(av)), 0);
+	KUNIT_EXPECT_EQ(test, wqe->num_sge, 1);
+	KUNIT_EXPECT_EQ(test, le64_to_cpu(s->addr), 0x1000);
+
+	/* inline, with the QP's own Q_Key (bit 31) */
+	sge.addr = (uintptr_t)data;
+	sge.length = sizeof(data);
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_INLINE;
+	wr.remote_qkey = 0x80000000;
+	KUNIT_ASSERT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, true), 0);
+	KUNIT_EXPECT_EQ(test, wqe->opcode, AXON_WR_SEND);
+	KUNIT_EXPECT_EQ(test, wqe->flags, AXON_WQE_INLINE | AXON_WQE_SIGNALED);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wqe->inline_len), sizeof(data));
+	KUNIT_EXPECT_EQ(test, memcmp(wqe + 1, data, sizeof(data)), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(wqe->qkey), 0x80000000);
+	KUNIT_EXPECT_EQ(test, memcmp(&wqe->av, &av, sizeof(av)), 0);
+
+	/* an AH of another PD, or none */
+	wr.wr.send_flags = 0;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, other_pd, slot, false),
+			-EINVAL);
+	wr.ah = NULL;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), -EINVAL);
+	wr.ah = &ah->ibah;
+	/* what a UD QP cannot send */
+	wr.wr.opcode = IB_WR_RDMA_WRITE;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), -EINVAL);
+	wr.wr.opcode = IB_WR_ATOMIC_FETCH_AND_ADD;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), -EINVAL);
+	wr.wr.opcode = IB_WR_SEND;
+	wr.wr.send_flags = IB_SEND_FENCE;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), -EINVAL);
+	wr.wr.send_flags = 0;
+	wr.remote_qpn = 0x1000000;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), -EINVAL);
+	wr.remote_qpn = 1;
+	wr.wr.num_sge = 5;
+	KUNIT_EXPECT_EQ(test, axon_test_ud_wqe(&wr, pd, slot, false), -EINVAL);
+}
+
+/*
+ * An RDMA WRITE posted to a UD QP is an ib_rdma_wr: what would be the
+ * AH pointer of an ib_ud_wr is its remote address, never to be followed.
+ */
+static void axon_send_wqe_ud_not_ud_wr_test(struct kunit *test)
+{
+	struct ib_pd *pd = kunit_kzalloc(test, sizeof(*pd), GFP_KERNEL);
+	u8 *slot = kunit_kzalloc(test, 128, GFP_KERNEL);
+	struct ib_rdma_wr wr = {
+		.wr.opcode = IB_WR_RDMA_WRITE,
+		.remote_addr = 0xdead000000000000,
+		.rkey = 0x4242,
+	};
+
+	KUNIT_ASSERT_NOT_NULL(test, pd);
+	KUNIT_ASSERT_NOT_NULL(test, slot);
+	KUNIT_EXPECT_EQ(test, axon_build_ud_send_wqe(&wr.wr, pd, slot, 128, 4,
+						     64, false), -EINVAL);
+}
+
 static void axon_recv_wqe_test(struct kunit *test)
 {
 	struct ib_sge sge = { .addr = 0x3000, .length = 64, .lkey = 0x303 };
@@ -131,6 +246,8 @@ static struct kunit_case axon_wqe_cases[] = {
 	KUNIT_CASE(axon_wq_index_test),
 	KUNIT_CASE(axon_send_wqe_write_test),
 	KUNIT_CASE(axon_send_wqe_inline_test),
+	KUNIT_CASE(axon_send_wqe_ud_test),
+	KUNIT_CASE(axon_send_wqe_ud_not_ud_wr_test),
 	KUNIT_CASE(axon_recv_wqe_test),
 	{}
 };

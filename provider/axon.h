@@ -97,11 +97,12 @@ struct axon_qp {
 	uint32_t *sq_db;
 	uint32_t *rq_db;
 	uint32_t qpn;
-	uint32_t dest_qpn;		/* reported as src_qp */
+	uint32_t dest_qpn;		/* RC: reported as src_qp */
 	/* ibv_wr_start() to ibv_wr_complete(): the batch being built */
 	struct axon_send_wqe *cur;
 	uint32_t wr_pi;			/* its next slot */
 	int wr_err;
+	bool wr_need_addr;		/* UD: cur has no destination yet */
 };
 
 /*
@@ -150,6 +151,11 @@ struct axon_create_srq_cmd_resp {
 	struct axon_create_srq_resp drv_payload;
 };
 
+struct axon_create_ah_cmd_resp {
+	struct ib_uverbs_create_ah_resp ibv_resp;
+	struct axon_create_ah_resp drv_payload;
+};
+
 AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd, struct ibv_get_context);
 AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd_resp,
 		   struct ib_uverbs_get_context_resp);
@@ -160,6 +166,7 @@ AXON_CHECK_DRV_CMD(axon_create_qp_cmd, struct ibv_create_qp);
 AXON_CHECK_DRV_CMD(axon_create_qp_cmd_resp, struct ib_uverbs_create_qp_resp);
 AXON_CHECK_DRV_CMD(axon_create_srq_cmd_resp,
 		   struct ib_uverbs_create_srq_resp);
+AXON_CHECK_DRV_CMD(axon_create_ah_cmd_resp, struct ib_uverbs_create_ah_resp);
 
 #define axon_container_of(ptr, type, member)				\
 	((type *)((uintptr_t)(ptr) - offsetof(type, member)))
@@ -268,6 +275,10 @@ int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int axon_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int axon_destroy_qp(struct ibv_qp *ibqp);
+
+/* ah.c */
+struct ibv_ah *axon_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
+int axon_destroy_ah(struct ibv_ah *ibah);
 
 /* srq.c */
 struct ibv_srq *axon_create_srq(struct ibv_pd *ibpd,

@@ -474,6 +474,15 @@ int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 int ibv_cmd_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		      struct ibv_query_srq *cmd, size_t cmd_size);
 int ibv_cmd_destroy_srq(struct ibv_srq *srq);
+/*
+ * CREATE_AH takes no driver request; resp_size covers the core response
+ * and the driver's that follows it. Fills ah->handle and ah->context.
+ */
+int ibv_cmd_create_ah(struct ibv_pd *pd, struct ibv_ah *ah,
+		      struct ibv_ah_attr *attr,
+		      struct ib_uverbs_create_ah_resp *resp,
+		      size_t resp_size);
+int ibv_cmd_destroy_ah(struct ibv_ah *ah);
 
 /*
  * Allocate a provider context of type *drv_ctx_ptr whose struct

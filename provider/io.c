@@ -42,6 +42,15 @@ static void axon_sq_ring(struct axon_qp *qp, uint32_t pi)
 	axon_ring_db(qp->sq_db, qp->qpn, pi);
 }
 
+/* wr as a WQE in slot; a UD QP's carries an address. */
+static int axon_qp_build_send_wqe(struct axon_qp *qp, struct ibv_send_wr *wr,
+				  void *slot)
+{
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+		return axon_build_ud_send_wqe(&qp->sq, wr, qp->vqp.qp.pd, slot);
+	return axon_build_send_wqe(&qp->sq, wr, slot);
+}
+
 int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr)
 {
@@ -66,7 +75,7 @@ int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 			err = ENOMEM;
 			break;
 		}
-		err = axon_build_send_wqe(sq, wr, axon_wq_slot(sq, pi));
+		err = axon_qp_build_send_wqe(qp, wr, axon_wq_slot(sq, pi));
 		if (err)
 			break;
 		pi++;
@@ -202,8 +211,7 @@ int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 		cqe = axon_cq_next(cq, &qp);
 		if (!cqe)
 			break;
-		axon_cqe_to_wc(cqe, &wc[n]);
-		wc[n].src_qp = qp->dest_qpn;
+		axon_cqe_to_wc(cqe, qp->dest_qpn, &wc[n]);
 	}
 	axon_cq_update_dbrec(cq);
 	/*
@@ -394,7 +402,9 @@ static uint32_t axon_wc_read_qp_num(struct ibv_cq_ex *ibcq)
 
 static uint32_t axon_wc_read_src_qp(struct ibv_cq_ex *ibcq)
 {
-	return to_axon_cq_ex(ibcq)->cur_qp->dest_qpn;
+	struct axon_cq *cq = to_axon_cq_ex(ibcq);
+
+	return axon_cqe_src_qp(cq->cur, cq->cur_qp->dest_qpn);
 }
 
 static unsigned int axon_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
@@ -475,6 +485,48 @@ static void axon_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm_data)
 	wqe = axon_wr_begin(to_axon_qp_ex(ibqp), AXON_WR_SEND_IMM);
 	if (wqe)
 		wqe->imm_data = imm_data;
+}
+
+/*
+ * A UD QP's WQE needs a destination, ibv_wr_set_ud_addr(), before the
+ * next one starts or the batch completes: EINVAL otherwise, as for a
+ * fence, which orders nothing on a QP without READs or atomics.
+ */
+static void axon_wr_ud_begin(struct axon_qp *qp, uint8_t opcode,
+			     __be32 imm_data)
+{
+	struct axon_send_wqe *wqe;
+
+	if (!qp->wr_err && (qp->wr_need_addr ||
+			    qp->vqp.qp_ex.wr_flags & IBV_SEND_FENCE))
+		qp->wr_err = EINVAL;
+	qp->wr_need_addr = true;
+	wqe = axon_wr_begin(qp, opcode);
+	if (wqe)
+		wqe->imm_data = imm_data;
+}
+
+static void axon_wr_ud_send(struct ibv_qp_ex *ibqp)
+{
+	axon_wr_ud_begin(to_axon_qp_ex(ibqp), AXON_WR_SEND, 0);
+}
+
+static void axon_wr_ud_send_imm(struct ibv_qp_ex *ibqp, __be32 imm_data)
+{
+	axon_wr_ud_begin(to_axon_qp_ex(ibqp), AXON_WR_SEND_IMM, imm_data);
+}
+
+/* An address handle of the QP's PD, and the QP and Q_Key behind it. */
+static void axon_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
+				uint32_t remote_qpn, uint32_t remote_qkey)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+
+	if (!qp->cur)
+		return;
+	qp->wr_need_addr = false;
+	qp->wr_err = axon_send_wqe_set_ud(qp->cur, ibqp->qp_base.pd, ah,
+					  remote_qpn, remote_qkey);
 }
 
 static void axon_wr_remote(struct ibv_qp_ex *ibqp, uint8_t opcode,
@@ -616,6 +668,7 @@ static void axon_wr_start(struct ibv_qp_ex *ibqp)
 	pthread_spin_lock(&qp->sq_lock);
 	qp->wr_pi = qp->sq.pi;
 	qp->cur = NULL;
+	qp->wr_need_addr = false;
 	qp->wr_err = !axon_can_post_send(&ibqp->qp_base) ? EINVAL :
 		     axon_cq_of_dead(ibqp->qp_base.send_cq) ? EIO : 0;
 }
@@ -624,7 +677,7 @@ static void axon_wr_start(struct ibv_qp_ex *ibqp)
 static int axon_wr_complete(struct ibv_qp_ex *ibqp)
 {
 	struct axon_qp *qp = to_axon_qp_ex(ibqp);
-	int err = qp->wr_err;
+	int err = qp->wr_err ?: (qp->wr_need_addr ? EINVAL : 0);
 
 	if (!err && qp->wr_pi != qp->sq.pi)
 		axon_sq_ring(qp, qp->wr_pi);
@@ -637,17 +690,24 @@ static void axon_wr_abort(struct ibv_qp_ex *ibqp)
 	pthread_spin_unlock(&to_axon_qp_ex(ibqp)->sq_lock);
 }
 
+/* Chosen by QP type: a UD QP sends SENDs, each to an address handle. */
 void axon_qp_ex_set_ops(struct axon_qp *qp)
 {
 	struct ibv_qp_ex *ibqp = &qp->vqp.qp_ex;
 
-	ibqp->wr_send = axon_wr_send;
-	ibqp->wr_send_imm = axon_wr_send_imm;
-	ibqp->wr_rdma_write = axon_wr_rdma_write;
-	ibqp->wr_rdma_write_imm = axon_wr_rdma_write_imm;
-	ibqp->wr_rdma_read = axon_wr_rdma_read;
-	ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
-	ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;
+	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+		ibqp->wr_send = axon_wr_ud_send;
+		ibqp->wr_send_imm = axon_wr_ud_send_imm;
+		ibqp->wr_set_ud_addr = axon_wr_set_ud_addr;
+	} else {
+		ibqp->wr_send = axon_wr_send;
+		ibqp->wr_send_imm = axon_wr_send_imm;
+		ibqp->wr_rdma_write = axon_wr_rdma_write;
+		ibqp->wr_rdma_write_imm = axon_wr_rdma_write_imm;
+		ibqp->wr_rdma_read = axon_wr_rdma_read;
+		ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
+		ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;
+	}
 	ibqp->wr_set_sge = axon_wr_set_sge;
 	ibqp->wr_set_sge_list = axon_wr_set_sge_list;
 	ibqp->wr_set_inline_data = axon_wr_set_inline_data;

@@ -312,26 +312,37 @@ int axon_destroy_cq(struct ibv_cq *ibcq)
 	return 0;
 }
 
-/* What ibv_wr_*() can do; other send_ops_flags fail with EOPNOTSUPP. */
-#define AXON_SEND_OPS_FLAGS						\
-	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
-	 IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
-	 IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |	\
+/*
+ * What ibv_wr_*() can do, on an RC and on a UD QP; other send_ops_flags
+ * fail with EOPNOTSUPP.
+ */
+#define AXON_UD_SEND_OPS_FLAGS						\
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
+#define AXON_RC_SEND_OPS_FLAGS						\
+	(AXON_UD_SEND_OPS_FLAGS | IBV_QP_EX_WITH_RDMA_WRITE |		\
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |	\
+	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |				\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
 
+/*
+ * RC and UD QPs; a device without UD fails UD in the kernel, with
+ * EOPNOTSUPP too.
+ */
 static int axon_check_qp_attr(struct axon_context *ctx,
 			      const struct ibv_qp_init_attr_ex *attr)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
+	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
+			    AXON_UD_SEND_OPS_FLAGS : AXON_RC_SEND_OPS_FLAGS;
 
-	if (attr->qp_type != IBV_QPT_RC ||
+	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
 	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
 	     attr->create_flags) ||
 	    ((attr->comp_mask & IBV_QP_INIT_ATTR_SEND_OPS_FLAGS) &&
-	     (attr->send_ops_flags & ~AXON_SEND_OPS_FLAGS))) {
+	     (attr->send_ops_flags & ~send_ops))) {
 		verbs_debug(&ctx->ibvctx, "unsupported QP attributes\n");
 		return EOPNOTSUPP;
 	}

@@ -13,6 +13,7 @@
 #include <endian.h>
 #include <errno.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -210,6 +211,97 @@ static inline int axon_build_send_wqe(const struct axon_wq *sq,
 	return 0;
 }
 
+/* Whether gid is an IPv4 address, ::ffff:a.b.c.d. */
+static inline bool axon_gid_is_ipv4(const union ibv_gid *gid)
+{
+	static const uint8_t v4_mapped[12] = { [10] = 0xff, [11] = 0xff };
+
+	return !memcmp(gid->raw, v4_mapped, sizeof(v4_mapped));
+}
+
+/*
+ * The address a UD send to an address handle carries: its attributes and
+ * the MAC the kernel resolved for it (struct axon_create_ah_resp). The
+ * kernel has checked the attributes: a GRH, a RoCE v2 source GID of the
+ * destination's family, so an IPv4 destination GID means IPv4.
+ */
+static inline void axon_ud_av_init(struct axon_ud_av *av,
+				   const struct ibv_ah_attr *attr,
+				   const uint8_t *dmac)
+{
+	const struct ibv_global_route *grh = &attr->grh;
+
+	memset(av, 0, sizeof(*av));
+	memcpy(av->dgid, grh->dgid.raw, sizeof(av->dgid));
+	memcpy(av->dmac, dmac, sizeof(av->dmac));
+	av->sgid_index = grh->sgid_index;
+	av->hop_limit = grh->hop_limit;
+	av->tclass = grh->traffic_class;
+	av->flags = axon_gid_is_ipv4(&grh->dgid) ? AXON_AV_IPV4 : 0;
+	av->flow_label = htole32(grh->flow_label);
+	/* else 0: the device derives the port from the sending QP */
+	if (grh->flow_label)
+		av->udp_sport =
+			htole16(ibv_flow_label_to_udp_sport(grh->flow_label));
+}
+
+/*
+ * An address handle: the address the kernel checked, kept as the device
+ * takes it, so that a UD send copies it into the WQE.
+ */
+struct axon_ah {
+	struct ibv_ah ibvah;
+	struct axon_ud_av av;
+};
+
+static inline struct axon_ah *to_axon_ah(struct ibv_ah *ibah)
+{
+	return (struct axon_ah *)((uint8_t *)ibah -
+				  offsetof(struct axon_ah, ibvah));
+}
+
+/*
+ * The destination of a UD send WQE: address handle ah, which must be of
+ * the QP's PD pd, and a QPN of 24 bits and Q_Key; EINVAL otherwise.
+ */
+static inline int axon_send_wqe_set_ud(struct axon_send_wqe *wqe,
+				       const struct ibv_pd *pd,
+				       struct ibv_ah *ah, uint32_t remote_qpn,
+				       uint32_t qkey)
+{
+	if (!ah || ah->pd != pd || remote_qpn > AXON_QPN_MASK)
+		return EINVAL;
+	wqe->remote_qpn = htole32(remote_qpn);
+	wqe->qkey = htole32(qkey);
+	wqe->av = to_axon_ah(ah)->av;
+	return 0;
+}
+
+/*
+ * Encode the wr of a UD QP of pd into the SQ slot: a SEND or
+ * SEND_WITH_IMM to wr.ud's address handle, QP and Q_Key. EINVAL for
+ * another opcode (whose wr.ud is the rdma or atomic member of the union:
+ * it is read only after the opcode), a fence (it orders nothing on a QP
+ * without READs or atomics), and whatever axon_build_send_wqe() or
+ * axon_send_wqe_set_ud() refuse.
+ */
+static inline int axon_build_ud_send_wqe(const struct axon_wq *sq,
+					 const struct ibv_send_wr *wr,
+					 const struct ibv_pd *pd, void *slot)
+{
+	int err;
+
+	if ((wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) ||
+	    wr->send_flags & IBV_SEND_FENCE)
+		return EINVAL;
+	err = axon_build_send_wqe(sq, wr, slot);
+	if (err)
+		return err;
+	return axon_send_wqe_set_ud(slot, pd, wr->wr.ud.ah,
+				    wr->wr.ud.remote_qpn,
+				    wr->wr.ud.remote_qkey);
+}
+
 /* Encode wr into the RQ slot; EINVAL for too many SGEs. */
 static inline int axon_build_recv_wqe(const struct axon_wq *rq,
 				      const struct ibv_recv_wr *wr, void *slot)
@@ -353,14 +445,36 @@ static inline void axon_cq_publish(struct axon_cqring *cq)
 			 __ATOMIC_RELEASE);
 }
 
-static inline unsigned int axon_cqe_wc_flags(const struct axon_cqe *cqe)
+/*
+ * A UD receive: the buffer starts with the packet's 40-byte GRH
+ * (AXON_UD_GRH_LEN, counted in byte_len) and the CQE names the sender.
+ */
+static inline bool axon_cqe_has_grh(const struct axon_cqe *cqe)
 {
-	return cqe->flags & AXON_CQE_WITH_IMM ? IBV_WC_WITH_IMM : 0;
+	return (cqe->flags & (AXON_CQE_RECV | AXON_CQE_GRH)) ==
+	       (AXON_CQE_RECV | AXON_CQE_GRH);
 }
 
-/* Everything of an ibv_wc the CQE carries; src_qp comes from the QP. */
+static inline unsigned int axon_cqe_wc_flags(const struct axon_cqe *cqe)
+{
+	return (cqe->flags & AXON_CQE_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+	       (axon_cqe_has_grh(cqe) ? IBV_WC_GRH : 0);
+}
+
+/* The sending QP: a UD receive's CQE names it, an RC QP has one peer. */
+static inline uint32_t axon_cqe_src_qp(const struct axon_cqe *cqe,
+				       uint32_t dest_qpn)
+{
+	return axon_cqe_has_grh(cqe) ? le32toh(cqe->src_qp) & AXON_QPN_MASK :
+				       dest_qpn;
+}
+
+/*
+ * Everything of an ibv_wc the CQE carries, for a QP whose peer is
+ * dest_qpn (RC; 0 for UD).
+ */
 static inline void axon_cqe_to_wc(const struct axon_cqe *cqe,
-				  struct ibv_wc *wc)
+				  uint32_t dest_qpn, struct ibv_wc *wc)
 {
 	wc->wr_id = le64toh(cqe->wr_id);
 	wc->status = (enum ibv_wc_status)cqe->status;
@@ -369,7 +483,7 @@ static inline void axon_cqe_to_wc(const struct axon_cqe *cqe,
 	wc->byte_len = le32toh(cqe->byte_len);
 	wc->imm_data = cqe->imm_data;
 	wc->qp_num = le32toh(cqe->qpn);
-	wc->src_qp = 0;
+	wc->src_qp = axon_cqe_src_qp(cqe, dest_qpn);
 	wc->wc_flags = axon_cqe_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
@@ -405,5 +519,8 @@ static_assert(sizeof(struct axon_send_wqe) == 64 &&
 	      sizeof(struct axon_recv_wqe) == 16 &&
 	      sizeof(struct axon_sge) == 16 &&
 	      sizeof(struct axon_cqe) == AXON_CQE_SIZE, "WQE/CQE sizes");
+static_assert(sizeof(struct axon_ud_av) == 32 &&
+	      offsetof(struct axon_send_wqe, av) == 32 &&
+	      offsetof(struct axon_send_wqe, qkey) == 20, "UD WQE layout");
 
 #endif /* AXON_WQ_H */

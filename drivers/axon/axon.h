@@ -15,14 +15,21 @@
 #include <axon/axon_dev.h>
 
 #include "axon_admin.h"
+#include "axon_ah_attr.h"
 #include "axon_compat.h"
 #include "axon_eq.h"
 
 #define AXON_DRV_NAME "axon"
 #define AXON_PORT 1
 #define AXON_MAX_GIDS 256
+/*
+ * Address handles are the driver's alone (the device has no AH objects):
+ * the limit bounds the kernel memory a process can tie up in them, far
+ * above what a UD application has peers.
+ */
+#define AXON_MAX_AH 65536
 /* 32-bit wrapping device counters shown as rdma hw counters */
-#define AXON_NUM_WRAP_STATS 10
+#define AXON_NUM_WRAP_STATS 12
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \
@@ -41,6 +48,7 @@ struct axon_dev {
 	bool rdma;
 	bool peer_mr;			/* AXON_CAP_PEER_MR: dma-buf MRs */
 	bool srq;			/* AXON_CAP_SRQ */
+	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -49,6 +57,7 @@ struct axon_dev {
 	struct xarray cqs;		/* cqn -> struct axon_cq, for events */
 	struct xarray qps;		/* qpn -> struct axon_qp */
 	struct xarray srqs;		/* srqn -> struct axon_srq */
+	atomic_t ah_count;		/* address handles, <= AXON_MAX_AH */
 
 	struct net_device *netdev;	/* the Ethernet function */
 
@@ -248,6 +257,11 @@ struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				      u64 length, u64 virt_addr, int fd,
 				      int access, struct ib_udata *udata);
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* axon_ah.c */
+int axon_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
+		   struct ib_udata *udata);
+int axon_destroy_ah(struct ib_ah *ibah, u32 flags);
 
 /* axon_cq.c */
 int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

@@ -211,6 +211,7 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 	cmd.create_qp.rq_wqe_shift = p->rq_wqe_shift;
 	cmd.create_qp.sq_sig_all = p->sq_sig_all;
 	cmd.create_qp.srqn = cpu_to_le32(p->srqn);
+	cmd.create_qp.type = p->type;
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;

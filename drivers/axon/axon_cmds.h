@@ -42,6 +42,7 @@ struct axon_qp_params {
 	u8 rq_wqe_shift;
 	bool sq_sig_all;
 	u32 srqn;			/* 0: the QP's own RQ */
+	enum axon_qp_type type;
 };
 
 struct axon_srq_params {

@@ -87,10 +87,12 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto err_out;
 	}
 	if (udata) {
+		size_t resp_size = sizeof(struct axon_create_cq_resp);
 		bool in_zero = !udata->inlen ||
 			       ib_is_udata_cleared(udata, 0, udata->inlen);
 
-		err = axon_check_create_cq_udata(in_zero, udata->outlen);
+		err = axon_check_resp_only_udata(in_zero, udata->outlen,
+						 resp_size);
 		if (err)
 			goto err_out;
 		uar = rdma_udata_to_drv_context(udata, struct axon_ucontext,

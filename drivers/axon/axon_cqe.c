@@ -50,7 +50,8 @@ static bool axon_wc_status_known(u8 status)
  * A CQE as a work completion, except wc->qp. The device's status and
  * opcode values are those of enum ib_wc_status and ib_wc_opcode; unknown
  * ones become a general error and -EIO, so that a confused device cannot
- * hand a consumer values it does not expect.
+ * hand a consumer values it does not expect. RoCE has no P_Key index,
+ * LIDs, SL or path bits: they stay 0.
  */
 int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 {
@@ -81,7 +82,9 @@ int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 		err = -EIO;
 		break;
 	}
-	if (!axon_wc_status_known(cqe->status))
+	/* only a (UD) receive has a GRH */
+	if (!axon_wc_status_known(cqe->status) ||
+	    (cqe->flags & AXON_CQE_GRH && !recv))
 		err = -EIO;
 	/* a flushed or failed receive has no valid opcode in IB terms */
 	if (err) {
@@ -91,6 +94,16 @@ int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 	if (cqe->flags & AXON_CQE_WITH_IMM) {
 		wc->ex.imm_data = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	/*
+	 * The buffer starts with the packet's GRH, which
+	 * ib_init_ah_attr_from_wc() parses as the network header type says.
+	 */
+	if (recv && cqe->flags & AXON_CQE_GRH) {
+		wc->src_qp = le32_to_cpu(cqe->src_qp) & AXON_QPN_MASK;
+		wc->wc_flags |= IB_WC_GRH | IB_WC_WITH_NETWORK_HDR_TYPE;
+		wc->network_hdr_type = cqe->flags & AXON_CQE_GRH_IPV4 ?
+				       RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
 	}
 	return err;
 }

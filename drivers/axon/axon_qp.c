@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * axon RC queue pairs. The send and receive queues are rings of
- * power-of-2 WQE slots in kernel memory the device reads; a user QP's
- * rings are mapped into the process, which posts and rings its doorbell
- * page itself. A kernel QP is posted here and rung through page 0; its
- * consumer indexes advance as poll_cq sees its completions.
+ * axon queue pairs: RC, and UD with AXON_CAP_UD. The send and receive
+ * queues are rings of power-of-2 WQE slots in kernel memory the device
+ * reads; a user QP's rings are mapped into the process, which posts and
+ * rings its doorbell page itself. A kernel QP is posted here and rung
+ * through page 0; its consumer indexes advance as poll_cq sees its
+ * completions.
  *
  * The QP state machine runs in the device, which may move a QP to ERR on
  * its own: modify_qp asks it for the current state, checks the transition
@@ -13,6 +14,10 @@
  *
  * A QP created with an SRQ has no receive queue of its own: post_recv
  * fails and its receive completions free the SRQ's slots (axon_srq.c).
+ *
+ * A UD QP sends SENDs to the address handle each work request names
+ * (axon_ah.c) and takes the state, the Q_Key and the SQ PSN only; each of
+ * its receive buffers starts with the packet's 40-byte GRH.
  */
 
 #include <linux/slab.h>
@@ -33,8 +38,9 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	bool tail_zero;
 	int err;
 
-	if (init_attr->qp_type != IB_QPT_RC || init_attr->rwq_ind_tbl ||
-	    init_attr->create_flags)
+	if ((init_attr->qp_type != IB_QPT_RC &&
+	     (init_attr->qp_type != IB_QPT_UD || !adev->ud)) ||
+	    init_attr->rwq_ind_tbl || init_attr->create_flags)
 		return -EOPNOTSUPP;
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
@@ -155,6 +161,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	p.rq_wqe_shift = g.rq_wqe_shift;
 	p.sq_sig_all = qp->sig_all;
 	p.srqn = qp->srq ? qp->srq->srqn : 0;
+	p.type = init_attr->qp_type == IB_QPT_UD ? AXON_QPT_UD : AXON_QPT_RC;
 	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
 	if (err)
 		goto err_free_rq;
@@ -310,7 +317,7 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto err_unlock;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, IB_QPT_RC, mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
 		err = -EINVAL;
 		goto err_unlock;
 	}
@@ -352,7 +359,7 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return err;
 
 	memset(attr, 0, sizeof(*attr));
-	axon_qp_attr_to_ib(&aattr, attr);
+	axon_qp_attr_to_ib(&aattr, ibqp->qp_type, attr);
 	attr->cap.max_send_wr = qp->sq.depth;
 	attr->cap.max_recv_wr = qp->rq.depth;
 	attr->cap.max_send_sge = qp->sq.max_sge;
@@ -360,7 +367,7 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	attr->cap.max_inline_data = qp->max_inline;
 
 	memset(init_attr, 0, sizeof(*init_attr));
-	init_attr->qp_type = IB_QPT_RC;
+	init_attr->qp_type = ibqp->qp_type;
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
 	init_attr->srq = ibqp->srq;
@@ -409,6 +416,21 @@ bool axon_wq_full(struct axon_wq *wq)
 	return (u16)(wq->head - READ_ONCE(wq->tail)) >= wq->depth;
 }
 
+/* @wr as a WQE in the next send slot; a UD QP's carries an address. */
+static int axon_qp_build_send_wqe(struct axon_qp *qp,
+				  const struct ib_send_wr *wr)
+{
+	struct axon_wq *sq = &qp->sq;
+
+	if (qp->ibqp.qp_type == IB_QPT_UD)
+		return axon_build_ud_send_wqe(wr, qp->ibqp.pd,
+					      axon_wq_slot(sq),
+					      1u << sq->wqe_shift, sq->max_sge,
+					      qp->max_inline, qp->sig_all);
+	return axon_build_send_wqe(wr, axon_wq_slot(sq), 1u << sq->wqe_shift,
+				   sq->max_sge, qp->max_inline, qp->sig_all);
+}
+
 int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 		   const struct ib_send_wr **bad_wr)
 {
@@ -430,9 +452,7 @@ int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 			err = -ENOMEM;
 			break;
 		}
-		err = axon_build_send_wqe(wr, axon_wq_slot(sq),
-					  1u << sq->wqe_shift, sq->max_sge,
-					  qp->max_inline, qp->sig_all);
+		err = axon_qp_build_send_wqe(qp, wr);
 		if (err)
 			break;
 		sq->head++;

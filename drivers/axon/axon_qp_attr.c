@@ -10,6 +10,7 @@
 #include <linux/log2.h>
 #include <linux/string.h>
 
+#include "axon_ah_attr.h"
 #include "axon_dev_attr.h"
 #include "axon_mr_attr.h"
 #include "axon_qp_attr.h"
@@ -73,22 +74,18 @@ void axon_qp_geom_caps(const struct axon_qp_geom *g, struct ib_qp_cap *cap)
 }
 
 #define AXON_QP_UNSUPPORTED_MASK (IB_QP_ALT_PATH | IB_QP_PATH_MIG_STATE | \
-				  IB_QP_QKEY | IB_QP_CAP | IB_QP_RATE_LIMIT | \
+				  IB_QP_CAP | IB_QP_RATE_LIMIT | \
 				  IB_QP_EN_SQD_ASYNC_NOTIFY)
 
 static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 				u32 dest_qpn, struct axon_qp_attr *out)
 {
-	const struct ib_global_route *grh;
+	const struct ib_global_route *grh = rdma_ah_read_grh(ah);
+	int err;
 
-	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
-	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
-		return -EINVAL;
-	if (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != 1)
-		return -EINVAL;
-	grh = rdma_ah_read_grh(ah);
-	if (grh->sgid_index > U8_MAX || grh->flow_label > AXON_FLOW_LABEL_MASK)
-		return -EINVAL;
+	err = axon_ah_attr_check(ah);
+	if (err)
+		return err;
 	memcpy(out->dmac, ah->roce.dmac, sizeof(out->dmac));
 	memcpy(out->dgid, grh->dgid.raw, sizeof(out->dgid));
 	out->sgid_index = grh->sgid_index;
@@ -101,9 +98,12 @@ static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 }
 
 /*
- * ib_qp_attr under @mask (already checked by ib_modify_qp_is_ok()) as the
- * device's struct axon_qp_attr and attr_mask. Out-of-range values are
- * -EINVAL, attributes an RC QP on this device cannot have -EOPNOTSUPP.
+ * ib_qp_attr under @mask (already checked by ib_modify_qp_is_ok() for the
+ * QP's type, which keeps RC attributes from UD QPs and the Q_Key from RC
+ * ones) as the device's struct axon_qp_attr and attr_mask. Out-of-range
+ * values are -EINVAL, attributes no QP on this device can have
+ * -EOPNOTSUPP. The P_Key index and the port are checked, not sent: the
+ * device has one of each.
  */
 int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 			 const struct axon_qp_conv *conv,
@@ -203,6 +203,10 @@ int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 		out->max_dest_rd_atomic = attr->max_dest_rd_atomic;
 		m |= AXON_QP_ATTR_MAX_DEST_RD_ATOMIC;
 	}
+	if (mask & IB_QP_QKEY) {
+		out->qkey = cpu_to_le32(attr->qkey);
+		m |= AXON_QP_ATTR_QKEY;
+	}
 	*out_mask = m;
 	return 0;
 }
@@ -213,20 +217,31 @@ enum ib_qp_state axon_qp_state_to_ib(const struct axon_qp_attr *in)
 	return min_t(u32, le32_to_cpu(in->state), IB_QPS_ERR);
 }
 
-/* QUERY_QP's answer as ib_qp_attr (the fields the device keeps). */
-void axon_qp_attr_to_ib(const struct axon_qp_attr *in, struct ib_qp_attr *attr)
+/*
+ * QUERY_QP's answer as ib_qp_attr (the fields the device keeps for a QP
+ * of @type).
+ */
+void axon_qp_attr_to_ib(const struct axon_qp_attr *in, enum ib_qp_type type,
+			struct ib_qp_attr *attr)
 {
 	struct rdma_ah_attr *ah = &attr->ah_attr;
 	union ib_gid dgid;
 
 	attr->qp_state = axon_qp_state_to_ib(in);
 	attr->cur_qp_state = attr->qp_state;
+	attr->sq_psn = le32_to_cpu(in->sq_psn) & AXON_PSN_MASK;
+	attr->port_num = 1;
+	attr->pkey_index = 0;
+	if (type == IB_QPT_UD) {
+		attr->qkey = le32_to_cpu(in->qkey);
+		return;
+	}
+
 	attr->qp_access_flags = le32_to_cpu(in->access) &
 				(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
 				 IB_ACCESS_REMOTE_ATOMIC);
 	attr->dest_qp_num = le32_to_cpu(in->dest_qpn) & AXON_QPN_MASK;
 	attr->rq_psn = le32_to_cpu(in->rq_psn) & AXON_PSN_MASK;
-	attr->sq_psn = le32_to_cpu(in->sq_psn) & AXON_PSN_MASK;
 	attr->path_mtu = axon_mtu_enum(le32_to_cpu(in->path_mtu));
 	attr->timeout = in->timeout;
 	attr->retry_cnt = in->retry_cnt;
@@ -234,8 +249,6 @@ void axon_qp_attr_to_ib(const struct axon_qp_attr *in, struct ib_qp_attr *attr)
 	attr->min_rnr_timer = in->min_rnr_timer;
 	attr->max_rd_atomic = in->max_rd_atomic;
 	attr->max_dest_rd_atomic = in->max_dest_rd_atomic;
-	attr->port_num = 1;
-	attr->pkey_index = 0;
 
 	memset(ah, 0, sizeof(*ah));
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;

@@ -47,7 +47,8 @@ int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 			 const struct axon_qp_conv *conv,
 			 struct axon_qp_attr *out, u32 *out_mask);
 enum ib_qp_state axon_qp_state_to_ib(const struct axon_qp_attr *in);
-void axon_qp_attr_to_ib(const struct axon_qp_attr *in, struct ib_qp_attr *attr);
+void axon_qp_attr_to_ib(const struct axon_qp_attr *in, enum ib_qp_type type,
+			struct ib_qp_attr *attr);
 bool axon_qp_event_type(u16 type, enum ib_event_type *event);
 
 #endif /* _AXON_QP_ATTR_H_ */

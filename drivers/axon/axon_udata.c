@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon: checks of the udata userspace passes with a uverbs request
- * (alloc_ucontext, create_cq, create_qp).
+ * (alloc_ucontext, create_cq, create_qp, create_ah).
  * Shared by axon.ko and the KUnit suites (see axon_udata.h).
  */
 
@@ -26,12 +26,13 @@ int axon_check_ucontext_req(const struct axon_alloc_ucontext_req *req,
 }
 
 /*
- * create_cq udata: no request is defined, so whatever userspace sends
- * must be zero (@in_zero); the response must fit.
+ * udata of a verb that defines no request (create_cq, create_ah): whatever
+ * userspace sends must be zero (@in_zero); the response, @resp_size
+ * bytes, must fit.
  */
-int axon_check_create_cq_udata(bool in_zero, size_t outlen)
+int axon_check_resp_only_udata(bool in_zero, size_t outlen, size_t resp_size)
 {
-	if (!in_zero || outlen < sizeof(struct axon_create_cq_resp))
+	if (!in_zero || outlen < resp_size)
 		return -EINVAL;
 	return 0;
 }

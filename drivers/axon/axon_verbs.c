@@ -83,6 +83,9 @@ static int axon_query_device(struct ib_device *ibdev,
 	props->max_cqe = min_t(u32, props->max_cqe, AXON_CQ_MAX_DEPTH);
 	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_HCA;
+	/* no multicast groups: max_mcast_grp and max_mcast_qp_attach stay 0 */
+	if (adev->ud)
+		props->max_ah = AXON_MAX_AH;
 	return 0;
 }
 
@@ -303,13 +306,15 @@ enum axon_hw_stat {
 	AXON_STAT_DUP_REQS,
 	AXON_STAT_OUT_OF_SEQ,
 	AXON_STAT_STRAY,
+	AXON_STAT_QKEY_DROPS,
+	AXON_STAT_UD_NOBUF,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
 	AXON_NUM_HW_STATS,
 };
 
-static_assert(AXON_STAT_STRAY + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_UD_NOBUF + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -322,6 +327,8 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_DUP_REQS] = { .name = "duplicate_requests" },
 	[AXON_STAT_OUT_OF_SEQ] = { .name = "out_of_sequence" },
 	[AXON_STAT_STRAY] = { .name = "stray_drops" },
+	[AXON_STAT_QKEY_DROPS] = { .name = "qkey_drops" },
+	[AXON_STAT_UD_NOBUF] = { .name = "ud_nobuf_drops" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 };
@@ -337,6 +344,9 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_DUP_REQS] = AXON_REG_STAT_DUP_REQS,
 	[AXON_STAT_OUT_OF_SEQ] = AXON_REG_STAT_OUT_OF_SEQ,
 	[AXON_STAT_STRAY] = AXON_REG_STAT_STRAY,
+	/* without AXON_CAP_UD these read as zero, as every hole does */
+	[AXON_STAT_QKEY_DROPS] = AXON_REG_STAT_QKEY_DROPS,
+	[AXON_STAT_UD_NOBUF] = AXON_REG_STAT_UD_NOBUF,
 };
 
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -439,6 +449,18 @@ static const struct ib_device_ops axon_srq_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_srq, axon_srq, ibsrq),
 };
 
+/*
+ * With AXON_CAP_UD: address handles (UD QPs are axon_create_qp()'s). A
+ * user AH is built as a kernel one; the RDMA core resolves its MAC first.
+ */
+static const struct ib_device_ops axon_ud_ops = {
+	.create_ah = axon_create_ah,
+	.create_user_ah = axon_create_ah,
+	.destroy_ah = axon_destroy_ah,
+
+	INIT_RDMA_OBJ_SIZE(ib_ah, axon_ah, ibah),
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -493,6 +515,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_rdma_ops);
 	if (adev->srq)
 		ib_set_device_ops(ibdev, &axon_srq_ops);
+	if (adev->ud)
+		ib_set_device_ops(ibdev, &axon_ud_ops);
 	if (adev->peer_mr)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 

@@ -8,6 +8,7 @@
 #include <linux/kernel.h>
 #include <linux/string.h>
 
+#include "axon_ah_attr.h"
 #include "axon_wqe.h"
 
 /* The device's opcode for a send work request, or -EINVAL. */
@@ -112,6 +113,37 @@ int axon_build_send_wqe(const struct ib_send_wr *wr, void *slot,
 	}
 	wqe->num_sge = wr->num_sge;
 	axon_write_sges((struct axon_sge *)payload, wr->sg_list, wr->num_sge);
+	return 0;
+}
+
+/*
+ * A kernel work request of a UD QP as a WQE in @slot: a SEND or
+ * SEND_WITH_IMM (inline or not) to the QP and Q_Key of ud_wr(@wr) at the
+ * address of its address handle, which must be of the QP's PD, @pd.
+ * Other opcodes are -EINVAL (their work requests are no ib_ud_wr: it is
+ * read only after the opcode), and so is a fence, which orders nothing on
+ * a QP without READs or atomics.
+ */
+int axon_build_ud_send_wqe(const struct ib_send_wr *wr,
+			   const struct ib_pd *pd, void *slot, u32 slot_size,
+			   u32 max_sge, u32 max_inline, bool sig_all)
+{
+	const struct ib_ud_wr *ud = ud_wr(wr);
+	struct axon_send_wqe *wqe = slot;
+	int err;
+
+	if ((wr->opcode != IB_WR_SEND && wr->opcode != IB_WR_SEND_WITH_IMM) ||
+	    wr->send_flags & IB_SEND_FENCE)
+		return -EINVAL;
+	if (!ud->ah || ud->ah->pd != pd || ud->remote_qpn > AXON_QPN_MASK)
+		return -EINVAL;
+	err = axon_build_send_wqe(wr, slot, slot_size, max_sge, max_inline,
+				  sig_all);
+	if (err)
+		return err;
+	wqe->remote_qpn = cpu_to_le32(ud->remote_qpn);
+	wqe->qkey = cpu_to_le32(ud->remote_qkey);
+	wqe->av = to_aah(ud->ah)->av;
 	return 0;
 }
 

@@ -23,6 +23,9 @@ static inline bool axon_wq_index_pending(u16 tail, u16 head, u16 idx)
 int axon_build_send_wqe(const struct ib_send_wr *wr, void *slot,
 			u32 slot_size, u32 max_sge, u32 max_inline,
 			bool sig_all);
+int axon_build_ud_send_wqe(const struct ib_send_wr *wr,
+			   const struct ib_pd *pd, void *slot, u32 slot_size,
+			   u32 max_sge, u32 max_inline, bool sig_all);
 int axon_build_recv_wqe(const struct ib_recv_wr *wr, void *slot,
 			u32 max_sge);
 

@@ -521,6 +521,198 @@ static void test_destroy(void)
 	      "the old QP's CQEs retired the new QP's WQEs, or qp's got lost");
 }
 
+/* A UD QP on the shared CQ, and address handles of its PD and another. */
+#define UD_QPN	0x44
+
+static struct ibv_pd pd, other_pd;
+static struct axon_qp *ud;
+static struct axon_ah ah, foreign_ah;
+
+static void setup_ud(void)
+{
+	static const struct ibv_ah_attr attr = {
+		.grh.dgid.raw = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 2 },
+		.grh.sgid_index = 3,
+		.grh.hop_limit = 64,
+		.is_global = 1,
+		.port_num = 1,
+	};
+	static const uint8_t dmac[6] = { 0x52, 0x54, 0, 0x12, 0x34, 0x56 };
+
+	ud = calloc(1, sizeof(*ud));
+	*ud = (struct axon_qp){ .ctx = ctx, .qpn = UD_QPN,
+				.sq = qp->sq, .rq = qp->rq,
+				.sq_db = qp->sq_db, .rq_db = qp->rq_db };
+	ud->sq.buf = calloc(4, 128);
+	ud->rq.buf = calloc(4, 32);
+	ud->sq.pi = ud->sq.ci = ud->rq.pi = ud->rq.ci = 0;
+	ud->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+				      .pd = &pd,
+				      .send_cq = &cq->vcq.cq,
+				      .recv_cq = &cq->vcq.cq,
+				      .qp_type = IBV_QPT_UD,
+				      .state = IBV_QPS_RTS };
+	pthread_spin_init(&ud->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&ud->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0][UD_QPN] = ud;
+	axon_qp_ex_set_ops(ud);
+
+	ah.ibvah.pd = &pd;
+	axon_ud_av_init(&ah.av, &attr, dmac);
+	foreign_ah.ibvah.pd = &other_pd;
+	foreign_ah.av = ah.av;
+}
+
+static struct axon_send_wqe *ud_wqe(uint32_t idx)
+{
+	return axon_wq_slot(&ud->sq, idx);
+}
+
+static bool ud_wqe_is(uint32_t idx, uint8_t opcode, uint32_t qpn,
+		      uint32_t qkey)
+{
+	struct axon_send_wqe *w = ud_wqe(idx);
+
+	return w->opcode == opcode && le32toh(w->remote_qpn) == qpn &&
+	       le32toh(w->qkey) == qkey && !w->rkey &&
+	       !memcmp(&w->av, &ah.av, sizeof(ah.av));
+}
+
+static void test_ud_post(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr wr[2] = {
+		{ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_SEND_WITH_IMM, .imm_data = htobe32(9),
+		  .wr.ud = { .ah = &ah.ibvah, .remote_qpn = 0x123,
+			     .remote_qkey = 0x11111111 } },
+		/* its union member is rdma: no AH to follow */
+		{ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_WRITE,
+		  .wr.rdma = { .remote_addr = 0xdead000000000000ull,
+			       .rkey = 0x201 } },
+	}, *bad = NULL;
+	int err;
+
+	wr[0].next = &wr[1];
+	err = axon_post_send(&ud->vqp.qp, &wr[0], &bad);
+	check("ud-post-write", err == EINVAL && bad == &wr[1] &&
+	      ud->sq.pi == 1 && db_word(AXON_DB_SQ) == AXON_DB_WORD(UD_QPN, 1) &&
+	      ud_wqe_is(0, AXON_WR_SEND_IMM, 0x123, 0x11111111) &&
+	      ud_wqe(0)->imm_data == htobe32(9),
+	      "the SEND posted with its address, the RDMA WRITE refused");
+
+	wr[0].next = NULL;
+	wr[0].wr.ud.ah = &foreign_ah.ibvah;
+	err = axon_post_send(&ud->vqp.qp, &wr[0], &bad);
+	wr[0].wr.ud.ah = NULL;
+	err |= axon_post_send(&ud->vqp.qp, &wr[0], &bad) << 8;
+	check("ud-post-bad-ah", err == (EINVAL | EINVAL << 8) &&
+	      bad == &wr[0] && ud->sq.pi == 1,
+	      "an AH of another PD, or none, accepted");
+}
+
+static void test_ud_wr_api(void)
+{
+	struct ibv_qp_ex *qpx = &ud->vqp.qp_ex;
+	uint32_t db;
+	int err;
+
+	check("ud-wr-ops", qpx->wr_set_ud_addr && !qpx->wr_rdma_write &&
+	      !qpx->wr_atomic_fetch_add, "UD QPs get SENDs and addresses only");
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 3;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, &ah.ibvah, 0x456, 0x22222222);
+	ibv_wr_set_inline_data(qpx, "hi", 2);
+	qpx->wr_id = 4;
+	ibv_wr_send_imm(qpx, htobe32(7));
+	ibv_wr_set_sge(qpx, 0x100, 0x2000, 8);
+	ibv_wr_set_ud_addr(qpx, &ah.ibvah, 0x457, 0x80000000);
+	err = ibv_wr_complete(qpx);
+	check("ud-wr-batch", !err && ud->sq.pi == 3 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(UD_QPN, 3) &&
+	      ud_wqe_is(1, AXON_WR_SEND, 0x456, 0x22222222) &&
+	      ud_wqe(1)->flags == (AXON_WQE_SIGNALED | AXON_WQE_INLINE) &&
+	      !memcmp(ud_wqe(1) + 1, "hi", 2) &&
+	      ud_wqe_is(2, AXON_WR_SEND_IMM, 0x457, 0x80000000) &&
+	      ud_wqe(2)->imm_data == htobe32(7) && ud_wqe(2)->num_sge == 1,
+	      "two UD WQEs with their addresses and one doorbell");
+
+	db = db_word(AXON_DB_SQ);
+	qpx->wr_flags = 0;
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, &ah.ibvah, 1, 1);
+	err = ibv_wr_complete(qpx);
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	err |= ibv_wr_complete(qpx) << 8;
+	check("ud-wr-no-addr", err == (EINVAL | EINVAL << 8) &&
+	      ud->sq.pi == 3 && db_word(AXON_DB_SQ) == db,
+	      "a UD WQE without an address posted");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, &foreign_ah.ibvah, 1, 1);
+	err = ibv_wr_complete(qpx);
+	qpx->wr_flags = IBV_SEND_FENCE;
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_ud_addr(qpx, &ah.ibvah, 1, 1);
+	err |= ibv_wr_complete(qpx) << 8;
+	qpx->wr_flags = 0;
+	check("ud-wr-bad", err == (EINVAL | EINVAL << 8) && ud->sq.pi == 3,
+	      "an AH of another PD or a fence accepted");
+}
+
+/* Completions: a receive names its sender, a send has no peer. */
+static void test_ud_poll(void)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_sge sge = { .addr = 0x1000, .length = 4096, .lkey = 0x100 };
+	struct ibv_recv_wr rwr = { .wr_id = 5, .sg_list = &sge, .num_sge = 1 },
+			   *rbad;
+	struct axon_cqe *cqe;
+	struct ibv_wc wc[4];
+	int n;
+	bool ok;
+
+	poll_all(cq, wc);
+	axon_post_recv(&ud->vqp.qp, &rwr, &rbad);
+	axon_post_recv(&ud->vqp.qp, &rwr, &rbad);
+	dev_cqe(UD_QPN, 2, AXON_WC_SEND, 0, 3);
+	dev_cqe(UD_QPN, 0, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_GRH |
+		AXON_CQE_GRH_IPV4 | AXON_CQE_WITH_IMM, 5);
+	cqe = &cq->ring.cqes[(cq_pi - 1) & ((1 << CQ_SHIFT) - 1)];
+	cqe->src_qp = htole32(0x123);
+	n = poll_all(cq, wc);
+	check("ud-poll",
+	      n == 2 && wc[0].wr_id == 3 && !wc[0].wc_flags && !wc[0].src_qp &&
+	      ud->sq.ci == 3 && wc[1].wr_id == 5 &&
+	      wc[1].wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM) &&
+	      wc[1].src_qp == 0x123 && wc[1].byte_len == 512 &&
+	      !wc[1].pkey_index && !wc[1].slid && !wc[1].sl &&
+	      !wc[1].dlid_path_bits && ud->rq.ci == 1,
+	      "send and UD receive completions");
+
+	axon_cq_ex_set_ops(cq, false);
+	dev_cqe(UD_QPN, 1, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_GRH, 6);
+	cqe = &cq->ring.cqes[(cq_pi - 1) & ((1 << CQ_SHIFT) - 1)];
+	cqe->src_qp = htole32(0xabc);
+	ok = !ibv_start_poll(cqx, &attr) && cqx->wr_id == 6 &&
+	     ibv_wc_read_src_qp(cqx) == 0xabc &&
+	     ibv_wc_read_wc_flags(cqx) == IBV_WC_GRH &&
+	     ibv_wc_read_qp_num(cqx) == UD_QPN;
+	ibv_end_poll(cqx);
+	check("ud-cq-ex", ok && ud->rq.ci == 2,
+	      "ibv_wc_read_src_qp() and the GRH flag");
+}
+
 /* The checks each test makes (the plan). */
 #define POST_SEND_CHECKS	4
 #define POLL_CHECKS		10
@@ -529,6 +721,9 @@ static void test_destroy(void)
 #define POST_ERR_CHECKS		1
 #define RESET_CHECKS		3
 #define DESTROY_CHECKS		2
+#define UD_POST_CHECKS		2
+#define UD_WR_API_CHECKS	4
+#define UD_POLL_CHECKS		2
 
 int main(void)
 {
@@ -536,7 +731,8 @@ int main(void)
 
 	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
 		 2 * CQ_EX_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
-		 DESTROY_CHECKS);
+		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
+		 UD_POLL_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -549,5 +745,9 @@ int main(void)
 	test_post_err();
 	test_reset();
 	test_destroy();
+	setup_ud();
+	test_ud_post();
+	test_ud_wr_api();
+	test_ud_poll();
 	return tap_done();
 }

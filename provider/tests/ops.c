@@ -62,6 +62,8 @@ int main(int argc, char **argv)
 	struct ibv_cq_init_attr_ex cqx_attr = {};
 	struct ibv_mr *mr;
 	struct ibv_srq_init_attr srq_attr = {};
+	struct ibv_ah_attr ah_attr = {};
+	struct ibv_ah *ah;
 	struct ibv_context *ctx;
 	struct ibv_pd *pd;
 	char buf[64];
@@ -75,8 +77,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 11 on the PD, 4 on the context, close */
-	tap_plan(20);
+	/* open, 3 queries, 14 on the PD, 4 on the context, close */
+	tap_plan(23);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -112,9 +114,33 @@ int main(int argc, char **argv)
 				 ENOTTY);
 		expect_eopnotsupp_ptr("ops-alloc-mw-eopnotsupp",
 				      ibv_alloc_mw(pd, IBV_MW_TYPE_1));
-		qp_attr.qp_type = IBV_QPT_UD;
-		expect_eopnotsupp_ptr("ops-create-qp-ud-eopnotsupp",
+		qp_attr.qp_type = IBV_QPT_UC;
+		expect_eopnotsupp_ptr("ops-create-qp-uc-eopnotsupp",
 				      ibv_create_qp(pd, &qp_attr));
+		/* A UD QP sends SENDs only, with ibv_wr_*() too. */
+		qpx_attr.qp_type = IBV_QPT_UD;
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qpx_attr.pd = pd;
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_SEND |
+					  IBV_QP_EX_WITH_RDMA_WRITE;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-ud-write-eopnotsupp",
+				      ibv_create_qp_ex(ctx, &qpx_attr));
+		/*
+		 * The provider's create_ah: the null device "creates" it
+		 * (libibverbs' default would fail with EOPNOTSUPP).
+		 */
+		ah_attr.is_global = 1;
+		ah_attr.port_num = 1;
+		ah = ibv_create_ah(pd, &ah_attr);
+		result("ops-create-ah", ah != NULL, strerror(errno));
+		if (ah) {
+			ret = ibv_destroy_ah(ah);
+			snprintf(buf, sizeof(buf), "returned %d", ret);
+			result("ops-destroy-ah", !ret, buf);
+		} else {
+			tap_skip("no AH", "ops-destroy-ah");
+		}
 		qp_attr.qp_type = IBV_QPT_RC;
 		expect_errno_ptr("ops-create-qp-no-cq-einval",
 				 ibv_create_qp(pd, &qp_attr), EINVAL);

@@ -170,6 +170,121 @@ static void test_inline(void)
 	free(sq.buf);
 }
 
+/* What ibv_create_ah() was given, to ::ffff:192.0.2.2 (IPv4). */
+static const struct ibv_ah_attr ah_v4 = {
+	.grh = {
+		.dgid.raw = { [10] = 0xff, [11] = 0xff, 192, 0, 2, 2 },
+		.sgid_index = 3,
+		.hop_limit = 64,
+		.traffic_class = 0x20,
+	},
+	.is_global = 1,
+	.port_num = 1,
+};
+
+static const uint8_t dmac[6] = { 0x52, 0x54, 0x00, 0x12, 0x34, 0x56 };
+
+static void test_ud_av(void)
+{
+	struct ibv_ah_attr ah_v6 = ah_v4;
+	struct axon_ud_av av;
+	uint8_t *a = (uint8_t *)&av;
+
+	memset(&av, 0xff, sizeof(av));
+	axon_ud_av_init(&av, &ah_v4, dmac);
+	check("ud-av-ipv4",
+	      !memcmp(a, ah_v4.grh.dgid.raw, 16) && !memcmp(a + 16, dmac, 6) &&
+	      a[22] == 3 && a[23] == 64 && a[24] == 0x20 &&
+	      a[25] == AXON_AV_IPV4 && a[26] == 0 && a[27] == 0 &&
+	      rd32(a + 28) == 0,
+	      "address bytes as axon_dev.h describes, IPv4 flag");
+
+	/* 2001:db8::2 with a flow label, which picks the UDP port */
+	memset(ah_v6.grh.dgid.raw, 0, 16);
+	ah_v6.grh.dgid.raw[0] = 0x20;
+	ah_v6.grh.dgid.raw[1] = 0x01;
+	ah_v6.grh.dgid.raw[15] = 2;
+	ah_v6.grh.flow_label = 0xabcde;
+	axon_ud_av_init(&av, &ah_v6, dmac);
+	check("ud-av-ipv6",
+	      !memcmp(a, ah_v6.grh.dgid.raw, 16) && a[25] == 0 &&
+	      rd32(a + 28) == 0xabcde &&
+	      le16toh(av.udp_sport) == ibv_flow_label_to_udp_sport(0xabcde) &&
+	      le16toh(av.udp_sport) >= 0xc000,
+	      "IPv6 address, flow label and its UDP source port");
+}
+
+static void test_ud_encoding(void)
+{
+	struct axon_wq sq = make_sq();
+	struct ibv_pd pd = {}, other_pd = {};
+	struct axon_ah ah = { .ibvah.pd = &pd };
+	char payload[] = "datagram";
+	struct ibv_sge sg = { .addr = 0x1000, .length = 100, .lkey = 0x1201 };
+	struct ibv_send_wr wr = {
+		.wr_id = 77,
+		.sg_list = &sg,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED,
+		.imm_data = htobe32(0x11223344),
+		.wr.ud = { .ah = &ah.ibvah, .remote_qpn = 0xabcdef,
+			   .remote_qkey = 0x11111111 },
+	};
+	uint8_t *w = axon_wq_slot(&sq, 1);
+
+	axon_ud_av_init(&ah.av, &ah_v4, dmac);
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	check("ud-send-imm",
+	      !axon_build_ud_send_wqe(&sq, &wr, &pd, w) &&
+	      w[0] == AXON_WR_SEND_IMM && w[1] == AXON_WQE_SIGNALED &&
+	      w[2] == 1 && w[4] == 0x11 && w[7] == 0x44 && rd64(w + 8) == 77 &&
+	      rd32(w + 16) == 0xabcdef && rd32(w + 20) == 0x11111111 &&
+	      rd32(w + 24) == 0 && rd32(w + 28) == 0 &&
+	      !memcmp(w + 32, &ah.av, sizeof(ah.av)) &&
+	      rd64(w + 64) == 0x1000 && rd32(w + 72) == 100 &&
+	      rd32(w + 76) == 0x1201,
+	      "QPN and Q_Key over remote_addr, rkey 0, the address at 32");
+
+	/* inline, with the QP's own Q_Key (bit 31) */
+	sg.addr = (uintptr_t)payload;
+	sg.length = sizeof(payload);
+	wr.opcode = IBV_WR_SEND;
+	wr.send_flags = IBV_SEND_INLINE;
+	wr.wr.ud.remote_qkey = 0x80000000;
+	check("ud-send-inline",
+	      !axon_build_ud_send_wqe(&sq, &wr, &pd, w) &&
+	      w[0] == AXON_WR_SEND && w[1] == AXON_WQE_INLINE &&
+	      rd32(w + 28) == sizeof(payload) &&
+	      !memcmp(w + 64, payload, sizeof(payload)) &&
+	      rd32(w + 20) == 0x80000000 &&
+	      !memcmp(w + 32, &ah.av, sizeof(ah.av)),
+	      "inline payload after the header, address kept");
+
+	wr.send_flags = 0;
+	check("ud-foreign-ah",
+	      axon_build_ud_send_wqe(&sq, &wr, &other_pd, w) == EINVAL,
+	      "an AH of another PD accepted");
+	wr.wr.ud.ah = NULL;
+	check("ud-no-ah", axon_build_ud_send_wqe(&sq, &wr, &pd, w) == EINVAL,
+	      "a UD send without an AH accepted");
+	/* an RDMA WRITE's union member is rdma: its address is no AH */
+	wr.opcode = IBV_WR_RDMA_WRITE;
+	wr.wr.rdma.remote_addr = 0xdead000000000000ull;
+	check("ud-write", axon_build_ud_send_wqe(&sq, &wr, &pd, w) == EINVAL,
+	      "RDMA WRITE on a UD QP accepted");
+	wr.opcode = IBV_WR_SEND;
+	wr.wr.ud.ah = &ah.ibvah;
+	wr.send_flags = IBV_SEND_FENCE;
+	check("ud-fence", axon_build_ud_send_wqe(&sq, &wr, &pd, w) == EINVAL,
+	      "a fenced UD send accepted");
+	wr.send_flags = 0;
+	wr.wr.ud.remote_qpn = 0x1000000;
+	check("ud-qpn", axon_build_ud_send_wqe(&sq, &wr, &pd, w) == EINVAL,
+	      "a 25-bit QPN accepted");
+	free(sq.buf);
+}
+
 static void test_recv_and_full(void)
 {
 	struct axon_wq rq = {
@@ -273,15 +388,38 @@ static void test_cq(void)
 	cqe = axon_cqe_peek(&cq);
 	check("cq-second-pass", cqe == &cq.cqes[0], "phase 0 on the second pass");
 	if (cqe) {
-		axon_cqe_to_wc(cqe, &wc);
+		axon_cqe_to_wc(cqe, 0x99, &wc);
 		check("cq-to-wc",
 		      wc.wr_id == 1004 && wc.byte_len == 40 &&
 		      wc.status == IBV_WC_SUCCESS && wc.opcode == IBV_WC_RECV &&
 		      wc.imm_data == htobe32(0x01020304) &&
 		      wc.qp_num == 0x1234 && wc.vendor_err == 3 &&
-		      wc.wc_flags == IBV_WC_WITH_IMM,
+		      wc.wc_flags == IBV_WC_WITH_IMM && wc.src_qp == 0x99,
 		      "ibv_wc fields");
 	}
+
+	/* A UD receive names its sender; a GRH flag on a send means nothing. */
+	cq.ci++;
+	dev_write_cqe(&cq, 5, 0, AXON_CQE_RECV | AXON_CQE_GRH |
+		      AXON_CQE_GRH_IPV4);
+	cq.cqes[1].src_qp = htole32(0xff00abcd);
+	cqe = axon_cqe_peek(&cq);
+	memset(&wc, 0xff, sizeof(wc));
+	if (cqe)
+		axon_cqe_to_wc(cqe, 0, &wc);
+	check("cq-ud-recv",
+	      cqe && wc.wc_flags == IBV_WC_GRH && wc.src_qp == 0xabcd &&
+	      wc.byte_len == 50 && !wc.pkey_index && !wc.slid && !wc.sl &&
+	      !wc.dlid_path_bits,
+	      "GRH flag, 24-bit src_qp, no P_Key index, LID, SL or path bits");
+	cq.ci++;
+	dev_write_cqe(&cq, 6, 6, AXON_CQE_GRH);
+	cq.cqes[2].src_qp = htole32(0x55);
+	cqe = axon_cqe_peek(&cq);
+	if (cqe)
+		axon_cqe_to_wc(cqe, 0x99, &wc);
+	check("cq-grh-on-send", cqe && !wc.wc_flags && wc.src_qp == 0x99,
+	      "a send CQE with the GRH flag taken for a UD receive");
 	free(cq.cqes);
 }
 
@@ -332,17 +470,21 @@ static void test_doorbell(void)
 #define INLINE_CHECKS		3
 #define RECV_AND_FULL_CHECKS	5
 #define SQ_RETIRE_CHECKS	4
-#define CQ_CHECKS		6
+#define UD_AV_CHECKS		2
+#define UD_ENCODING_CHECKS	7
+#define CQ_CHECKS		8
 #define CQ_PURGE_CHECKS		2
 #define DOORBELL_CHECKS		1
 
 int main(void)
 {
-	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + RECV_AND_FULL_CHECKS +
-		 SQ_RETIRE_CHECKS + CQ_CHECKS + CQ_PURGE_CHECKS +
-		 DOORBELL_CHECKS);
+	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + UD_AV_CHECKS +
+		 UD_ENCODING_CHECKS + RECV_AND_FULL_CHECKS + SQ_RETIRE_CHECKS +
+		 CQ_CHECKS + CQ_PURGE_CHECKS + DOORBELL_CHECKS);
 	test_send_encoding();
 	test_inline();
+	test_ud_av();
+	test_ud_encoding();
 	test_recv_and_full();
 	test_sq_retire();
 	test_cq();

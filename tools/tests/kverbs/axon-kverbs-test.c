@@ -6,7 +6,9 @@
  * inline, completion events, query_qp, a CQ overflow reported as
  * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
  * error completion, reuse after RESET over completions nobody polled,
- * ib_drain_qp(), a kernel SRQ shared by a QP, teardown. Prints TAP to
+ * ib_drain_qp(), a kernel SRQ shared by a QP, two UD QPs with an address
+ * handle (a datagram and its GRH, a reply through ib_create_ah_from_wc()),
+ * teardown. Prints TAP to
  * the kernel log: the plan ("1..N"), one "ok N what" / "not ok N what"
  * line per check; loading fails if a check failed
  * (tools/tests/vm/kverbs.sh relays it).
@@ -46,11 +48,13 @@ module_param(starve_drain, bool, 0444);
 #define KV_DRAIN_CHECKS		4
 #define KV_SRQ_MSGS		3
 #define KV_SRQ_CHECKS		(7 + KV_SRQ_MSGS)
+#define KV_UD_CHECKS		8
 #define KV_TEARDOWN_CHECKS	2
 #define KV_CHECKS	(KV_SETUP_CHECKS + 3 * KV_SEND_CHECKS + \
 			 KV_EVENT_CHECKS + KV_OVERFLOW_CHECKS + \
 			 KV_BAD_RKEY_CHECKS + KV_REUSE_CHECKS + \
-			 KV_DRAIN_CHECKS + KV_SRQ_CHECKS + KV_TEARDOWN_CHECKS)
+			 KV_DRAIN_CHECKS + KV_SRQ_CHECKS + KV_UD_CHECKS + \
+			 KV_TEARDOWN_CHECKS)
 
 struct kv {
 	struct ib_device *dev;
@@ -493,6 +497,161 @@ out:
 	kv_check(kv, !ib_destroy_srq_user(srq, NULL), "ib_destroy_srq");
 }
 
+#define KV_QKEY		0x11111111
+#define KV_GRH_LEN	40
+#define KV_UD_MSG	512
+
+static int kv_ud_to_rts(struct ib_qp *qp)
+{
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT, .port_num = 1, .qkey = KV_QKEY,
+	};
+	int err;
+
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
+			   IB_QP_PORT | IB_QP_QKEY);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTR;
+	err = ib_modify_qp(qp, &attr, IB_QP_STATE);
+	if (err)
+		return err;
+	attr.qp_state = IB_QPS_RTS;
+	attr.sq_psn = 1;
+	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN);
+}
+
+/* An AH to the port's own GID gid_index; a kernel AH needs its MAC. */
+static struct ib_ah *kv_own_ah(struct kv *kv)
+{
+	const struct ib_gid_attr *sgid = rdma_get_gid_attr(kv->dev, 1,
+							   gid_index);
+	struct rdma_ah_attr attr = {};
+	union ib_gid dgid;
+	struct ib_ah *ah;
+	int err;
+
+	if (IS_ERR(sgid))
+		return ERR_CAST(sgid);
+	dgid = sgid->gid;
+	attr.type = rdma_ah_find_type(kv->dev, 1);
+	rdma_ah_set_port_num(&attr, 1);
+	rdma_ah_set_grh(&attr, &dgid, 0, gid_index, 64, 0);
+	err = rdma_read_gid_l2_fields(sgid, NULL, attr.roce.dmac);
+	ah = err ? ERR_PTR(err) :
+		   rdma_create_ah(kv->pd, &attr, RDMA_CREATE_AH_SLEEPABLE);
+	rdma_put_gid_attr(sgid);
+	return ah;
+}
+
+/*
+ * A UD message of KV_UD_MSG bytes from @from to @to through @ah, with
+ * immediate: the receive has the GRH, the sender's QPN and the data.
+ */
+static bool kv_ud_send(struct kv *kv, struct ib_qp *from, struct ib_qp *to,
+		       struct ib_ah *ah, struct ib_wc *rwc)
+{
+	struct ib_sge rsge = {
+		.addr = kv->dma[1], .length = BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_sge ssge = {
+		.addr = kv->dma[0], .length = KV_UD_MSG,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 21, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_ud_wr swr = {
+		.wr = {
+			.wr_id = 20, .sg_list = &ssge, .num_sge = 1,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(0x5678),
+		},
+		.ah = ah, .remote_qpn = to->qp_num, .remote_qkey = KV_QKEY,
+	};
+	const struct ib_recv_wr *bad_rwr;
+	const struct ib_send_wr *bad_swr;
+	struct ib_wc wc[2] = {};
+	int n;
+
+	memset(kv->buf[0], 0x3c, BUF_SIZE);
+	memset(kv->buf[1], 0, BUF_SIZE);
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[0], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[1], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+	n = ib_post_recv(to, &rwr, &bad_rwr) ||
+	    ib_post_send(from, &swr.wr, &bad_swr) ? 0 : kv_poll(kv, wc, 2);
+	if (n == 2 && wc[0].wr_id != 21)
+		wc[0] = wc[1];
+	ib_dma_sync_single_for_cpu(kv->dev, kv->dma[1], BUF_SIZE,
+				   DMA_BIDIRECTIONAL);
+	*rwc = wc[0];
+	return n == 2 && wc[0].wr_id == 21 && wc[0].status == IB_WC_SUCCESS &&
+	       wc[0].qp == to && wc[0].src_qp == from->qp_num &&
+	       wc[0].byte_len == KV_GRH_LEN + KV_UD_MSG &&
+	       wc[0].wc_flags & IB_WC_GRH && wc[0].wc_flags & IB_WC_WITH_IMM &&
+	       be32_to_cpu(wc[0].ex.imm_data) == 0x5678 &&
+	       !memcmp(kv->buf[1] + KV_GRH_LEN, kv->buf[0], KV_UD_MSG);
+}
+
+/*
+ * Two kernel UD QPs: a datagram through an AH to the port's GID, its
+ * network header type, a reply through ib_create_ah_from_wc(), an RDMA
+ * WRITE refused at post.
+ */
+static void kv_ud(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_init_attr qinit = *init;
+	struct ib_ah *ah, *reply_ah = ERR_PTR(-EINVAL);
+	struct ib_qp *qp[2] = {};
+	struct ib_rdma_wr wr = { .wr.opcode = IB_WR_RDMA_WRITE };
+	const struct ib_send_wr *bad = NULL;
+	enum rdma_network_type net;
+	struct ib_wc wc = {};
+	char what[96];
+	int i, err = 0;
+
+	qinit.qp_type = IB_QPT_UD;
+	for (i = 0; i < 2 && !err; i++) {
+		qp[i] = ib_create_qp(kv->pd, &qinit);
+		err = PTR_ERR_OR_ZERO(qp[i]);
+	}
+	kv_check(kv, !err, "ib_create_qp UD, twice");
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_ud_to_rts(qp[i]);
+	kv_check(kv, !err, "UD: RESET -> INIT (Q_Key) -> RTR -> RTS");
+	ah = err ? ERR_PTR(err) : kv_own_ah(kv);
+	kv_check(kv, !IS_ERR(ah), "rdma_create_ah to the port's GID");
+	if (IS_ERR(ah))
+		goto out;
+
+	kv_check(kv, kv_ud_send(kv, qp[0], qp[1], ah, &wc),
+		 "UD SEND_WITH_IMM: the GRH ahead of the data, src_qp, the immediate");
+	net = ipv6_addr_v4mapped((struct in6_addr *)ah->sgid_attr->gid.raw) ?
+	      RDMA_NETWORK_IPV4 : RDMA_NETWORK_IPV6;
+	snprintf(what, sizeof(what), "UD receive: network header type %d",
+		 wc.network_hdr_type);
+	kv_check(kv, wc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE &&
+		 wc.network_hdr_type == net, what);
+	reply_ah = ib_create_ah_from_wc(kv->pd, &wc, kv->buf[1], 1);
+	kv_check(kv, !IS_ERR(reply_ah), "ib_create_ah_from_wc");
+	kv_check(kv, !IS_ERR(reply_ah) &&
+		 kv_ud_send(kv, qp[1], qp[0], reply_ah, &wc),
+		 "a reply through that AH arrives");
+
+	wr.wr.next = NULL;
+	kv_check(kv, ib_post_send(qp[0], &wr.wr, &bad) == -EINVAL &&
+		 bad == &wr.wr, "RDMA WRITE on a UD QP: EINVAL at post");
+	if (!IS_ERR(reply_ah))
+		rdma_destroy_ah(reply_ah, RDMA_DESTROY_AH_SLEEPABLE);
+	rdma_destroy_ah(ah, RDMA_DESTROY_AH_SLEEPABLE);
+out:
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(qp[i]))
+			ib_destroy_qp(qp[i]);
+}
+
 static void kv_run(struct kv *kv)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -566,6 +725,7 @@ static void kv_run(struct kv *kv)
 	kv_reset_reuse(kv);
 	kv_drain(kv, &init);
 	kv_srq(kv, &init);
+	kv_ud(kv, &init);
 
 out_bufs:
 	for (i = 0; i < 2; i++) {

@@ -3,8 +3,9 @@
 # Kernel verbs on axon0 (tools/tests/kverbs/axon-kverbs-test.ko, built with
 # the modules): PD with its DMA MR, CQ with a completion handler, RC QPs
 # connected on the device, SEND/RECV, inline, events, query_qp, reuse
-# after RESET, ib_drain_qp, teardown. The module prints TAP to the kernel
-# log; it is relayed here as a subtest.
+# after RESET, ib_drain_qp, a kernel SRQ, UD QPs with address handles,
+# teardown. The module prints TAP to the kernel log; it is relayed here as
+# a subtest.
 set -u
 . "$(dirname "$0")/lib.sh"
 
