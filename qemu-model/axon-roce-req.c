@@ -139,7 +139,7 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
             }
         }
     }
-    if (len > (qp->type == AXON_QPT_UD ? qp->mtu : AXON_MAX_MSG_SIZE) ||
+    if (len > AXON_MAX_MSG_SIZE ||
         (axon_wr_atomic(w.opcode) && len != 8)) {
         e->len = 0;
         axon_roce_fail(qp, e, AXON_WC_LOC_LEN_ERR);

@@ -3,7 +3,8 @@
  *
  * Send: each SEND WQE of a UD QP is one packet with a DETH to the QP,
  * Q_Key and address its WQE names, completed once it is sent: nothing
- * is acknowledged, nothing retransmitted. Receive: a datagram carrying
+ * is acknowledged, nothing retransmitted. One over the port's MTU is not
+ * sent at all, and completes successfully all the same (IBA C10-93.1.1). Receive: a datagram carrying
  * the QP's Q_Key takes a receive WQE, which gets the 40-byte GRH (the
  * packet's IP header) and then the payload; the CQE names the sender.
  * Nothing a datagram carries changes the QP's state: a wrong Q_Key, no
@@ -85,6 +86,13 @@ static void axon_ud_send(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
         .loopback = e->ud.loopback,
     };
 
+    e->done = true;
+    e->status = AXON_WC_SUCCESS;
+    if (e->len > qp->mtu) {
+        /* IBA C10-93.1.1: no packet, and no error */
+        trace_axon_nic_err_ud_tx(qp->qpn, e->idx, e->len);
+        return;
+    }
     if (e->flags & AXON_WQE_INLINE) {
         pkt.payload = e->inline_data;
     } else if (axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, 0,
@@ -95,8 +103,6 @@ static void axon_ud_send(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
         axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
         return;
     }
-    e->done = true;
-    e->status = AXON_WC_SUCCESS;
     axon_roce_xmit_path(s, qp, &pkt, &path);
 }
 

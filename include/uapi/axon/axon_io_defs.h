@@ -191,10 +191,11 @@ struct axon_sge {
  * With ``AXON_CAP_UD``. A UD QP (&axon_admin_create_qp.type
  * ``AXON_QPT_UD``) sends SEND and SEND_IMM WQEs only (another opcode, or
  * FENCE, completes with ``AXON_WC_LOC_QP_OP_ERR``), each as one RoCEv2
- * packet with a DETH to the QP, Q_Key and address the WQE names; a
- * message over the port's MTU completes with ``AXON_WC_LOC_LEN_ERR``. A
- * send completes once the packet is on the wire: nothing is acknowledged
- * and a lost packet is lost. A destination GID of this device's own table
+ * packet with a DETH to the QP, Q_Key and address the WQE names. A send
+ * completes once the packet is on the wire: nothing is acknowledged and a
+ * lost packet is lost. A message over the port's MTU is not sent, and
+ * completes successfully (IBA C10-93.1.1). A malformed UD WQE moves the
+ * QP to ERR, as a malformed RC one does. A destination GID of this device's own table
  * loops back inside it.
  *
  * A UD packet is accepted by a QP in RTR or RTS whose Q_Key it carries;

@@ -6,8 +6,7 @@
 # ibv_wr_* API (perftest's default) and through ibv_post_send, as in
 # perftest-verbs.sh: one node runs server and client side by side, two
 # nodes serve from node 0. --nic-model virtio runs the same on rdma_rxe
-# (the reference), where axon-verbs-ud's check of a send over the MTU
-# fails: rxe completes it successfully, without a packet (C10-93.1.1).
+# (the reference).
 #
 # Datagrams are not retried: the programs post every receive before the
 # peer may send (ibv_ud_pingpong answers each message; ib_send_bw's
