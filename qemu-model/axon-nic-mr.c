@@ -136,6 +136,11 @@ AxonMr *axon_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
         return NULL;
     }
     mr = &s->rdma->mr[idx];
+    if (mr->mw_type) {
+        /* a window's key names remote access only, never an lkey */
+        trace_axon_nic_err_rdma_key(key, pdn, va, len, access);
+        return NULL;
+    }
     if (mr->valid && mr->tag == AXON_KEY_GET_TAG(key) &&
         mr->invalidated) {
         s->rdma->stats.mr_invalid++;
@@ -146,6 +151,38 @@ AxonMr *axon_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
         mr->pdn != pdn || (mr->access & access) != access ||
         va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
         trace_axon_nic_err_rdma_key(key, pdn, va, len, access);
+        return NULL;
+    }
+    return mr;
+}
+
+/*
+ * A responder's check of an rkey for qp: an MR's as axon_mr_check(), or
+ * a bound window's (its PD, its QP if type 2, its range and rights), and
+ * then its MR's, which is returned.
+ */
+AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
+                             uint64_t va, uint64_t len, uint32_t access)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    AxonMr *mw, *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR || !s->rdma->mr[idx].mw_type) {
+        return axon_mr_check(s, key, qp->pdn, va, len, access);
+    }
+    mw = &s->rdma->mr[idx];
+    if (!mw->valid || !mw->bound || mw->tag != AXON_KEY_GET_TAG(key) ||
+        mw->pdn != qp->pdn ||
+        (mw->mw_type == 2 && mw->bound_qpn != qp->qpn) ||
+        (mw->access & access) != access || va < mw->iova ||
+        len > mw->length || va - mw->iova > mw->length - len) {
+        trace_axon_nic_err_rdma_key(key, qp->pdn, va, len, access);
+        return NULL;
+    }
+    mr = &s->rdma->mr[mw->parent];
+    if (mr->invalidated) {
+        s->rdma->stats.mr_invalid++;
+        trace_axon_nic_err_rdma_mr_invalid(key, va, len);
         return NULL;
     }
     return mr;
@@ -463,14 +500,21 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     bool peer;
     AxonMr *mr;
 
-    bool fast_reg = le16_to_cpu(m->flags) & AXON_MR_FAST_REG;
+    uint16_t flags = le16_to_cpu(m->flags);
+    bool fast_reg = flags == AXON_MR_FAST_REG;
+    uint8_t mw_type = flags == AXON_MR_MW_TYPE1 ? 1 :
+                      flags == AXON_MR_MW_TYPE2 ? 2 : 0;
 
-    if ((le16_to_cpu(m->flags) & ~AXON_MR_FAST_REG) || m->key ||
+    if ((flags && !fast_reg && !mw_type) || m->key ||
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "reserved bytes set");
     }
     if (!axon_mr_pd_valid(s, pdn)) {
         return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (mw_type && (access || iova || length || m->pbl_addr || npages ||
+                    m->page_shift || m->levels)) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "bad memory window");
     }
     if (fast_reg &&
         (access || iova || length || m->pbl_addr || m->page_shift ||
@@ -478,7 +522,7 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR,
                                 "bad fast-registration MR");
     }
-    if (access & ~AXON_ACCESS_ALL ||
+    if (access & ~AXON_ACCESS_MR_ALL ||
         ((access & (AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_ATOMIC)) &&
          !(access & AXON_ACCESS_LOCAL_WRITE))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "bad access bits");
@@ -486,7 +530,7 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "bad length");
     }
-    status = fast_reg ? AXON_ADMIN_SUCCESS :
+    status = fast_reg || mw_type ? AXON_ADMIN_SUCCESS :
              axon_mr_check_pages(AXON_ADMIN_CREATE_MR, m, iova, length);
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
@@ -506,7 +550,9 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (n == AXON_RDMA_MAX_MR) {
         return AXON_ADMIN_NO_RESOURCES;
     }
-    if (fast_reg) {
+    if (mw_type) {
+        peer = false;
+    } else if (fast_reg) {
         /* the capacity is held from now on; the pages come with REG_MR */
         if (r->pbl_pages + npages > AXON_RDMA_MAX_PBL_PAGES) {
             return AXON_ADMIN_NO_RESOURCES;
@@ -526,6 +572,9 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr->invalidated = fast_reg;
     mr->fast_reg = fast_reg;
     mr->max_pages = fast_reg ? npages : 0;
+    mr->mw_type = mw_type;
+    mr->bound = false;
+    mr->windows = 0;
     mr->peer = peer;
     mr->page_shift = m->page_shift;
     mr->pdn = pdn;
@@ -542,8 +591,18 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     return AXON_ADMIN_SUCCESS;
 }
 
+/* A bound window lets go of its MR. */
+static void axon_mr_unbind(AxonNicState *s, AxonMr *mw)
+{
+    if (mw->bound) {
+        s->rdma->mr[mw->parent].windows--;
+        mw->bound = false;
+    }
+}
+
 static void axon_mr_free(AxonNicState *s, AxonMr *mr)
 {
+    axon_mr_unbind(s, mr);
     s->rdma->pbl_pages -= mr->fast_reg ? mr->max_pages : mr->npages;
     s->rdma->pd_users[mr->pdn]--;
     g_free(mr->pages);
@@ -582,6 +641,9 @@ uint16_t axon_mr_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
     }
+    if (mr->windows) {
+        return AXON_ADMIN_BUSY;         /* windows bound to it */
+    }
     axon_mr_free(s, mr);
     return AXON_ADMIN_SUCCESS;
 }
@@ -606,9 +668,9 @@ uint16_t axon_mr_invalidate(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    if (mr->fast_reg) {
+    if (mr->fast_reg || mr->mw_type) {
         return axon_nic_bad_cmd(AXON_ADMIN_INVALIDATE_MR,
-                                "a fast-registration MR");
+                                "a fast-registration MR or a window");
     }
     mr->invalidated = true;
     trace_axon_nic_rdma_mr_invalidate(le32_to_cpu(m->key));
@@ -633,8 +695,9 @@ uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    if (mr->fast_reg) {
-        return axon_nic_bad_cmd(AXON_ADMIN_REMAP_MR, "a fast-registration MR");
+    if (mr->fast_reg || mr->mw_type) {
+        return axon_nic_bad_cmd(AXON_ADMIN_REMAP_MR,
+                                "a fast-registration MR or a window");
     }
     status = axon_mr_check_pages(AXON_ADMIN_REMAP_MR, m, mr->iova,
                                  mr->length);
@@ -693,7 +756,7 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
     }
     if (reg->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
         reg->page_shift > AXON_MR_MAX_PAGE_SHIFT ||
-        (reg->access & ~AXON_ACCESS_ALL) ||
+        (reg->access & ~AXON_ACCESS_MR_ALL) ||
         ((reg->access & (AXON_ACCESS_REMOTE_WRITE |
                          AXON_ACCESS_REMOTE_ATOMIC)) &&
          !(reg->access & AXON_ACCESS_LOCAL_WRITE)) ||
@@ -726,12 +789,21 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
 
 /*
  * LOCAL_INV, and a SEND_INV's remote invalidation: the fast-registration
- * MR of key (its current tag) in the PD is invalid from now on.
+ * MR of key (its current tag) in the PD is invalid from now on, or the
+ * bound type 2 window of key unbound.
  */
 bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
 {
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    AxonMr *mw = idx && idx <= AXON_RDMA_MAX_MR ? &s->rdma->mr[idx] : NULL;
     AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
 
+    if (mw && mw->valid && mw->mw_type == 2 && mw->bound && mw->pdn == pdn &&
+        mw->tag == AXON_KEY_GET_TAG(key)) {
+        axon_mr_unbind(s, mw);
+        trace_axon_nic_rdma_mr_invalidate(key);
+        return true;
+    }
     if (!mr || mr->tag != AXON_KEY_GET_TAG(key)) {
         trace_axon_nic_err_rdma_key(key, pdn, 0, 0, 0);
         return false;
@@ -739,6 +811,57 @@ bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
     mr->invalidated = true;
     trace_axon_nic_rdma_mr_invalidate(key);
     return true;
+}
+
+/*
+ * BIND_MW: the window of key's slot in qp's PD gets [addr, addr + length)
+ * of an MR of the PD that allows windows, and key; returns the WQE's
+ * completion status (see "Memory windows" in axon_io_defs.h).
+ */
+uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
+                        uint64_t addr, const struct axon_bind_mw_seg *bind)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    uint32_t mr_key = le32_to_cpu(bind->mr_key);
+    uint32_t mr_idx = AXON_KEY_GET_INDEX(mr_key);
+    uint64_t length = le64_to_cpu(bind->length);
+    AxonMr *mw, *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR || mr_idx == 0 ||
+        mr_idx > AXON_RDMA_MAX_MR ||
+        !buffer_is_zero(bind->reserved, sizeof(bind->reserved)) ||
+        (bind->access & ~(AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ |
+                          AXON_ACCESS_REMOTE_ATOMIC))) {
+        return AXON_WC_MW_BIND_ERR;
+    }
+    mw = &s->rdma->mr[idx];
+    mr = &s->rdma->mr[mr_idx];
+    if (!mw->valid || !mw->mw_type || mw->pdn != qp->pdn ||
+        (mw->mw_type == 2 && mw->bound) ||
+        !mr->valid || mr->mw_type || mr->tag != AXON_KEY_GET_TAG(mr_key) ||
+        mr->pdn != qp->pdn || mr->invalidated ||
+        !(mr->access & AXON_ACCESS_MW_BIND) ||
+        ((bind->access & (AXON_ACCESS_REMOTE_WRITE |
+                          AXON_ACCESS_REMOTE_ATOMIC)) &&
+         !(mr->access & AXON_ACCESS_LOCAL_WRITE)) ||
+        addr < mr->iova || length > mr->length ||
+        addr - mr->iova > mr->length - length) {
+        trace_axon_nic_err_rdma_key(key, qp->pdn, addr, length, bind->access);
+        return AXON_WC_MW_BIND_ERR;
+    }
+    axon_mr_unbind(s, mw);
+    mw->tag = AXON_KEY_GET_TAG(key);
+    if (mw->mw_type == 1 && !length) {
+        return AXON_WC_SUCCESS;         /* unbound, under a new key */
+    }
+    mw->parent = mr_idx;
+    mw->iova = addr;
+    mw->length = length;
+    mw->access = bind->access;
+    mw->bound_qpn = qp->qpn;
+    mw->bound = true;
+    mr->windows++;
+    return AXON_WC_SUCCESS;
 }
 
 /* ---- realize, reset ----------------------------------------------------- */

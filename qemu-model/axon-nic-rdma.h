@@ -37,13 +37,20 @@
 /*
  * A memory region: a copy of its page list, valid (allocated) until
  * DESTROY_MR. INVALIDATE_MR keeps the key but refuses every access until
- * REMAP_MR gives it new pages.
+ * REMAP_MR gives it new pages. A memory window (mw_type 1 or 2) is a slot
+ * of the same table: a range of its parent MR, for remote access, while
+ * bound.
  */
 typedef struct AxonMr {
     bool valid;
     bool invalidated;
     bool peer;                  /* pages in another PCI device's memory */
     bool fast_reg;              /* registered by WQEs, max_pages at most */
+    uint8_t mw_type;            /* 1, 2: a window; 0: an MR */
+    bool bound;                 /* a window's: iova, length, access hold */
+    uint32_t parent;            /* a bound window's MR slot */
+    uint32_t bound_qpn;         /* a bound type 2 window answers it only */
+    uint32_t windows;           /* an MR's: windows bound to it */
     uint8_t tag;
     uint8_t page_shift;
     uint32_t pdn;
@@ -125,6 +132,7 @@ typedef struct AxonSwqe {
             struct axon_ud_av av;
         } ud;
         struct axon_reg_mr_seg reg;     /* REG_MR, as in the WQE */
+        struct axon_bind_mw_seg bind;   /* BIND_MW, as in the WQE */
     };
     union {
         AxonSge sge[AXON_MAX_SGE];
@@ -367,8 +375,12 @@ bool axon_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
                 uint32_t len, DMADirection dir);
 bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va, bool cas,
                     uint64_t cmp_add, uint64_t swap, uint64_t *orig);
+AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
+                             uint64_t va, uint64_t len, uint32_t access);
 uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
                          uint64_t iova, const struct axon_reg_mr_seg *reg);
+uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
+                        uint64_t addr, const struct axon_bind_mw_seg *bind);
 bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key);
 bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
                     unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,

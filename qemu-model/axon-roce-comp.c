@@ -45,6 +45,8 @@ uint8_t axon_wc_opcode(uint8_t wr_opcode)
         return AXON_WC_REG_MR;
     case AXON_WR_LOCAL_INV:
         return AXON_WC_LOCAL_INV;
+    case AXON_WR_BIND_MW:
+        return AXON_WC_BIND_MW;
     default:
         return AXON_WC_SEND;
     }

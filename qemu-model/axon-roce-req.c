@@ -47,7 +47,7 @@ static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
 {
     bool uc = qp->type == AXON_QPT_UC;
 
-    if (w->opcode > AXON_WR_SEND_INV || w->reserved0 ||
+    if (w->opcode > AXON_WR_BIND_MW || w->reserved0 ||
         (uc && (axon_wr_rd_atomic(w->opcode) ||
                 w->opcode == AXON_WR_SEND_INV)) ||
         (w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
@@ -58,7 +58,7 @@ static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
         (w->num_sge || (w->flags & AXON_WQE_INLINE))) {
         return false;
     }
-    return w->opcode == AXON_WR_REG_MR ||
+    return w->opcode == AXON_WR_REG_MR || w->opcode == AXON_WR_BIND_MW ||
            buffer_is_zero(w->reserved, sizeof(w->reserved));
 }
 
@@ -97,6 +97,8 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
     inl = le32_to_cpu(w.inline_len);
     if (w.opcode == AXON_WR_REG_MR) {
         e->reg = w.reg;
+    } else if (w.opcode == AXON_WR_BIND_MW) {
+        e->bind = w.bind;
     }
 
     if (qp->type == AXON_QPT_UD ? !axon_ud_check_wqe(s, qp, &w, e) :
@@ -312,8 +314,8 @@ bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
 }
 
 /*
- * REG_MR and LOCAL_INV take effect here, in SQ order (a fence honoured
- * before them), and are done at once; false for any other WQE.
+ * REG_MR, LOCAL_INV and BIND_MW take effect here, in SQ order (a fence
+ * honoured before them), and are done at once; false for any other WQE.
  */
 bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
 {
@@ -326,6 +328,9 @@ bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
     case AXON_WR_LOCAL_INV:
         status = axon_mr_local_inv(s, qp->pdn, e->rkey) ? AXON_WC_SUCCESS :
                  AXON_WC_LOC_PROT_ERR;
+        break;
+    case AXON_WR_BIND_MW:
+        status = axon_mr_bind_mw(s, qp, e->rkey, e->raddr, &e->bind);
         break;
     default:
         return false;

@@ -258,7 +258,7 @@ static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
     }
     /* the data is read again: the MR may be gone since */
     if (pkt->dmalen) {
-        mr = axon_mr_check(s, pkt->rkey, qp->pdn, pkt->va, pkt->dmalen,
+        mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, pkt->dmalen,
                            AXON_ACCESS_REMOTE_READ);
     }
     if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
@@ -335,7 +335,7 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
         qp->resp.wr_left = pkt->dmalen;
         qp->resp.wr_len = pkt->dmalen;
         if (pkt->dmalen &&
-            (!allowed || !axon_mr_check(s, pkt->rkey, qp->pdn, pkt->va,
+            (!allowed || !axon_mr_check_remote(s, qp, pkt->rkey, pkt->va,
                                         pkt->dmalen,
                                         AXON_ACCESS_REMOTE_WRITE))) {
             axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
@@ -351,7 +351,7 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
     }
     if (pkt->len) {
         /* checked per packet: the MR may be gone since the first */
-        mr = axon_mr_check(s, qp->resp.wr_rkey, qp->pdn, qp->resp.wr_va,
+        mr = axon_mr_check_remote(s, qp, qp->resp.wr_rkey, qp->resp.wr_va,
                            pkt->len, AXON_ACCESS_REMOTE_WRITE);
         if (!mr || !allowed) {
             axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
@@ -400,7 +400,7 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
                             "misaligned atomic");
         return;
     }
-    mr = axon_mr_check(s, pkt->rkey, qp->pdn, pkt->va, 8,
+    mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, 8,
                        AXON_ACCESS_REMOTE_ATOMIC);
     if (!mr || !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_ATOMIC))) {
         axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
@@ -435,7 +435,7 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
     AxonMr *mr = NULL;
 
     if (pkt->dmalen) {
-        mr = axon_mr_check(s, pkt->rkey, qp->pdn, pkt->va, pkt->dmalen,
+        mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, pkt->dmalen,
                            AXON_ACCESS_REMOTE_READ);
     }
     if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||

@@ -162,7 +162,7 @@ static bool axon_uc_write(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
     }
     if (pkt->len) {
         /* checked per packet: the MR may be gone since the first */
-        mr = axon_mr_check(s, qp->resp.wr_rkey, qp->pdn, qp->resp.wr_va,
+        mr = axon_mr_check_remote(s, qp, qp->resp.wr_rkey, qp->resp.wr_va,
                            pkt->len, AXON_ACCESS_REMOTE_WRITE);
         if (!mr || !allowed ||
             !axon_mr_rw(s, mr, qp->resp.wr_va, (uint8_t *)pkt->payload,

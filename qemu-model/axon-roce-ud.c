@@ -4,9 +4,10 @@
  * Send: each SEND WQE of a UD QP is one packet with a DETH to the QP,
  * Q_Key and address its WQE names, completed once it is sent: nothing
  * is acknowledged, nothing retransmitted. One over the port's MTU is not
- * sent at all, and completes successfully all the same (IBA C10-93.1.1). Receive: a datagram carrying
- * the QP's Q_Key takes a receive WQE, which gets the 40-byte GRH (the
- * packet's IP header) and then the payload; the CQE names the sender.
+ * sent at all, and completes successfully all the same (IBA C10-93.1.1).
+ * Receive: a datagram carrying the QP's Q_Key takes a receive WQE, which
+ * gets the 40-byte GRH (the packet's IP header) and then the payload; the
+ * CQE names the sender.
  * Nothing a datagram carries changes the QP's state: a wrong Q_Key, no
  * receive WQE or a bad header drops it, counted.
  *

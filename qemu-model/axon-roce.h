@@ -83,10 +83,11 @@ static inline bool axon_wr_rd_atomic(uint8_t opcode)
     return opcode == AXON_WR_RDMA_READ || axon_wr_atomic(opcode);
 }
 
-/* REG_MR and LOCAL_INV: done in the device, nothing sent */
+/* REG_MR, LOCAL_INV and BIND_MW: done in the device, nothing sent */
 static inline bool axon_wr_local(uint8_t opcode)
 {
-    return opcode == AXON_WR_REG_MR || opcode == AXON_WR_LOCAL_INV;
+    return opcode == AXON_WR_REG_MR || opcode == AXON_WR_LOCAL_INV ||
+           opcode == AXON_WR_BIND_MW;
 }
 
 static inline bool axon_swqe_rd_atomic(const AxonSwqe *e)

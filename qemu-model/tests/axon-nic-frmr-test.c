@@ -125,7 +125,7 @@ static void test_frmr_admin(void)
                                &key), ==, AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_fr(r->a, r->pdn + 100, 1, 0, &key), ==,
                      AXON_ADMIN_BAD_HANDLE);
-    cmd.mr.flags = cpu_to_le16(2);
+    cmd.mr.flags = cpu_to_le16(AXON_MR_MW_TYPE2 << 1);   /* no such flag */
     g_assert_cmpuint(cmd_result(r->a, &cmd, AXON_ADMIN_CREATE_MR, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_fr(r->a, r->pdn, FR_CAPACITY, 0, &key), ==,

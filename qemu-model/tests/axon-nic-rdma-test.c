@@ -62,8 +62,8 @@ static void test_rdma_mr(void)
                      AXON_ADMIN_BAD_HANDLE);
     g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_REMOTE_WRITE, 0, 4096, 1,
                                12, 1, NULL), ==, AXON_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(create_mr(a, pdn, 0x10, 0, 4096, 1, 12, 1, NULL), ==,
-                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_MR_ALL + 1, 0, 4096, 1,
+                               12, 1, NULL), ==, AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_mr(a, pdn, 0, 0, 4096, 1, 11, 1, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_mr(a, pdn, 0, 0, 4096, 1, 12, 3, NULL), ==,

@@ -142,14 +142,19 @@ struct axon_admin_gid {
  *   2:2 : remote_read - AXON_ACCESS_REMOTE_READ
  *   3:3 : remote_atomic - AXON_ACCESS_REMOTE_ATOMIC, needs LOCAL_WRITE on
  *         an MR
+ *   4:4 : mw_bind - AXON_ACCESS_MW_BIND, an MR's only, ``AXON_CAP_MW``:
+ *         memory windows may be bound to it
  *
- * ``AXON_ACCESS_ALL`` is every bit; others are BAD_PARAM.
+ * ``AXON_ACCESS_ALL`` is every bit a QP takes, ``AXON_ACCESS_MR_ALL``
+ * every bit an MR takes; others are BAD_PARAM.
  */
 #define AXON_ACCESS_LOCAL_WRITE		0x1
 #define AXON_ACCESS_REMOTE_WRITE	0x2
 #define AXON_ACCESS_REMOTE_READ		0x4
 #define AXON_ACCESS_REMOTE_ATOMIC	0x8
 #define AXON_ACCESS_ALL			0xf
+#define AXON_ACCESS_MW_BIND		0x10
+#define AXON_ACCESS_MR_ALL		0x1f
 
 /**
  * DOC: Page lists
@@ -228,8 +233,16 @@ struct axon_admin_gid {
  * starts invalid: every access through its key fails until a REG_MR WQE
  * gives it pages. DESTROY_MR frees it whatever its state; INVALIDATE_MR
  * and REMAP_MR are BAD_PARAM for it.
+ *
+ * With ``AXON_CAP_MW``, CREATE_MR with ``AXON_MR_MW_TYPE1`` or
+ * ``AXON_MR_MW_TYPE2`` (and pdn; every other field 0) makes a memory
+ * window of that type in the PD, unbound (see "Memory windows" in
+ * axon_io_defs.h); DESTROY_MR frees it, bound or not. DESTROY_MR of an MR
+ * with windows bound to it is BUSY.
  */
 #define AXON_MR_FAST_REG		0x1
+#define AXON_MR_MW_TYPE1		0x2
+#define AXON_MR_MW_TYPE2		0x4
 
 /**
  * struct axon_admin_mr - CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR
@@ -244,7 +257,8 @@ struct axon_admin_gid {
  * @page_shift: CREATE_MR, REMAP_MR: log2 of the page size,
  *	``AXON_MR_MIN_PAGE_SHIFT`` .. ``AXON_MR_MAX_PAGE_SHIFT``
  * @levels: CREATE_MR, REMAP_MR: 1 or 2
- * @flags: CREATE_MR: ``AXON_MR_FAST_REG`` or 0; else 0
+ * @flags: CREATE_MR: one of ``AXON_MR_FAST_REG``, ``AXON_MR_MW_TYPE1``,
+ *	``AXON_MR_MW_TYPE2``, or 0; else 0
  * @key: DESTROY_MR, INVALIDATE_MR, REMAP_MR: the MR (see "Keys"); 0 for
  *	CREATE_MR
  * @reserved: 0

@@ -140,7 +140,9 @@
  *	(see "Fast registration")
  * @AXON_WR_LOCAL_INV: ``AXON_CAP_FAST_REG``: invalidate one
  * @AXON_WR_SEND_INV: ``AXON_CAP_FAST_REG``: SEND with invalidate (RC):
- *	the responder invalidates the MR of rkey
+ *	the responder invalidates the MR (or type 2 window) of rkey
+ * @AXON_WR_BIND_MW: ``AXON_CAP_MW``: bind a memory window (see "Memory
+ *	windows")
  */
 enum axon_wr_opcode {
 	AXON_WR_RDMA_WRITE		= 0,
@@ -153,6 +155,7 @@ enum axon_wr_opcode {
 	AXON_WR_REG_MR			= 7,
 	AXON_WR_LOCAL_INV		= 8,
 	AXON_WR_SEND_INV		= 9,
+	AXON_WR_BIND_MW			= 10,
 };
 
 /**
@@ -315,6 +318,46 @@ struct axon_reg_mr_seg {
 };
 
 /**
+ * DOC: Memory windows
+ *
+ * With ``AXON_CAP_MW``. A memory window (made by CREATE_MR, see
+ * "Fast-registration MRs" in axon_admin_cmds_defs.h) grants remote access
+ * to a range of an MR with ``AXON_ACCESS_MW_BIND`` in the same PD. A
+ * BIND_MW WQE of an RC or UC QP of that PD binds it: rkey is the window's
+ * key with a new tag, remote_addr the range's start, &axon_send_wqe.bind
+ * the rest. It takes effect in SQ order (after any fence) and completes at
+ * once (``AXON_WC_BIND_MW``); from then on the new key, and no earlier
+ * one, names the window, for RDMA WRITE, READ and atomics only (never as
+ * an lkey). The responder checks the window's range and rights, then the
+ * MR's, for every access; a type 2 window answers only the QP that bound
+ * it.
+ *
+ * - Type 1 may be bound again while bound (the old key stops working);
+ *   length 0 unbinds it. It cannot be invalidated.
+ * - Type 2 must be unbound to be bound; LOCAL_INV and a peer's SEND_INV
+ *   with its current key unbind it.
+ *
+ * A binding that breaks a rule (the window or MR of another PD, an MR
+ * without MW_BIND, a range outside the MR, remote write or atomic rights
+ * on an MR without local write, a bound type 2 window) completes with
+ * ``AXON_WC_MW_BIND_ERR`` and the QP goes to ERR.
+ */
+
+/**
+ * struct axon_bind_mw_seg - BIND_MW's binding, 32 bytes
+ * @length: bytes of the window; 0 unbinds a type 1 window
+ * @mr_key: the MR the window is over
+ * @access: ``AXON_ACCESS_REMOTE_*`` the window grants
+ * @reserved: 0
+ */
+struct axon_bind_mw_seg {
+	__le64 length;
+	__le32 mr_key;
+	__u8 access;
+	__u8 reserved[19];
+};
+
+/**
  * struct axon_send_wqe - the header of a send WQE, 64 bytes
  * @opcode: &enum axon_wr_opcode
  * @flags: ``AXON_WQE_*`` (see "Send WQE flags")
@@ -331,13 +374,14 @@ struct axon_reg_mr_seg {
  *	(&axon_qp_attr.qkey) instead
  * @rkey: WRITE, READ, atomics: the remote key; REG_MR: the MR's new key;
  *	LOCAL_INV: the key to invalidate; SEND_INV: the peer's rkey to
- *	invalidate; UD: 0
+ *	invalidate; BIND_MW: the window's new key; UD: 0
  * @inline_len: INLINE: bytes of payload that follow, <= ``AXON_MAX_INLINE``
  * @compare_add: CMP_SWP: the compare value; FETCH_ADD: the value to add
  * @swap: CMP_SWP: the swap value
  * @reserved: 0
  * @av: UD: the destination (see "Datagrams")
  * @reg: REG_MR: the registration (see "Fast registration")
+ * @bind: BIND_MW: the binding (see "Memory windows")
  *
  * The header is followed by struct axon_sge sge[num_sge] or the inline
  * payload. The device reads a WQE once, when it takes it from the queue.
@@ -372,6 +416,7 @@ struct axon_send_wqe {
 		};
 		struct axon_ud_av av;
 		struct axon_reg_mr_seg reg;
+		struct axon_bind_mw_seg bind;
 	};
 };
 
@@ -400,6 +445,8 @@ struct axon_recv_wqe {
  *	the access, an invalidated MR
  * @AXON_WC_WR_FLUSH_ERR: flushed: the QP moved to ERR
  * @AXON_WC_BAD_RESP_ERR: a READ response of the wrong length
+ * @AXON_WC_MW_BIND_ERR: a BIND_MW that breaks a rule (see "Memory
+ *	windows")
  * @AXON_WC_LOC_ACCESS_ERR: local access error (not written by the model)
  * @AXON_WC_REM_INV_REQ_ERR: the responder NAKed an invalid request
  * @AXON_WC_REM_ACCESS_ERR: the responder NAKed a remote access error
@@ -416,6 +463,7 @@ enum axon_wc_status {
 	AXON_WC_LOC_QP_OP_ERR		= 2,
 	AXON_WC_LOC_PROT_ERR		= 4,
 	AXON_WC_WR_FLUSH_ERR		= 5,
+	AXON_WC_MW_BIND_ERR		= 6,
 	AXON_WC_BAD_RESP_ERR		= 7,
 	AXON_WC_LOC_ACCESS_ERR		= 8,
 	AXON_WC_REM_INV_REQ_ERR		= 9,
@@ -434,6 +482,7 @@ enum axon_wc_status {
  * @AXON_WC_RDMA_READ: an RDMA READ
  * @AXON_WC_COMP_SWAP: an atomic compare and swap
  * @AXON_WC_FETCH_ADD: an atomic fetch and add
+ * @AXON_WC_BIND_MW: a BIND_MW
  * @AXON_WC_LOCAL_INV: a LOCAL_INV
  * @AXON_WC_REG_MR: a REG_MR
  * @AXON_WC_RECV: a receive WQE consumed by a SEND
@@ -446,6 +495,7 @@ enum axon_wc_opcode {
 	AXON_WC_RDMA_READ		= 2,
 	AXON_WC_COMP_SWAP		= 3,
 	AXON_WC_FETCH_ADD		= 4,
+	AXON_WC_BIND_MW			= 5,
 	AXON_WC_LOCAL_INV		= 6,
 	AXON_WC_REG_MR			= 8,
 	AXON_WC_RECV			= 128,

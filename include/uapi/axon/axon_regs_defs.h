@@ -324,6 +324,8 @@ enum axon_reg {
  *   8:8 : fast_reg - AXON_CAP_FAST_REG: fast registration and
  *         invalidation (interface 1.6, see "Fast registration" in
  *         axon_io_defs.h)
+ *   9:9 : mw - AXON_CAP_MW: memory windows, types 1 and 2 (interface 1.6,
+ *         see "Memory windows" in axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -334,6 +336,7 @@ enum axon_reg {
 #define AXON_CAP_UD			0x40
 #define AXON_CAP_UC			0x80
 #define AXON_CAP_FAST_REG		0x100
+#define AXON_CAP_MW			0x200
 
 /**
  * DOC: FW_VERSION register
