@@ -4,7 +4,8 @@
  *
  * The device is set up once: two pairs of RC QPs connected to each other
  * over its wire (a UDP socket netdev that sends to itself), the second
- * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, two MRs, CQs. Each
+ * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, MRs (one for fast
+ * registration, one allowing windows), a window of each type, CQs. Each
  * input then runs in a fork of that device, as a list of steps: frames
  * forged around the live QPNs, PSNs and keys (with a correct ICRC or a
  * broken one), raw frames, work the QPs post themselves (so responses,
@@ -65,11 +66,19 @@ enum {
 #define UD_SQ (R_BASE + 0x360000)
 #define UD_RQ (R_BASE + 0x3e0000)
 #define UD_QKEY 0x11110000u
+#define FR_PBL (R_BASE + 0x370000)      /* the fast-registration MR's list */
+#define FR_PAGES 8
 
 static Rdma *rdma;
 static TQp pair1[2];
 static TQp pair2[2];                /* UC */
 static TQp ud_qp;                   /* its own peer */
+/*
+ * The keys the local operations work on: [0] a fast-registration MR, [1]
+ * and [2] windows of type 1 and 2 over [3], an MR over MR 1's pages that
+ * allows them; each as last registered or bound (by the fuzzer's tag).
+ */
+static uint32_t op_key[4];
 static uint32_t srqn;
 static uint16_t srq_pi;
 static int wire_port;
@@ -132,7 +141,8 @@ static void post_work(const Step *st)
     static const uint8_t ops[] = {
         AXON_WR_RDMA_WRITE, AXON_WR_RDMA_WRITE_IMM, AXON_WR_SEND,
         AXON_WR_SEND_IMM, AXON_WR_RDMA_READ, AXON_WR_ATOMIC_CMP_SWP,
-        AXON_WR_ATOMIC_FETCH_ADD,
+        AXON_WR_ATOMIC_FETCH_ADD, AXON_WR_SEND_INV, AXON_WR_REG_MR,
+        AXON_WR_LOCAL_INV, AXON_WR_BIND_MW,
     };
     int from = st->aim & AIM_QP1 ? 1 : 0;
     TQp *qp = aimed_qp(st, 0), *peer = aimed_qp(st, 1);
@@ -151,7 +161,39 @@ static void post_work(const Step *st)
         .compare_add = cpu_to_le64(st->swap_add),
     };
     uint8_t inl[64] = {};
+    uint32_t *target = &op_key[st->syndrome % ARRAY_SIZE(op_key)];
 
+    /* RDMA through a key a local operation made, now and then */
+    if (st->key_xor & 2) {
+        w.rkey = cpu_to_le32(*target);
+    }
+    if (op == AXON_WR_SEND_INV || op == AXON_WR_LOCAL_INV) {
+        w.rkey = cpu_to_le32(*target ^ (st->key_xor >> 8 & 0xff));
+    }
+    if (op == AXON_WR_REG_MR || op == AXON_WR_BIND_MW) {
+        /* a new tag, or the same: both are rules the device checks */
+        target = &op_key[op == AXON_WR_REG_MR ? 0 : 1 + (st->syndrome & 1)];
+        *target = AXON_KEY(AXON_KEY_GET_INDEX(*target),
+                           AXON_KEY_GET_TAG(*target) + (st->key_xor >> 8));
+        w.rkey = cpu_to_le32(*target);
+        w.num_sge = 0;
+        w.remote_addr = cpu_to_le64(op == AXON_WR_REG_MR ? st->swap_add :
+                                    le64_to_cpu(rsg.addr));
+        memset(&w.reg, 0, sizeof(w.reg));
+        if (op == AXON_WR_REG_MR) {
+            w.reg.length = cpu_to_le64(st->dmalen);
+            w.reg.pbl_addr = cpu_to_le64(FR_PBL);
+            w.reg.npages = cpu_to_le32(st->len % (FR_PAGES + 2));
+            w.reg.page_shift = 12 + (st->opcode >> 7);
+            w.reg.access = st->psn_delta;
+        } else {
+            w.bind.length = cpu_to_le64(st->dmalen % (MEM_PAGES * 4096));
+            w.bind.mr_key = cpu_to_le32(op_key[3] ^ (st->key_xor >> 16 & 1));
+            w.bind.access = st->psn_delta & 0x0e;
+        }
+        post_send(rdma, qp, &w, NULL, NULL);
+        return;
+    }
     if (qp == &ud_qp) {
         /* a datagram to itself, through the wire */
         w.remote_qpn = cpu_to_le32(ud_qp.qpn);
@@ -161,7 +203,8 @@ static void post_work(const Step *st)
     }
     /* pair 1's second QP receives from the SRQ only */
     if ((op == AXON_WR_SEND || op == AXON_WR_SEND_IMM ||
-         op == AXON_WR_RDMA_WRITE_IMM) && peer != &pair1[1]) {
+         op == AXON_WR_SEND_INV || op == AXON_WR_RDMA_WRITE_IMM) &&
+        peer != &pair1[1]) {
         post_recv(rdma, peer, st->swap_add, &rsg, 1);
     }
     if (st->aim & AIM_INLINE && op != AXON_WR_RDMA_READ) {
@@ -316,6 +359,43 @@ static void bring_up_uc_ud(void)
     ud_to_rts(rdma, &ud_qp, UD_QKEY, QP0_SQ_PSN);
 }
 
+/*
+ * A fast-registration MR whose list is 8 pages of MR 0, an MR over MR 1's
+ * pages that allows windows (the page list in the fixture's place is
+ * still MR 1's), and a window of each type.
+ */
+static void bring_up_keys(void)
+{
+    struct axon_admin_cmd cmd = {};
+    uint64_t pbl[FR_PAGES], v;
+
+    for (int i = 0; i < FR_PAGES; i++) {
+        pbl[i] = cpu_to_le64(rdma->mr[0].pages[i]);
+    }
+    qtest_memwrite(rdma->a->qts, FR_PBL, pbl, sizeof(pbl));
+    g_assert_cmpuint(create_mr(rdma->a, rdma->pdn,
+                               AXON_ACCESS_ALL | AXON_ACCESS_MW_BIND,
+                               rdma->mr[1].iova,
+                               MEM_PAGES * 4096ULL - 0x123 - 5, MEM_PAGES, 12,
+                               1, &v), ==, AXON_ADMIN_SUCCESS);
+    op_key[3] = v;
+    cmd.mr.pdn = cpu_to_le32(rdma->pdn);
+    cmd.mr.npages = cpu_to_le32(FR_PAGES);
+    cmd.mr.flags = cpu_to_le16(AXON_MR_FAST_REG);
+    g_assert_cmpuint(cmd_result(rdma->a, &cmd, AXON_ADMIN_CREATE_MR, &v), ==,
+                     AXON_ADMIN_SUCCESS);
+    op_key[0] = v;
+    for (int i = 1; i <= 2; i++) {
+        memset(&cmd, 0, sizeof(cmd));
+        cmd.mr.pdn = cpu_to_le32(rdma->pdn);
+        cmd.mr.flags = cpu_to_le16(i == 1 ? AXON_MR_MW_TYPE1 :
+                                   AXON_MR_MW_TYPE2);
+        g_assert_cmpuint(cmd_result(rdma->a, &cmd, AXON_ADMIN_CREATE_MR, &v),
+                         ==, AXON_ADMIN_SUCCESS);
+        op_key[i] = v;
+    }
+}
+
 static void axon_roce_pre_fuzz(QTestState *s)
 {
     Axon *a = axon_attach(s);
@@ -325,6 +405,7 @@ static void axon_roce_pre_fuzz(QTestState *s)
     rdma = rdma_bring_up(a, true, 7, false);
     bring_up_pair1();
     bring_up_uc_ud();
+    bring_up_keys();
     netdev_fd = find_netdev_fd();
     counter_shm_init();
 }
