@@ -3,7 +3,7 @@
  * KUnit: memory regions as the device takes them
  * (drivers/axon/axon_mr_attr.c): page lists built from a umem's DMA
  * blocks (pinned pages and dma-buf style DMA-only tables), the page
- * layout and its limit, access flags.
+ * layout and its limit, access flags, memory window types.
  */
 
 #include <linux/scatterlist.h>
@@ -340,8 +340,12 @@ static const struct axon_access_case axon_access_cases[] = {
 	  -EINVAL, 0 },
 	{ "remote atomic without local write", IB_ACCESS_REMOTE_ATOMIC,
 	  -EINVAL, 0 },
-	{ "MW bind", IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND, -EOPNOTSUPP,
-	  0 },
+	{ "MW bind", IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND, 0,
+	  AXON_ACCESS_LOCAL_WRITE | AXON_ACCESS_MW_BIND },
+	{ "MW bind alone", IB_ACCESS_MW_BIND, 0, AXON_ACCESS_MW_BIND },
+	{ "all five", AXON_IB_MR_ACCESS, 0, AXON_ACCESS_MR_ALL },
+	{ "MW bind, remote write without local write",
+	  IB_ACCESS_REMOTE_WRITE | IB_ACCESS_MW_BIND, -EINVAL, 0 },
 	{ "on demand", IB_ACCESS_ON_DEMAND, -EOPNOTSUPP, 0 },
 	{ "zero based", IB_ZERO_BASED, -EOPNOTSUPP, 0 },
 };
@@ -358,12 +362,24 @@ static void axon_mr_access_test(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, axon_mr_access(c->access), c->axon);
 }
 
+/* ---- memory window types ---------------------------------------------- */
+
+static void axon_mw_flags_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, axon_mw_flags(IB_MW_TYPE_1), AXON_MR_MW_TYPE1);
+	KUNIT_EXPECT_EQ(test, axon_mw_flags(IB_MW_TYPE_2), AXON_MR_MW_TYPE2);
+	/* what ib_uverbs refuses before the driver sees it */
+	KUNIT_EXPECT_EQ(test, axon_mw_flags((enum ib_mw_type)3), 0);
+	KUNIT_EXPECT_EQ(test, axon_mw_flags((enum ib_mw_type)0), 0);
+}
+
 static struct kunit_case axon_mr_attr_cases[] = {
 	KUNIT_CASE_PARAM(axon_pbl_test, axon_pbl_gen_params),
 	KUNIT_CASE(axon_pbl_too_short_test),
 	KUNIT_CASE_PARAM(axon_dmabuf_pbl_test, axon_dmabuf_gen_params),
 	KUNIT_CASE(axon_mr_layout_max_test),
 	KUNIT_CASE_PARAM(axon_mr_access_test, axon_access_gen_params),
+	KUNIT_CASE(axon_mw_flags_test),
 	{}
 };
 

@@ -24,13 +24,16 @@ static void axon_free_context(struct ibv_context *ibctx);
 
 /* Ops left out here fail with EOPNOTSUPP through libibverbs' defaults. */
 static const struct verbs_context_ops axon_ctx_ops = {
+	.alloc_mw = axon_alloc_mw,
 	.alloc_pd = axon_alloc_pd,
+	.bind_mw = axon_bind_mw,
 	.create_ah = axon_create_ah,
 	.create_cq = axon_create_cq,
 	.create_cq_ex = axon_create_cq_ex,
 	.create_qp = axon_create_qp,
 	.create_qp_ex = axon_create_qp_ex,
 	.create_srq = axon_create_srq,
+	.dealloc_mw = axon_dealloc_mw,
 	.dealloc_pd = axon_dealloc_pd,
 	.destroy_ah = axon_destroy_ah,
 	.dereg_mr = axon_dereg_mr,

@@ -288,9 +288,15 @@ int axon_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 int axon_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);
 int axon_destroy_srq(struct ibv_srq *ibsrq);
 
+/* mw.c */
+struct ibv_mw *axon_alloc_mw(struct ibv_pd *ibpd, enum ibv_mw_type type);
+int axon_dealloc_mw(struct ibv_mw *mw);
+
 /* io.c: the data path, no system call */
 int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 		   struct ibv_send_wr **bad_wr);
+int axon_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind);
 int axon_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 		       struct ibv_recv_wr **bad_wr);
 int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,

@@ -328,6 +328,11 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_alloc_mw {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_alloc_mw core_payload;
+};
+
 struct ibv_create_srq {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_create_srq core_payload;
@@ -430,6 +435,13 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
+/* Fills mw (context, pd, rkey, handle, type). */
+int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
+		     struct ibv_mw *mw, struct ibv_alloc_mw *cmd,
+		     size_t cmd_size, struct ib_uverbs_alloc_mw_resp *resp,
+		     size_t resp_size);
+/* Uses the ioctl interface (write() as fallback); no driver udata. */
+int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 /*
  * ioctl only (no write() fallback), no driver udata; fills vmr (keys, pd,
  * addr = offset, length, IBV_MR_TYPE_DMABUF_MR).
@@ -535,6 +547,9 @@ static_assert(sizeof(struct ibv_query_port) ==
 static_assert(sizeof(struct ibv_alloc_pd) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +
 	      sizeof(struct ib_uverbs_alloc_pd), "ibv_alloc_pd");
+static_assert(sizeof(struct ibv_alloc_mw) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_alloc_mw), "ibv_alloc_mw");
 static_assert(sizeof(struct ibv_create_cq_ex) % 8 == 0, "ibv_create_cq_ex");
 static_assert(sizeof(struct ibv_create_srq) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +

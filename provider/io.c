@@ -89,6 +89,35 @@ int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	return err;
 }
 
+/*
+ * ibv_bind_mw(), for type 1 windows (libibverbs checks the type and that
+ * MR and window share a PD): a BIND_MW WQE under the window's key with
+ * the next tag, which is the window's key from then on, as libibverbs
+ * expects. If the bind then fails, the window keeps its old key
+ * (ibv_bind_mw(3): the caller restores it). EINVAL on a UD QP, and for
+ * what axon_send_wqe_set_bind() refuses.
+ */
+int axon_bind_mw(struct ibv_qp *ibqp, struct ibv_mw *mw,
+		 struct ibv_mw_bind *mw_bind)
+{
+	struct ibv_send_wr wr = {
+		.wr_id = mw_bind->wr_id,
+		.opcode = IBV_WR_BIND_MW,
+		.send_flags = mw_bind->send_flags,
+		.bind_mw = {
+			.mw = mw,
+			.rkey = ibv_inc_rkey(mw->rkey),
+			.bind_info = mw_bind->bind_info,
+		},
+	}, *bad_wr;
+	int err;
+
+	err = axon_post_send(ibqp, &wr, &bad_wr);
+	if (!err)
+		mw->rkey = wr.bind_mw.rkey;
+	return err;
+}
+
 int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr)
 {
@@ -390,9 +419,10 @@ static uint32_t axon_wc_read_byte_len(struct ibv_cq_ex *ibcq)
 	return le32toh(to_axon_cq_ex(ibcq)->cur->byte_len);
 }
 
+/* ibv_wc_read_invalidated_rkey() reads this too (see axon_cqe_imm()). */
 static __be32 axon_wc_read_imm_data(struct ibv_cq_ex *ibcq)
 {
-	return to_axon_cq_ex(ibcq)->cur->imm_data;
+	return axon_cqe_imm(to_axon_cq_ex(ibcq)->cur);
 }
 
 static uint32_t axon_wc_read_qp_num(struct ibv_cq_ex *ibcq)
@@ -485,6 +515,40 @@ static void axon_wr_send_imm(struct ibv_qp_ex *ibqp, __be32 imm_data)
 	wqe = axon_wr_begin(to_axon_qp_ex(ibqp), AXON_WR_SEND_IMM);
 	if (wqe)
 		wqe->imm_data = imm_data;
+}
+
+/* SEND_INV and LOCAL_INV: the key the peer or the QP invalidates. */
+static void axon_wr_inv(struct ibv_qp_ex *ibqp, uint8_t opcode,
+			uint32_t invalidate_rkey)
+{
+	struct axon_send_wqe *wqe;
+
+	wqe = axon_wr_begin(to_axon_qp_ex(ibqp), opcode);
+	if (wqe)
+		wqe->rkey = htole32(invalidate_rkey);
+}
+
+static void axon_wr_send_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
+{
+	axon_wr_inv(ibqp, AXON_WR_SEND_INV, invalidate_rkey);
+}
+
+static void axon_wr_local_inv(struct ibv_qp_ex *ibqp, uint32_t invalidate_rkey)
+{
+	axon_wr_inv(ibqp, AXON_WR_LOCAL_INV, invalidate_rkey);
+}
+
+/* A window of either type, as with ibv_post_send(); the key is not kept. */
+static void axon_wr_bind_mw(struct ibv_qp_ex *ibqp, struct ibv_mw *mw,
+			    uint32_t rkey,
+			    const struct ibv_mw_bind_info *bind_info)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+	struct axon_send_wqe *wqe;
+
+	wqe = axon_wr_begin(qp, AXON_WR_BIND_MW);
+	if (wqe)
+		qp->wr_err = axon_send_wqe_set_bind(wqe, mw, rkey, bind_info);
 }
 
 /*
@@ -601,7 +665,7 @@ static void axon_wr_set_sge_list(struct ibv_qp_ex *ibqp, size_t num_sge,
 
 	if (!wqe)
 		return;
-	if (num_sge > qp->sq.max_sge) {
+	if (num_sge > qp->sq.max_sge || axon_wr_local(wqe->opcode)) {
 		qp->wr_err = EINVAL;
 		return;
 	}
@@ -624,7 +688,8 @@ static void axon_wr_set_sge(struct ibv_qp_ex *ibqp, uint32_t lkey,
 static bool axon_opcode_sends_data(uint8_t opcode)
 {
 	return opcode == AXON_WR_SEND || opcode == AXON_WR_SEND_IMM ||
-	       opcode == AXON_WR_RDMA_WRITE || opcode == AXON_WR_RDMA_WRITE_IMM;
+	       opcode == AXON_WR_SEND_INV || opcode == AXON_WR_RDMA_WRITE ||
+	       opcode == AXON_WR_RDMA_WRITE_IMM;
 }
 
 static void axon_wr_set_inline_data_list(struct ibv_qp_ex *ibqp,
@@ -707,6 +772,9 @@ void axon_qp_ex_set_ops(struct axon_qp *qp)
 		ibqp->wr_rdma_read = axon_wr_rdma_read;
 		ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
 		ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;
+		ibqp->wr_send_inv = axon_wr_send_inv;
+		ibqp->wr_local_inv = axon_wr_local_inv;
+		ibqp->wr_bind_mw = axon_wr_bind_mw;
 	}
 	ibqp->wr_set_sge = axon_wr_set_sge;
 	ibqp->wr_set_sge_list = axon_wr_set_sge_list;

@@ -89,6 +89,12 @@ static inline int axon_wr_opcode(enum ibv_wr_opcode op)
 		return AXON_WR_ATOMIC_CMP_SWP;
 	case IBV_WR_ATOMIC_FETCH_AND_ADD:
 		return AXON_WR_ATOMIC_FETCH_ADD;
+	case IBV_WR_LOCAL_INV:
+		return AXON_WR_LOCAL_INV;
+	case IBV_WR_SEND_WITH_INV:
+		return AXON_WR_SEND_INV;
+	case IBV_WR_BIND_MW:
+		return AXON_WR_BIND_MW;
 	default:
 		return -1;
 	}
@@ -145,9 +151,68 @@ static inline int axon_wqe_add_inline(const struct axon_wq *sq,
 	return 0;
 }
 
+/* The rights a memory window grants (their values are the device's). */
+#define AXON_MW_ACCESS	(IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | \
+			 IBV_ACCESS_REMOTE_ATOMIC)
+
+/*
+ * Make wqe a BIND_MW of window mw under rkey (mw's key with a new tag)
+ * over bind. EINVAL for the key of another window, no MR (the device
+ * wants one that allows windows even to unbind a type 1 window with
+ * length 0), or rights other than remote write, read and atomic; local
+ * write, which means nothing for a window (it is never an lkey) but
+ * which IB lets a consumer ask for, is ignored. The device checks the
+ * rest (PDs, the MR's MW_BIND right and range, local write for remote
+ * write or atomic) and fails the WQE with AXON_WC_MW_BIND_ERR.
+ */
+static inline int axon_send_wqe_set_bind(struct axon_send_wqe *wqe,
+					 const struct ibv_mw *mw, uint32_t rkey,
+					 const struct ibv_mw_bind_info *bind)
+{
+	if (!mw || AXON_KEY_GET_INDEX(rkey) != AXON_KEY_GET_INDEX(mw->rkey) ||
+	    !bind->mr ||
+	    bind->mw_access_flags & ~(AXON_MW_ACCESS | IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	wqe->remote_addr = htole64(bind->addr);
+	wqe->rkey = htole32(rkey);
+	wqe->bind.length = htole64(bind->length);
+	wqe->bind.mr_key = htole32(bind->mr->lkey);
+	wqe->bind.access = bind->mw_access_flags & AXON_MW_ACCESS;
+	return 0;
+}
+
+/* LOCAL_INV and BIND_MW act on keys and move no data. */
+static inline bool axon_wr_local(int op)
+{
+	return op == AXON_WR_LOCAL_INV || op == AXON_WR_BIND_MW;
+}
+
+/*
+ * Encode a LOCAL_INV of wr->invalidate_rkey or a BIND_MW of
+ * wr->bind_mw (a window of either type) into slot: sg_list, num_sge and
+ * IBV_SEND_INLINE mean nothing for them and are ignored.
+ */
+static inline int axon_build_local_wqe(const struct ibv_send_wr *wr, int op,
+				       void *slot)
+{
+	struct axon_send_wqe *wqe;
+
+	wqe = axon_send_wqe_init(slot, op,
+				 axon_wqe_flags(wr->send_flags &
+						~IBV_SEND_INLINE),
+				 wr->wr_id);
+	if (op == AXON_WR_BIND_MW)
+		return axon_send_wqe_set_bind(wqe, wr->bind_mw.mw,
+					      wr->bind_mw.rkey,
+					      &wr->bind_mw.bind_info);
+	wqe->rkey = htole32(wr->invalidate_rkey);
+	return 0;
+}
+
 /*
  * Encode wr into the SQ slot. EINVAL for an opcode or flags axon does not
- * support, too many SGEs or too much inline data.
+ * support, too many SGEs or too much inline data, and what
+ * axon_build_local_wqe() refuses.
  */
 static inline int axon_build_send_wqe(const struct axon_wq *sq,
 				      const struct ibv_send_wr *wr, void *slot)
@@ -157,7 +222,11 @@ static inline int axon_build_send_wqe(const struct axon_wq *sq,
 	int op = axon_wr_opcode(wr->opcode);
 	int i, err;
 
-	if (op < 0 || wr->num_sge < 0)
+	if (op < 0)
+		return EINVAL;
+	if (axon_wr_local(op))
+		return axon_build_local_wqe(wr, op, slot);
+	if (wr->num_sge < 0)
 		return EINVAL;
 	if (wr->send_flags & IBV_SEND_INLINE) {
 		/* Only data the requester sends can be inline. */
@@ -173,6 +242,9 @@ static inline int axon_build_send_wqe(const struct axon_wq *sq,
 	switch (op) {
 	case AXON_WR_SEND_IMM:
 		wqe->imm_data = wr->imm_data;
+		break;
+	case AXON_WR_SEND_INV:
+		wqe->rkey = htole32(wr->invalidate_rkey);
 		break;
 	case AXON_WR_RDMA_WRITE_IMM:
 		wqe->imm_data = wr->imm_data;
@@ -458,7 +530,19 @@ static inline bool axon_cqe_has_grh(const struct axon_cqe *cqe)
 static inline unsigned int axon_cqe_wc_flags(const struct axon_cqe *cqe)
 {
 	return (cqe->flags & AXON_CQE_WITH_IMM ? IBV_WC_WITH_IMM : 0) |
+	       (cqe->flags & AXON_CQE_WITH_INV ? IBV_WC_WITH_INV : 0) |
 	       (axon_cqe_has_grh(cqe) ? IBV_WC_GRH : 0);
+}
+
+/*
+ * ibv_wc's imm_data, which it shares with invalidated_rkey: the
+ * immediate data in network order, or for a SEND with invalidate the
+ * rkey the device invalidated (AXON_CQE_WITH_INV), in host order.
+ */
+static inline uint32_t axon_cqe_imm(const struct axon_cqe *cqe)
+{
+	return cqe->flags & AXON_CQE_WITH_INV ? be32toh(cqe->imm_data) :
+						cqe->imm_data;
 }
 
 /* The sending QP: a UD receive's CQE names it, an RC QP has one peer. */
@@ -481,7 +565,7 @@ static inline void axon_cqe_to_wc(const struct axon_cqe *cqe,
 	wc->opcode = (enum ibv_wc_opcode)cqe->opcode;
 	wc->vendor_err = cqe->vendor_err;
 	wc->byte_len = le32toh(cqe->byte_len);
-	wc->imm_data = cqe->imm_data;
+	wc->imm_data = axon_cqe_imm(cqe);
 	wc->qp_num = le32toh(cqe->qpn);
 	wc->src_qp = axon_cqe_src_qp(cqe, dest_qpn);
 	wc->wc_flags = axon_cqe_wc_flags(cqe);
@@ -498,6 +582,7 @@ static_assert(AXON_SAME(AXON_WC_SUCCESS, IBV_WC_SUCCESS) &&
 	      AXON_SAME(AXON_WC_LOC_QP_OP_ERR, IBV_WC_LOC_QP_OP_ERR) &&
 	      AXON_SAME(AXON_WC_LOC_PROT_ERR, IBV_WC_LOC_PROT_ERR) &&
 	      AXON_SAME(AXON_WC_WR_FLUSH_ERR, IBV_WC_WR_FLUSH_ERR) &&
+	      AXON_SAME(AXON_WC_MW_BIND_ERR, IBV_WC_MW_BIND_ERR) &&
 	      AXON_SAME(AXON_WC_BAD_RESP_ERR, IBV_WC_BAD_RESP_ERR) &&
 	      AXON_SAME(AXON_WC_LOC_ACCESS_ERR, IBV_WC_LOC_ACCESS_ERR) &&
 	      AXON_SAME(AXON_WC_REM_INV_REQ_ERR, IBV_WC_REM_INV_REQ_ERR) &&
@@ -512,6 +597,8 @@ static_assert(AXON_SAME(AXON_WC_SEND, IBV_WC_SEND) &&
 	      AXON_SAME(AXON_WC_RDMA_READ, IBV_WC_RDMA_READ) &&
 	      AXON_SAME(AXON_WC_COMP_SWAP, IBV_WC_COMP_SWAP) &&
 	      AXON_SAME(AXON_WC_FETCH_ADD, IBV_WC_FETCH_ADD) &&
+	      AXON_SAME(AXON_WC_BIND_MW, IBV_WC_BIND_MW) &&
+	      AXON_SAME(AXON_WC_LOCAL_INV, IBV_WC_LOCAL_INV) &&
 	      AXON_SAME(AXON_WC_RECV, IBV_WC_RECV) &&
 	      AXON_SAME(AXON_WC_RECV_RDMA_WITH_IMM, IBV_WC_RECV_RDMA_WITH_IMM),
 	      "wc opcode");
@@ -519,6 +606,12 @@ static_assert(sizeof(struct axon_send_wqe) == 64 &&
 	      sizeof(struct axon_recv_wqe) == 16 &&
 	      sizeof(struct axon_sge) == 16 &&
 	      sizeof(struct axon_cqe) == AXON_CQE_SIZE, "WQE/CQE sizes");
+static_assert(AXON_SAME(AXON_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE) &&
+	      AXON_SAME(AXON_ACCESS_REMOTE_READ, IBV_ACCESS_REMOTE_READ) &&
+	      AXON_SAME(AXON_ACCESS_REMOTE_ATOMIC, IBV_ACCESS_REMOTE_ATOMIC),
+	      "window rights");
+static_assert(sizeof(struct axon_bind_mw_seg) == 32 &&
+	      offsetof(struct axon_send_wqe, bind) == 32, "BIND_MW WQE layout");
 static_assert(sizeof(struct axon_ud_av) == 32 &&
 	      offsetof(struct axon_send_wqe, av) == 32 &&
 	      offsetof(struct axon_send_wqe, qkey) == 20, "UD WQE layout");

@@ -49,6 +49,7 @@ struct axon_dev {
 	bool peer_mr;			/* AXON_CAP_PEER_MR: dma-buf MRs */
 	bool srq;			/* AXON_CAP_SRQ */
 	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
+	bool mw;			/* AXON_CAP_MW: memory windows */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -115,6 +116,11 @@ struct axon_mr {
 	bool live;
 	bool valid;
 	struct work_struct remap_work;
+};
+
+/* A memory window: the device keeps all of it (see axon_mw.c). */
+struct axon_mw {
+	struct ib_mw ibmw;
 };
 
 struct axon_cq {
@@ -257,6 +263,10 @@ struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				      u64 length, u64 virt_addr, int fd,
 				      int access, struct ib_udata *udata);
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+
+/* axon_mw.c */
+int axon_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);
+int axon_dealloc_mw(struct ib_mw *ibmw);
 
 /* axon_ah.c */
 int axon_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

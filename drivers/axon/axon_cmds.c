@@ -346,3 +346,20 @@ int axon_cmd_destroy_srq(struct axon_admin_queue *aq, u32 srqn)
 
 	return axon_cmd_srq(aq, AXON_ADMIN_DESTROY_SRQ, srqn, 0, &cqe);
 }
+
+/* CREATE_MR of a memory window (@flags AXON_MR_MW_TYPE1 or _TYPE2). */
+int axon_cmd_create_mw(struct axon_admin_queue *aq, u32 pdn, u16 flags,
+		       u32 *key)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	int err;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_MR);
+	cmd.mr.pdn = cpu_to_le32(pdn);
+	cmd.mr.flags = cpu_to_le16(flags);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (err)
+		return err;
+	return axon_cmd_result(aq, &cqe, "key", 0, U32_MAX, key);
+}

@@ -76,5 +76,7 @@ int axon_cmd_create_srq(struct axon_admin_queue *aq,
 int axon_cmd_modify_srq(struct axon_admin_queue *aq, u32 srqn, u32 limit);
 int axon_cmd_query_srq(struct axon_admin_queue *aq, u32 srqn, u32 *limit);
 int axon_cmd_destroy_srq(struct axon_admin_queue *aq, u32 srqn);
+int axon_cmd_create_mw(struct axon_admin_queue *aq, u32 pdn, u16 flags,
+		       u32 *key);
 
 #endif /* _AXON_CMDS_H_ */

@@ -23,10 +23,12 @@
  *    meanwhile fail with the statuses axon_dev.h defines.
  *  - the remap work, under the lock, if live and not valid: map the pages
  *    (waits for the exporter's move), REMAP_MR, valid.
- *  - dereg, under the lock: not live, DESTROY_MR; then, unlocked, it
- *    cancels the work, which cannot be queued again as the MR is not
- *    live. A move_notify arriving later only unmaps; the umem release
- *    detaches, after which none arrives, and only then is the MR freed.
+ *  - dereg, under the lock: not live, DESTROY_MR (if the device refuses,
+ *    memory windows being bound to the MR, it is as it was); then,
+ *    unlocked, it cancels the work, which cannot be queued again as the
+ *    MR is not live. A move_notify arriving later only unmaps; the umem
+ *    release detaches, after which none arrives, and only then is the MR
+ *    freed.
  */
 
 #include <linux/dma-buf.h>
@@ -133,6 +135,8 @@ static int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
 		return -EINVAL;
 	}
 	err = axon_check_mr_access(access);
+	if (!err && access & IB_ACCESS_MW_BIND && !adev->mw)
+		err = -EOPNOTSUPP;
 	if (err) {
 		ibdev_dbg(&adev->ibdev, "reg_mr: access 0x%x: %d\n", access,
 			  err);
@@ -469,13 +473,25 @@ err_free_mr:
  */
 static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
 {
+	bool valid;
 	int err;
 
 	dma_resv_lock(axon_mr_resv(mr), NULL);
+	valid = mr->valid;
 	mr->live = false;
 	/* a move_notify before the umem detaches must not invalidate the key */
 	mr->valid = false;
 	err = axon_cmd_destroy_mr(&adev->aq, mr->key);
+	if (err == -EBUSY) {
+		/*
+		 * not destroyed, and the user (dma-buf MRs are users') gets
+		 * EBUSY: live as before, a queued remap still to run
+		 */
+		mr->live = true;
+		mr->valid = valid;
+		dma_resv_unlock(axon_mr_resv(mr));
+		return err;
+	}
 	if (!axon_destroyed(adev, err))
 		to_ib_umem_dmabuf(mr->umem)->private = NULL;
 	dma_resv_unlock(axon_mr_resv(mr));
@@ -484,8 +500,12 @@ static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
 }
 
 /*
- * The core cannot handle a failing destroy while it tears a context down:
- * a device error is logged and the MR is gone for the driver. Unless the
+ * EBUSY: the device did not destroy the MR (memory windows are bound to
+ * it, or no command slot freed up) and it stays as it was. A user gets
+ * that (ibv_dereg_mr(3)) and may try again; so does the core, which
+ * retries a failed destroy while it tears a context down, once others
+ * (the windows) are gone. Any other failure cannot be handled there: a
+ * device error is logged and the MR is gone for the driver. Unless the
  * device destroyed the MR or is dead, it may still use the pages: they
  * stay pinned (or mapped, for a dma-buf).
  */
@@ -499,6 +519,10 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		err = axon_dmabuf_mr_destroy(adev, mr);
 	else
 		err = axon_cmd_destroy_mr(&adev->aq, mr->key);
+	if (err == -EBUSY && udata) {
+		ibdev_dbg(&adev->ibdev, "dereg_mr 0x%x: busy\n", mr->key);
+		return err;
+	}
 	if (err)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy mr 0x%x failed: %d\n", mr->key,

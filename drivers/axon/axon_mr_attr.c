@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon: a memory region as the device takes it: page size and count,
- * page list, access bits.
+ * page list, access bits; the types of memory windows.
  * Shared by axon.ko and the KUnit suites (see axon_mr_attr.h).
  */
 
@@ -52,20 +52,37 @@ int axon_mr_layout(struct ib_umem *umem, unsigned long pgsz_bitmap, u64 iova,
 /* The device's access bits have the values of enum ib_access_flags. */
 u32 axon_mr_access(int ib_access)
 {
-	return ib_access & AXON_ACCESS_ALL;
+	return ib_access & AXON_ACCESS_MR_ALL;
 }
 
 /*
- * MR access flags: the four the device enforces; optional ones (relaxed
- * ordering) may be ignored. Remote write or atomic without local write is
- * invalid, anything else (MW bind, on demand, zero based) unsupported.
+ * MR access flags: the five the device enforces (MW bind only with
+ * AXON_CAP_MW, which the caller checks); optional ones (relaxed ordering)
+ * may be ignored. Remote write or atomic without local write is invalid,
+ * anything else (on demand, zero based) unsupported.
  */
 int axon_check_mr_access(int ib_access)
 {
-	if (ib_access & ~(AXON_IB_ACCESS | IB_ACCESS_OPTIONAL))
+	if (ib_access & ~(AXON_IB_MR_ACCESS | IB_ACCESS_OPTIONAL))
 		return -EOPNOTSUPP;
 	if (ib_access & (IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_ATOMIC) &&
 	    !(ib_access & IB_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
 	return 0;
+}
+
+/*
+ * CREATE_MR's flags for a memory window of @type: type 1, or type 2 (the
+ * device's are 2B: bound to the QP that binds them); 0 for another type.
+ */
+u16 axon_mw_flags(enum ib_mw_type type)
+{
+	switch (type) {
+	case IB_MW_TYPE_1:
+		return AXON_MR_MW_TYPE1;
+	case IB_MW_TYPE_2:
+		return AXON_MR_MW_TYPE2;
+	default:
+		return 0;
+	}
 }

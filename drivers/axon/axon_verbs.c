@@ -86,6 +86,12 @@ static int axon_query_device(struct ib_device *ibdev,
 	/* no multicast groups: max_mcast_grp and max_mcast_qp_attach stay 0 */
 	if (adev->ud)
 		props->max_ah = AXON_MAX_AH;
+	if (adev->mw) {
+		/* windows are MRs of the device: they share its slots */
+		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
+					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
+		props->max_mw = props->max_mr;
+	}
 	return 0;
 }
 
@@ -461,6 +467,14 @@ static const struct ib_device_ops axon_ud_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, axon_ah, ibah),
 };
 
+/* With AXON_CAP_MW: memory windows (bound by the provider's WQEs). */
+static const struct ib_device_ops axon_mw_ops = {
+	.alloc_mw = axon_alloc_mw,
+	.dealloc_mw = axon_dealloc_mw,
+
+	INIT_RDMA_OBJ_SIZE(ib_mw, axon_mw, ibmw),
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -519,6 +533,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_ud_ops);
 	if (adev->peer_mr)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
+	if (adev->mw)
+		ib_set_device_ops(ibdev, &axon_mw_ops);
 
 	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
 	if (err)

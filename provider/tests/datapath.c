@@ -5,8 +5,8 @@
  * memory. The test plays the device: it reads the WQEs and doorbell words
  * the verbs wrote and writes the CQEs they poll. This covers what the
  * device-less tests cannot reach through libibverbs: ibv_post_send/recv,
- * ibv_poll_cq, ibv_req_notify_cq, the ibv_wr_*() and ibv_start_poll()
- * families, and their errors.
+ * ibv_poll_cq, ibv_req_notify_cq, ibv_bind_mw, the ibv_wr_*() and
+ * ibv_start_poll() families, and their errors.
  *
  * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
  * non-zero if a check failed or did not run.
@@ -713,6 +713,165 @@ static void test_ud_poll(void)
 	      "ibv_wc_read_src_qp() and the GRH flag");
 }
 
+/* The last CQE dev_cqe() wrote. */
+static struct axon_cqe *last_cqe(void)
+{
+	return &cq->ring.cqes[(cq_pi - 1) & ((1 << CQ_SHIFT) - 1)];
+}
+
+/*
+ * Memory windows on the RC QP: ibv_bind_mw() (type 1: the new key kept
+ * only when posted), IBV_WR_BIND_MW, LOCAL_INV and SEND_WITH_INV through
+ * ibv_post_send() and ibv_wr_*(), and their completions.
+ */
+static void test_mw(void)
+{
+	struct ibv_qp_ex *qpx = &qp->vqp.qp_ex;
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct ibv_poll_cq_attr attr = {};
+	struct ibv_mr mr = { .pd = &pd, .lkey = 0x3300, .rkey = 0x3300 };
+	struct ibv_mw mw1 = { .pd = &pd, .rkey = 0x12ff, .type = IBV_MW_TYPE_1 };
+	struct ibv_mw mw2 = { .pd = &pd, .rkey = 0x1400, .type = IBV_MW_TYPE_2 };
+	struct ibv_mw_bind bind = {
+		.wr_id = 0x61, .send_flags = IBV_SEND_SIGNALED,
+		.bind_info = { .mr = &mr, .addr = 0x10000, .length = 4096,
+			       .mw_access_flags = IBV_ACCESS_REMOTE_WRITE },
+	};
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr wr[3] = {
+		{ .wr_id = 0x62, .opcode = IBV_WR_LOCAL_INV,
+		  .invalidate_rkey = 0x1300 },
+		{ .wr_id = 0x63, .opcode = IBV_WR_SEND_WITH_INV,
+		  .sg_list = &sge, .num_sge = 1, .invalidate_rkey = 0x5501 },
+		{ .wr_id = 0x64, .opcode = IBV_WR_BIND_MW,
+		  .send_flags = IBV_SEND_SIGNALED,
+		  .bind_mw = { .mw = &mw2, .rkey = 0x1401,
+			       .bind_info = bind.bind_info } },
+	}, *bad = NULL;
+	struct ibv_recv_wr rwr = { .wr_id = 0x65, .sg_list = &sge,
+				   .num_sge = 1 }, *rbad;
+	uint32_t pi = qp->sq.pi, db;
+	struct ibv_wc wc[4];
+	int err, n;
+	bool ok;
+
+	err = axon_bind_mw(&qp->vqp.qp, &mw1, &bind);
+	check("bind-mw-type1",
+	      !err && mw1.rkey == 0x1200 && qp->sq.pi == pi + 1 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(QPN, pi + 1) &&
+	      sq_wqe(pi)->opcode == AXON_WR_BIND_MW &&
+	      sq_wqe(pi)->flags == AXON_WQE_SIGNALED &&
+	      le64toh(sq_wqe(pi)->wr_id) == 0x61 &&
+	      le32toh(sq_wqe(pi)->rkey) == 0x1200 &&
+	      le64toh(sq_wqe(pi)->remote_addr) == 0x10000 &&
+	      le64toh(sq_wqe(pi)->bind.length) == 4096 &&
+	      le32toh(sq_wqe(pi)->bind.mr_key) == 0x3300 &&
+	      sq_wqe(pi)->bind.access == AXON_ACCESS_REMOTE_WRITE,
+	      "the WQE under the next tag (wrapping), the window's new key");
+
+	bind.bind_info.mw_access_flags = IBV_ACCESS_ZERO_BASED;
+	err = axon_bind_mw(&qp->vqp.qp, &mw1, &bind);
+	bind.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_READ;
+	err |= axon_bind_mw(&ud->vqp.qp, &mw1, &bind) << 8;
+	check("bind-mw-einval",
+	      err == (EINVAL | EINVAL << 8) && mw1.rkey == 0x1200 &&
+	      qp->sq.pi == pi + 1 && ud->sq.pi == ud->sq.ci,
+	      "a zero-based window, or a bind on a UD QP, accepted");
+
+	wr[0].next = &wr[1];
+	wr[1].next = &wr[2];
+	err = axon_post_send(&qp->vqp.qp, &wr[0], &bad);
+	check("post-send-mw",
+	      !err && qp->sq.pi == pi + 4 && mw2.rkey == 0x1400 &&
+	      sq_wqe(pi + 1)->opcode == AXON_WR_LOCAL_INV &&
+	      le32toh(sq_wqe(pi + 1)->rkey) == 0x1300 &&
+	      !sq_wqe(pi + 1)->num_sge &&
+	      sq_wqe(pi + 2)->opcode == AXON_WR_SEND_INV &&
+	      le32toh(sq_wqe(pi + 2)->rkey) == 0x5501 &&
+	      sq_wqe(pi + 2)->num_sge == 1 &&
+	      sq_wqe(pi + 3)->opcode == AXON_WR_BIND_MW &&
+	      le32toh(sq_wqe(pi + 3)->rkey) == 0x1401 &&
+	      le32toh(sq_wqe(pi + 3)->bind.mr_key) == 0x3300,
+	      "LOCAL_INV, SEND_WITH_INV and a type 2 BIND_MW; mw->rkey kept");
+
+	/* both binds, the LOCAL_INV, a receive invalidating 0x1401 */
+	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	dev_cqe(QPN, pi, AXON_WC_BIND_MW, 0, 0x61);
+	dev_cqe(QPN, pi + 1, AXON_WC_LOCAL_INV, 0, 0x62);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_WITH_INV, 0x65);
+	last_cqe()->imm_data = htobe32(0x1401);
+	dev_cqe(QPN, pi + 3, AXON_WC_BIND_MW, 0, 0x64);
+	last_cqe()->status = AXON_WC_MW_BIND_ERR;
+	n = poll_all(cq, wc);
+	check("poll-mw",
+	      n == 4 && wc[0].opcode == IBV_WC_BIND_MW && wc[0].wr_id == 0x61 &&
+	      wc[1].opcode == IBV_WC_LOCAL_INV &&
+	      wc[2].opcode == IBV_WC_RECV &&
+	      wc[2].wc_flags == IBV_WC_WITH_INV &&
+	      wc[2].invalidated_rkey == 0x1401 &&
+	      wc[3].opcode == IBV_WC_BIND_MW &&
+	      wc[3].status == IBV_WC_MW_BIND_ERR && qp->sq.ci == pi + 4,
+	      "IBV_WC_BIND_MW, _LOCAL_INV, WITH_INV's key, MW_BIND_ERR");
+
+	check("wr-mw-ops", qpx->wr_bind_mw && qpx->wr_local_inv &&
+	      qpx->wr_send_inv && !ud->vqp.qp_ex.wr_bind_mw &&
+	      !ud->vqp.qp_ex.wr_local_inv && !ud->vqp.qp_ex.wr_send_inv,
+	      "RC QPs get the window operations, UD QPs do not");
+
+	pi = qp->sq.pi;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 0x71;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_bind_mw(qpx, &mw2, 0x1402, &bind.bind_info);
+	qpx->wr_id = 0x72;
+	qpx->wr_flags = 0;
+	ibv_wr_local_inv(qpx, 0x1402);
+	qpx->wr_id = 0x73;
+	ibv_wr_send_inv(qpx, 0x5502);
+	ibv_wr_set_inline_data(qpx, "bye", 3);
+	err = ibv_wr_complete(qpx);
+	check("wr-mw-batch",
+	      !err && qp->sq.pi == pi + 3 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(QPN, pi + 3) &&
+	      sq_wqe(pi)->opcode == AXON_WR_BIND_MW &&
+	      sq_wqe(pi)->flags == AXON_WQE_SIGNALED &&
+	      le32toh(sq_wqe(pi)->rkey) == 0x1402 &&
+	      sq_wqe(pi)->bind.access == AXON_ACCESS_REMOTE_READ &&
+	      sq_wqe(pi + 1)->opcode == AXON_WR_LOCAL_INV &&
+	      le32toh(sq_wqe(pi + 1)->rkey) == 0x1402 &&
+	      le64toh(sq_wqe(pi + 1)->wr_id) == 0x72 &&
+	      sq_wqe(pi + 2)->opcode == AXON_WR_SEND_INV &&
+	      le32toh(sq_wqe(pi + 2)->rkey) == 0x5502 &&
+	      sq_wqe(pi + 2)->flags == AXON_WQE_INLINE &&
+	      !memcmp(sq_wqe(pi + 2) + 1, "bye", 3),
+	      "BIND_MW, LOCAL_INV and an inline SEND_WITH_INV in one batch");
+
+	db = db_word(AXON_DB_SQ);
+	dev_cqe(QPN, pi + 2, AXON_WC_SEND, 0, 0x73);
+	ok = poll_all(cq, wc) == 1 && qp->sq.ci == pi + 3;
+	ibv_wr_start(qpx);
+	ibv_wr_local_inv(qpx, 0x1402);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 8);
+	err = ibv_wr_complete(qpx);
+	ibv_wr_start(qpx);
+	ibv_wr_bind_mw(qpx, &mw2, 0x1501, &bind.bind_info);
+	err |= ibv_wr_complete(qpx) << 8;
+	check("wr-mw-bad", ok && err == (EINVAL | EINVAL << 8) &&
+	      qp->sq.pi == pi + 3 && db_word(AXON_DB_SQ) == db,
+	      "an SGE on a LOCAL_INV, or another window's key, accepted");
+
+	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
+	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_WITH_INV, 0x65);
+	last_cqe()->imm_data = htobe32(0x1402);
+	axon_cq_ex_set_ops(cq, false);
+	ok = !ibv_start_poll(cqx, &attr) && cqx->wr_id == 0x65 &&
+	     ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
+	     ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_INV &&
+	     ibv_wc_read_invalidated_rkey(cqx) == 0x1402;
+	ibv_end_poll(cqx);
+	check("cq-ex-with-inv", ok, "ibv_wc_read_invalidated_rkey()");
+}
+
 /* The checks each test makes (the plan). */
 #define POST_SEND_CHECKS	4
 #define POLL_CHECKS		10
@@ -724,6 +883,7 @@ static void test_ud_poll(void)
 #define UD_POST_CHECKS		2
 #define UD_WR_API_CHECKS	4
 #define UD_POLL_CHECKS		2
+#define MW_CHECKS		8
 
 int main(void)
 {
@@ -732,7 +892,7 @@ int main(void)
 	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
 		 2 * CQ_EX_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
 		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
-		 UD_POLL_CHECKS);
+		 UD_POLL_CHECKS + MW_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -749,5 +909,6 @@ int main(void)
 	test_ud_post();
 	test_ud_wr_api();
 	test_ud_poll();
+	test_mw();
 	return tap_done();
 }

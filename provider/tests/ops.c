@@ -61,6 +61,7 @@ int main(int argc, char **argv)
 	struct ibv_qp_init_attr_ex qpx_attr = {};
 	struct ibv_cq_init_attr_ex cqx_attr = {};
 	struct ibv_mr *mr;
+	struct ibv_mw *mw;
 	struct ibv_srq_init_attr srq_attr = {};
 	struct ibv_ah_attr ah_attr = {};
 	struct ibv_ah *ah;
@@ -77,8 +78,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 14 on the PD, 4 on the context, close */
-	tap_plan(23);
+	/* open, 3 queries, 16 on the PD, 4 on the context, close */
+	tap_plan(25);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -112,8 +113,16 @@ int main(int argc, char **argv)
 		expect_errno_ptr("ops-reg-dmabuf-mr-ioctl",
 				 ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0),
 				 ENOTTY);
-		expect_eopnotsupp_ptr("ops-alloc-mw-eopnotsupp",
-				      ibv_alloc_mw(pd, IBV_MW_TYPE_1));
+		/* the provider's alloc_mw: the null device "makes" one */
+		mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
+		result("ops-alloc-mw", mw != NULL, strerror(errno));
+		if (mw) {
+			ret = ibv_dealloc_mw(mw);
+			snprintf(buf, sizeof(buf), "returned %d", ret);
+			result("ops-dealloc-mw", !ret, buf);
+		} else {
+			tap_skip("no MW", "ops-dealloc-mw");
+		}
 		qp_attr.qp_type = IBV_QPT_UC;
 		expect_eopnotsupp_ptr("ops-create-qp-uc-eopnotsupp",
 				      ibv_create_qp(pd, &qp_attr));
@@ -148,9 +157,15 @@ int main(int argc, char **argv)
 		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 		qpx_attr.pd = pd;
-		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_BIND_MW;
-		expect_eopnotsupp_ptr("ops-create-qp-ex-bind-mw-eopnotsupp",
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_TSO;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-tso-eopnotsupp",
 				      ibv_create_qp_ex(ctx, &qpx_attr));
+		/* the window operations are RC's: on to the missing CQs */
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_BIND_MW |
+					  IBV_QP_EX_WITH_LOCAL_INV |
+					  IBV_QP_EX_WITH_SEND_WITH_INV;
+		expect_errno_ptr("ops-create-qp-ex-mw-ops-einval",
+				 ibv_create_qp_ex(ctx, &qpx_attr), EINVAL);
 		/* No flags is no request: on to the missing CQs. */
 		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
 				     IBV_QP_INIT_ATTR_CREATE_FLAGS;

@@ -2,8 +2,9 @@
 /*
  * The provider's WQE encoding and CQE parsing (wq.h) against rings in
  * ordinary memory, playing the device's side by hand: what a WQE looks
- * like byte for byte, when a queue is full, which CQEs are valid on
- * which pass, how completions retire WQEs across the 16-bit wrap.
+ * like byte for byte (memory windows' WQEs too), when a queue is full,
+ * which CQEs are valid on which pass, how completions retire WQEs across
+ * the 16-bit wrap.
  *
  * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
  * non-zero if a check failed or did not run.
@@ -127,10 +128,117 @@ static void test_send_encoding(void)
 	check("send-too-many-sge", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
 	      "13 SGEs in a 12-SGE slot accepted");
 	wr.num_sge = 1;
-	wr.opcode = IBV_WR_SEND_WITH_INV;
+	wr.opcode = IBV_WR_TSO;
 	check("send-unsupported-opcode",
 	      axon_build_send_wqe(&sq, &wr, w) == EINVAL,
-	      "SEND_WITH_INV accepted");
+	      "TSO accepted");
+	free(sq.buf);
+}
+
+/* Every byte of [from, to) of the WQE at w is 0. */
+static bool zero_from(const uint8_t *w, size_t from, size_t to)
+{
+	for (; from < to; from++)
+		if (w[from])
+			return false;
+	return true;
+}
+
+/* SEND_WITH_INV, LOCAL_INV and BIND_MW, byte for byte. */
+static void test_mw_encoding(void)
+{
+	struct axon_wq sq = make_sq();
+	struct ibv_mr mr = { .lkey = 0x4a0b, .rkey = 0x4a0b };
+	struct ibv_mw mw = { .rkey = 0x123456, .type = IBV_MW_TYPE_2 };
+	struct ibv_sge sg = { .addr = 0x1000, .length = 7, .lkey = 0x3402 };
+	char payload[8] = "inline!";
+	struct ibv_send_wr wr = {
+		.wr_id = 0x55,
+		.sg_list = &sg,
+		.num_sge = 1,
+		.opcode = IBV_WR_SEND_WITH_INV,
+		.send_flags = IBV_SEND_SIGNALED,
+		.invalidate_rkey = 0xa1b2c3d4,
+	};
+	uint8_t *w = axon_wq_slot(&sq, 2);
+
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	check("send-inv",
+	      !axon_build_send_wqe(&sq, &wr, w) && w[0] == AXON_WR_SEND_INV &&
+	      w[1] == AXON_WQE_SIGNALED && w[2] == 1 && rd32(w + 4) == 0 &&
+	      rd64(w + 8) == 0x55 && rd64(w + 16) == 0 &&
+	      rd32(w + 24) == 0xa1b2c3d4 && zero_from(w, 28, 64) &&
+	      rd64(w + 64) == 0x1000 && rd32(w + 72) == 7,
+	      "the key to invalidate in rkey, host order, and the SGEs");
+	sg.addr = (uintptr_t)payload;
+	sg.length = sizeof(payload);
+	wr.send_flags = IBV_SEND_INLINE;
+	check("send-inv-inline",
+	      !axon_build_send_wqe(&sq, &wr, w) && w[1] == AXON_WQE_INLINE &&
+	      rd32(w + 24) == 0xa1b2c3d4 && rd32(w + 28) == sizeof(payload) &&
+	      !memcmp(w + 64, payload, sizeof(payload)),
+	      "a SEND_WITH_INV's data inline");
+
+	/* SGEs and INLINE mean nothing for a WQE that moves no data */
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	wr.opcode = IBV_WR_LOCAL_INV;
+	wr.num_sge = 13;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE | IBV_SEND_INLINE;
+	wr.invalidate_rkey = 0x123457;
+	check("local-inv",
+	      !axon_build_send_wqe(&sq, &wr, w) && w[0] == AXON_WR_LOCAL_INV &&
+	      w[1] == (AXON_WQE_SIGNALED | AXON_WQE_FENCE) && w[2] == 0 &&
+	      rd64(w + 8) == 0x55 && rd64(w + 16) == 0 &&
+	      rd32(w + 24) == 0x123457 && zero_from(w, 28, 64),
+	      "rkey only: no SGE, no inline flag");
+
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	wr.opcode = IBV_WR_BIND_MW;
+	wr.send_flags = IBV_SEND_SIGNALED | IBV_SEND_INLINE;
+	wr.bind_mw.mw = &mw;
+	wr.bind_mw.rkey = ibv_inc_rkey(mw.rkey);
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){
+		.mr = &mr, .addr = 0x7f0000001000ull, .length = 0x20000,
+		.mw_access_flags = IBV_ACCESS_LOCAL_WRITE |
+				   IBV_ACCESS_REMOTE_WRITE |
+				   IBV_ACCESS_REMOTE_READ,
+	};
+	check("bind-mw",
+	      !axon_build_send_wqe(&sq, &wr, w) && w[0] == AXON_WR_BIND_MW &&
+	      w[1] == AXON_WQE_SIGNALED && w[2] == 0 && rd32(w + 4) == 0 &&
+	      rd64(w + 8) == 0x55 && rd64(w + 16) == 0x7f0000001000ull &&
+	      rd32(w + 24) == 0x123457 && rd32(w + 28) == 0 &&
+	      rd64(w + 32) == 0x20000 && rd32(w + 40) == 0x4a0b &&
+	      w[44] == (AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ) &&
+	      zero_from(w, 45, 64),
+	      "start, new key, length, MR, rights (local write dropped)");
+	mw.type = IBV_MW_TYPE_1;
+	wr.bind_mw.rkey = 0x123400;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_REMOTE_ATOMIC;
+	check("bind-mw-type1",
+	      !axon_build_send_wqe(&sq, &wr, w) && rd32(w + 24) == 0x123400 &&
+	      w[44] == AXON_ACCESS_REMOTE_ATOMIC,
+	      "a type 1 window, a tag that wraps, atomic rights");
+
+	wr.bind_mw.rkey = 0x123501;
+	check("bind-mw-other-window",
+	      axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "the key of another window accepted");
+	wr.bind_mw.rkey = 0x123457;
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_ZERO_BASED;
+	check("bind-mw-zero-based",
+	      axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "a zero-based window accepted");
+	wr.bind_mw.bind_info.mw_access_flags = IBV_ACCESS_MW_BIND;
+	check("bind-mw-mw-bind-right",
+	      axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "a window granting MW_BIND accepted");
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){};
+	check("bind-mw-no-mr", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "an unbind without an MR accepted");
+	wr.bind_mw.mw = NULL;
+	check("bind-mw-no-mw", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
+	      "a bind without a window accepted");
 	free(sq.buf);
 }
 
@@ -282,6 +390,10 @@ static void test_ud_encoding(void)
 	wr.wr.ud.remote_qpn = 0x1000000;
 	check("ud-qpn", axon_build_ud_send_wqe(&sq, &wr, &pd, w) == EINVAL,
 	      "a 25-bit QPN accepted");
+	wr.opcode = IBV_WR_LOCAL_INV;
+	check("ud-local-inv",
+	      axon_build_ud_send_wqe(&sq, &wr, &pd, w) == EINVAL,
+	      "LOCAL_INV on a UD QP accepted");
 	free(sq.buf);
 }
 
@@ -420,6 +532,39 @@ static void test_cq(void)
 		axon_cqe_to_wc(cqe, 0x99, &wc);
 	check("cq-grh-on-send", cqe && !wc.wc_flags && wc.src_qp == 0x99,
 	      "a send CQE with the GRH flag taken for a UD receive");
+
+	/* a SEND_WITH_INV's receive: the key, in host order */
+	cq.ci++;
+	dev_write_cqe(&cq, 7, 0, AXON_CQE_RECV | AXON_CQE_WITH_INV);
+	cq.cqes[3].imm_data = htobe32(0x123457);
+	cqe = axon_cqe_peek(&cq);
+	if (cqe)
+		axon_cqe_to_wc(cqe, 0x99, &wc);
+	check("cq-with-inv",
+	      cqe && wc.opcode == IBV_WC_RECV &&
+	      wc.wc_flags == IBV_WC_WITH_INV &&
+	      wc.invalidated_rkey == 0x123457 && axon_cqe_imm(cqe) == 0x123457,
+	      "IBV_WC_WITH_INV, invalidated_rkey in host order");
+	cq.ci++;
+	dev_write_cqe(&cq, 8, 1, 0);
+	cq.cqes[0].opcode = AXON_WC_BIND_MW;
+	cq.cqes[0].status = AXON_WC_MW_BIND_ERR;
+	cqe = axon_cqe_peek(&cq);
+	if (cqe)
+		axon_cqe_to_wc(cqe, 0x99, &wc);
+	check("cq-bind-mw-err",
+	      cqe && wc.opcode == IBV_WC_BIND_MW &&
+	      wc.status == IBV_WC_MW_BIND_ERR && !wc.wc_flags &&
+	      wc.imm_data == htobe32(0x01020304),
+	      "IBV_WC_BIND_MW, IBV_WC_MW_BIND_ERR, imm_data as written");
+	cq.ci++;
+	dev_write_cqe(&cq, 9, 2, 0);
+	cq.cqes[1].opcode = AXON_WC_LOCAL_INV;
+	cqe = axon_cqe_peek(&cq);
+	if (cqe)
+		axon_cqe_to_wc(cqe, 0x99, &wc);
+	check("cq-local-inv", cqe && wc.opcode == IBV_WC_LOCAL_INV &&
+	      wc.status == IBV_WC_SUCCESS, "IBV_WC_LOCAL_INV");
 	free(cq.cqes);
 }
 
@@ -468,21 +613,24 @@ static void test_doorbell(void)
 /* The checks each test makes (the plan). */
 #define SEND_ENCODING_CHECKS	8
 #define INLINE_CHECKS		3
+#define MW_ENCODING_CHECKS	10
 #define RECV_AND_FULL_CHECKS	5
 #define SQ_RETIRE_CHECKS	4
 #define UD_AV_CHECKS		2
-#define UD_ENCODING_CHECKS	7
-#define CQ_CHECKS		8
+#define UD_ENCODING_CHECKS	8
+#define CQ_CHECKS		11
 #define CQ_PURGE_CHECKS		2
 #define DOORBELL_CHECKS		1
 
 int main(void)
 {
-	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + UD_AV_CHECKS +
-		 UD_ENCODING_CHECKS + RECV_AND_FULL_CHECKS + SQ_RETIRE_CHECKS +
-		 CQ_CHECKS + CQ_PURGE_CHECKS + DOORBELL_CHECKS);
+	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + MW_ENCODING_CHECKS +
+		 UD_AV_CHECKS + UD_ENCODING_CHECKS + RECV_AND_FULL_CHECKS +
+		 SQ_RETIRE_CHECKS + CQ_CHECKS + CQ_PURGE_CHECKS +
+		 DOORBELL_CHECKS);
 	test_send_encoding();
 	test_inline();
+	test_mw_encoding();
 	test_ud_av();
 	test_ud_encoding();
 	test_recv_and_full();
