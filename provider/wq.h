@@ -157,9 +157,9 @@ static inline int axon_wqe_add_inline(const struct axon_wq *sq,
 
 /*
  * Make wqe a BIND_MW of window mw under rkey (mw's key with a new tag)
- * over bind. EINVAL for the key of another window, no MR (the device
- * wants one that allows windows even to unbind a type 1 window with
- * length 0), or rights other than remote write, read and atomic; local
+ * over bind. EINVAL for the key of another window, no MR (but for a
+ * zero-length bind, which unbinds a type 1 window and names no MR), or
+ * rights other than remote write, read and atomic; local
  * write, which means nothing for a window (it is never an lkey) but
  * which IB lets a consumer ask for, is ignored. The device checks the
  * rest (PDs, the MR's MW_BIND right and range, local write for remote
@@ -170,13 +170,13 @@ static inline int axon_send_wqe_set_bind(struct axon_send_wqe *wqe,
 					 const struct ibv_mw_bind_info *bind)
 {
 	if (!mw || AXON_KEY_GET_INDEX(rkey) != AXON_KEY_GET_INDEX(mw->rkey) ||
-	    !bind->mr ||
+	    (!bind->mr && bind->length) ||
 	    bind->mw_access_flags & ~(AXON_MW_ACCESS | IBV_ACCESS_LOCAL_WRITE))
 		return EINVAL;
 	wqe->remote_addr = htole64(bind->addr);
 	wqe->rkey = htole32(rkey);
 	wqe->bind.length = htole64(bind->length);
-	wqe->bind.mr_key = htole32(bind->mr->lkey);
+	wqe->bind.mr_key = htole32(bind->mr ? bind->mr->lkey : 0);
 	wqe->bind.access = bind->mw_access_flags & AXON_MW_ACCESS;
 	return 0;
 }

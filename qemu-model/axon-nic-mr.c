@@ -610,7 +610,11 @@ static void axon_mr_free(AxonNicState *s, AxonMr *mr)
     mr->valid = false;
 }
 
-/* The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. */
+/*
+ * The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. A
+ * window's tag is whatever its consumer's last binding chose, which the
+ * driver does not see: its slot alone names it.
+ */
 static AxonMr *axon_mr_of_key(AxonNicState *s, uint32_t key)
 {
     uint32_t idx = AXON_KEY_GET_INDEX(key);
@@ -620,7 +624,7 @@ static AxonMr *axon_mr_of_key(AxonNicState *s, uint32_t key)
         return NULL;
     }
     mr = &s->rdma->mr[idx];
-    if (!mr->valid || mr->tag != AXON_KEY_GET_TAG(key)) {
+    if (!mr->valid || (!mr->mw_type && mr->tag != AXON_KEY_GET_TAG(key))) {
         return NULL;
     }
     return mr;
@@ -827,8 +831,7 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
     uint64_t length = le64_to_cpu(bind->length);
     AxonMr *mw, *mr;
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR || mr_idx == 0 ||
-        mr_idx > AXON_RDMA_MAX_MR ||
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR || mr_idx > AXON_RDMA_MAX_MR ||
         !buffer_is_zero(bind->reserved, sizeof(bind->reserved)) ||
         (bind->access & ~(AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ |
                           AXON_ACCESS_REMOTE_ATOMIC))) {
@@ -836,9 +839,16 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
     }
     mw = &s->rdma->mr[idx];
     mr = &s->rdma->mr[mr_idx];
+    if (mw->valid && mw->mw_type == 1 && mw->pdn == qp->pdn && !length) {
+        /* unbound, under a new key: no MR, no range */
+        axon_mr_unbind(s, mw);
+        mw->tag = AXON_KEY_GET_TAG(key);
+        return AXON_WC_SUCCESS;
+    }
     if (!mw->valid || !mw->mw_type || mw->pdn != qp->pdn ||
         (mw->mw_type == 2 && mw->bound) ||
-        !mr->valid || mr->mw_type || mr->tag != AXON_KEY_GET_TAG(mr_key) ||
+        !mr_idx || !mr->valid || mr->mw_type ||
+        mr->tag != AXON_KEY_GET_TAG(mr_key) ||
         mr->pdn != qp->pdn || mr->invalidated ||
         !(mr->access & AXON_ACCESS_MW_BIND) ||
         ((bind->access & (AXON_ACCESS_REMOTE_WRITE |
@@ -851,9 +861,6 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
     }
     axon_mr_unbind(s, mw);
     mw->tag = AXON_KEY_GET_TAG(key);
-    if (mw->mw_type == 1 && !length) {
-        return AXON_WC_SUCCESS;         /* unbound, under a new key */
-    }
     mw->parent = mr_idx;
     mw->iova = addr;
     mw->length = length;
@@ -862,6 +869,19 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
     mw->bound = true;
     mr->windows++;
     return AXON_WC_SUCCESS;
+}
+
+/* A QP is destroyed: the type 2 windows bound to it are unbound. */
+void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn)
+{
+    for (uint32_t i = 1; i <= AXON_RDMA_MAX_MR; i++) {
+        AxonMr *mw = &s->rdma->mr[i];
+
+        if (mw->valid && mw->mw_type == 2 && mw->bound &&
+            mw->bound_qpn == qpn) {
+            axon_mr_unbind(s, mw);
+        }
+    }
 }
 
 /* ---- realize, reset ----------------------------------------------------- */

@@ -740,6 +740,7 @@ static void axon_qp_free(AxonNicState *s, AxonQp *qp)
     }
     s->rdma->pd_users[qp->pdn]--;
     s->rdma->qp[qp->qpn - AXON_RDMA_FIRST_QPN] = NULL;
+    axon_mr_qp_destroyed(s, qp->qpn);
     g_free(qp->req.win);
     g_free(qp);
 }

@@ -382,6 +382,7 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
 uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
                         uint64_t addr, const struct axon_bind_mw_seg *bind);
 bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key);
+void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn);
 bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
                     unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
                     DMADirection dir);

