@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: work queue entries (drivers/axon/axon_wqe.c): which WQEs are
- * pending, kernel send (RC and UD) and receive WQEs.
+ * pending, kernel send (RC, UD, what UC may post) and receive WQEs.
  */
 
 #include "axon_ah_attr.h"
@@ -224,6 +224,20 @@ static void axon_send_wqe_ud_not_ud_wr_test(struct kunit *test)
 						     64, false), -EINVAL);
 }
 
+/* UC: SENDs and WRITEs, with or without immediate; nothing that reads. */
+static void axon_uc_wr_test(struct kunit *test)
+{
+	KUNIT_EXPECT_TRUE(test, axon_uc_wr_ok(IB_WR_SEND));
+	KUNIT_EXPECT_TRUE(test, axon_uc_wr_ok(IB_WR_SEND_WITH_IMM));
+	KUNIT_EXPECT_TRUE(test, axon_uc_wr_ok(IB_WR_RDMA_WRITE));
+	KUNIT_EXPECT_TRUE(test, axon_uc_wr_ok(IB_WR_RDMA_WRITE_WITH_IMM));
+	KUNIT_EXPECT_FALSE(test, axon_uc_wr_ok(IB_WR_RDMA_READ));
+	KUNIT_EXPECT_FALSE(test, axon_uc_wr_ok(IB_WR_ATOMIC_CMP_AND_SWP));
+	KUNIT_EXPECT_FALSE(test, axon_uc_wr_ok(IB_WR_ATOMIC_FETCH_AND_ADD));
+	KUNIT_EXPECT_FALSE(test, axon_uc_wr_ok(IB_WR_SEND_WITH_INV));
+	KUNIT_EXPECT_FALSE(test, axon_uc_wr_ok(IB_WR_RDMA_READ_WITH_INV));
+}
+
 static void axon_recv_wqe_test(struct kunit *test)
 {
 	struct ib_sge sge = { .addr = 0x3000, .length = 64, .lkey = 0x303 };
@@ -248,6 +262,7 @@ static struct kunit_case axon_wqe_cases[] = {
 	KUNIT_CASE(axon_send_wqe_inline_test),
 	KUNIT_CASE(axon_send_wqe_ud_test),
 	KUNIT_CASE(axon_send_wqe_ud_not_ud_wr_test),
+	KUNIT_CASE(axon_uc_wr_test),
 	KUNIT_CASE(axon_recv_wqe_test),
 	{}
 };

@@ -49,6 +49,7 @@ struct axon_dev {
 	bool peer_mr;			/* AXON_CAP_PEER_MR: dma-buf MRs */
 	bool srq;			/* AXON_CAP_SRQ */
 	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
+	bool uc;			/* AXON_CAP_UC: UC QPs */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */

@@ -55,6 +55,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->peer_mr = adev->rdma && caps & AXON_CAP_PEER_MR;
 	adev->srq = adev->rdma && caps & AXON_CAP_SRQ;
 	adev->ud = adev->rdma && caps & AXON_CAP_UD;
+	adev->uc = adev->rdma && caps & AXON_CAP_UC;
 	return 0;
 }
 

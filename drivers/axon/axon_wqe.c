@@ -34,6 +34,24 @@ static int axon_wr_opcode(enum ib_wr_opcode opcode)
 	}
 }
 
+/*
+ * Whether a UC QP may post @opcode: SENDs and WRITEs, with or without
+ * immediate. UC has no READ or atomic packets (the device would fail the
+ * WQE with LOC_QP_OP_ERR and move the QP to ERR).
+ */
+bool axon_uc_wr_ok(enum ib_wr_opcode opcode)
+{
+	switch (opcode) {
+	case IB_WR_SEND:
+	case IB_WR_SEND_WITH_IMM:
+	case IB_WR_RDMA_WRITE:
+	case IB_WR_RDMA_WRITE_WITH_IMM:
+		return true;
+	default:
+		return false;
+	}
+}
+
 static void axon_write_sges(struct axon_sge *dst, const struct ib_sge *sg,
 			    int num_sge)
 {
