@@ -308,13 +308,14 @@ enum axon_hw_stat {
 	AXON_STAT_STRAY,
 	AXON_STAT_QKEY_DROPS,
 	AXON_STAT_UD_NOBUF,
+	AXON_STAT_UC_DROPS,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
 	AXON_NUM_HW_STATS,
 };
 
-static_assert(AXON_STAT_UD_NOBUF + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_UC_DROPS + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -329,6 +330,7 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_STRAY] = { .name = "stray_drops" },
 	[AXON_STAT_QKEY_DROPS] = { .name = "qkey_drops" },
 	[AXON_STAT_UD_NOBUF] = { .name = "ud_nobuf_drops" },
+	[AXON_STAT_UC_DROPS] = { .name = "uc_drops" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 };
@@ -344,9 +346,10 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_DUP_REQS] = AXON_REG_STAT_DUP_REQS,
 	[AXON_STAT_OUT_OF_SEQ] = AXON_REG_STAT_OUT_OF_SEQ,
 	[AXON_STAT_STRAY] = AXON_REG_STAT_STRAY,
-	/* without AXON_CAP_UD these read as zero, as every hole does */
+	/* without AXON_CAP_UD or _UC these read as zero, as every hole does */
 	[AXON_STAT_QKEY_DROPS] = AXON_REG_STAT_QKEY_DROPS,
 	[AXON_STAT_UD_NOBUF] = AXON_REG_STAT_UD_NOBUF,
+	[AXON_STAT_UC_DROPS] = AXON_REG_STAT_UC_DROPS,
 };
 
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
