@@ -18,6 +18,7 @@
 #include "axon_ah_attr.h"
 #include "axon_compat.h"
 #include "axon_eq.h"
+#include "axon_mr_attr.h"
 
 #define AXON_DRV_NAME "axon"
 #define AXON_PORT 1
@@ -50,6 +51,7 @@ struct axon_dev {
 	bool srq;			/* AXON_CAP_SRQ */
 	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
 	bool uc;			/* AXON_CAP_UC: UC QPs */
+	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -103,19 +105,6 @@ struct axon_qmem {
 	size_t size;			/* page aligned */
 	bool user;			/* pages, mapped for streaming DMA */
 	struct rdma_user_mmap_entry *entry;	/* user queues */
-};
-
-struct axon_mr {
-	struct ib_mr ibmr;
-	struct ib_umem *umem;
-	u32 key;
-	/*
-	 * dynamic dma-buf MRs (see axon_mr.c), under the dma-buf's resv lock:
-	 * live from CREATE_MR to dereg, valid while the device has the pages
-	 */
-	bool live;
-	bool valid;
-	struct work_struct remap_work;
 };
 
 struct axon_cq {
@@ -179,11 +168,6 @@ static inline struct axon_pd *to_apd(struct ib_pd *ibpd)
 static inline struct axon_ucontext *to_auctx(struct ib_ucontext *ibuctx)
 {
 	return container_of(ibuctx, struct axon_ucontext, ibucontext);
-}
-
-static inline struct axon_mr *to_amr(struct ib_mr *ibmr)
-{
-	return container_of(ibmr, struct axon_mr, ibmr);
 }
 
 static inline struct axon_cq *to_acq(struct ib_cq *ibcq)
@@ -258,6 +242,11 @@ struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				      u64 length, u64 virt_addr, int fd,
 				      int access, struct ib_udata *udata);
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+u32 axon_fr_max_pages(struct axon_dev *adev);
+struct ib_mr *axon_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			    u32 max_num_sg);
+int axon_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
 
 /* axon_ah.c */
 int axon_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,

@@ -23,6 +23,9 @@
  * A UC QP is connected as an RC one, without acknowledgements: it has no
  * READs or atomics, so no RDMA read depths, timeouts or retries, and
  * REMOTE_WRITE is the only remote right it grants (axon_qp_attr.c).
+ *
+ * With AXON_CAP_FAST_REG, kernel RC and UC QPs post REG_MR and LOCAL_INV
+ * of fast-registration MRs (axon_mr.c), and RC ones SEND_WITH_INV.
  */
 
 #include <linux/slab.h>
@@ -438,22 +441,29 @@ bool axon_wq_full(struct axon_wq *wq)
 
 /*
  * @wr as a WQE in the next send slot; a UD QP's carries an address, a UC
- * QP has no READs or atomics.
+ * QP has no READs or atomics. A REG_MR gives its MR the key it posts: the
+ * one DESTROY_MR will need, unless the WQE fails (axon_mr.c).
  */
 static int axon_qp_build_send_wqe(struct axon_qp *qp,
 				  const struct ib_send_wr *wr)
 {
+	struct axon_dev *adev = to_adev(qp->ibqp.device);
 	struct axon_wq *sq = &qp->sq;
+	int err;
 
 	if (qp->ibqp.qp_type == IB_QPT_UD)
 		return axon_build_ud_send_wqe(wr, qp->ibqp.pd,
 					      axon_wq_slot(sq),
 					      1u << sq->wqe_shift, sq->max_sge,
 					      qp->max_inline, qp->sig_all);
-	if (qp->ibqp.qp_type == IB_QPT_UC && !axon_uc_wr_ok(wr->opcode))
+	if (!axon_conn_wr_ok(qp->ibqp.qp_type, wr->opcode, adev->fast_reg))
 		return -EINVAL;
-	return axon_build_send_wqe(wr, axon_wq_slot(sq), 1u << sq->wqe_shift,
-				   sq->max_sge, qp->max_inline, qp->sig_all);
+	err = axon_build_send_wqe(wr, qp->ibqp.pd, axon_wq_slot(sq),
+				  1u << sq->wqe_shift, sq->max_sge,
+				  qp->max_inline, qp->sig_all);
+	if (!err && wr->opcode == IB_WR_REG_MR)
+		to_amr(reg_wr(wr)->mr)->key = reg_wr(wr)->key;
+	return err;
 }
 
 int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

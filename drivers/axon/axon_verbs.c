@@ -86,6 +86,16 @@ static int axon_query_device(struct ib_device *ibdev,
 	/* no multicast groups: max_mcast_grp and max_mcast_qp_attach stay 0 */
 	if (adev->ud)
 		props->max_ah = AXON_MAX_AH;
+	/*
+	 * What kernel storage and file ULPs look for before they register
+	 * memory with REG_MR (nvme-rdma, rpcrdma, smc, smbdirect). max_sgl_rd
+	 * stays 0: rdma_rw then READs into SGE lists on RoCE, which the
+	 * device serves as well as through an MR, and uses MRs only where it
+	 * must (iWARP) or is told to (rdma_rw's force_mr).
+	 */
+	props->max_fast_reg_page_list_len = axon_fr_max_pages(adev);
+	if (props->max_fast_reg_page_list_len)
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	return 0;
 }
 
@@ -464,6 +474,12 @@ static const struct ib_device_ops axon_ud_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, axon_ah, ibah),
 };
 
+/* With AXON_CAP_FAST_REG: fast-registration MRs, for kernel consumers. */
+static const struct ib_device_ops axon_fast_reg_ops = {
+	.alloc_mr = axon_alloc_mr,
+	.map_mr_sg = axon_map_mr_sg,
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -520,6 +536,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_srq_ops);
 	if (adev->ud)
 		ib_set_device_ops(ibdev, &axon_ud_ops);
+	if (adev->fast_reg)
+		ib_set_device_ops(ibdev, &axon_fast_reg_ops);
 	if (adev->peer_mr)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 
