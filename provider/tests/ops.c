@@ -77,8 +77,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 14 on the PD, 4 on the context, close */
-	tap_plan(23);
+	/* open, 3 queries, 15 on the PD, 4 on the context, close */
+	tap_plan(24);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -114,9 +114,18 @@ int main(int argc, char **argv)
 				 ENOTTY);
 		expect_eopnotsupp_ptr("ops-alloc-mw-eopnotsupp",
 				      ibv_alloc_mw(pd, IBV_MW_TYPE_1));
-		qp_attr.qp_type = IBV_QPT_UC;
-		expect_eopnotsupp_ptr("ops-create-qp-uc-eopnotsupp",
+		qp_attr.qp_type = IBV_QPT_XRC_SEND;
+		expect_eopnotsupp_ptr("ops-create-qp-xrc-eopnotsupp",
 				      ibv_create_qp(pd, &qp_attr));
+		/* A UC QP neither READs nor does atomics. */
+		qpx_attr.qp_type = IBV_QPT_UC;
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qpx_attr.pd = pd;
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+					  IBV_QP_EX_WITH_RDMA_READ;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-uc-read-eopnotsupp",
+				      ibv_create_qp_ex(ctx, &qpx_attr));
 		/* A UD QP sends SENDs only, with ibv_wr_*() too. */
 		qpx_attr.qp_type = IBV_QPT_UD;
 		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
