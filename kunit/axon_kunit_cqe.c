@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: the completion queue ring (drivers/axon/axon_cqe.c): CQ depth,
- * purging a QP's CQEs, CQE -> ib_wc (UD receives with their GRH too).
+ * purging a QP's CQEs, CQE -> ib_wc (UD receives with their GRH, fast
+ * registration and invalidation too).
  */
 
 #include "axon_cqe.h"
@@ -124,6 +125,18 @@ static const struct axon_cqe_case axon_cqe_cases[] = {
 	  AXON_CQE_RECV, -EIO, IB_WC_RECV, IB_WC_GENERAL_ERR },
 	{ "unknown status", AXON_WC_SEND, 3, 0, -EIO, IB_WC_SEND,
 	  IB_WC_GENERAL_ERR },
+	{ "REG_MR", AXON_WC_REG_MR, AXON_WC_SUCCESS, 0, 0, IB_WC_REG_MR,
+	  IB_WC_SUCCESS },
+	{ "REG_MR breaking a rule", AXON_WC_REG_MR, AXON_WC_LOC_QP_OP_ERR, 0,
+	  0, IB_WC_REG_MR, IB_WC_LOC_QP_OP_ERR },
+	{ "LOCAL_INV", AXON_WC_LOCAL_INV, AXON_WC_SUCCESS, 0, 0,
+	  IB_WC_LOCAL_INV, IB_WC_SUCCESS },
+	{ "LOCAL_INV of a stale key", AXON_WC_LOCAL_INV, AXON_WC_LOC_PROT_ERR,
+	  0, 0, IB_WC_LOCAL_INV, IB_WC_LOC_PROT_ERR },
+	{ "REG_MR opcode on a receive", AXON_WC_REG_MR, AXON_WC_SUCCESS,
+	  AXON_CQE_RECV, -EIO, IB_WC_RECV, IB_WC_GENERAL_ERR },
+	{ "LOCAL_INV opcode on a receive", AXON_WC_LOCAL_INV, AXON_WC_SUCCESS,
+	  AXON_CQE_RECV, -EIO, IB_WC_RECV, IB_WC_GENERAL_ERR },
 };
 
 AXON_KUNIT_DESC(axon_cqe_case)
@@ -214,11 +227,78 @@ static void axon_cqe_grh_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, wc.dlid_path_bits, 0);
 }
 
+/* A SEND_WITH_INV's receive: the key it invalidated, host order. */
+struct axon_cqe_inv_case {
+	const char *name;
+	u8 opcode;
+	u8 flags;
+	int err;
+	int wc_flags;
+};
+
+static const struct axon_cqe_inv_case axon_cqe_inv_cases[] = {
+	{ "receive with invalidate", AXON_WC_RECV,
+	  AXON_CQE_RECV | AXON_CQE_WITH_INV, 0, IB_WC_WITH_INVALIDATE },
+	{ "solicited", AXON_WC_RECV,
+	  AXON_CQE_RECV | AXON_CQE_WITH_INV | AXON_CQE_SOLICITED, 0,
+	  IB_WC_WITH_INVALIDATE },
+	{ "invalidate on a send", AXON_WC_SEND, AXON_CQE_WITH_INV, -EIO, 0 },
+	{ "invalidate and immediate", AXON_WC_RECV,
+	  AXON_CQE_RECV | AXON_CQE_WITH_INV | AXON_CQE_WITH_IMM, -EIO,
+	  IB_WC_WITH_IMM },
+	{ "invalidate on a WRITE_WITH_IMM's receive",
+	  AXON_WC_RECV_RDMA_WITH_IMM, AXON_CQE_RECV | AXON_CQE_WITH_INV, -EIO,
+	  0 },
+};
+
+AXON_KUNIT_DESC(axon_cqe_inv_case)
+KUNIT_ARRAY_PARAM(axon_cqe_inv, axon_cqe_inv_cases, axon_cqe_inv_case_desc);
+
+static void axon_cqe_inv_test(struct kunit *test)
+{
+	const struct axon_cqe_inv_case *c = test->param_value;
+	struct axon_cqe cqe = {
+		.byte_len = cpu_to_le32(300),
+		.imm_data = cpu_to_be32(0x12345b),
+		.opcode = c->opcode,
+		.status = AXON_WC_SUCCESS,
+		.flags = c->flags,
+	};
+	struct ib_wc wc;
+
+	KUNIT_EXPECT_EQ(test, axon_cqe_to_wc(&cqe, &wc), c->err);
+	KUNIT_EXPECT_EQ(test, wc.wc_flags, c->wc_flags);
+	KUNIT_EXPECT_EQ(test, wc.status,
+			c->err ? IB_WC_GENERAL_ERR : IB_WC_SUCCESS);
+	if (!c->err) {
+		KUNIT_EXPECT_EQ(test, wc.opcode, IB_WC_RECV);
+		KUNIT_EXPECT_EQ(test, wc.ex.invalidate_rkey, 0x12345b);
+		KUNIT_EXPECT_EQ(test, wc.byte_len, 300);
+	}
+}
+
+/* The device's opcodes are numbered as the core's. */
+static void axon_wc_opcode_test(struct kunit *test)
+{
+	KUNIT_EXPECT_EQ(test, AXON_WC_SEND, IB_WC_SEND);
+	KUNIT_EXPECT_EQ(test, AXON_WC_RDMA_WRITE, IB_WC_RDMA_WRITE);
+	KUNIT_EXPECT_EQ(test, AXON_WC_RDMA_READ, IB_WC_RDMA_READ);
+	KUNIT_EXPECT_EQ(test, AXON_WC_COMP_SWAP, IB_WC_COMP_SWAP);
+	KUNIT_EXPECT_EQ(test, AXON_WC_FETCH_ADD, IB_WC_FETCH_ADD);
+	KUNIT_EXPECT_EQ(test, AXON_WC_LOCAL_INV, IB_WC_LOCAL_INV);
+	KUNIT_EXPECT_EQ(test, AXON_WC_REG_MR, IB_WC_REG_MR);
+	KUNIT_EXPECT_EQ(test, AXON_WC_RECV, IB_WC_RECV);
+	KUNIT_EXPECT_EQ(test, AXON_WC_RECV_RDMA_WITH_IMM,
+			IB_WC_RECV_RDMA_WITH_IMM);
+}
+
 static struct kunit_case axon_cq_cases[] = {
 	KUNIT_CASE_PARAM(axon_cq_depth_test, axon_cq_depth_gen_params),
 	KUNIT_CASE(axon_cq_purge_test),
 	KUNIT_CASE_PARAM(axon_cqe_test, axon_cqe_gen_params),
 	KUNIT_CASE_PARAM(axon_cqe_grh_test, axon_cqe_grh_gen_params),
+	KUNIT_CASE_PARAM(axon_cqe_inv_test, axon_cqe_inv_gen_params),
+	KUNIT_CASE(axon_wc_opcode_test),
 	{}
 };
 

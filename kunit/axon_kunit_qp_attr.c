@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * KUnit: queue pair attributes (drivers/axon/axon_qp_attr.c): queue
- * geometry, ib_qp_attr -> struct axon_qp_attr and back (RC and UD), the
- * QP state, async event types.
+ * geometry, ib_qp_attr -> struct axon_qp_attr and back (RC, UD and UC),
+ * the QP state, async event types.
  */
 
 #include "axon_kunit.h"
@@ -88,6 +88,7 @@ static void axon_geom_test(struct kunit *test)
 /* ---- ib_qp_attr -> struct axon_qp_attr ----------------------------------- */
 
 static const struct axon_qp_conv axon_test_conv = {
+	.type = IB_QPT_RC,
 	.qpn = 0x12,
 	.dest_qpn = 0x34,
 	.active_mtu = IB_MTU_1024,
@@ -379,6 +380,82 @@ static void axon_qp_attr_ud_test(struct kunit *test)
 						   &out, &out_mask), -EINVAL);
 }
 
+/*
+ * A UC QP as ibv_uc_pingpong, perftest -c UC and rdma-core's tests bring
+ * it up: REMOTE_WRITE is its only remote right, READ and ATOMIC are
+ * dropped; it is queried back without RC's read depths, timeouts and
+ * retries.
+ */
+static void axon_qp_attr_uc_test(struct kunit *test)
+{
+	struct axon_qp_conv conv = axon_test_conv;
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_LOCAL_WRITE |
+				   IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ib_qp_attr back = {};
+	struct axon_qp_attr out;
+	u32 out_mask;
+	int mask;
+
+	conv.type = IB_QPT_UC;
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_ACCESS_FLAGS |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_PORT, &conv, &out,
+						   &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, out_mask, AXON_QP_ATTR_STATE |
+			AXON_QP_ATTR_ACCESS);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.access),
+			AXON_ACCESS_REMOTE_WRITE);
+	attr.qp_access_flags = IB_ACCESS_REMOTE_READ;
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_ACCESS_FLAGS, &conv,
+						   &out, &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.access), 0);
+	attr.qp_access_flags = IB_ACCESS_MW_BIND;
+	KUNIT_EXPECT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_ACCESS_FLAGS, &conv,
+						   &out, &out_mask), -EINVAL);
+
+	/* INIT -> RTR: RC's path, MTU, QPN and PSN, no read depth */
+	axon_test_rtr_attr(&attr, &mask);
+	mask &= ~(IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, mask, &conv, &out,
+						   &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, out_mask,
+			AXON_QP_ATTR_STATE | AXON_QP_ATTR_PATH |
+			AXON_QP_ATTR_PATH_MTU | AXON_QP_ATTR_DEST_QPN |
+			AXON_QP_ATTR_RQ_PSN);
+
+	/* what QUERY_QP of a UC QP answers */
+	out.access = cpu_to_le32(AXON_ACCESS_REMOTE_WRITE |
+				 AXON_ACCESS_REMOTE_READ);
+	out.timeout = 14;
+	out.retry_cnt = 7;
+	out.max_rd_atomic = 1;
+	out.max_dest_rd_atomic = 1;
+	out.min_rnr_timer = 12;
+	axon_qp_attr_to_ib(&out, IB_QPT_UC, &back);
+	KUNIT_EXPECT_EQ(test, back.qp_state, IB_QPS_RTR);
+	KUNIT_EXPECT_EQ(test, back.qp_access_flags, IB_ACCESS_REMOTE_WRITE);
+	KUNIT_EXPECT_EQ(test, back.dest_qp_num, attr.dest_qp_num);
+	KUNIT_EXPECT_EQ(test, back.rq_psn, attr.rq_psn);
+	KUNIT_EXPECT_EQ(test, back.path_mtu, IB_MTU_1024);
+	KUNIT_EXPECT_TRUE(test, rdma_ah_get_ah_flags(&back.ah_attr) & IB_AH_GRH);
+	KUNIT_EXPECT_EQ(test, back.ah_attr.grh.sgid_index, 3);
+	KUNIT_EXPECT_EQ(test, back.timeout, 0);
+	KUNIT_EXPECT_EQ(test, back.retry_cnt, 0);
+	KUNIT_EXPECT_EQ(test, back.max_rd_atomic, 0);
+	KUNIT_EXPECT_EQ(test, back.max_dest_rd_atomic, 0);
+	KUNIT_EXPECT_EQ(test, back.min_rnr_timer, 0);
+	KUNIT_EXPECT_EQ(test, back.qkey, 0);
+}
+
 static void axon_qp_state_test(struct kunit *test)
 {
 	struct axon_qp_attr a = { .state = cpu_to_le32(IB_QPS_RTS) };
@@ -420,6 +497,7 @@ static struct kunit_case axon_qp_cases[] = {
 	KUNIT_CASE(axon_qp_attr_access_test),
 	KUNIT_CASE(axon_qp_attr_roundtrip_test),
 	KUNIT_CASE(axon_qp_attr_ud_test),
+	KUNIT_CASE(axon_qp_attr_uc_test),
 	KUNIT_CASE(axon_qp_state_test),
 	KUNIT_CASE(axon_qp_event_type_test),
 	{}

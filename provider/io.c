@@ -42,13 +42,21 @@ static void axon_sq_ring(struct axon_qp *qp, uint32_t pi)
 	axon_ring_db(qp->sq_db, qp->qpn, pi);
 }
 
-/* wr as a WQE in slot; a UD QP's carries an address. */
+/*
+ * wr as a WQE in slot; a UD QP's carries an address, a UC QP has no READs
+ * or atomics.
+ */
 static int axon_qp_build_send_wqe(struct axon_qp *qp, struct ibv_send_wr *wr,
 				  void *slot)
 {
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD)
+	switch (qp->vqp.qp.qp_type) {
+	case IBV_QPT_UD:
 		return axon_build_ud_send_wqe(&qp->sq, wr, qp->vqp.qp.pd, slot);
-	return axon_build_send_wqe(&qp->sq, wr, slot);
+	case IBV_QPT_UC:
+		return axon_build_uc_send_wqe(&qp->sq, wr, slot);
+	default:
+		return axon_build_send_wqe(&qp->sq, wr, slot);
+	}
 }
 
 int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
@@ -755,7 +763,10 @@ static void axon_wr_abort(struct ibv_qp_ex *ibqp)
 	pthread_spin_unlock(&to_axon_qp_ex(ibqp)->sq_lock);
 }
 
-/* Chosen by QP type: a UD QP sends SENDs, each to an address handle. */
+/*
+ * Chosen by QP type: a UD QP sends SENDs, each to an address handle; a UC
+ * QP SENDs and WRITEs; an RC QP READs and atomics too.
+ */
 void axon_qp_ex_set_ops(struct axon_qp *qp)
 {
 	struct ibv_qp_ex *ibqp = &qp->vqp.qp_ex;
@@ -769,6 +780,8 @@ void axon_qp_ex_set_ops(struct axon_qp *qp)
 		ibqp->wr_send_imm = axon_wr_send_imm;
 		ibqp->wr_rdma_write = axon_wr_rdma_write;
 		ibqp->wr_rdma_write_imm = axon_wr_rdma_write_imm;
+	}
+	if (qp->vqp.qp.qp_type == IBV_QPT_RC) {
 		ibqp->wr_rdma_read = axon_wr_rdma_read;
 		ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
 		ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;

@@ -313,30 +313,46 @@ int axon_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /*
- * What ibv_wr_*() can do, on an RC and on a UD QP; other send_ops_flags
- * fail with EOPNOTSUPP.
+ * What ibv_wr_*() can do on an RC, a UC and a UD QP; other
+ * send_ops_flags fail with EOPNOTSUPP.
  */
 #define AXON_UD_SEND_OPS_FLAGS						\
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
-#define AXON_RC_SEND_OPS_FLAGS						\
+#define AXON_UC_SEND_OPS_FLAGS						\
 	(AXON_UD_SEND_OPS_FLAGS | IBV_QP_EX_WITH_RDMA_WRITE |		\
-	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |	\
+	 IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM)
+#define AXON_RC_SEND_OPS_FLAGS						\
+	(AXON_UC_SEND_OPS_FLAGS | IBV_QP_EX_WITH_RDMA_READ |		\
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |				\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_BIND_MW |	\
 	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
 
+/* The send_ops_flags of a QP type; 0 for a type axon does not have. */
+static uint64_t axon_send_ops_flags(enum ibv_qp_type type)
+{
+	switch (type) {
+	case IBV_QPT_RC:
+		return AXON_RC_SEND_OPS_FLAGS;
+	case IBV_QPT_UC:
+		return AXON_UC_SEND_OPS_FLAGS;
+	case IBV_QPT_UD:
+		return AXON_UD_SEND_OPS_FLAGS;
+	default:
+		return 0;
+	}
+}
+
 /*
- * RC and UD QPs; a device without UD fails UD in the kernel, with
- * EOPNOTSUPP too.
+ * RC, UC and UD QPs; a device without UD or UC fails them in the kernel,
+ * with EOPNOTSUPP too.
  */
 static int axon_check_qp_attr(struct axon_context *ctx,
 			      const struct ibv_qp_init_attr_ex *attr)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
-	uint64_t send_ops = attr->qp_type == IBV_QPT_UD ?
-			    AXON_UD_SEND_OPS_FLAGS : AXON_RC_SEND_OPS_FLAGS;
+	uint64_t send_ops = axon_send_ops_flags(attr->qp_type);
 
-	if ((attr->qp_type != IBV_QPT_RC && attr->qp_type != IBV_QPT_UD) ||
+	if (!send_ops ||
 	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
 				 IBV_QP_INIT_ATTR_CREATE_FLAGS |
 				 IBV_QP_INIT_ATTR_SEND_OPS_FLAGS)) ||

@@ -374,6 +374,27 @@ static inline int axon_build_ud_send_wqe(const struct axon_wq *sq,
 				    wr->wr.ud.remote_qkey);
 }
 
+/*
+ * Encode the wr of a UC QP into the SQ slot: a SEND or an RDMA WRITE,
+ * with or without immediate. EINVAL for a READ or an atomic (UC has no
+ * such packets: the device would fail the WQE and move the QP to ERR) and
+ * whatever axon_build_send_wqe() refuses.
+ */
+static inline int axon_build_uc_send_wqe(const struct axon_wq *sq,
+					 const struct ibv_send_wr *wr,
+					 void *slot)
+{
+	switch (wr->opcode) {
+	case IBV_WR_SEND:
+	case IBV_WR_SEND_WITH_IMM:
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM:
+		return axon_build_send_wqe(sq, wr, slot);
+	default:
+		return EINVAL;
+	}
+}
+
 /* Encode wr into the RQ slot; EINVAL for too many SGEs. */
 static inline int axon_build_recv_wqe(const struct axon_wq *rq,
 				      const struct ibv_recv_wr *wr, void *slot)

@@ -18,6 +18,7 @@
 #include "axon_ah_attr.h"
 #include "axon_compat.h"
 #include "axon_eq.h"
+#include "axon_mr_attr.h"
 
 #define AXON_DRV_NAME "axon"
 #define AXON_PORT 1
@@ -29,7 +30,7 @@
  */
 #define AXON_MAX_AH 65536
 /* 32-bit wrapping device counters shown as rdma hw counters */
-#define AXON_NUM_WRAP_STATS 12
+#define AXON_NUM_WRAP_STATS 13
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \
@@ -50,6 +51,8 @@ struct axon_dev {
 	bool srq;			/* AXON_CAP_SRQ */
 	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
 	bool mw;			/* AXON_CAP_MW: memory windows */
+	bool uc;			/* AXON_CAP_UC: UC QPs */
+	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -103,19 +106,6 @@ struct axon_qmem {
 	size_t size;			/* page aligned */
 	bool user;			/* pages, mapped for streaming DMA */
 	struct rdma_user_mmap_entry *entry;	/* user queues */
-};
-
-struct axon_mr {
-	struct ib_mr ibmr;
-	struct ib_umem *umem;
-	u32 key;
-	/*
-	 * dynamic dma-buf MRs (see axon_mr.c), under the dma-buf's resv lock:
-	 * live from CREATE_MR to dereg, valid while the device has the pages
-	 */
-	bool live;
-	bool valid;
-	struct work_struct remap_work;
 };
 
 /* A memory window: the device keeps all of it (see axon_mw.c). */
@@ -184,11 +174,6 @@ static inline struct axon_pd *to_apd(struct ib_pd *ibpd)
 static inline struct axon_ucontext *to_auctx(struct ib_ucontext *ibuctx)
 {
 	return container_of(ibuctx, struct axon_ucontext, ibucontext);
-}
-
-static inline struct axon_mr *to_amr(struct ib_mr *ibmr)
-{
-	return container_of(ibmr, struct axon_mr, ibmr);
 }
 
 static inline struct axon_cq *to_acq(struct ib_cq *ibcq)
@@ -263,6 +248,11 @@ struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				      u64 length, u64 virt_addr, int fd,
 				      int access, struct ib_udata *udata);
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
+u32 axon_fr_max_pages(struct axon_dev *adev);
+struct ib_mr *axon_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			    u32 max_num_sg);
+int axon_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset);
 
 /* axon_mw.c */
 int axon_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

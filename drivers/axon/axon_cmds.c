@@ -118,6 +118,7 @@ int axon_cmd_create_mr(struct axon_admin_queue *aq,
 	cmd.mr.npages = cpu_to_le32(p->npages);
 	cmd.mr.page_shift = p->page_shift;
 	cmd.mr.levels = p->levels;
+	cmd.mr.flags = cpu_to_le16(p->flags);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;

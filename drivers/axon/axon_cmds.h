@@ -26,6 +26,7 @@ struct axon_mr_params {
 	u32 npages;
 	u8 page_shift;
 	u8 levels;
+	u16 flags;		/* AXON_MR_FAST_REG */
 };
 
 /* CREATE_QP parameters, CPU byte order (see struct axon_admin_create_qp). */

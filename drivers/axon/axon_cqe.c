@@ -70,6 +70,8 @@ int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 	case AXON_WC_RDMA_READ:
 	case AXON_WC_COMP_SWAP:
 	case AXON_WC_FETCH_ADD:
+	case AXON_WC_LOCAL_INV:
+	case AXON_WC_REG_MR:
 		if (recv)
 			err = -EIO;
 		break;
@@ -82,9 +84,15 @@ int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 		err = -EIO;
 		break;
 	}
-	/* only a (UD) receive has a GRH */
+	/*
+	 * Only a (UD) receive has a GRH; only a SEND's receive invalidates,
+	 * the key in imm_data, which then holds no immediate.
+	 */
 	if (!axon_wc_status_known(cqe->status) ||
-	    (cqe->flags & AXON_CQE_GRH && !recv))
+	    (cqe->flags & AXON_CQE_GRH && !recv) ||
+	    (cqe->flags & AXON_CQE_WITH_INV &&
+	     (!recv || cqe->opcode != AXON_WC_RECV ||
+	      cqe->flags & AXON_CQE_WITH_IMM)))
 		err = -EIO;
 	/* a flushed or failed receive has no valid opcode in IB terms */
 	if (err) {
@@ -94,6 +102,11 @@ int axon_cqe_to_wc(const struct axon_cqe *cqe, struct ib_wc *wc)
 	if (cqe->flags & AXON_CQE_WITH_IMM) {
 		wc->ex.imm_data = cqe->imm_data;
 		wc->wc_flags |= IB_WC_WITH_IMM;
+	}
+	/* a SEND_WITH_INV took the key away before its receive completed */
+	if (!err && cqe->flags & AXON_CQE_WITH_INV) {
+		wc->ex.invalidate_rkey = be32_to_cpu(cqe->imm_data);
+		wc->wc_flags |= IB_WC_WITH_INVALIDATE;
 	}
 	/*
 	 * The buffer starts with the packet's GRH, which

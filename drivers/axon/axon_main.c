@@ -56,6 +56,8 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->srq = adev->rdma && caps & AXON_CAP_SRQ;
 	adev->ud = adev->rdma && caps & AXON_CAP_UD;
 	adev->mw = adev->rdma && caps & AXON_CAP_MW;
+	adev->uc = adev->rdma && caps & AXON_CAP_UC;
+	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
 	return 0;
 }
 

@@ -8,8 +8,15 @@
  * copies the list in CREATE_MR, so it lives only for the command.
  *
  * Kernel PDs get a DMA MR (get_dma_mr): an identity page list over bus
- * addresses, for their local_dma_lkey. alloc_mr (fast registration) is
- * not implemented: the device has no registration work request.
+ * addresses, for their local_dma_lkey.
+ *
+ * Fast registration (AXON_CAP_FAST_REG), for kernel consumers: alloc_mr
+ * makes a device MR with a capacity of pages and no pages (invalid) and
+ * a page list of that capacity the driver keeps; map_mr_sg fills the list
+ * (ib_sg_to_pages()); the consumer's REG_MR WQE then hands the device the
+ * list, iova, length, access and a new key (axon_wqe.c), and LOCAL_INV or
+ * a peer's SEND_WITH_INV take the key away again. The device reads the
+ * list when the WQE executes, so the list lives as long as the MR.
  *
  * dma-buf MRs (AXON_CAP_PEER_MR) take their pages from the dma-buf's DMA
  * addresses (often another device's BAR, no struct page). Where the kernel
@@ -466,6 +473,141 @@ err_free_mr:
 }
 
 /*
+ * The pages one fast registration may have: the device's, within the
+ * contract's; 0 without AXON_CAP_FAST_REG.
+ */
+u32 axon_fr_max_pages(struct axon_dev *adev)
+{
+	if (!adev->fast_reg)
+		return 0;
+	return min_t(u32, le32_to_cpu(adev->attr.max_fast_reg_pages),
+		     AXON_FAST_REG_MAX_PAGES);
+}
+
+static size_t axon_fr_list_size(const struct axon_fr_pages *fr)
+{
+	return (size_t)fr->capacity * sizeof(*fr->list);
+}
+
+/* Give a fast-registration MR's page list back, if it has one. */
+static void axon_fr_free(struct axon_dev *adev, struct axon_fr_pages *fr,
+			 bool orphan)
+{
+	if (!fr->list)
+		return;
+	if (orphan)
+		axon_admin_orphan_buf(&adev->aq, fr->list, fr->dma,
+				      axon_fr_list_size(fr));
+	else
+		dma_free_coherent(&adev->pdev->dev, axon_fr_list_size(fr),
+				  fr->list, fr->dma);
+}
+
+/*
+ * A fast-registration MR (IB_MR_TYPE_MEM_REG) for up to @max_num_sg pages:
+ * the device's, invalid until a REG_MR WQE gives it pages, and the page
+ * list the WQE names. SG_GAPS and integrity MRs are EOPNOTSUPP.
+ */
+struct ib_mr *axon_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
+			    u32 max_num_sg)
+{
+	struct axon_dev *adev = to_adev(ibpd->device);
+	struct axon_mr_params p = {};
+	struct axon_mr *mr;
+	int err;
+
+	if (mr_type != IB_MR_TYPE_MEM_REG) {
+		err = -EOPNOTSUPP;
+		goto err_out;
+	}
+	if (!max_num_sg || max_num_sg > axon_fr_max_pages(adev)) {
+		err = -EINVAL;
+		goto err_out;
+	}
+	mr = kzalloc(sizeof(*mr), GFP_KERNEL);
+	if (!mr) {
+		err = -ENOMEM;
+		goto err_out;
+	}
+	mr->fr.capacity = max_num_sg;
+	mr->fr.list = dma_alloc_coherent(&adev->pdev->dev,
+					 axon_fr_list_size(&mr->fr),
+					 &mr->fr.dma, GFP_KERNEL);
+	if (!mr->fr.list) {
+		err = -ENOMEM;
+		goto err_free_mr;
+	}
+	p.pdn = to_apd(ibpd)->pdn;
+	p.npages = max_num_sg;
+	p.flags = AXON_MR_FAST_REG;
+	/* the device reads no page list in CREATE_MR of such an MR */
+	err = axon_cmd_create_mr(&adev->aq, &p, &mr->key);
+	if (err)
+		goto err_free_list;
+	mr->ibmr.lkey = mr->key;
+	mr->ibmr.rkey = mr->key;
+	return &mr->ibmr;
+
+err_free_list:
+	axon_fr_free(adev, &mr->fr, false);
+err_free_mr:
+	kfree(mr);
+err_out:
+	ibdev_dbg(&adev->ibdev, "alloc_mr (type %d, %u pages) failed: %d\n",
+		  mr_type, max_num_sg, err);
+	return ERR_PTR(err);
+}
+
+static int axon_fr_set_page_cb(struct ib_mr *ibmr, u64 addr)
+{
+	return axon_fr_set_page(&to_amr(ibmr)->fr, addr);
+}
+
+/*
+ * The pages of @sg, in pages of ibmr->page_size (which ib_map_mr_sg()
+ * set), into the MR's list: the number of @sg entries mapped, which the
+ * core makes the largest prefix that fits. REG_MR reads the list later.
+ */
+int axon_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
+		   unsigned int *sg_offset)
+{
+	struct axon_fr_pages *fr = &to_amr(ibmr)->fr;
+	int shift = axon_fr_page_shift(ibmr->page_size);
+	int n;
+
+	if (shift < 0) {
+		ibdev_dbg(ibmr->device, "map_mr_sg: page size %u\n",
+			  ibmr->page_size);
+		return shift;
+	}
+	fr->npages = 0;
+	fr->page_shift = shift;
+	n = ib_sg_to_pages(ibmr, sg, sg_nents, sg_offset, axon_fr_set_page_cb);
+	fr->page_off = ibmr->iova & (ibmr->page_size - 1);
+	return n;
+}
+
+/*
+ * DESTROY_MR of a fast-registration MR. The device's key has the tag of
+ * the last REG_MR that executed, which the driver does not see: mr->key
+ * is the last one posted, which may have failed or been flushed. Another
+ * tag is BAD_HANDLE (-EINVAL) and the slot is this MR's until it is
+ * destroyed, so the other tags are tried in turn, first those
+ * ib_inc_rkey() gave before.
+ */
+static int axon_fr_destroy(struct axon_dev *adev, struct axon_mr *mr)
+{
+	u32 index = AXON_KEY_GET_INDEX(mr->key);
+	u32 tag = AXON_KEY_GET_TAG(mr->key);
+	int err = -EINVAL;
+	u32 i;
+
+	for (i = 0; i <= AXON_KEY_TAG_MASK && err == -EINVAL; i++)
+		err = axon_cmd_destroy_mr(&adev->aq, AXON_KEY(index, tag - i));
+	return err;
+}
+
+/*
  * DESTROY_MR of a dma-buf MR, under the resv lock so that no move_notify
  * runs meanwhile; from then on neither it nor the remap work touches the
  * device's MR (see the top of this file). An MR the device may still use
@@ -513,9 +655,12 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
 	struct axon_dev *adev = to_adev(ibmr->device);
 	struct axon_mr *mr = to_amr(ibmr);
+	bool destroyed;
 	int err;
 
-	if (mr->umem && mr->umem->is_dmabuf)
+	if (mr->fr.list)
+		err = axon_fr_destroy(adev, mr);
+	else if (mr->umem && mr->umem->is_dmabuf)
 		err = axon_dmabuf_mr_destroy(adev, mr);
 	else
 		err = axon_cmd_destroy_mr(&adev->aq, mr->key);
@@ -527,12 +672,15 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy mr 0x%x failed: %d\n", mr->key,
 				      err);
-	if (axon_destroyed(adev, err))
+	destroyed = axon_destroyed(adev, err);
+	if (destroyed)
 		ib_umem_release(mr->umem);
 	else if (mr->umem)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "mr 0x%x: pages leaked pinned, the device may still use them\n",
 				      mr->key);
+	/* a REG_MR the device has not executed yet would read it */
+	axon_fr_free(adev, &mr->fr, !destroyed);
 	kfree(mr);
 	return 0;
 }

@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon: a memory region as the device takes it: page size and count,
- * page list, access bits; the types of memory windows.
+ * page list, access bits; a fast-registration MR's page list; the types
+ * of memory windows.
  * Shared by axon.ko and the KUnit suites (see axon_mr_attr.h).
  */
 
 #include <linux/errno.h>
 #include <linux/kernel.h>
+#include <linux/log2.h>
 
 #include "axon_compat.h"
 #include "axon_mr_attr.h"
@@ -85,4 +87,30 @@ u16 axon_mw_flags(enum ib_mw_type type)
 	default:
 		return 0;
 	}
+}
+
+/*
+ * The page shift of a fast registration in pages of @page_size bytes (the
+ * ib_map_mr_sg() argument): a power of 2 the device takes in REG_MR,
+ * 2^AXON_MR_MIN_PAGE_SHIFT .. 2^AXON_MR_MAX_PAGE_SHIFT; else -EINVAL.
+ */
+int axon_fr_page_shift(u32 page_size)
+{
+	if (!is_power_of_2(page_size) ||
+	    page_size < BIT(AXON_MR_MIN_PAGE_SHIFT) ||
+	    page_size > BIT(AXON_MR_MAX_PAGE_SHIFT))
+		return -EINVAL;
+	return ilog2(page_size);
+}
+
+/*
+ * ib_sg_to_pages()' set_page: the next page of the list, or -ENOMEM when
+ * the list is full (the core then maps what fitted).
+ */
+int axon_fr_set_page(struct axon_fr_pages *fr, u64 addr)
+{
+	if (fr->npages == fr->capacity)
+		return -ENOMEM;
+	fr->list[fr->npages++] = cpu_to_le64(addr);
+	return 0;
 }

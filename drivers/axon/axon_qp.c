@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * axon queue pairs: RC, and UD with AXON_CAP_UD. The send and receive
+ * axon queue pairs: RC, UD with AXON_CAP_UD, UC with AXON_CAP_UC. The
+ * send and receive
  * queues are rings of power-of-2 WQE slots in kernel memory the device
  * reads; a user QP's rings are mapped into the process, which posts and
  * rings its doorbell page itself. A kernel QP is posted here and rung
@@ -18,6 +19,13 @@
  * A UD QP sends SENDs to the address handle each work request names
  * (axon_ah.c) and takes the state, the Q_Key and the SQ PSN only; each of
  * its receive buffers starts with the packet's 40-byte GRH.
+ *
+ * A UC QP is connected as an RC one, without acknowledgements: it has no
+ * READs or atomics, so no RDMA read depths, timeouts or retries, and
+ * REMOTE_WRITE is the only remote right it grants (axon_qp_attr.c).
+ *
+ * With AXON_CAP_FAST_REG, kernel RC and UC QPs post REG_MR and LOCAL_INV
+ * of fast-registration MRs (axon_mr.c), and RC ones SEND_WITH_INV.
  */
 
 #include <linux/slab.h>
@@ -30,6 +38,21 @@
 #include "axon_udata.h"
 #include "axon_wqe.h"
 
+/* The device's type for a QP of @type, or -EOPNOTSUPP. */
+static int axon_qp_type(const struct axon_dev *adev, enum ib_qp_type type)
+{
+	switch (type) {
+	case IB_QPT_RC:
+		return AXON_QPT_RC;
+	case IB_QPT_UD:
+		return adev->ud ? AXON_QPT_UD : -EOPNOTSUPP;
+	case IB_QPT_UC:
+		return adev->uc ? AXON_QPT_UC : -EOPNOTSUPP;
+	default:
+		return -EOPNOTSUPP;
+	}
+}
+
 static int axon_check_create_qp(struct axon_dev *adev,
 				const struct ib_qp_init_attr *init_attr,
 				struct ib_udata *udata)
@@ -38,8 +61,7 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	bool tail_zero;
 	int err;
 
-	if ((init_attr->qp_type != IB_QPT_RC &&
-	     (init_attr->qp_type != IB_QPT_UD || !adev->ud)) ||
+	if (axon_qp_type(adev, init_attr->qp_type) < 0 ||
 	    init_attr->rwq_ind_tbl || init_attr->create_flags)
 		return -EOPNOTSUPP;
 	if (!init_attr->send_cq || !init_attr->recv_cq)
@@ -161,7 +183,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	p.rq_wqe_shift = g.rq_wqe_shift;
 	p.sq_sig_all = qp->sig_all;
 	p.srqn = qp->srq ? qp->srq->srqn : 0;
-	p.type = init_attr->qp_type == IB_QPT_UD ? AXON_QPT_UD : AXON_QPT_RC;
+	p.type = axon_qp_type(adev, init_attr->qp_type);
 	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
 	if (err)
 		goto err_free_rq;
@@ -287,6 +309,7 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct axon_dev *adev = to_adev(ibqp->device);
 	struct axon_qp *qp = to_aqp(ibqp);
 	struct axon_qp_conv conv = {
+		.type = ibqp->qp_type,
 		.qpn = qp->qpn,
 		.active_mtu = axon_active_mtu(adev),
 		.max_rd_atomic = min_t(u32, AXON_MAX_RD_ATOMIC,
@@ -416,19 +439,31 @@ bool axon_wq_full(struct axon_wq *wq)
 	return (u16)(wq->head - READ_ONCE(wq->tail)) >= wq->depth;
 }
 
-/* @wr as a WQE in the next send slot; a UD QP's carries an address. */
+/*
+ * @wr as a WQE in the next send slot; a UD QP's carries an address, a UC
+ * QP has no READs or atomics. A REG_MR gives its MR the key it posts: the
+ * one DESTROY_MR will need, unless the WQE fails (axon_mr.c).
+ */
 static int axon_qp_build_send_wqe(struct axon_qp *qp,
 				  const struct ib_send_wr *wr)
 {
+	struct axon_dev *adev = to_adev(qp->ibqp.device);
 	struct axon_wq *sq = &qp->sq;
+	int err;
 
 	if (qp->ibqp.qp_type == IB_QPT_UD)
 		return axon_build_ud_send_wqe(wr, qp->ibqp.pd,
 					      axon_wq_slot(sq),
 					      1u << sq->wqe_shift, sq->max_sge,
 					      qp->max_inline, qp->sig_all);
-	return axon_build_send_wqe(wr, axon_wq_slot(sq), 1u << sq->wqe_shift,
-				   sq->max_sge, qp->max_inline, qp->sig_all);
+	if (!axon_conn_wr_ok(qp->ibqp.qp_type, wr->opcode, adev->fast_reg))
+		return -EINVAL;
+	err = axon_build_send_wqe(wr, qp->ibqp.pd, axon_wq_slot(sq),
+				  1u << sq->wqe_shift, sq->max_sge,
+				  qp->max_inline, qp->sig_all);
+	if (!err && wr->opcode == IB_WR_REG_MR)
+		to_amr(reg_wr(wr)->mr)->key = reg_wr(wr)->key;
+	return err;
 }
 
 int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,

@@ -98,12 +98,27 @@ static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 }
 
 /*
+ * The remote rights a QP of @type grants as responder. A UC QP is only
+ * ever written to: REMOTE_READ and REMOTE_ATOMIC mean nothing for it and
+ * are dropped, as the IB spec has UC ignore them (ibv_uc_pingpong asks
+ * for none, perftest's -c UC for REMOTE_WRITE, rdma-core's tests for all
+ * three on every connected QP type).
+ */
+static u32 axon_qp_remote_access(enum ib_qp_type type)
+{
+	return type == IB_QPT_UC ? AXON_ACCESS_REMOTE_WRITE :
+				   AXON_ACCESS_REMOTE_WRITE |
+				   AXON_ACCESS_REMOTE_READ |
+				   AXON_ACCESS_REMOTE_ATOMIC;
+}
+
+/*
  * ib_qp_attr under @mask (already checked by ib_modify_qp_is_ok() for the
- * QP's type, which keeps RC attributes from UD QPs and the Q_Key from RC
- * ones) as the device's struct axon_qp_attr and attr_mask. Out-of-range
- * values are -EINVAL, attributes no QP on this device can have
- * -EOPNOTSUPP. The P_Key index and the port are checked, not sent: the
- * device has one of each.
+ * QP's type, which keeps RC attributes from UD and UC QPs and the Q_Key
+ * from connected ones) as the device's struct axon_qp_attr and attr_mask.
+ * Out-of-range values are -EINVAL, attributes no QP on this device can
+ * have -EOPNOTSUPP. The P_Key index and the port are checked, not sent:
+ * the device has one of each.
  */
 int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 			 const struct axon_qp_conv *conv,
@@ -130,9 +145,7 @@ int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 		if (attr->qp_access_flags & ~AXON_IB_ACCESS)
 			return -EINVAL;
 		out->access = cpu_to_le32(attr->qp_access_flags &
-					  (AXON_ACCESS_REMOTE_WRITE |
-					   AXON_ACCESS_REMOTE_READ |
-					   AXON_ACCESS_REMOTE_ATOMIC));
+					  axon_qp_remote_access(conv->type));
 		m |= AXON_QP_ATTR_ACCESS;
 	}
 	if (mask & IB_QP_AV) {
@@ -218,8 +231,8 @@ enum ib_qp_state axon_qp_state_to_ib(const struct axon_qp_attr *in)
 }
 
 /*
- * QUERY_QP's answer as ib_qp_attr (the fields the device keeps for a QP
- * of @type).
+ * QUERY_QP's answer as ib_qp_attr: the fields a QP of @type has (UD: the
+ * Q_Key; UC: RC's but the RDMA read depths, timeouts and retries).
  */
 void axon_qp_attr_to_ib(const struct axon_qp_attr *in, enum ib_qp_type type,
 			struct ib_qp_attr *attr)
@@ -237,18 +250,20 @@ void axon_qp_attr_to_ib(const struct axon_qp_attr *in, enum ib_qp_type type,
 		return;
 	}
 
+	/* the device's access bits have the values of enum ib_access_flags */
 	attr->qp_access_flags = le32_to_cpu(in->access) &
-				(IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
-				 IB_ACCESS_REMOTE_ATOMIC);
+				axon_qp_remote_access(type);
 	attr->dest_qp_num = le32_to_cpu(in->dest_qpn) & AXON_QPN_MASK;
 	attr->rq_psn = le32_to_cpu(in->rq_psn) & AXON_PSN_MASK;
 	attr->path_mtu = axon_mtu_enum(le32_to_cpu(in->path_mtu));
-	attr->timeout = in->timeout;
-	attr->retry_cnt = in->retry_cnt;
-	attr->rnr_retry = in->rnr_retry;
-	attr->min_rnr_timer = in->min_rnr_timer;
-	attr->max_rd_atomic = in->max_rd_atomic;
-	attr->max_dest_rd_atomic = in->max_dest_rd_atomic;
+	if (type == IB_QPT_RC) {
+		attr->timeout = in->timeout;
+		attr->retry_cnt = in->retry_cnt;
+		attr->rnr_retry = in->rnr_retry;
+		attr->min_rnr_timer = in->min_rnr_timer;
+		attr->max_rd_atomic = in->max_rd_atomic;
+		attr->max_dest_rd_atomic = in->max_dest_rd_atomic;
+	}
 
 	memset(ah, 0, sizeof(*ah));
 	ah->type = RDMA_AH_ATTR_TYPE_ROCE;

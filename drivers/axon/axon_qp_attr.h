@@ -37,6 +37,7 @@ void axon_qp_geom_caps(const struct axon_qp_geom *g, struct ib_qp_cap *cap);
 
 /* What a modify_qp conversion needs to know besides the attributes. */
 struct axon_qp_conv {
+	enum ib_qp_type type;
 	u32 qpn;
 	u32 dest_qpn;		/* the QP's, unless the call sets it */
 	enum ib_mtu active_mtu;	/* the port's */

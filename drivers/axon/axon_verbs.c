@@ -92,6 +92,16 @@ static int axon_query_device(struct ib_device *ibdev,
 					   IB_DEVICE_MEM_WINDOW_TYPE_2B;
 		props->max_mw = props->max_mr;
 	}
+	/*
+	 * What kernel storage and file ULPs look for before they register
+	 * memory with REG_MR (nvme-rdma, rpcrdma, smc, smbdirect). max_sgl_rd
+	 * stays 0: rdma_rw then READs into SGE lists on RoCE, which the
+	 * device serves as well as through an MR, and uses MRs only where it
+	 * must (iWARP) or is told to (rdma_rw's force_mr).
+	 */
+	props->max_fast_reg_page_list_len = axon_fr_max_pages(adev);
+	if (props->max_fast_reg_page_list_len)
+		props->device_cap_flags |= IB_DEVICE_MEM_MGT_EXTENSIONS;
 	return 0;
 }
 
@@ -314,13 +324,14 @@ enum axon_hw_stat {
 	AXON_STAT_STRAY,
 	AXON_STAT_QKEY_DROPS,
 	AXON_STAT_UD_NOBUF,
+	AXON_STAT_UC_DROPS,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
 	AXON_NUM_HW_STATS,
 };
 
-static_assert(AXON_STAT_UD_NOBUF + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_UC_DROPS + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -335,6 +346,7 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_STRAY] = { .name = "stray_drops" },
 	[AXON_STAT_QKEY_DROPS] = { .name = "qkey_drops" },
 	[AXON_STAT_UD_NOBUF] = { .name = "ud_nobuf_drops" },
+	[AXON_STAT_UC_DROPS] = { .name = "uc_drops" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 };
@@ -350,9 +362,10 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_DUP_REQS] = AXON_REG_STAT_DUP_REQS,
 	[AXON_STAT_OUT_OF_SEQ] = AXON_REG_STAT_OUT_OF_SEQ,
 	[AXON_STAT_STRAY] = AXON_REG_STAT_STRAY,
-	/* without AXON_CAP_UD these read as zero, as every hole does */
+	/* without AXON_CAP_UD or _UC these read as zero, as every hole does */
 	[AXON_STAT_QKEY_DROPS] = AXON_REG_STAT_QKEY_DROPS,
 	[AXON_STAT_UD_NOBUF] = AXON_REG_STAT_UD_NOBUF,
+	[AXON_STAT_UC_DROPS] = AXON_REG_STAT_UC_DROPS,
 };
 
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
@@ -475,6 +488,12 @@ static const struct ib_device_ops axon_mw_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_mw, axon_mw, ibmw),
 };
 
+/* With AXON_CAP_FAST_REG: fast-registration MRs, for kernel consumers. */
+static const struct ib_device_ops axon_fast_reg_ops = {
+	.alloc_mr = axon_alloc_mr,
+	.map_mr_sg = axon_map_mr_sg,
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -531,6 +550,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_srq_ops);
 	if (adev->ud)
 		ib_set_device_ops(ibdev, &axon_ud_ops);
+	if (adev->fast_reg)
+		ib_set_device_ops(ibdev, &axon_fast_reg_ops);
 	if (adev->peer_mr)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 	if (adev->mw)

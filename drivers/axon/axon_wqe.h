@@ -20,8 +20,10 @@ static inline bool axon_wq_index_pending(u16 tail, u16 head, u16 idx)
 	return ((idx - tail) & U16_MAX) < ((head - tail) & U16_MAX);
 }
 
-int axon_build_send_wqe(const struct ib_send_wr *wr, void *slot,
-			u32 slot_size, u32 max_sge, u32 max_inline,
+bool axon_conn_wr_ok(enum ib_qp_type type, enum ib_wr_opcode opcode,
+		     bool fast_reg);
+int axon_build_send_wqe(const struct ib_send_wr *wr, const struct ib_pd *pd,
+			void *slot, u32 slot_size, u32 max_sge, u32 max_inline,
 			bool sig_all);
 int axon_build_ud_send_wqe(const struct ib_send_wr *wr,
 			   const struct ib_pd *pd, void *slot, u32 slot_size,

@@ -55,6 +55,7 @@ static void setup(void)
 	qp->vqp.qp.send_cq = &cq->vcq.cq;
 	qp->vqp.qp.recv_cq = &cq->vcq.cq;
 	qp->vqp.qp.state = IBV_QPS_INIT;
+	qp->vqp.qp.qp_type = IBV_QPT_RC;
 	/* 4 x 128-byte SQ slots: 4 SGEs or 64 inline bytes */
 	qp->sq = (struct axon_wq){ .depth = 4, .wqe_shift = 7, .max_sge = 4,
 				   .max_inline = 64 };
@@ -870,6 +871,78 @@ static void test_mw(void)
 	     ibv_wc_read_invalidated_rkey(cqx) == 0x1402;
 	ibv_end_poll(cqx);
 	check("cq-ex-with-inv", ok, "ibv_wc_read_invalidated_rkey()");
+/* A UC QP on the shared CQ: what it posts, what ibv_wr_*() it has. */
+#define UC_QPN	0x45
+
+static struct axon_qp *uc;
+
+static void setup_uc(void)
+{
+	uc = calloc(1, sizeof(*uc));
+	*uc = (struct axon_qp){ .ctx = ctx, .qpn = UC_QPN, .dest_qpn = 0x98,
+				.sq = qp->sq, .rq = qp->rq,
+				.sq_db = qp->sq_db, .rq_db = qp->rq_db };
+	uc->sq.buf = calloc(4, 128);
+	uc->rq.buf = calloc(4, 32);
+	uc->sq.pi = uc->sq.ci = uc->rq.pi = uc->rq.ci = 0;
+	uc->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+				      .pd = &pd,
+				      .send_cq = &cq->vcq.cq,
+				      .recv_cq = &cq->vcq.cq,
+				      .qp_type = IBV_QPT_UC,
+				      .state = IBV_QPS_RTS };
+	pthread_spin_init(&uc->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&uc->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0][UC_QPN] = uc;
+	axon_qp_ex_set_ops(uc);
+}
+
+static void test_uc(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr wr[2] = {
+		{ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_WRITE_WITH_IMM, .imm_data = htobe32(3),
+		  .wr.rdma = { .remote_addr = 0x2000, .rkey = 0x201 } },
+		{ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_READ,
+		  .wr.rdma = { .remote_addr = 0x2000, .rkey = 0x201 } },
+	}, *bad = NULL;
+	struct ibv_qp_ex *qpx = &uc->vqp.qp_ex;
+	struct axon_send_wqe *w;
+	struct ibv_wc wc[4];
+	int err, n;
+
+	poll_all(cq, wc);
+	wr[0].next = &wr[1];
+	err = axon_post_send(&uc->vqp.qp, &wr[0], &bad);
+	w = axon_wq_slot(&uc->sq, 0);
+	check("uc-post-read", err == EINVAL && bad == &wr[1] &&
+	      uc->sq.pi == 1 && db_word(AXON_DB_SQ) == AXON_DB_WORD(UC_QPN, 1) &&
+	      w->opcode == AXON_WR_RDMA_WRITE_IMM && le32toh(w->rkey) == 0x201,
+	      "the WRITE posted, the READ refused");
+
+	check("uc-wr-ops", qpx->wr_rdma_write && qpx->wr_rdma_write_imm &&
+	      qpx->wr_send && !qpx->wr_rdma_read && !qpx->wr_atomic_cmp_swp &&
+	      !qpx->wr_atomic_fetch_add && !qpx->wr_set_ud_addr,
+	      "UC QPs get SENDs and WRITEs only");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 7;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_write(qpx, 0x301, 0x3000);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 64);
+	err = ibv_wr_complete(qpx);
+	w = axon_wq_slot(&uc->sq, 1);
+	check("uc-wr-write", !err && uc->sq.pi == 2 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(UC_QPN, 2) &&
+	      w->opcode == AXON_WR_RDMA_WRITE && le64toh(w->remote_addr) == 0x3000,
+	      "ibv_wr_rdma_write() on a UC QP");
+
+	/* a receive of a UC QP names its peer, as an RC one's */
+	dev_cqe(UC_QPN, 1, AXON_WC_RDMA_WRITE, 0, 7);
+	n = poll_all(cq, wc);
+	check("uc-poll", n == 1 && wc[0].wr_id == 7 && wc[0].src_qp == 0x98 &&
+	      uc->sq.ci == 2, "the WRITE's completion retires both WQEs");
 }
 
 /* The checks each test makes (the plan). */
@@ -884,6 +957,7 @@ static void test_mw(void)
 #define UD_WR_API_CHECKS	4
 #define UD_POLL_CHECKS		2
 #define MW_CHECKS		8
+#define UC_CHECKS		4
 
 int main(void)
 {
@@ -892,7 +966,7 @@ int main(void)
 	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
 		 2 * CQ_EX_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
 		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
-		 UD_POLL_CHECKS + MW_CHECKS);
+		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -910,5 +984,7 @@ int main(void)
 	test_ud_wr_api();
 	test_ud_poll();
 	test_mw();
+	setup_uc();
+	test_uc();
 	return tap_done();
 }

@@ -123,9 +123,18 @@ int main(int argc, char **argv)
 		} else {
 			tap_skip("no MW", "ops-dealloc-mw");
 		}
-		qp_attr.qp_type = IBV_QPT_UC;
-		expect_eopnotsupp_ptr("ops-create-qp-uc-eopnotsupp",
+		qp_attr.qp_type = IBV_QPT_XRC_SEND;
+		expect_eopnotsupp_ptr("ops-create-qp-xrc-eopnotsupp",
 				      ibv_create_qp(pd, &qp_attr));
+		/* A UC QP neither READs nor does atomics. */
+		qpx_attr.qp_type = IBV_QPT_UC;
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qpx_attr.pd = pd;
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+					  IBV_QP_EX_WITH_RDMA_READ;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-uc-read-eopnotsupp",
+				      ibv_create_qp_ex(ctx, &qpx_attr));
 		/* A UD QP sends SENDs only, with ibv_wr_*() too. */
 		qpx_attr.qp_type = IBV_QPT_UD;
 		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |

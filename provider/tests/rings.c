@@ -2,9 +2,9 @@
 /*
  * The provider's WQE encoding and CQE parsing (wq.h) against rings in
  * ordinary memory, playing the device's side by hand: what a WQE looks
- * like byte for byte (memory windows' WQEs too), when a queue is full,
- * which CQEs are valid on which pass, how completions retire WQEs across
- * the 16-bit wrap.
+ * like byte for byte (RC, UD, what UC may post, memory windows), when a
+ * queue is full, which CQEs are valid on which pass, how completions
+ * retire WQEs across the 16-bit wrap.
  *
  * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
  * non-zero if a check failed or did not run.
@@ -401,6 +401,53 @@ static void test_ud_encoding(void)
 	free(sq.buf);
 }
 
+/* A UC QP SENDs and WRITEs; nothing it has no packets for. */
+static void test_uc_encoding(void)
+{
+	static const enum ibv_wr_opcode refused[] = {
+		IBV_WR_RDMA_READ, IBV_WR_ATOMIC_CMP_AND_SWP,
+		IBV_WR_ATOMIC_FETCH_AND_ADD, IBV_WR_SEND_WITH_INV,
+		IBV_WR_LOCAL_INV, IBV_WR_BIND_MW,
+	};
+	struct axon_wq sq = make_sq();
+	struct ibv_sge sg = { .addr = 0x1000, .length = 3000, .lkey = 0x1201 };
+	struct ibv_send_wr wr = {
+		.wr_id = 5,
+		.sg_list = &sg,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_WRITE_WITH_IMM,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE,
+		.imm_data = htobe32(0x55667788),
+		.wr.rdma = { .remote_addr = 0x7f0000001000ull, .rkey = 0x4301 },
+	};
+	uint8_t *w = axon_wq_slot(&sq, 2);
+	unsigned int i, bad = 0;
+
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	check("uc-write-imm",
+	      !axon_build_uc_send_wqe(&sq, &wr, w) &&
+	      w[0] == AXON_WR_RDMA_WRITE_IMM &&
+	      w[1] == (AXON_WQE_SIGNALED | AXON_WQE_FENCE) && w[2] == 1 &&
+	      w[4] == 0x55 && w[7] == 0x88 && rd64(w + 16) == 0x7f0000001000ull &&
+	      rd32(w + 24) == 0x4301 && rd64(w + 64) == 0x1000 &&
+	      rd32(w + 72) == 3000,
+	      "a UC RDMA WRITE with immediate, fenced, as an RC one");
+	wr.opcode = IBV_WR_SEND;
+	check("uc-send",
+	      !axon_build_uc_send_wqe(&sq, &wr, w) && w[0] == AXON_WR_SEND,
+	      "a UC SEND refused");
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		wr.opcode = refused[i];
+		if (axon_build_uc_send_wqe(&sq, &wr, w) != EINVAL) {
+			tap_diag("opcode %d accepted", refused[i]);
+			bad++;
+		}
+	}
+	check("uc-no-read-atomic-inv", !bad,
+	      "READ, atomics, invalidation or MW bind on a UC QP accepted");
+	free(sq.buf);
+}
+
 static void test_recv_and_full(void)
 {
 	struct axon_wq rq = {
@@ -622,6 +669,7 @@ static void test_doorbell(void)
 #define SQ_RETIRE_CHECKS	4
 #define UD_AV_CHECKS		2
 #define UD_ENCODING_CHECKS	8
+#define UC_ENCODING_CHECKS	3
 #define CQ_CHECKS		11
 #define CQ_PURGE_CHECKS		2
 #define DOORBELL_CHECKS		1
@@ -629,14 +677,15 @@ static void test_doorbell(void)
 int main(void)
 {
 	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + MW_ENCODING_CHECKS +
-		 UD_AV_CHECKS + UD_ENCODING_CHECKS + RECV_AND_FULL_CHECKS +
-		 SQ_RETIRE_CHECKS + CQ_CHECKS + CQ_PURGE_CHECKS +
-		 DOORBELL_CHECKS);
+		 UD_AV_CHECKS + UD_ENCODING_CHECKS + UC_ENCODING_CHECKS +
+		 RECV_AND_FULL_CHECKS + SQ_RETIRE_CHECKS + CQ_CHECKS +
+		 CQ_PURGE_CHECKS + DOORBELL_CHECKS);
 	test_send_encoding();
 	test_inline();
 	test_mw_encoding();
 	test_ud_av();
 	test_ud_encoding();
+	test_uc_encoding();
 	test_recv_and_full();
 	test_sq_retire();
 	test_cq();

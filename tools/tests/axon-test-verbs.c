@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
-/* What the verbs test programs share: opening a device, connecting a QP. */
+/*
+ * What the verbs test programs share: opening a device, connecting a QP,
+ * polling, message patterns, hw counters.
+ */
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <infiniband/verbs.h>
 
@@ -90,4 +95,52 @@ enum ibv_qp_state qp_state(struct ibv_qp *qp)
 	if (ibv_query_qp(qp, &a, IBV_QP_STATE, &init))
 		return -1;
 	return a.qp_state;
+}
+
+bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
+{
+	int i, r;
+
+	for (i = 0; i < ms * 10; i++) {
+		r = ibv_poll_cq(cq, 1, wc);
+		if (r)
+			return r == 1;
+		usleep(100);
+	}
+	return false;
+}
+
+void pattern_fill(uint8_t *p, uint32_t len, int tag)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(tag * 31 + i);
+}
+
+bool pattern_ok(const uint8_t *p, uint32_t len, int tag)
+{
+	uint32_t i;
+
+	for (i = 0; i < len; i++)
+		if (p[i] != (uint8_t)(tag * 31 + i))
+			return false;
+	return true;
+}
+
+long long hw_counter(const char *dev, const char *name)
+{
+	char path[256];
+	long long v = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path),
+		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", dev, name);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	if (fscanf(f, "%lld", &v) != 1)
+		v = -1;
+	fclose(f);
+	return v;
 }

@@ -39,6 +39,16 @@ int qp_connect(struct ibv_qp *qp, uint32_t dest_qpn, const union ibv_gid *gid,
 	       int gid_index);
 enum ibv_qp_state qp_state(struct ibv_qp *qp);
 
+/* One completion of cq within ms milliseconds; false if none came. */
+bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms);
+
+/* Message tag's payload: len bytes of a pattern; whether p holds it. */
+void pattern_fill(uint8_t *p, uint32_t len, int tag);
+bool pattern_ok(const uint8_t *p, uint32_t len, int tag);
+
+/* Device dev's hw counter name, -1 if it has none of that name. */
+long long hw_counter(const char *dev, const char *name);
+
 /*
  * With AXON_FAULT_INJECT=1 in the environment: from here on the kernel's
  * fault injection (failslab, fail_page_alloc, fail_usercopy with

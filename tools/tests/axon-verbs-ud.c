@@ -147,25 +147,6 @@ static int post_recv(struct env *e, struct ibv_qp *qp, int i, uint32_t len)
 		    ibv_post_srq_recv(e->srq, &wr, &bad);
 }
 
-/* The payload of message tag: len bytes of a pattern. */
-static void fill(uint8_t *p, uint32_t len, int tag)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		p[i] = (uint8_t)(tag * 31 + i);
-}
-
-static bool filled(const uint8_t *p, uint32_t len, int tag)
-{
-	uint32_t i;
-
-	for (i = 0; i < len; i++)
-		if (p[i] != (uint8_t)(tag * 31 + i))
-			return false;
-	return true;
-}
-
 /*
  * A signaled SEND of len bytes from the send area (inline, or as one
  * SGE) to remote_qpn at ah with qkey; tag fills the payload.
@@ -185,22 +166,8 @@ static int send_to(struct env *e, struct ibv_qp *qp, struct ibv_ah *ah,
 			   .remote_qkey = qkey },
 	}, *bad;
 
-	fill(e->buf, len, tag);
+	pattern_fill(e->buf, len, tag);
 	return ibv_post_send(qp, &wr, &bad);
-}
-
-/* One completion of cq within ms milliseconds. */
-static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc, int ms)
-{
-	int i, r;
-
-	for (i = 0; i < ms * 10; i++) {
-		r = ibv_poll_cq(cq, 1, wc);
-		if (r)
-			return r == 1;
-		usleep(100);
-	}
-	return false;
 }
 
 /* The send's completion: status want. */
@@ -319,7 +286,7 @@ static void test_data(struct env *e, struct udqp *a, struct udqp *b,
 	tap_ok(ok && wc.wr_id == 100 && !(wc.wc_flags & IBV_WC_WITH_IMM),
 	       "SEND: received with IBV_WC_GRH, src_qp, byte_len 40 + %d",
 	       MSG);
-	tap_ok(ok && filled(slot(e, 0) + GRH_LEN, MSG, 1),
+	tap_ok(ok && pattern_ok(slot(e, 0) + GRH_LEN, MSG, 1),
 	       "SEND: the data after the GRH");
 	tap_ok(ok && grh_ok(e, slot(e, 0)), "SEND: the GRH holds the %s",
 	       gid_is_ipv4(&e->gid) ?
@@ -336,7 +303,7 @@ static void test_data(struct env *e, struct udqp *a, struct udqp *b,
 	       be32toh(wc.imm_data) == 0xabc00002u,
 	       "SEND_WITH_IMM inline %d bytes: received with the immediate",
 	       INLINE_MSG);
-	tap_ok(ok && filled(slot(e, 1) + GRH_LEN, INLINE_MSG, 2),
+	tap_ok(ok && pattern_ok(slot(e, 1) + GRH_LEN, INLINE_MSG, 2),
 	       "SEND_WITH_IMM inline: the data");
 
 	/* a -> c, the QP on the SRQ */
@@ -346,7 +313,7 @@ static void test_data(struct env *e, struct udqp *a, struct udqp *b,
 	     received(c, &wc, a->qp->qp_num, MSG);
 	tap_ok(ok && wc.wr_id == 102,
 	       "SEND to the QP on the SRQ: the SRQ's WQE, src_qp");
-	tap_ok(ok && filled(slot(e, 2) + GRH_LEN, MSG, 3),
+	tap_ok(ok && pattern_ok(slot(e, 2) + GRH_LEN, MSG, 3),
 	       "SEND to the QP on the SRQ: the data");
 
 	/* c answers a through an AH made from its receive's GRH */
@@ -360,34 +327,15 @@ static void test_data(struct env *e, struct udqp *a, struct udqp *b,
 	     !send_to(e, c->qp, reply_ah, wc.src_qp, QKEY, MSG, 4,
 		      IBV_WR_SEND, 0) &&
 	     sent(e, IBV_WC_SUCCESS) && received(a, &wc, c->qp->qp_num, MSG);
-	tap_ok(ok && filled(slot(e, 3) + GRH_LEN, MSG, 4),
+	tap_ok(ok && pattern_ok(slot(e, 3) + GRH_LEN, MSG, 4),
 	       "a reply to wc.src_qp over that AH arrives, with its data");
 	if (reply_ah)
 		ibv_destroy_ah(reply_ah);
 }
 
-/* An axon hw counter, -1 if the device has none of that name. */
-static long long hw_counter(struct env *e, const char *name)
-{
-	char path[256];
-	long long v = -1;
-	FILE *f;
-
-	snprintf(path, sizeof(path),
-		 "/sys/class/infiniband/%s/ports/1/hw_counters/%s", e->name,
-		 name);
-	f = fopen(path, "r");
-	if (!f)
-		return -1;
-	if (fscanf(f, "%lld", &v) != 1)
-		v = -1;
-	fclose(f);
-	return v;
-}
-
 static void test_qkey(struct env *e, struct udqp *a, struct udqp *b)
 {
-	long long drops = hw_counter(e, "qkey_drops"), after;
+	long long drops = hw_counter(e->name, "qkey_drops"), after;
 	struct ibv_wc wc;
 	bool ok;
 
@@ -399,9 +347,9 @@ static void test_qkey(struct env *e, struct udqp *a, struct udqp *b)
 	ok = !send_to(e, a->qp, e->ah, b->qp->qp_num, QKEY, MSG, 6,
 		      IBV_WR_SEND, 0) && sent(e, IBV_WC_SUCCESS) &&
 	     received(b, &wc, a->qp->qp_num, MSG);
-	tap_ok(ok && wc.wr_id == 104 && filled(slot(e, 4) + GRH_LEN, MSG, 6),
+	tap_ok(ok && wc.wr_id == 104 && pattern_ok(slot(e, 4) + GRH_LEN, MSG, 6),
 	       "the receive stayed posted: the next good SEND lands in it");
-	after = hw_counter(e, "qkey_drops");
+	after = hw_counter(e->name, "qkey_drops");
 	if (drops < 0)
 		tap_skip("no qkey_drops counter", "qkey_drops counts the drop");
 	else
@@ -426,7 +374,7 @@ static void test_lengths(struct env *e, struct udqp *a, struct udqp *b)
 	ok = !send_to(e, a->qp, e->ah, b->qp->qp_num, QKEY, MSG, 8,
 		      IBV_WR_SEND, 0) && sent(e, IBV_WC_SUCCESS) &&
 	     received(b, &wc, a->qp->qp_num, MSG);
-	tap_ok(ok && filled(slot(e, 6) + GRH_LEN, MSG, 8),
+	tap_ok(ok && pattern_ok(slot(e, 6) + GRH_LEN, MSG, 8),
 	       "the QP goes on: the next message is received");
 
 	/* one byte over the MTU: not sent, no error (C10-93.1.1) */
@@ -438,7 +386,7 @@ static void test_lengths(struct env *e, struct udqp *a, struct udqp *b)
 	ok = !send_to(e, a->qp, e->ah, b->qp->qp_num, QKEY, MSG, 10,
 		      IBV_WR_SEND, 0) && sent(e, IBV_WC_SUCCESS) &&
 	     received(b, &wc, a->qp->qp_num, MSG);
-	tap_ok(ok && wc.wr_id == 107 && filled(slot(e, 7) + GRH_LEN, MSG, 10),
+	tap_ok(ok && wc.wr_id == 107 && pattern_ok(slot(e, 7) + GRH_LEN, MSG, 10),
 	       "... and is not delivered: the next message takes the receive");
 }
 

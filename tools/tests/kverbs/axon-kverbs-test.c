@@ -8,7 +8,10 @@
  * error completion, reuse after RESET over completions nobody polled,
  * ib_drain_qp(), a kernel SRQ shared by a QP, two UD QPs with an address
  * handle (a datagram and its GRH, a reply through ib_create_ah_from_wc()),
- * teardown. Prints TAP to
+ * fast registration (IB_WR_REG_MR of pages apart, the peer's WRITEs and
+ * READ through the key, SEND_WITH_INV and LOCAL_INV taking it away, the
+ * stale key refused), two UC QPs (SEND_WITH_IMM, WRITE_WITH_IMM into a
+ * fast-registration MR, READ refused), teardown. Prints TAP to
  * the kernel log: the plan ("1..N"), one "ok N what" / "not ok N what"
  * line per check; loading fails if a check failed
  * (tools/tests/vm/kverbs.sh relays it).
@@ -24,7 +27,9 @@
 
 #include <linux/completion.h>
 #include <linux/delay.h>
+#include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 #include <linux/slab.h>
 #include <rdma/ib_cache.h>
 #include <rdma/ib_verbs.h>
@@ -49,12 +54,14 @@ module_param(starve_drain, bool, 0444);
 #define KV_SRQ_MSGS		3
 #define KV_SRQ_CHECKS		(7 + KV_SRQ_MSGS)
 #define KV_UD_CHECKS		8
+#define KV_FRMR_CHECKS		15
+#define KV_UC_CHECKS		9
 #define KV_TEARDOWN_CHECKS	2
 #define KV_CHECKS	(KV_SETUP_CHECKS + 3 * KV_SEND_CHECKS + \
 			 KV_EVENT_CHECKS + KV_OVERFLOW_CHECKS + \
 			 KV_BAD_RKEY_CHECKS + KV_REUSE_CHECKS + \
 			 KV_DRAIN_CHECKS + KV_SRQ_CHECKS + KV_UD_CHECKS + \
-			 KV_TEARDOWN_CHECKS)
+			 KV_FRMR_CHECKS + KV_UC_CHECKS + KV_TEARDOWN_CHECKS)
 
 struct kv {
 	struct ib_device *dev;
@@ -100,8 +107,15 @@ static void kv_qp_event(struct ib_event *event, void *ctx)
 		complete(&kv->qp_err);
 }
 
-static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
+/*
+ * RESET -> INIT -> RTR -> RTS toward @dest_qpn, granting @access; an RC
+ * QP with RC's RDMA read depths, RNR timer, timeout and retries, a UC QP
+ * without them.
+ */
+static int kv_connect_access(struct kv *kv, struct ib_qp *qp, u32 dest_qpn,
+			     int access)
 {
+	bool rc = qp->qp_type == IB_QPT_RC;
 	struct ib_qp_attr attr = {};
 	union ib_gid gid;
 	int err;
@@ -111,7 +125,7 @@ static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
 		return err;
 	attr.qp_state = IB_QPS_INIT;
 	attr.port_num = 1;
-	attr.qp_access_flags = IB_ACCESS_LOCAL_WRITE;
+	attr.qp_access_flags = access;
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_PKEY_INDEX |
 			   IB_QP_PORT | IB_QP_ACCESS_FLAGS);
 	if (err)
@@ -129,7 +143,8 @@ static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
 	rdma_ah_set_grh(&attr.ah_attr, &gid, 0, gid_index, 64, 0);
 	err = ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_AV | IB_QP_PATH_MTU |
 			   IB_QP_DEST_QPN | IB_QP_RQ_PSN |
-			   IB_QP_MAX_DEST_RD_ATOMIC | IB_QP_MIN_RNR_TIMER);
+			   (rc ? IB_QP_MAX_DEST_RD_ATOMIC |
+				 IB_QP_MIN_RNR_TIMER : 0));
 	if (err)
 		return err;
 
@@ -141,8 +156,13 @@ static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
 	attr.rnr_retry = 7;
 	attr.max_rd_atomic = 1;
 	return ib_modify_qp(qp, &attr, IB_QP_STATE | IB_QP_SQ_PSN |
-			    IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
-			    IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC);
+			    (rc ? IB_QP_TIMEOUT | IB_QP_RETRY_CNT |
+				  IB_QP_RNR_RETRY | IB_QP_MAX_QP_RD_ATOMIC : 0));
+}
+
+static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
+{
+	return kv_connect_access(kv, qp, dest_qpn, IB_ACCESS_LOCAL_WRITE);
 }
 
 /* Poll until @n completions arrived (or 5 s); they go to @wc. */
@@ -299,16 +319,22 @@ static void kv_bad_rkey(struct kv *kv)
 		 "bad rkey: query_qp says the requester is in ERR");
 }
 
-static int kv_reset(struct kv *kv)
+/* A connected pair through RESET, and connected again granting @access. */
+static int kv_reset_pair(struct kv *kv, struct ib_qp **qp, int access)
 {
 	struct ib_qp_attr attr = { .qp_state = IB_QPS_RESET };
 	int i, err = 0;
 
 	for (i = 0; i < 2 && !err; i++)
-		err = ib_modify_qp(kv->qp[i], &attr, IB_QP_STATE);
+		err = ib_modify_qp(qp[i], &attr, IB_QP_STATE);
 	for (i = 0; i < 2 && !err; i++)
-		err = kv_connect(kv, kv->qp[i], kv->qp[!i]->qp_num);
+		err = kv_connect_access(kv, qp[i], qp[!i]->qp_num, access);
 	return err;
+}
+
+static int kv_reset(struct kv *kv)
+{
+	return kv_reset_pair(kv, kv->qp, IB_ACCESS_LOCAL_WRITE);
 }
 
 /*
@@ -652,6 +678,419 @@ out:
 			ib_destroy_qp(qp[i]);
 }
 
+/* One signaled work request on @qp, and its completion in @wc. */
+static bool kv_post_wait(struct kv *kv, struct ib_qp *qp,
+			 struct ib_send_wr *wr, struct ib_wc *wc)
+{
+	const struct ib_send_wr *bad;
+
+	memset(wc, 0, sizeof(*wc));
+	wr->send_flags |= IB_SEND_SIGNALED;
+	return !ib_post_send(qp, wr, &bad) && kv_poll(kv, wc, 1) == 1 &&
+	       wc->wr_id == wr->wr_id;
+}
+
+/*
+ * IB_WR_REG_MR of @mr on @qp with @access, under the next key as a ULP
+ * makes it (ib_inc_rkey(), ib_update_fast_reg_key()); true once it
+ * completed with IB_WC_REG_MR.
+ */
+static bool kv_reg_mr(struct kv *kv, struct ib_qp *qp, struct ib_mr *mr,
+		      int access)
+{
+	struct ib_reg_wr wr = {
+		.wr = { .wr_id = 31, .opcode = IB_WR_REG_MR },
+		.mr = mr,
+		.access = access,
+	};
+	struct ib_wc wc;
+
+	ib_update_fast_reg_key(mr, ib_inc_rkey(mr->rkey));
+	wr.key = mr->rkey;
+	return kv_post_wait(kv, qp, &wr.wr, &wc) &&
+	       wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_REG_MR;
+}
+
+/* The fast registration: B's MR over pages apart, A reaching it. */
+#define KV_FR_PAGES	4
+#define KV_FR_OFF	256	/* the MR starts this far into its first page */
+#define KV_FR_TAIL	1024	/* bytes of its last page */
+#define KV_FR_LEN	((KV_FR_PAGES - 1) * PAGE_SIZE - KV_FR_OFF + KV_FR_TAIL)
+#define KV_FR_WRITE1	3000	/* where the first WRITE goes: pages 0 and 1 */
+#define KV_FR_ACCESS	(IB_ACCESS_LOCAL_WRITE | IB_ACCESS_REMOTE_READ | \
+			 IB_ACCESS_REMOTE_WRITE)
+
+struct kv_fr {
+	struct ib_qp *qp[2];		/* A, the peer; B, the MR's owner */
+	struct ib_mr *mr;
+	struct page *pages[KV_FR_PAGES];
+	struct scatterlist sg[KV_FR_PAGES];
+	int nents;			/* mapped for DMA; 0: not */
+};
+
+/* KV_FR_PAGES zeroed pages, the MR's bytes in them, mapped for DMA. */
+static int kv_fr_map(struct kv *kv, struct kv_fr *fr)
+{
+	unsigned int len, off;
+	int i;
+
+	sg_init_table(fr->sg, KV_FR_PAGES);
+	for (i = 0; i < KV_FR_PAGES; i++) {
+		fr->pages[i] = alloc_page(GFP_KERNEL | __GFP_ZERO);
+		if (!fr->pages[i])
+			return -ENOMEM;
+		off = i ? 0 : KV_FR_OFF;
+		len = i < KV_FR_PAGES - 1 ? PAGE_SIZE - off : KV_FR_TAIL;
+		sg_set_page(&fr->sg[i], fr->pages[i], len, off);
+	}
+	fr->nents = ib_dma_map_sg(kv->dev, fr->sg, KV_FR_PAGES,
+				  DMA_BIDIRECTIONAL);
+	return fr->nents ? 0 : -ENOMEM;
+}
+
+static void kv_fr_unmap(struct kv *kv, struct kv_fr *fr)
+{
+	int i;
+
+	if (fr->nents)
+		ib_dma_unmap_sg(kv->dev, fr->sg, KV_FR_PAGES,
+				DMA_BIDIRECTIONAL);
+	for (i = 0; i < KV_FR_PAGES; i++)
+		if (fr->pages[i])
+			__free_page(fr->pages[i]);
+}
+
+/* Whether the MR's @len bytes at @off are @src's (zeroes if NULL). */
+static bool kv_fr_holds(struct kv *kv, struct kv_fr *fr, u32 off,
+			const u8 *src, u32 len)
+{
+	u32 i, at;
+
+	/* the core has no ib_dma_ wrapper for it: axon is no virt_dma device */
+	dma_sync_sg_for_cpu(kv->dev->dma_device, fr->sg, KV_FR_PAGES,
+			    DMA_BIDIRECTIONAL);
+	for (i = 0; i < len; i++) {
+		at = KV_FR_OFF + off + i;
+		if (((u8 *)page_address(fr->pages[at / PAGE_SIZE]))[at % PAGE_SIZE] !=
+		    (src ? src[i] : 0))
+			return false;
+	}
+	return true;
+}
+
+/* A's RDMA @opcode of BUF_SIZE bytes at @local and the MR's @off via @rkey. */
+static bool kv_fr_rdma(struct kv *kv, struct kv_fr *fr,
+		       enum ib_wr_opcode opcode, u32 off, u32 rkey, u64 local,
+		       struct ib_wc *wc)
+{
+	struct ib_sge sge = {
+		.addr = local, .length = BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 40 + opcode, .sg_list = &sge, .num_sge = 1,
+			.opcode = opcode },
+		.remote_addr = fr->mr->iova + off,
+		.rkey = rkey,
+	};
+
+	return kv_post_wait(kv, fr->qp[0], &wr.wr, wc);
+}
+
+static void kv_fill(struct kv *kv, int i, u8 seed)
+{
+	u8 *p = kv->buf[i];
+	int j;
+
+	for (j = 0; j < BUF_SIZE; j++)
+		p[j] = seed + j * 7;
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[i], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+}
+
+/*
+ * A SEND_WITH_INV of @rkey from A to B, whose receive completes with
+ * IB_WC_WITH_INVALIDATE and the key: the peer took it away.
+ */
+static bool kv_send_inv(struct kv *kv, struct kv_fr *fr, u32 rkey,
+			struct ib_wc *rwc)
+{
+	struct ib_sge rsge = {
+		.addr = kv->dma[1], .length = BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_sge ssge = {
+		.addr = kv->dma[0], .length = 64,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_recv_wr rwr = { .wr_id = 32, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr swr = {
+		.wr_id = 33, .sg_list = &ssge, .num_sge = 1,
+		.opcode = IB_WR_SEND_WITH_INV, .send_flags = IB_SEND_SIGNALED,
+		.ex.invalidate_rkey = rkey,
+	};
+	const struct ib_recv_wr *bad_rwr;
+	const struct ib_send_wr *bad_swr;
+	struct ib_wc wc[2] = {};
+	int n, r;
+
+	n = ib_post_recv(fr->qp[1], &rwr, &bad_rwr) ||
+	    ib_post_send(fr->qp[0], &swr, &bad_swr) ? 0 : kv_poll(kv, wc, 2);
+	r = wc[0].wr_id != 32;		/* the receive's */
+	*rwc = wc[r];
+	return n == 2 && wc[r].wr_id == 32 && wc[!r].wr_id == 33 &&
+	       wc[!r].status == IB_WC_SUCCESS && wc[!r].opcode == IB_WC_SEND &&
+	       wc[r].status == IB_WC_SUCCESS && wc[r].opcode == IB_WC_RECV &&
+	       wc[r].byte_len == 64 &&
+	       wc[r].wc_flags & IB_WC_WITH_INVALIDATE &&
+	       wc[r].ex.invalidate_rkey == rkey;
+}
+
+/*
+ * Fast registration as NVMe-oF and NFS/RDMA use it: B registers pages
+ * apart with IB_WR_REG_MR, A WRITEs and READs through the key, A's
+ * SEND_WITH_INV takes it away and the stale key is refused; registered
+ * again under the next key, LOCAL_INV takes it away too.
+ */
+static void kv_frmr(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	const struct ib_device_attr *attrs = &kv->dev->attrs;
+	u32 max = attrs->max_fast_reg_page_list_len;
+	struct ib_send_wr inv = { .wr_id = 34, .opcode = IB_WR_LOCAL_INV };
+	struct kv_fr fr = {};
+	struct ib_mr *mr;
+	struct ib_wc wc;
+	char what[160];
+	bool ok;
+	int i, n, err = 0;
+
+	snprintf(what, sizeof(what),
+		 "fast reg: IB_DEVICE_MEM_MGT_EXTENSIONS, max_fast_reg_page_list_len %u",
+		 max);
+	kv_check(kv, attrs->device_cap_flags & IB_DEVICE_MEM_MGT_EXTENSIONS &&
+		 max >= KV_FR_PAGES, what);
+	mr = ib_alloc_mr(kv->pd, IB_MR_TYPE_MEM_REG, max + 1);
+	ok = PTR_ERR_OR_ZERO(mr) == -EINVAL;
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+	mr = ib_alloc_mr(kv->pd, IB_MR_TYPE_SG_GAPS, KV_FR_PAGES);
+	ok = ok && PTR_ERR_OR_ZERO(mr) == -EOPNOTSUPP;
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+	kv_check(kv, ok,
+		 "ib_alloc_mr: beyond max_fast_reg_page_list_len EINVAL, SG_GAPS EOPNOTSUPP");
+	fr.mr = ib_alloc_mr(kv->pd, IB_MR_TYPE_MEM_REG, KV_FR_PAGES);
+	kv_check(kv, !IS_ERR(fr.mr), "ib_alloc_mr(IB_MR_TYPE_MEM_REG, 4 pages)");
+	if (IS_ERR(fr.mr))
+		return;
+
+	err = kv_fr_map(kv, &fr);
+	n = err ?: ib_map_mr_sg(fr.mr, fr.sg, fr.nents, NULL, PAGE_SIZE);
+	snprintf(what, sizeof(what),
+		 "ib_map_mr_sg of 4 pages apart: %d of %d, %llu bytes, 0x%llx into a page",
+		 n, fr.nents, fr.mr->length, fr.mr->iova & ~PAGE_MASK);
+	kv_check(kv, !err && n == fr.nents && fr.mr->length == KV_FR_LEN &&
+		 (fr.mr->iova & ~PAGE_MASK) == KV_FR_OFF, what);
+	if (err || n != fr.nents)
+		goto out;
+
+	for (i = 0; i < 2 && !err; i++) {
+		fr.qp[i] = ib_create_qp(kv->pd, init);
+		err = PTR_ERR_OR_ZERO(fr.qp[i]);
+	}
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect_access(kv, fr.qp[i], fr.qp[!i]->qp_num,
+					KV_FR_ACCESS);
+	kv_check(kv, !err,
+		 "fast reg: a connected RC pair, remote read and write granted");
+	if (err)
+		goto out;
+
+	kv_check(kv, kv_reg_mr(kv, fr.qp[1], fr.mr, KV_FR_ACCESS),
+		 "B: IB_WR_REG_MR under ib_inc_rkey(): IB_WC_REG_MR");
+	kv_fill(kv, 0, 0x11);
+	ok = kv_fr_rdma(kv, &fr, IB_WR_RDMA_WRITE, KV_FR_WRITE1, fr.mr->rkey,
+			kv->dma[0], &wc) && wc.status == IB_WC_SUCCESS &&
+	     kv_fr_rdma(kv, &fr, IB_WR_RDMA_WRITE, KV_FR_LEN - BUF_SIZE,
+			fr.mr->rkey, kv->dma[0], &wc) &&
+	     wc.status == IB_WC_SUCCESS;
+	kv_check(kv, ok && kv_fr_holds(kv, &fr, KV_FR_WRITE1, kv->buf[0],
+				       BUF_SIZE) &&
+		 kv_fr_holds(kv, &fr, KV_FR_LEN - BUF_SIZE, kv->buf[0],
+			     BUF_SIZE),
+		 "A: RDMA WRITEs through the key across pages 0-1, and 2-3 to its last byte, in B's pages");
+	memset(kv->buf[1], 0, BUF_SIZE);
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[1], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+	ok = kv_fr_rdma(kv, &fr, IB_WR_RDMA_READ, KV_FR_WRITE1, fr.mr->rkey,
+			kv->dma[1], &wc) && wc.status == IB_WC_SUCCESS;
+	ib_dma_sync_single_for_cpu(kv->dev, kv->dma[1], BUF_SIZE,
+				   DMA_BIDIRECTIONAL);
+	kv_check(kv, ok && !memcmp(kv->buf[1], kv->buf[0], BUF_SIZE),
+		 "A: RDMA READ through the key, the data back");
+
+	ok = kv_send_inv(kv, &fr, fr.mr->rkey, &wc);
+	snprintf(what, sizeof(what),
+		 "A: SEND_WITH_INV of the key: B's receive has IB_WC_WITH_INVALIDATE (wc_flags 0x%x) and 0x%x",
+		 wc.wc_flags, wc.ex.invalidate_rkey);
+	kv_check(kv, ok, what);
+	ok = kv_fr_rdma(kv, &fr, IB_WR_RDMA_WRITE, 0, fr.mr->rkey, kv->dma[0],
+			&wc);
+	snprintf(what, sizeof(what),
+		 "A: a WRITE through the invalidated key: status %d, IB_WC_REM_ACCESS_ERR, B's pages untouched",
+		 wc.status);
+	kv_check(kv, ok && wc.status == IB_WC_REM_ACCESS_ERR &&
+		 kv_fr_holds(kv, &fr, 0, NULL, KV_FR_WRITE1), what);
+
+	kv_check(kv, !kv_reset_pair(kv, fr.qp, KV_FR_ACCESS),
+		 "fast reg: both QPs ERR -> RESET -> RTS");
+	kv_fill(kv, 0, 0x5d);
+	n = ib_map_mr_sg(fr.mr, fr.sg, fr.nents, NULL, PAGE_SIZE);
+	ok = n == fr.nents && kv_reg_mr(kv, fr.qp[1], fr.mr, KV_FR_ACCESS) &&
+	     kv_fr_rdma(kv, &fr, IB_WR_RDMA_WRITE, 0, fr.mr->rkey, kv->dma[0],
+			&wc) && wc.status == IB_WC_SUCCESS;
+	kv_check(kv, ok && kv_fr_holds(kv, &fr, 0, kv->buf[0], BUF_SIZE),
+		 "mapped and registered again under the next key: A's WRITE through it lands");
+	inv.ex.invalidate_rkey = fr.mr->rkey;
+	kv_check(kv, kv_post_wait(kv, fr.qp[1], &inv, &wc) &&
+		 wc.status == IB_WC_SUCCESS && wc.opcode == IB_WC_LOCAL_INV,
+		 "B: IB_WR_LOCAL_INV of the key: IB_WC_LOCAL_INV");
+	ok = kv_fr_rdma(kv, &fr, IB_WR_RDMA_WRITE, 0, fr.mr->rkey, kv->dma[0],
+			&wc);
+	kv_check(kv, ok && wc.status == IB_WC_REM_ACCESS_ERR,
+		 "A: a WRITE after LOCAL_INV: IB_WC_REM_ACCESS_ERR");
+out:
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(fr.qp[i]))
+			ib_destroy_qp(fr.qp[i]);
+	kv_check(kv, !ib_dereg_mr(fr.mr), "ib_dereg_mr of the fast-registration MR");
+	kv_fr_unmap(kv, &fr);
+}
+
+/*
+ * Two kernel UC QPs: what they take of modify_qp and report in query_qp,
+ * a SEND_WITH_IMM, a WRITE_WITH_IMM into a fast-registration MR the
+ * receiver registered (REG_MR and LOCAL_INV are local: UC QPs have them),
+ * READ and SEND_WITH_INV refused at post.
+ */
+static void kv_uc(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	struct ib_qp_init_attr qinit = *init, qa_init;
+	struct ib_sge ssge = {
+		.addr = kv->dma[0], .length = BUF_SIZE,
+		.lkey = kv->pd->local_dma_lkey,
+	};
+	struct ib_sge rsge = ssge;
+	struct ib_rdma_wr wr = {
+		.wr = { .wr_id = 50, .sg_list = &ssge, .num_sge = 1,
+			.opcode = IB_WR_SEND_WITH_IMM,
+			.send_flags = IB_SEND_SIGNALED,
+			.ex.imm_data = cpu_to_be32(0x9abc) },
+	};
+	struct ib_recv_wr rwr = { .wr_id = 51, .sg_list = &rsge, .num_sge = 1 };
+	struct ib_send_wr inv = { .wr_id = 52, .opcode = IB_WR_LOCAL_INV };
+	const struct ib_send_wr *bad = NULL;
+	const struct ib_recv_wr *bad_rwr;
+	struct ib_mr *mr = ERR_PTR(-EINVAL);
+	struct ib_qp *qp[2] = {};
+	struct ib_qp_attr qattr;
+	struct scatterlist sg;
+	struct ib_wc wc[2];
+	int i, r, n, err = 0;
+
+	qinit.qp_type = IB_QPT_UC;
+	for (i = 0; i < 2 && !err; i++) {
+		qp[i] = ib_create_qp(kv->pd, &qinit);
+		err = PTR_ERR_OR_ZERO(qp[i]);
+	}
+	kv_check(kv, !err, "ib_create_qp UC, twice");
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect_access(kv, qp[i], qp[!i]->qp_num,
+					IB_ACCESS_REMOTE_WRITE);
+	kv_check(kv, !err, "UC: RESET -> INIT -> RTR -> RTS, without RC's attributes");
+	if (err)
+		goto out;
+	err = ib_query_qp(qp[1], &qattr, IB_QP_STATE | IB_QP_ACCESS_FLAGS |
+			  IB_QP_DEST_QPN | IB_QP_TIMEOUT, &qa_init);
+	kv_check(kv, !err && qattr.qp_state == IB_QPS_RTS &&
+		 qa_init.qp_type == IB_QPT_UC &&
+		 qattr.qp_access_flags == IB_ACCESS_REMOTE_WRITE &&
+		 qattr.dest_qp_num == qp[0]->qp_num && !qattr.timeout,
+		 "UC query_qp: RTS, REMOTE_WRITE, the peer's QPN, no timeout");
+
+	/* a SEND_WITH_IMM of two packets */
+	kv_fill(kv, 0, 0x21);
+	rsge.addr = kv->dma[1];
+	memset(kv->buf[1], 0, BUF_SIZE);
+	ib_dma_sync_single_for_device(kv->dev, kv->dma[1], BUF_SIZE,
+				      DMA_BIDIRECTIONAL);
+	ssge.length = 2000;
+	n = ib_post_recv(qp[1], &rwr, &bad_rwr) ||
+	    ib_post_send(qp[0], &wr.wr, &bad) ? 0 : kv_poll(kv, wc, 2);
+	r = wc[0].wr_id != 51;
+	ib_dma_sync_single_for_cpu(kv->dev, kv->dma[1], BUF_SIZE,
+				   DMA_BIDIRECTIONAL);
+	kv_check(kv, n == 2 && wc[r].wr_id == 51 &&
+		 wc[r].status == IB_WC_SUCCESS && wc[r].opcode == IB_WC_RECV &&
+		 wc[r].byte_len == 2000 && wc[r].wc_flags & IB_WC_WITH_IMM &&
+		 be32_to_cpu(wc[r].ex.imm_data) == 0x9abc &&
+		 wc[!r].status == IB_WC_SUCCESS &&
+		 !memcmp(kv->buf[1], kv->buf[0], 2000),
+		 "UC SEND_WITH_IMM: received whole, the immediate, the data");
+
+	/* the receiver registers buf[1] and takes a WRITE_WITH_IMM in it */
+	mr = ib_alloc_mr(kv->pd, IB_MR_TYPE_MEM_REG, 2);
+	sg_init_table(&sg, 1);
+	sg_dma_address(&sg) = kv->dma[1];
+	sg_dma_len(&sg) = BUF_SIZE;
+	kv_check(kv, !IS_ERR(mr) &&
+		 ib_map_mr_sg(mr, &sg, 1, NULL, PAGE_SIZE) == 1 &&
+		 kv_reg_mr(kv, qp[1], mr, IB_ACCESS_LOCAL_WRITE |
+			   IB_ACCESS_REMOTE_WRITE),
+		 "UC: IB_WR_REG_MR (a local operation) completes");
+	if (IS_ERR(mr))
+		goto out;
+	kv_fill(kv, 0, 0x42);
+	ssge.length = BUF_SIZE;
+	rwr.num_sge = 0;
+	wr.wr.wr_id = 53;
+	wr.wr.opcode = IB_WR_RDMA_WRITE_WITH_IMM;
+	wr.remote_addr = mr->iova;
+	wr.rkey = mr->rkey;
+	n = ib_post_recv(qp[1], &rwr, &bad_rwr) ||
+	    ib_post_send(qp[0], &wr.wr, &bad) ? 0 : kv_poll(kv, wc, 2);
+	r = wc[0].wr_id != 51;
+	ib_dma_sync_single_for_cpu(kv->dev, kv->dma[1], BUF_SIZE,
+				   DMA_BIDIRECTIONAL);
+	kv_check(kv, n == 2 && wc[r].wr_id == 51 &&
+		 wc[r].status == IB_WC_SUCCESS &&
+		 wc[r].opcode == IB_WC_RECV_RDMA_WITH_IMM &&
+		 wc[r].byte_len == BUF_SIZE && wc[!r].status == IB_WC_SUCCESS &&
+		 !memcmp(kv->buf[1], kv->buf[0], BUF_SIZE),
+		 "UC WRITE_WITH_IMM through its key: IB_WC_RECV_RDMA_WITH_IMM, the data in place");
+	inv.ex.invalidate_rkey = mr->rkey;
+	kv_check(kv, kv_post_wait(kv, qp[1], &inv, &wc[0]) &&
+		 wc[0].status == IB_WC_SUCCESS &&
+		 wc[0].opcode == IB_WC_LOCAL_INV,
+		 "UC: IB_WR_LOCAL_INV completes");
+
+	wr.wr.opcode = IB_WR_RDMA_READ;
+	bad = NULL;
+	kv_check(kv, ib_post_send(qp[0], &wr.wr, &bad) == -EINVAL &&
+		 bad == &wr.wr, "RDMA READ on a UC QP: EINVAL at post");
+	wr.wr.opcode = IB_WR_SEND_WITH_INV;
+	wr.wr.ex.invalidate_rkey = mr->rkey;
+	bad = NULL;
+	kv_check(kv, ib_post_send(qp[0], &wr.wr, &bad) == -EINVAL &&
+		 bad == &wr.wr, "SEND_WITH_INV on a UC QP: EINVAL at post");
+out:
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(qp[i]))
+			ib_destroy_qp(qp[i]);
+	if (!IS_ERR(mr))
+		ib_dereg_mr(mr);
+}
+
 static void kv_run(struct kv *kv)
 {
 	struct ib_cq_init_attr cq_attr = { .cqe = 64 };
@@ -726,6 +1165,8 @@ static void kv_run(struct kv *kv)
 	kv_drain(kv, &init);
 	kv_srq(kv, &init);
 	kv_ud(kv, &init);
+	kv_frmr(kv, &init);
+	kv_uc(kv, &init);
 
 out_bufs:
 	for (i = 0; i < 2; i++) {

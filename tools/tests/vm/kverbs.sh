@@ -4,8 +4,10 @@
 # the modules): PD with its DMA MR, CQ with a completion handler, RC QPs
 # connected on the device, SEND/RECV, inline, events, query_qp, reuse
 # after RESET, ib_drain_qp, a kernel SRQ, UD QPs with address handles,
-# teardown. The module prints TAP to the kernel log; it is relayed here as
-# a subtest.
+# fast registration (REG_MR, the peer's WRITE and READ through the key,
+# SEND_WITH_INV and LOCAL_INV, the stale key refused), UC QPs, teardown.
+# The module prints TAP to the kernel log; it is relayed here as a
+# subtest.
 set -u
 . "$(dirname "$0")/lib.sh"
 
