@@ -611,9 +611,10 @@ static void axon_mr_free(AxonNicState *s, AxonMr *mr)
 }
 
 /*
- * The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. A
- * window's tag is whatever its consumer's last binding chose, which the
- * driver does not see: its slot alone names it.
+ * The MR a DESTROY_MR, INVALIDATE_MR or REMAP_MR names, or NULL. The tag
+ * of a window or fast-registration MR is whatever its consumer's last
+ * binding or registration chose, which the driver may not see (a REG_MR
+ * flushed, a bind in user space): its slot alone names it.
  */
 static AxonMr *axon_mr_of_key(AxonNicState *s, uint32_t key)
 {
@@ -624,7 +625,8 @@ static AxonMr *axon_mr_of_key(AxonNicState *s, uint32_t key)
         return NULL;
     }
     mr = &s->rdma->mr[idx];
-    if (!mr->valid || (!mr->mw_type && mr->tag != AXON_KEY_GET_TAG(key))) {
+    if (!mr->valid || (!mr->mw_type && !mr->fast_reg &&
+                        mr->tag != AXON_KEY_GET_TAG(key))) {
         return NULL;
     }
     return mr;

@@ -588,26 +588,6 @@ int axon_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 }
 
 /*
- * DESTROY_MR of a fast-registration MR. The device's key has the tag of
- * the last REG_MR that executed, which the driver does not see: mr->key
- * is the last one posted, which may have failed or been flushed. Another
- * tag is BAD_HANDLE (-EINVAL) and the slot is this MR's until it is
- * destroyed, so the other tags are tried in turn, first those
- * ib_inc_rkey() gave before.
- */
-static int axon_fr_destroy(struct axon_dev *adev, struct axon_mr *mr)
-{
-	u32 index = AXON_KEY_GET_INDEX(mr->key);
-	u32 tag = AXON_KEY_GET_TAG(mr->key);
-	int err = -EINVAL;
-	u32 i;
-
-	for (i = 0; i <= AXON_KEY_TAG_MASK && err == -EINVAL; i++)
-		err = axon_cmd_destroy_mr(&adev->aq, AXON_KEY(index, tag - i));
-	return err;
-}
-
-/*
  * DESTROY_MR of a dma-buf MR, under the resv lock so that no move_notify
  * runs meanwhile; from then on neither it nor the remap work touches the
  * device's MR (see the top of this file). An MR the device may still use
@@ -658,9 +638,11 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	bool destroyed;
 	int err;
 
-	if (mr->fr.list)
-		err = axon_fr_destroy(adev, mr);
-	else if (mr->umem && mr->umem->is_dmabuf)
+	/*
+	 * The device names a fast-registration MR by its slot, so mr->key
+	 * (the last REG_MR posted, which may have been flushed) will do.
+	 */
+	if (mr->umem && mr->umem->is_dmabuf)
 		err = axon_dmabuf_mr_destroy(adev, mr);
 	else
 		err = axon_cmd_destroy_mr(&adev->aq, mr->key);

@@ -871,6 +871,8 @@ static void test_mw(void)
 	     ibv_wc_read_invalidated_rkey(cqx) == 0x1402;
 	ibv_end_poll(cqx);
 	check("cq-ex-with-inv", ok, "ibv_wc_read_invalidated_rkey()");
+}
+
 /* A UC QP on the shared CQ: what it posts, what ibv_wr_*() it has. */
 #define UC_QPN	0x45
 

@@ -78,8 +78,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 16 on the PD, 4 on the context, close */
-	tap_plan(25);
+	/* open, 3 queries, 17 on the PD, 4 on the context, close */
+	tap_plan(26);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));

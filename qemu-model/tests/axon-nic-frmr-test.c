@@ -217,6 +217,9 @@ static void test_frmr_send_inv(void)
     expect_cqe(r, r->qp[1].scq, 0x102, AXON_WC_REG_MR, AXON_WC_SUCCESS);
     post_rdma(r, AXON_WR_RDMA_WRITE, key, 100, 64, 0x204);
     expect_cqe(r, r->qp[0].scq, 0x204, 0, AXON_WC_REM_ACCESS_ERR);
+    /* DESTROY_MR names it by its slot: here with the tag CREATE_MR gave */
+    g_assert_cmpuint(destroy_mr(r->a, retag(key, -1)), ==,
+                     AXON_ADMIN_SUCCESS);
     g_free(data);
     rdma_stop(r);
 }

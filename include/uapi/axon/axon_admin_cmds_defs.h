@@ -231,8 +231,9 @@ struct axon_admin_gid {
  * a registration may give it (<= &axon_dev_attr.max_fast_reg_pages);
  * access, iova, length, pbl_addr, page_shift and levels must be 0. It
  * starts invalid: every access through its key fails until a REG_MR WQE
- * gives it pages. DESTROY_MR frees it whatever its state; INVALIDATE_MR
- * and REMAP_MR are BAD_PARAM for it.
+ * gives it pages. DESTROY_MR frees it whatever its state and whatever the
+ * tag of the key (the last REG_MR's, which the driver may not know);
+ * INVALIDATE_MR and REMAP_MR are BAD_PARAM for it.
  *
  * With ``AXON_CAP_MW``, CREATE_MR with ``AXON_MR_MW_TYPE1`` or
  * ``AXON_MR_MW_TYPE2`` (and pdn; every other field 0) makes a memory
