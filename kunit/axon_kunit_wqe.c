@@ -402,8 +402,6 @@ AXON_REG_SET(axon_reg_other_slot, wr->key = AXON_TEST_FR_KEY + 0x100)
 AXON_REG_SET(axon_reg_not_fr, mr->fr.list = NULL)
 AXON_REG_SET(axon_reg_remote_write_only,
 	     wr->access = IB_ACCESS_REMOTE_WRITE)
-AXON_REG_SET(axon_reg_mw_bind,
-	     wr->access = IB_ACCESS_LOCAL_WRITE | IB_ACCESS_MW_BIND)
 AXON_REG_SET(axon_reg_zero_based, mr->ibmr.iova = 0)
 AXON_REG_SET(axon_reg_longer, mr->ibmr.length = 0x2f81)
 AXON_REG_SET(axon_reg_wraps, (mr->ibmr.iova = 0xfffffffffffff080ULL,
@@ -418,7 +416,6 @@ static const struct axon_reg_mr_case axon_reg_mr_cases[] = {
 	{ "a key of another slot", axon_reg_other_slot },
 	{ "not a fast-registration MR", axon_reg_not_fr },
 	{ "remote write without local write", axon_reg_remote_write_only },
-	{ "MW bind", axon_reg_mw_bind },
 	{ "zero-based iova, mapped 0x80 into a page", axon_reg_zero_based },
 	{ "a byte longer than the mapped pages", axon_reg_longer },
 	{ "iova + length wraps", axon_reg_wraps },

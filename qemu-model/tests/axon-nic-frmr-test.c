@@ -84,23 +84,6 @@ static void post_key_op(Rdma *r, TQp *qp, uint8_t opcode, uint32_t key,
     post_send(r, qp, &w, NULL, NULL);
 }
 
-/* QP 0's WRITE or READ of len bytes at FR_IOVA + off through rkey. */
-static void post_rdma(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t off,
-                      uint32_t len, uint64_t wr_id)
-{
-    struct axon_send_wqe w = {
-        .opcode = opcode,
-        .flags = AXON_WQE_SIGNALED,
-        .num_sge = 1,
-        .wr_id = cpu_to_le64(wr_id),
-        .remote_addr = cpu_to_le64(FR_IOVA + off),
-        .rkey = cpu_to_le32(rkey),
-    };
-    struct axon_sge sg = sge(r, 0, 300000, len);
-
-    post_send(r, &r->qp[0], &w, &sg, NULL);
-}
-
 static uint32_t make_fr(Rdma *r)
 {
     uint64_t key;
@@ -137,7 +120,7 @@ static void test_frmr_admin(void)
                      ==, AXON_ADMIN_BAD_PARAM);
     /* unregistered: nothing goes through it */
     bad = rd(r->a, AXON_REG_STAT_MR_INVALID);
-    post_rdma(r, AXON_WR_RDMA_WRITE, key, 0, 64, 0x300);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, key, FR_IOVA, 64, 0x300);
     expect_cqe(r, r->qp[0].scq, 0x300, 0, AXON_WC_REM_ACCESS_ERR);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_MR_INVALID), ==, bad + 1);
     g_assert_cmpuint(destroy_mr(r->a, key), ==, AXON_ADMIN_SUCCESS);
@@ -154,11 +137,11 @@ static uint32_t reg_and_use(Rdma *r, uint32_t key, const uint8_t *data)
     post_reg(r, &r->qp[1], key, FR_PAGES, FR_LEN, 0x100);
     expect_cqe(r, r->qp[1].scq, 0x100, AXON_WC_REG_MR, AXON_WC_SUCCESS);
     mr_access(r, 0, r->mr[0].iova + 300000, (void *)data, 5000, true);
-    post_rdma(r, AXON_WR_RDMA_WRITE, key, 100, 5000, 0x200);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, key, FR_IOVA + 100, 5000, 0x200);
     expect_cqe(r, r->qp[0].scq, 0x200, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
     check_mem(r, 1, mr1_off(r, 100), data, 5000);
     mr_access(r, 0, r->mr[0].iova + 300000, back, sizeof(back), true);
-    post_rdma(r, AXON_WR_RDMA_READ, key, 100, 5000, 0x201);
+    post_rdma0(r, AXON_WR_RDMA_READ, key, FR_IOVA + 100, 5000, 0x201);
     expect_cqe(r, r->qp[0].scq, 0x201, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
     check_mem(r, 0, 300000, data, 5000);
     return key;
@@ -175,7 +158,7 @@ static void test_frmr_local_inv(void)
     post_key_op(r, &r->qp[1], AXON_WR_LOCAL_INV, key, 0x101);
     expect_cqe(r, r->qp[1].scq, 0x101, AXON_WC_LOCAL_INV, AXON_WC_SUCCESS);
     bad = rd(r->a, AXON_REG_STAT_MR_INVALID);
-    post_rdma(r, AXON_WR_RDMA_WRITE, key, 100, 64, 0x202);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, key, FR_IOVA + 100, 64, 0x202);
     expect_cqe(r, r->qp[0].scq, 0x202, 0, AXON_WC_REM_ACCESS_ERR);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_MR_INVALID), ==, bad + 1);
     g_free(data);
@@ -215,7 +198,7 @@ static void test_frmr_send_inv(void)
     /* the MR is free again: registered anew under the next tag */
     post_reg(r, &r->qp[1], retag(key, 1), FR_PAGES, FR_LEN, 0x102);
     expect_cqe(r, r->qp[1].scq, 0x102, AXON_WC_REG_MR, AXON_WC_SUCCESS);
-    post_rdma(r, AXON_WR_RDMA_WRITE, key, 100, 64, 0x204);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, key, FR_IOVA + 100, 64, 0x204);
     expect_cqe(r, r->qp[0].scq, 0x204, 0, AXON_WC_REM_ACCESS_ERR);
     /* DESTROY_MR names it by its slot: here with the tag CREATE_MR gave */
     g_assert_cmpuint(destroy_mr(r->a, retag(key, -1)), ==,

@@ -63,23 +63,6 @@ static void post_bind(Rdma *r, TQp *qp, uint32_t mw_key, uint32_t mr_key,
     post_send(r, qp, &w, NULL, NULL);
 }
 
-/* QP 0's WRITE or READ of len bytes at MR 1's off through rkey. */
-static void post_rdma(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t off,
-                      uint32_t len, uint64_t wr_id)
-{
-    struct axon_send_wqe w = {
-        .opcode = opcode,
-        .flags = AXON_WQE_SIGNALED,
-        .num_sge = 1,
-        .wr_id = cpu_to_le64(wr_id),
-        .remote_addr = cpu_to_le64(r->mr[1].iova + off),
-        .rkey = cpu_to_le32(rkey),
-    };
-    struct axon_sge sg = sge(r, 0, 300000, len);
-
-    post_send(r, &r->qp[0], &w, &sg, NULL);
-}
-
 /* QP 0 WRITEs and READs back through the window's key. */
 static void use_window(Rdma *r, uint32_t key, uint64_t off, uint8_t seed)
 {
@@ -87,11 +70,12 @@ static void use_window(Rdma *r, uint32_t key, uint64_t off, uint8_t seed)
     uint8_t zero[3000] = {};
 
     mr_access(r, 0, r->mr[0].iova + 300000, data, 3000, true);
-    post_rdma(r, AXON_WR_RDMA_WRITE, key, off, 3000, 0x200);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, key, r->mr[1].iova + off, 3000,
+               0x200);
     expect_cqe(r, r->qp[0].scq, 0x200, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
     check_mem(r, 1, off, data, 3000);
     mr_access(r, 0, r->mr[0].iova + 300000, zero, 3000, true);
-    post_rdma(r, AXON_WR_RDMA_READ, key, off, 3000, 0x201);
+    post_rdma0(r, AXON_WR_RDMA_READ, key, r->mr[1].iova + off, 3000, 0x201);
     expect_cqe(r, r->qp[0].scq, 0x201, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
     check_mem(r, 0, 300000, data, 3000);
     g_free(data);
@@ -116,7 +100,7 @@ static void test_mw_admin(void)
     g_assert_cmpuint(create_mw(r->a, r->pdn, AXON_MR_MW_TYPE1, &key), ==,
                      AXON_ADMIN_SUCCESS);
     /* unbound: nothing goes through it */
-    post_rdma(r, AXON_WR_RDMA_WRITE, key, W_OFF, 64, 0x300);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, key, r->mr[1].iova + W_OFF, 64, 0x300);
     expect_cqe(r, r->qp[0].scq, 0x300, 0, AXON_WC_REM_ACCESS_ERR);
     g_assert_cmpuint(destroy_mr(r->a, key), ==, AXON_ADMIN_SUCCESS);
     g_assert_cmpuint(rd(r->a, AXON_REG_CAPS) & AXON_CAP_MW, ==, AXON_CAP_MW);
@@ -146,7 +130,8 @@ static void test_mw_type1(void)
     expect_cqe(r, r->qp[0].scq, 0x101, AXON_WC_BIND_MW, AXON_WC_SUCCESS);
     use_window(r, retag(key, 1), W_OFF, 0x32);
     /* outside the window, though inside the MR */
-    post_rdma(r, AXON_WR_RDMA_WRITE, retag(key, 1), W_OFF + 4096, 64, 0x202);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, retag(key, 1),
+               r->mr[1].iova + W_OFF + 4096, 64, 0x202);
     expect_cqe(r, r->qp[0].scq, 0x202, 0, AXON_WC_REM_ACCESS_ERR);
     rdma_stop(r);
 
@@ -159,7 +144,8 @@ static void test_mw_type1(void)
     /* unbound by a zero-length bind (no MR named): the key refused */
     post_bind(r, &r->qp[1], retag(v, 2), 0, 0, 0, 0, 0x101);
     expect_cqe(r, r->qp[1].scq, 0x101, AXON_WC_BIND_MW, AXON_WC_SUCCESS);
-    post_rdma(r, AXON_WR_RDMA_WRITE, retag(v, 1), W_OFF, 64, 0x200);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, retag(v, 1), r->mr[1].iova + W_OFF,
+               64, 0x200);
     expect_cqe(r, r->qp[0].scq, 0x200, 0, AXON_WC_REM_ACCESS_ERR);
     g_assert_cmpuint(destroy_mr(r->a, mr), ==, AXON_ADMIN_SUCCESS);
     /* DESTROY_MR names a window by its slot: the key CREATE_MR gave */
@@ -208,7 +194,8 @@ static void test_mw_type2(void)
         }
         /* unbound: the key is refused, the MR free */
         g_assert_cmpuint(destroy_mr(r->a, mr), ==, AXON_ADMIN_SUCCESS);
-        post_rdma(r, AXON_WR_RDMA_WRITE, key, W_OFF, 64, 0x203);
+        post_rdma0(r, AXON_WR_RDMA_WRITE, key, r->mr[1].iova + W_OFF, 64,
+                   0x203);
         expect_cqe(r, r->qp[0].scq, 0x203, 0, AXON_WC_REM_ACCESS_ERR);
         rdma_stop(r);
     }
@@ -236,7 +223,8 @@ static void test_mw_type2_qp(void)
                      ==, AXON_ADMIN_SUCCESS);
     g_assert_cmpuint(destroy_mr(r->a, mr), ==, AXON_ADMIN_SUCCESS);
     /* QP 0's requests reach QP 1, which did not bind it */
-    post_rdma(r, AXON_WR_RDMA_WRITE, retag(v, 1), W_OFF, 64, 0x200);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, retag(v, 1), r->mr[1].iova + W_OFF,
+               64, 0x200);
     expect_cqe(r, r->qp[0].scq, 0x200, 0, AXON_WC_REM_ACCESS_ERR);
     rdma_stop(r);
 }

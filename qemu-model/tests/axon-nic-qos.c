@@ -905,6 +905,22 @@ void post_send(Rdma *r, TQp *qp, struct axon_send_wqe *w,
     ring(r, R_UAR, AXON_DB_SQ, qp->qpn, qp->sq_pi);
 }
 
+void post_rdma0(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t raddr,
+                uint32_t len, uint64_t wr_id)
+{
+    struct axon_send_wqe w = {
+        .opcode = opcode,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+        .wr_id = cpu_to_le64(wr_id),
+        .remote_addr = cpu_to_le64(raddr),
+        .rkey = cpu_to_le32(rkey),
+    };
+    struct axon_sge sg = sge(r, 0, 300000, len);
+
+    post_send(r, &r->qp[0], &w, &sg, NULL);
+}
+
 void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
                const struct axon_sge *sg, int n)
 {

@@ -308,6 +308,10 @@ struct axon_sge sge(Rdma *r, int mr, uint64_t off, uint32_t len);
 void post_send(Rdma *r, TQp *qp, struct axon_send_wqe *w,
                const struct axon_sge *sg, const void *inl);
 
+/* QP 0's WRITE (or READ) of len bytes at MR 0's offset 300000 to raddr. */
+void post_rdma0(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t raddr,
+                uint32_t len, uint64_t wr_id);
+
 void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
                const struct axon_sge *sg, int n);
 

@@ -4,12 +4,30 @@
  * polling, message patterns, hw counters.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
 
 #include "axon-test.h"
+
+bool dev_args(int argc, char **argv, int *gid_index, const char **name)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "g:")) != -1) {
+		if (opt != 'g') {
+			fprintf(stderr, "usage: %s [-g GID_INDEX] [DEVICE]\n",
+				argv[0]);
+			return false;
+		}
+		*gid_index = atoi(optarg);
+	}
+	if (optind < argc)
+		*name = argv[optind];
+	return true;
+}
 
 struct ibv_context *open_device(const char *name)
 {

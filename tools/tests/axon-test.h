@@ -21,6 +21,13 @@ bool expect_errno(bool failed, int err, int want, const char *what);
 struct ibv_context *open_device(const char *name);
 
 /*
+ * The command line of the verbs tests, [-g GID_INDEX] [DEVICE], into
+ * *gid_index and *name (left as they are when not given); false, with
+ * the usage printed, for anything else.
+ */
+bool dev_args(int argc, char **argv, int *gid_index, const char **name);
+
+/*
  * RC QPs on port 1, connected by RoCE v2 (axon-test-verbs.c): RESET ->
  * INIT with remote write; the RTR attributes toward dest_qpn at gid (an
  * IPv4-mapped GID of sgid index gid_index) under RTR_MASK; RTS ones,

@@ -513,18 +513,10 @@ int main(int argc, char **argv)
 	const char *name = "axon0";
 	struct env e = { .gid_index = 0 };
 	struct ibv_device_attr attr;
-	int opt, err;
+	int err;
 
-	while ((opt = getopt(argc, argv, "g:")) != -1) {
-		if (opt != 'g') {
-			fprintf(stderr, "usage: %s [-g GID_INDEX] [DEVICE]\n",
-				argv[0]);
-			return 2;
-		}
-		e.gid_index = atoi(optarg);
-	}
-	if (optind < argc)
-		name = argv[optind];
+	if (!dev_args(argc, argv, &e.gid_index, &name))
+		return 2;
 
 	tap_plan(SETUP_CHECKS + TYPE1_CHECKS + TYPE2_CHECKS + BAD_CHECKS +
 		 TEARDOWN_CHECKS);

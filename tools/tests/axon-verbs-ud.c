@@ -519,18 +519,9 @@ int main(int argc, char **argv)
 	struct env e = { .name = "axon0", .gid_index = 0 };
 	struct udqp a = {}, b = {}, c = {};
 	struct ibv_port_attr port;
-	int opt;
 
-	while ((opt = getopt(argc, argv, "g:")) != -1) {
-		if (opt != 'g') {
-			fprintf(stderr, "usage: %s [-g GID_INDEX] [DEVICE]\n",
-				argv[0]);
-			return 2;
-		}
-		e.gid_index = atoi(optarg);
-	}
-	if (optind < argc)
-		e.name = argv[optind];
+	if (!dev_args(argc, argv, &e.gid_index, &e.name))
+		return 2;
 
 	tap_plan(SETUP_CHECKS + DATA_CHECKS + QKEY_CHECKS + BAD_CHECKS +
 		 LEN_CHECKS + PRIV_CHECKS + TEARDOWN_CHECKS);
