@@ -6,6 +6,7 @@
  *   axon-nic-srq.c shared receive queues
  *   axon-nic-mr.c  PDs, MRs and keys, memory access through keys, the
  *                  GID table
+ *   axon-nic-mr-wqe.c fast registration, memory windows, rkeys
  *   axon-roce*.c   the RC transport (axon-roce.h), below the QP layer
  *
  * The structs here are the device's own copies of what the guest
@@ -375,6 +376,15 @@ bool axon_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
                 uint32_t len, DMADirection dir);
 bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va, bool cas,
                     uint64_t cmp_add, uint64_t swap, uint64_t *orig);
+bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
+                    unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
+                    DMADirection dir);
+/* for axon-nic-mr-wqe.c */
+bool axon_mr_scan_pages(AxonNicState *s, uint64_t *p, uint32_t npages,
+                        uint64_t psz, bool *peer);
+void axon_mr_unbind(AxonNicState *s, AxonMr *mw);
+
+/* axon-nic-mr-wqe.c: fast registration, memory windows, rkeys */
 AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
                              uint64_t va, uint64_t len, uint32_t access);
 uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
@@ -383,8 +393,5 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
                         uint64_t addr, const struct axon_bind_mw_seg *bind);
 bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key);
 void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn);
-bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
-                    unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
-                    DMADirection dir);
 
 #endif /* HW_AXON_NIC_RDMA_H */

@@ -1,0 +1,206 @@
+/*
+ * axon-nic: what work requests do to memory (IBA 10.6.7, 10.8.5): fast
+ * registration (REG_MR, LOCAL_INV, a SEND_INV's remote invalidation),
+ * memory windows (BIND_MW), and the responder's rkey check that resolves
+ * a window to its MR. The MR table and its admin commands are
+ * axon-nic-mr.c's.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/cutils.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "axon-nic-rdma.h"
+
+/*
+ * A responder's check of an rkey for qp: an MR's as axon_mr_check(), or
+ * a bound window's (its PD, its QP if type 2, its range and rights), and
+ * then its MR's, which is returned.
+ */
+AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
+                             uint64_t va, uint64_t len, uint32_t access)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    AxonMr *mw, *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR || !s->rdma->mr[idx].mw_type) {
+        return axon_mr_check(s, key, qp->pdn, va, len, access);
+    }
+    mw = &s->rdma->mr[idx];
+    if (!mw->valid || !mw->bound || mw->tag != AXON_KEY_GET_TAG(key) ||
+        mw->pdn != qp->pdn ||
+        (mw->mw_type == 2 && mw->bound_qpn != qp->qpn) ||
+        (mw->access & access) != access || va < mw->iova ||
+        len > mw->length || va - mw->iova > mw->length - len) {
+        trace_axon_nic_err_rdma_key(key, qp->pdn, va, len, access);
+        return NULL;
+    }
+    mr = &s->rdma->mr[mw->parent];
+    if (mr->invalidated) {
+        s->rdma->stats.mr_invalid++;
+        trace_axon_nic_err_rdma_mr_invalid(key, va, len);
+        return NULL;
+    }
+    return mr;
+}
+
+/* The fast-registration MR of key's slot in the PD, whatever its tag. */
+static AxonMr *axon_mr_fast_reg_slot(AxonNicState *s, uint32_t pdn,
+                                     uint32_t key)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    AxonMr *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
+        return NULL;
+    }
+    mr = &s->rdma->mr[idx];
+    return mr->valid && mr->fast_reg && mr->pdn == pdn ? mr : NULL;
+}
+
+/*
+ * REG_MR: the invalid fast-registration MR of key's slot in the PD gets
+ * the registration and key; returns the WQE's completion status.
+ */
+uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
+                         uint64_t iova, const struct axon_reg_mr_seg *reg)
+{
+    AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
+    uint64_t length = le64_to_cpu(reg->length);
+    uint64_t pbl = le64_to_cpu(reg->pbl_addr), psz;
+    uint32_t npages = le32_to_cpu(reg->npages), need;
+    bool peer;
+
+    if (!mr || !mr->invalidated) {
+        trace_axon_nic_err_rdma_key(key, pdn, iova, length, 0);
+        return AXON_WC_LOC_PROT_ERR;
+    }
+    if (reg->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
+        reg->page_shift > AXON_MR_MAX_PAGE_SHIFT ||
+        (reg->access & ~AXON_ACCESS_MR_ALL) ||
+        ((reg->access & (AXON_ACCESS_REMOTE_WRITE |
+                         AXON_ACCESS_REMOTE_ATOMIC)) &&
+         !(reg->access & AXON_ACCESS_LOCAL_WRITE)) ||
+        length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova ||
+        !buffer_is_zero(reg->reserved, sizeof(reg->reserved))) {
+        return AXON_WC_LOC_QP_OP_ERR;
+    }
+    psz = 1ULL << reg->page_shift;
+    need = length ? DIV_ROUND_UP((iova & (psz - 1)) + length, psz) : 0;
+    if (npages != need || npages > mr->max_pages ||
+        (npages && !QEMU_IS_ALIGNED(pbl, 8)) ||
+        (npages && pci_dma_read(PCI_DEVICE(s), pbl, mr->pages,
+                                (uint64_t)npages * 8) != MEMTX_OK) ||
+        !axon_mr_scan_pages(s, mr->pages, npages, psz, &peer)) {
+        return AXON_WC_LOC_QP_OP_ERR;
+    }
+    mr->tag = AXON_KEY_GET_TAG(key);
+    mr->iova = iova;
+    mr->length = length;
+    mr->access = reg->access;
+    mr->page_shift = reg->page_shift;
+    mr->first_off = iova & (psz - 1);
+    mr->npages = npages;
+    mr->peer = peer;
+    mr->invalidated = false;
+    trace_axon_nic_rdma_mr(AXON_KEY_GET_INDEX(key), mr->tag, iova, length,
+                           mr->access, peer);
+    return AXON_WC_SUCCESS;
+}
+
+/*
+ * LOCAL_INV, and a SEND_INV's remote invalidation: the fast-registration
+ * MR of key (its current tag) in the PD is invalid from now on, or the
+ * bound type 2 window of key unbound.
+ */
+bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    AxonMr *mw = idx && idx <= AXON_RDMA_MAX_MR ? &s->rdma->mr[idx] : NULL;
+    AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
+
+    if (mw && mw->valid && mw->mw_type == 2 && mw->bound && mw->pdn == pdn &&
+        mw->tag == AXON_KEY_GET_TAG(key)) {
+        axon_mr_unbind(s, mw);
+        trace_axon_nic_rdma_mr_invalidate(key);
+        return true;
+    }
+    if (!mr || mr->tag != AXON_KEY_GET_TAG(key)) {
+        trace_axon_nic_err_rdma_key(key, pdn, 0, 0, 0);
+        return false;
+    }
+    mr->invalidated = true;
+    trace_axon_nic_rdma_mr_invalidate(key);
+    return true;
+}
+
+/*
+ * BIND_MW: the window of key's slot in qp's PD gets [addr, addr + length)
+ * of an MR of the PD that allows windows, and key; returns the WQE's
+ * completion status (see "Memory windows" in axon_io_defs.h).
+ */
+uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
+                        uint64_t addr, const struct axon_bind_mw_seg *bind)
+{
+    uint32_t idx = AXON_KEY_GET_INDEX(key);
+    uint32_t mr_key = le32_to_cpu(bind->mr_key);
+    uint32_t mr_idx = AXON_KEY_GET_INDEX(mr_key);
+    uint64_t length = le64_to_cpu(bind->length);
+    AxonMr *mw, *mr;
+
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR || mr_idx > AXON_RDMA_MAX_MR ||
+        !buffer_is_zero(bind->reserved, sizeof(bind->reserved)) ||
+        (bind->access & ~(AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ |
+                          AXON_ACCESS_REMOTE_ATOMIC))) {
+        return AXON_WC_MW_BIND_ERR;
+    }
+    mw = &s->rdma->mr[idx];
+    mr = &s->rdma->mr[mr_idx];
+    if (mw->valid && mw->mw_type == 1 && mw->pdn == qp->pdn && !length) {
+        /* unbound, under a new key: no MR, no range */
+        axon_mr_unbind(s, mw);
+        mw->tag = AXON_KEY_GET_TAG(key);
+        return AXON_WC_SUCCESS;
+    }
+    if (!mw->valid || !mw->mw_type || mw->pdn != qp->pdn ||
+        (mw->mw_type == 2 && mw->bound) ||
+        !mr_idx || !mr->valid || mr->mw_type ||
+        mr->tag != AXON_KEY_GET_TAG(mr_key) ||
+        mr->pdn != qp->pdn || mr->invalidated ||
+        !(mr->access & AXON_ACCESS_MW_BIND) ||
+        ((bind->access & (AXON_ACCESS_REMOTE_WRITE |
+                          AXON_ACCESS_REMOTE_ATOMIC)) &&
+         !(mr->access & AXON_ACCESS_LOCAL_WRITE)) ||
+        addr < mr->iova || length > mr->length ||
+        addr - mr->iova > mr->length - length) {
+        trace_axon_nic_err_rdma_key(key, qp->pdn, addr, length, bind->access);
+        return AXON_WC_MW_BIND_ERR;
+    }
+    axon_mr_unbind(s, mw);
+    mw->tag = AXON_KEY_GET_TAG(key);
+    mw->parent = mr_idx;
+    mw->iova = addr;
+    mw->length = length;
+    mw->access = bind->access;
+    mw->bound_qpn = qp->qpn;
+    mw->bound = true;
+    mr->windows++;
+    return AXON_WC_SUCCESS;
+}
+
+/* A QP is destroyed: the type 2 windows bound to it are unbound. */
+void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn)
+{
+    for (uint32_t i = 1; i <= AXON_RDMA_MAX_MR; i++) {
+        AxonMr *mw = &s->rdma->mr[i];
+
+        if (mw->valid && mw->mw_type == 2 && mw->bound &&
+            mw->bound_qpn == qpn) {
+            axon_mr_unbind(s, mw);
+        }
+    }
+}
