@@ -155,11 +155,7 @@ void axon_cq_ceq_room(AxonNicState *s)
 
 AxonQp *axon_qp_lookup(AxonNicState *s, uint32_t qpn)
 {
-    if (qpn < AXON_RDMA_FIRST_QPN ||
-        qpn >= AXON_RDMA_FIRST_QPN + AXON_RDMA_MAX_QP) {
-        return NULL;
-    }
-    return s->rdma->qp[qpn - AXON_RDMA_FIRST_QPN];
+    return qpn && qpn < AXON_RDMA_QP_SLOTS ? s->rdma->qp[qpn] : NULL;
 }
 
 static AxonCq *axon_cq_lookup(AxonNicState *s, uint32_t cqn)
@@ -387,7 +383,7 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
     }
-    if (c->type > AXON_QPT_UC) {
+    if (c->type > AXON_QPT_GSI) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad type");
     }
     if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq || (srqn && !srq)) {
@@ -401,21 +397,29 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
                            c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad queue or uar");
     }
-    /* next fit: a QPN just destroyed is not handed out again at once */
-    for (n = 0; n < AXON_RDMA_MAX_QP; n++) {
-        i = (r->qp_last + n) % AXON_RDMA_MAX_QP;
-        if (!r->qp[i]) {
-            break;
+    if (c->type == AXON_QPT_GSI) {
+        if (r->qp[AXON_GSI_QPN]) {
+            return AXON_ADMIN_NO_RESOURCES;
         }
+        i = AXON_GSI_QPN;
+    } else {
+        /* next fit: a QPN just destroyed is not handed out again at once */
+        for (n = 0; n < AXON_RDMA_MAX_QP; n++) {
+            i = AXON_RDMA_FIRST_QPN + (r->qp_last + n) % AXON_RDMA_MAX_QP;
+            if (!r->qp[i]) {
+                break;
+            }
+        }
+        if (n == AXON_RDMA_MAX_QP) {
+            return AXON_ADMIN_NO_RESOURCES;
+        }
+        r->qp_last = i - AXON_RDMA_FIRST_QPN + 1;
     }
-    if (n == AXON_RDMA_MAX_QP) {
-        return AXON_ADMIN_NO_RESOURCES;
-    }
-    r->qp_last = i + 1;
     qp = g_new0(AxonQp, 1);
-    qp->qpn = i + AXON_RDMA_FIRST_QPN;
+    qp->qpn = i;
     qp->state = AXON_QPS_RESET;
-    qp->type = c->type;
+    /* the GSI QP is a UD QP in all but its number */
+    qp->type = c->type == AXON_QPT_GSI ? AXON_QPT_UD : c->type;
     qp->pdn = pdn;
     qp->uar = uar;
     qp->scq = scq;
@@ -739,7 +743,7 @@ static void axon_qp_free(AxonNicState *s, AxonQp *qp)
         qp->srq->users--;
     }
     s->rdma->pd_users[qp->pdn]--;
-    s->rdma->qp[qp->qpn - AXON_RDMA_FIRST_QPN] = NULL;
+    s->rdma->qp[qp->qpn] = NULL;
     axon_mr_qp_destroyed(s, qp->qpn);
     g_free(qp->req.win);
     g_free(qp);
@@ -816,7 +820,7 @@ void axon_rdma_reset(AxonNicState *s)
     uint32_t i;
 
     qemu_bh_cancel(r->bh);
-    for (i = 0; i < AXON_RDMA_MAX_QP; i++) {
+    for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
         if (r->qp[i]) {
             axon_qp_free(s, r->qp[i]);
         }
@@ -842,7 +846,7 @@ void axon_rdma_realize(AxonNicState *s)
     axon_mr_realize(s);
     axon_srq_realize(s);
     r->cq = g_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
-    r->qp = g_new0(AxonQp *, AXON_RDMA_MAX_QP);
+    r->qp = g_new0(AxonQp *, AXON_RDMA_QP_SLOTS);
     QTAILQ_INIT(&r->sched);
     QTAILQ_INIT(&r->acks);
     r->bh = qemu_bh_new_guarded(axon_roce_bh, s,

@@ -26,6 +26,7 @@
 
 #define AXON_RDMA_MAX_QP        1024    /* qpn 2 .. 1025 */
 #define AXON_RDMA_FIRST_QPN     2
+#define AXON_RDMA_QP_SLOTS      (AXON_RDMA_FIRST_QPN + AXON_RDMA_MAX_QP)
 #define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
 #define AXON_RDMA_MAX_SRQ       1024    /* srqn 1 .. 1024 */
 #define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
@@ -262,7 +263,7 @@ struct AxonRdma {
     AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
     uint32_t ncq;
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
-    AxonQp **qp;                /* [AXON_RDMA_MAX_QP], by qpn - 2 */
+    AxonQp **qp;                /* [AXON_RDMA_QP_SLOTS], by qpn; 1 is GSI */
     uint32_t cq_last;           /* last index handed out: next fit */
     AxonSrq **srq;              /* [AXON_RDMA_MAX_SRQ + 1], srqn 0 unused */
     uint32_t srq_last;

@@ -496,7 +496,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         val = AXON_CAP_ADMIN_QUEUE | AXON_CAP_ASYNC_EVENTS |
               AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
               AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC | AXON_CAP_FAST_REG |
-              AXON_CAP_MW;
+              AXON_CAP_MW | AXON_CAP_GSI;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

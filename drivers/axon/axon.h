@@ -52,6 +52,7 @@ struct axon_dev {
 	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
 	bool mw;			/* AXON_CAP_MW: memory windows */
 	bool uc;			/* AXON_CAP_UC: UC QPs */
+	bool gsi;			/* AXON_CAP_GSI: QP1, for the CM */
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */

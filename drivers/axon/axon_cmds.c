@@ -216,7 +216,10 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;
-	/* qpn 0 and 1 are never used */
+	/* the GSI QP is 1, no other QP is 0 or 1 */
+	if (p->type == AXON_QPT_GSI)
+		return axon_cmd_result(aq, &cqe, "qpn", AXON_GSI_QPN,
+				       AXON_GSI_QPN, qpn);
 	return axon_cmd_result(aq, &cqe, "qpn", 2, AXON_MAX_QPN, qpn);
 }
 

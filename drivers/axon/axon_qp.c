@@ -48,6 +48,8 @@ static int axon_qp_type(const struct axon_dev *adev, enum ib_qp_type type)
 		return adev->ud ? AXON_QPT_UD : -EOPNOTSUPP;
 	case IB_QPT_UC:
 		return adev->uc ? AXON_QPT_UC : -EOPNOTSUPP;
+	case IB_QPT_GSI:
+		return adev->gsi ? AXON_QPT_GSI : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -451,7 +453,7 @@ static int axon_qp_build_send_wqe(struct axon_qp *qp,
 	struct axon_wq *sq = &qp->sq;
 	int err;
 
-	if (qp->ibqp.qp_type == IB_QPT_UD)
+	if (axon_qp_is_ud(qp->ibqp.qp_type))
 		return axon_build_ud_send_wqe(wr, qp->ibqp.pd,
 					      axon_wq_slot(sq),
 					      1u << sq->wqe_shift, sq->max_sge,

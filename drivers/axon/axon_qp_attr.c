@@ -245,7 +245,7 @@ void axon_qp_attr_to_ib(const struct axon_qp_attr *in, enum ib_qp_type type,
 	attr->sq_psn = le32_to_cpu(in->sq_psn) & AXON_PSN_MASK;
 	attr->port_num = 1;
 	attr->pkey_index = 0;
-	if (type == IB_QPT_UD) {
+	if (axon_qp_is_ud(type)) {
 		attr->qkey = le32_to_cpu(in->qkey);
 		return;
 	}

@@ -35,6 +35,12 @@ int axon_qp_geometry(const struct ib_qp_cap *cap,
 		     const struct axon_qp_limits *lim, struct axon_qp_geom *g);
 void axon_qp_geom_caps(const struct axon_qp_geom *g, struct ib_qp_cap *cap);
 
+/* The GSI QP (QP1) is a UD QP in all but its number. */
+static inline bool axon_qp_is_ud(enum ib_qp_type type)
+{
+	return type == IB_QPT_UD || type == IB_QPT_GSI;
+}
+
 /* What a modify_qp conversion needs to know besides the attributes. */
 struct axon_qp_conv {
 	enum ib_qp_type type;

@@ -175,6 +175,13 @@ static int axon_get_port_immutable(struct ib_device *ibdev, u32 port,
 	immutable->pkey_tbl_len = attr.pkey_tbl_len;
 	immutable->gid_tbl_len = attr.gid_tbl_len;
 	immutable->core_cap_flags = AXON_PORT_CORE_CAPS;
+	/* QP1 makes the port one the MAD layer, the CM and rdma_cm use */
+	if (to_adev(ibdev)->gsi) {
+		immutable->core_cap_flags |= RDMA_CORE_CAP_IB_MAD |
+					     RDMA_CORE_CAP_IB_CM |
+					     RDMA_CORE_CAP_AF_IB;
+		immutable->max_mad_size = IB_MGMT_MAD_SIZE;
+	}
 	return 0;
 }
 

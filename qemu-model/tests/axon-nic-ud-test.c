@@ -2,8 +2,8 @@
  * qtest of UD QPs: their admin rules, datagrams inside the device and
  * over its wire (IPv4 and IPv6) with the GRH and the sender in the
  * receive, Q_Keys (a wrong one dropped, the privileged one meaning the
- * QP's own), receive errors that leave the QP working, bad WQEs, and
- * frames a forger sends at a UD QP.
+ * QP's own), receive errors that leave the QP working, bad WQEs,
+ * frames a forger sends at a UD QP, and the GSI QP (QP1).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -137,7 +137,7 @@ static void test_ud_admin(void)
     struct axon_qp_attr at = {};
     TQp qp;
 
-    g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_UC + 1), ==,
+    g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_GSI + 1), ==,
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_UD), ==,
                      AXON_ADMIN_SUCCESS);
@@ -256,6 +256,77 @@ static void test_ud_qkey(void)
     expect_cqe(r, u[0].scq, 0x202, AXON_WC_SEND, AXON_WC_SUCCESS);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_QKEY_DROPS), ==, 2);
     g_assert_false(poll_cq_now(r, u[1].rcq, &cqe));
+    g_free(data);
+    rdma_stop(r);
+}
+
+#define GSI_QKEY 0x80010000u
+
+/*
+ * The GSI QP: one at a time, always number 1, a UD QP that sends as
+ * QP 1 and takes the datagrams for QP 1 (with its Q_Key only); none for
+ * QP 0, which RoCE does not have.
+ */
+static void test_gsi(void)
+{
+    Rdma *r = rdma_setup_on("", 7, false, NULL);
+    uint8_t *data = pattern(256, 0x61);
+    TCq gcq = { .ring = RCQ_ADDR(2) };
+    uint32_t drops;
+    uint64_t cqn;
+    struct axon_cqe cqe;
+    TQp u[2], gsi, again;
+
+    g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_GSI, ==, AXON_CAP_GSI);
+    mr_access(r, 0, r->mr[0].iova, data, 256, true);
+    qtest_memset(r->a->qts, gcq.ring, 0, 0x10000);
+    g_assert_cmpuint(create_cq(r->a, gcq.ring, R_CQ_DEPTH, R_UAR, &cqn), ==,
+                     AXON_ADMIN_SUCCESS);
+    gcq.cqn = cqn;
+    g_assert_cmpuint(create_qp_type(r, &gsi, AXON_QPT_GSI, U_SQ(2), U_RQ(2),
+                                    &gcq), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(gsi.qpn, ==, AXON_GSI_QPN);
+    g_assert_cmpuint(create_qp_type(r, &again, AXON_QPT_GSI, U_SQ(3), U_RQ(3),
+                                    &gcq), ==, AXON_ADMIN_NO_RESOURCES);
+    ud_to_rts(r, &gsi, GSI_QKEY, U_SQ_PSN);
+    make_ud(r, &u[0], 0);
+    make_ud(r, &u[1], 1);
+    g_assert_cmpuint(u[0].qpn, >, AXON_GSI_QPN);
+
+    /* QP1 to a UD QP: the receiver sees source QP 1 */
+    ud_recv(r, &u[1], 0x100, 0, 4096);
+    ud_send(r, &gsi, AXON_WR_SEND, 0x200, u[1].qpn, U_QKEY(1), 0, 256);
+    expect_cqe(r, gsi.scq, 0x200, AXON_WC_SEND, AXON_WC_SUCCESS);
+    check_datagram(r, u[1].rcq, 0x100, AXON_GSI_QPN, 0, data, 256, false,
+                   false);
+
+    /* to QP1: the wrong Q_Key is dropped, the GSI Q_Key lands */
+    ud_recv(r, &gsi, 0x102, 0, 4096);
+    ud_send(r, &u[0], AXON_WR_SEND, 0x201, AXON_GSI_QPN, U_QKEY(1), 0, 256);
+    expect_cqe(r, u[0].scq, 0x201, AXON_WC_SEND, AXON_WC_SUCCESS);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_QKEY_DROPS), ==, 1);
+    g_assert_false(poll_cq_now(r, gsi.rcq, &cqe));
+    ud_modify(r, &u[0], AXON_QPS_RTS, AXON_QP_ATTR_QKEY, GSI_QKEY);
+    ud_send(r, &u[0], AXON_WR_SEND_IMM, 0x202, AXON_GSI_QPN, 0x80000000u, 0,
+            256);
+    expect_cqe(r, u[0].scq, 0x202, AXON_WC_SEND, AXON_WC_SUCCESS);
+    check_datagram(r, gsi.rcq, 0x102, u[0].qpn, 0, data, 256, true, false);
+
+    /* nothing answers for QP 0 */
+    drops = rd(r->a, AXON_REG_STAT_RX_DROPS);
+    ud_send(r, &u[0], AXON_WR_SEND, 0x203, 0, 0x80000000u, 0, 256);
+    expect_cqe(r, u[0].scq, 0x203, AXON_WC_SEND, AXON_WC_SUCCESS);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, drops + 1);
+
+    /* once destroyed, QP1 is gone and can be made again */
+    g_assert_cmpuint(qp_cmd(r->a, AXON_ADMIN_DESTROY_QP, AXON_GSI_QPN, 0, 0),
+                     ==, AXON_ADMIN_SUCCESS);
+    ud_send(r, &u[0], AXON_WR_SEND, 0x204, AXON_GSI_QPN, 0x80000000u, 0, 256);
+    expect_cqe(r, u[0].scq, 0x204, AXON_WC_SEND, AXON_WC_SUCCESS);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, drops + 2);
+    g_assert_cmpuint(create_qp_type(r, &again, AXON_QPT_GSI, U_SQ(3), U_RQ(3),
+                                    &gcq), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(again.qpn, ==, AXON_GSI_QPN);
     g_free(data);
     rdma_stop(r);
 }
@@ -439,4 +510,5 @@ void axon_nic_ud_tests(void)
     qtest_add_func("/axon-nic/ud-bad-wqe", test_ud_bad_wqe);
     qtest_add_func("/axon-nic/ud-over-mtu", test_ud_over_mtu);
     qtest_add_func("/axon-nic/ud-forged", test_ud_forged);
+    qtest_add_func("/axon-nic/gsi", test_gsi);
 }

@@ -310,11 +310,16 @@ struct axon_admin_cq {
  *	axon_io_defs.h)
  * @AXON_QPT_UC: unreliable connected, ``AXON_CAP_UC`` (see "Unreliable
  *	connections" in axon_io_defs.h)
+ * @AXON_QPT_GSI: the general services QP, ``AXON_CAP_GSI``: a UD QP whose
+ *	number is ``AXON_GSI_QPN``, one at a time (another CREATE_QP of this
+ *	type fails with NO_RESOURCES until it is destroyed; see "The GSI QP"
+ *	in axon_io_defs.h)
  */
 enum axon_qp_type {
 	AXON_QPT_RC	= 0,
 	AXON_QPT_UD	= 1,
 	AXON_QPT_UC	= 2,
+	AXON_QPT_GSI	= 3,
 };
 
 /**

@@ -217,6 +217,19 @@ struct axon_sge {
 #define AXON_UD_GRH_LEN			40
 
 /**
+ * DOC: The GSI QP
+ *
+ * With ``AXON_CAP_GSI``. The general services QP (IBA 13.5: the one the
+ * communication manager's MADs use) is created as
+ * ``AXON_QPT_GSI`` and numbered ``AXON_GSI_QPN``. It is a UD QP in every
+ * other respect: packets whose BTH names QP 1 go to it, its Q_Key is the
+ * one MODIFY_QP gives it (the IBA's is ``0x80010000``) and its datagrams
+ * carry 1 as their source QP. QP 0 does not exist on RoCE: a packet for
+ * it is dropped, as one for any QP that does not exist.
+ */
+#define AXON_GSI_QPN			1
+
+/**
  * DOC: Unreliable connections
  *
  * With ``AXON_CAP_UC``. A UC QP (&axon_admin_create_qp.type

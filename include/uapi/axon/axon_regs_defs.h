@@ -35,7 +35,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		6
+#define AXON_DEV_VERSION_MINOR		7
 
 /**
  * DOC: VERSION register
@@ -326,6 +326,8 @@ enum axon_reg {
  *         axon_io_defs.h)
  *   9:9 : mw - AXON_CAP_MW: memory windows, types 1 and 2 (interface 1.6,
  *         see "Memory windows" in axon_io_defs.h)
+ *   10:10 : gsi - AXON_CAP_GSI: the GSI QP, number 1 (interface 1.7, see
+ *         "The GSI QP" in axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -337,6 +339,7 @@ enum axon_reg {
 #define AXON_CAP_UC			0x80
 #define AXON_CAP_FAST_REG		0x100
 #define AXON_CAP_MW			0x200
+#define AXON_CAP_GSI			0x400
 
 /**
  * DOC: FW_VERSION register
