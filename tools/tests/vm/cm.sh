@@ -1,0 +1,190 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The RDMA CM on axon0: rdmacm-utils' programs and perftest's -R, which
+# connect through rdma_cm, ib_cm and the MADs of QP1 (the GSI QP), each
+# checking its own data: rping (every ping validated), ucmatose and
+# udaddy (RC and UD ids), rdma_server/rdma_client, ib_write_bw -R and
+# ib_send_lat -R. Then cmtime connects and disconnects CM_CYCLES ids at
+# once, and the rdma tool's counts are back at their baseline. One node
+# runs server and client side by side, two nodes serve from node 0.
+# --nic-model virtio runs the same on rdma_rxe (the reference).
+set -u
+. "$AXON_REPO/tools/tests/vm/lib.sh"
+. "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
+. "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
+
+CM_CYCLES=${CM_CYCLES:-200}
+
+pt_require_rdma
+modprobe rdma_ucm || { echo "Bail out! modprobe rdma_ucm"; exit 1; }
+plan 9
+side=$PT_SIDE
+srv_ip=$AXON_IP
+[ "$AXON_NODES" = 1 ] || srv_ip=${AXON_PEERS%% *}
+[ "$AXON_NODE" = 0 ] && srv_ip=$AXON_IP
+
+# the listening rdma_cm ids of this node on port $1
+cm_listening() {
+	rdma res show cm_id | grep -qE "state LISTEN .*src-addr [0-9.]+:$1( |\$)"
+}
+
+# The client found no listener yet (two nodes: node 0 may be late).
+cm_not_yet() {
+	grep -qE "REJECTED|UNREACHABLE|[Rr]efused|Couldn't connect|rdma_client function" "$1"
+}
+
+# cm_run NAME PORT SERVER-COMMAND -- CLIENT-COMMAND: one test; "@SRV@"
+# in either command is the server's address. A single node waits for the
+# server's listener on PORT; two nodes retry the client while it finds
+# none. Sets what pt_sides_ok reads.
+# shellcheck disable=SC2034 # PT_* are read by pt_sides_ok
+cm_run() {
+	name=$1
+	port=$2
+	shift 2
+	scmd=
+	while [ "$1" != -- ]; do
+		scmd="$scmd $1"
+		shift
+	done
+	shift
+	scmd=$(echo "$scmd" | sed "s/@SRV@/$srv_ip/g")
+	ccmd=$(echo "$*" | sed "s/@SRV@/$srv_ip/g")
+	PT_SRV_LOG=$AXON_OUT/$name.server.log
+	PT_CLI_LOG=$AXON_OUT/$name.client.log
+	PT_SRV_RC=0
+	PT_CLI_RC=0
+	if [ "$AXON_NODES" = 1 ]; then
+		# shellcheck disable=SC2086 # a word list
+		timeout "$PT_TIMEOUT" $scmd </dev/null >"$PT_SRV_LOG" 2>&1 &
+		spid=$!
+		wait_for 60 cm_listening "$port"
+		# shellcheck disable=SC2086 # a word list
+		timeout "$PT_TIMEOUT" $ccmd </dev/null >"$PT_CLI_LOG" 2>&1 ||
+			PT_CLI_RC=$?
+		wait $spid || PT_SRV_RC=$?
+	elif [ "$AXON_NODE" = 0 ]; then
+		# shellcheck disable=SC2086 # a word list
+		timeout "$PT_TIMEOUT" $scmd </dev/null >"$PT_SRV_LOG" 2>&1 ||
+			PT_SRV_RC=$?
+	else
+		tries=0
+		# shellcheck disable=SC2086 # a word list
+		until timeout "$PT_TIMEOUT" $ccmd </dev/null >"$PT_CLI_LOG" 2>&1; do
+			PT_CLI_RC=$?
+			tries=$((tries + 1))
+			cm_not_yet "$PT_CLI_LOG" && [ $tries -lt 100 ] || return 0
+			sleep 0.5
+		done
+		PT_CLI_RC=0
+	fi
+}
+
+# "rdma res" counts of this node's axon0 (pd cq qp cm_id mr ctx srq)
+res_counts() {
+	rdma res show | grep "$RDMA_DEV:" | sed 's/^[0-9]*: [^ ]* //'
+}
+baseline=$(res_counts)
+diag "rdma res at start: $baseline"
+
+# -V validates every ping's data; -v prints each one, counted below (its
+# messages on stderr may break a line)
+n=1000
+cm_run rping 18800 rping -s -a @SRV@ -p 18800 -V -v -C $n -- \
+	rping -c -a @SRV@ -p 18800 -V -v -C $n
+ok=0
+pt_sides_ok rping && ok=1
+[ "$side" = server ] ||
+	[ "$(grep -o 'rdma-ping-[0-9]*:' "$PT_CLI_LOG" | sort -u | wc -l)" = $n ] ||
+	ok=0
+check "rping -V -C $n over rdma_cm ($side)" [ $ok = 1 ]
+
+# 4 RC ids at once, 50 messages each way on each
+cm_run ucmatose 18801 ucmatose -b @SRV@ -p 18801 -c 4 -C 50 -- \
+	ucmatose -s @SRV@ -p 18801 -c 4 -C 50
+ok=0
+pt_sides_ok ucmatose "^return status 0" && ok=1
+check "ucmatose, 4 RC connections ($side)" [ $ok = 1 ]
+
+# UD ids: the address and Q_Key come by SIDR over QP1 (udaddy's port is
+# its own, 7174)
+cm_run udaddy 7174 udaddy -b @SRV@ -c 4 -C 50 -- \
+	udaddy -s @SRV@ -c 4 -C 50
+ok=0
+pt_sides_ok udaddy "^return status 0" && ok=1
+check "udaddy, 4 UD ids ($side)" [ $ok = 1 ]
+
+cm_run rdma_cs 18803 rdma_server -s @SRV@ -p 18803 -- \
+	rdma_client -s @SRV@ -p 18803
+ok=0
+pt_sides_ok "rdma_server/rdma_client" "end 0" && ok=1
+check "rdma_server and rdma_client ($side)" [ $ok = 1 ]
+
+cm_run write_bw_cm 18804 ib_write_bw -R -d "$RDMA_DEV" -F -n 200 -p 18804 -- \
+	ib_write_bw -R -d "$RDMA_DEV" -F -n 200 -p 18804 @SRV@
+ok=0
+pt_sides_ok "ib_write_bw -R" "^ *65536 " && ok=1
+check "ib_write_bw -R 64 KiB ($side)" [ $ok = 1 ]
+
+cm_run send_lat_cm 18805 ib_send_lat -R -d "$RDMA_DEV" -F -n 200 -p 18805 -- \
+	ib_send_lat -R -d "$RDMA_DEV" -F -n 200 -p 18805 @SRV@
+ok=0
+pt_sides_ok "ib_send_lat -R" "^ *2 " && ok=1
+check "ib_send_lat -R 2 B ($side)" [ $ok = 1 ]
+
+# cmtime's server serves forever: stopped once its client is done
+cm_times() {
+	if [ "$AXON_NODES" = 1 ]; then
+		cmtime -b "$srv_ip" -p 18806 -c "$CM_CYCLES" \
+			>"$AXON_OUT/cmtime.server.log" 2>&1 &
+		spid=$!
+		wait_for 60 cm_listening 18806
+		timeout "$PT_TIMEOUT" cmtime -s "$srv_ip" -p 18806 -c "$CM_CYCLES" \
+			>"$AXON_OUT/cmtime.client.log" 2>&1
+		rc=$?
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+		[ $rc = 0 ] && grep -q "^disconnect" "$AXON_OUT/cmtime.client.log"
+		return
+	fi
+	if [ "$AXON_NODE" = 0 ]; then
+		# the client signals its end by connecting to a TCP port
+		cmtime -b "$srv_ip" -p 18806 -c "$CM_CYCLES" \
+			>"$AXON_OUT/cmtime.server.log" 2>&1 &
+		spid=$!
+		timeout "$PT_TIMEOUT" /usr/bin/python3 -c '
+import socket; s = socket.create_server(("", 18807)); s.accept()'
+		rc=$?
+		kill $spid 2>/dev/null
+		wait $spid 2>/dev/null
+		return $rc
+	fi
+	tries=0
+	while :; do
+		timeout "$PT_TIMEOUT" cmtime -s "$srv_ip" -p 18806 \
+			-c "$CM_CYCLES" >"$AXON_OUT/cmtime.client.log" 2>&1 &&
+			rc=0 || rc=$?
+		[ $rc != 0 ] && cm_not_yet "$AXON_OUT/cmtime.client.log" &&
+			[ $tries -lt 100 ] || break
+		tries=$((tries + 1))
+		sleep 0.5
+	done
+	tries=0
+	until /usr/bin/python3 -c "import socket; socket.create_connection(('$srv_ip', 18807))" \
+		2>/dev/null || [ $tries -ge 200 ]; do
+		tries=$((tries + 1))
+		sleep 0.3
+	done
+	[ $rc = 0 ] && grep -q "^disconnect" "$AXON_OUT/cmtime.client.log"
+}
+check "cmtime: $CM_CYCLES ids connected and disconnected ($side)" cm_times
+sed 's/^/# cmtime: /' "$AXON_OUT/cmtime.client.log" 2>/dev/null | tail -n 8
+
+# what the programs created is gone: the counts of the start (the
+# kernel's QP1 and its PD and CQ among them), polled as ids wind down
+back_to_baseline() { [ "$(res_counts)" = "$baseline" ]; }
+wait_for 30 back_to_baseline
+diag "rdma res at the end: $(res_counts)"
+check "rdma res counts back at their baseline" back_to_baseline
+check "no kernel warning" kernel_quiet
+finish
