@@ -310,11 +310,15 @@ static inline void axon_ud_av_init(struct axon_ud_av *av,
 	av->hop_limit = grh->hop_limit;
 	av->tclass = grh->traffic_class;
 	av->flags = axon_gid_is_ipv4(&grh->dgid) ? AXON_AV_IPV4 : 0;
-	av->flow_label = htole32(grh->flow_label);
+	/*
+	 * 20 bits on the wire; UCX sets all 32 (its way round the flow label
+	 * to UDP port conversion), as any provider would ignore the rest
+	 */
+	av->flow_label = htole32(grh->flow_label & AXON_FLOW_LABEL_MASK);
 	/* else 0: the device derives the port from the sending QP */
-	if (grh->flow_label)
-		av->udp_sport =
-			htole16(ibv_flow_label_to_udp_sport(grh->flow_label));
+	if (le32toh(av->flow_label))
+		av->udp_sport = htole16(ibv_flow_label_to_udp_sport(
+						le32toh(av->flow_label)));
 }
 
 /*

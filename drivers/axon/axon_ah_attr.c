@@ -16,7 +16,8 @@
 /*
  * What any address must be on this device, as an RC QP's path or an
  * address handle: RoCE with a GRH, on port 1 (0: the QP's), with values
- * that fit the device's fields. -EINVAL otherwise.
+ * that fit the device's fields. -EINVAL otherwise. The flow label is not
+ * checked: only its 20 bits reach the wire (axon_flow_label()).
  */
 int axon_ah_attr_check(const struct rdma_ah_attr *ah)
 {
@@ -28,7 +29,7 @@ int axon_ah_attr_check(const struct rdma_ah_attr *ah)
 	if (rdma_ah_get_port_num(ah) && rdma_ah_get_port_num(ah) != 1)
 		return -EINVAL;
 	grh = rdma_ah_read_grh(ah);
-	if (grh->sgid_index > U8_MAX || grh->flow_label > AXON_FLOW_LABEL_MASK)
+	if (grh->sgid_index > U8_MAX)
 		return -EINVAL;
 	return 0;
 }
@@ -70,10 +71,10 @@ int axon_ud_av_from_ib(const struct rdma_ah_attr *ah, struct axon_ud_av *av)
 	av->hop_limit = grh->hop_limit;
 	av->tclass = grh->traffic_class;
 	av->flags = ipv4 ? AXON_AV_IPV4 : 0;
-	av->flow_label = cpu_to_le32(grh->flow_label);
+	av->flow_label = cpu_to_le32(axon_flow_label(grh));
 	/* else 0: the device derives the port from the sending QP */
-	if (grh->flow_label) {
-		u16 sport = rdma_flow_label_to_udp_sport(grh->flow_label);
+	if (axon_flow_label(grh)) {
+		u16 sport = rdma_flow_label_to_udp_sport(axon_flow_label(grh));
 
 		av->udp_sport = cpu_to_le16(sport);
 	}

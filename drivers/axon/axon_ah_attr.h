@@ -29,6 +29,16 @@ static inline struct axon_ah *to_aah(struct ib_ah *ibah)
 	return container_of(ibah, struct axon_ah, ibah);
 }
 
+/*
+ * The flow label the wire carries: its 20 bits. Bits above are ignored,
+ * as the core's UDP port conversion and other RoCE drivers ignore them
+ * (UCX sets all 32).
+ */
+static inline u32 axon_flow_label(const struct ib_global_route *grh)
+{
+	return grh->flow_label & AXON_FLOW_LABEL_MASK;
+}
+
 int axon_ah_attr_check(const struct rdma_ah_attr *ah);
 int axon_ud_av_from_ib(const struct rdma_ah_attr *ah, struct axon_ud_av *av);
 

@@ -91,8 +91,8 @@ static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 	out->sgid_index = grh->sgid_index;
 	out->hop_limit = grh->hop_limit;
 	out->tclass = grh->traffic_class;
-	out->flow_label = cpu_to_le32(grh->flow_label);
-	out->udp_sport = cpu_to_le16(rdma_get_udp_sport(grh->flow_label, qpn,
+	out->flow_label = cpu_to_le32(axon_flow_label(grh));
+	out->udp_sport = cpu_to_le16(rdma_get_udp_sport(axon_flow_label(grh), qpn,
 							dest_qpn));
 	return 0;
 }

@@ -324,6 +324,14 @@ static void test_ud_av(void)
 	      le16toh(av.udp_sport) == ibv_flow_label_to_udp_sport(0xabcde) &&
 	      le16toh(av.udp_sport) >= 0xc000,
 	      "IPv6 address, flow label and its UDP source port");
+
+	/* UCX sets all 32 bits: the 20 of the wire are kept */
+	ah_v6.grh.flow_label = 0xffffffff;
+	axon_ud_av_init(&av, &ah_v6, dmac);
+	check("ud-av-flow-label-32",
+	      rd32(a + 28) == 0xfffff &&
+	      le16toh(av.udp_sport) == ibv_flow_label_to_udp_sport(0xfffff),
+	      "a 32-bit flow label keeps its 20 bits");
 }
 
 static void test_ud_encoding(void)
@@ -667,7 +675,7 @@ static void test_doorbell(void)
 #define MW_ENCODING_CHECKS	11
 #define RECV_AND_FULL_CHECKS	5
 #define SQ_RETIRE_CHECKS	4
-#define UD_AV_CHECKS		2
+#define UD_AV_CHECKS		3
 #define UD_ENCODING_CHECKS	8
 #define UC_ENCODING_CHECKS	3
 #define CQ_CHECKS		11

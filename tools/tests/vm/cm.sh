@@ -152,8 +152,7 @@ cm_times() {
 		cmtime -b "$srv_ip" -p 18806 -c "$CM_CYCLES" \
 			>"$AXON_OUT/cmtime.server.log" 2>&1 &
 		spid=$!
-		timeout "$PT_TIMEOUT" /usr/bin/python3 -c '
-import socket; s = socket.create_server(("", 18807)); s.accept()'
+		peer_wait 18807 "$PT_TIMEOUT"
 		rc=$?
 		kill $spid 2>/dev/null
 		wait $spid 2>/dev/null
@@ -169,12 +168,7 @@ import socket; s = socket.create_server(("", 18807)); s.accept()'
 		tries=$((tries + 1))
 		sleep 0.5
 	done
-	tries=0
-	until /usr/bin/python3 -c "import socket; socket.create_connection(('$srv_ip', 18807))" \
-		2>/dev/null || [ $tries -ge 200 ]; do
-		tries=$((tries + 1))
-		sleep 0.3
-	done
+	peer_tell "$srv_ip" 18807
 	[ $rc = 0 ] && grep -q "^disconnect" "$AXON_OUT/cmtime.client.log"
 }
 check "cmtime: $CM_CYCLES ids connected and disconnected ($side)" cm_times

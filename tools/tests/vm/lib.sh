@@ -65,3 +65,19 @@ agrees() {
 	c=$(cat "/sys/class/net/$AXON_NETDEV/statistics/$1")
 	[ "$a" -le "$b" ] && [ "$b" -le "$c" ]
 }
+
+# Two nodes tell each other "done" over TCP (the fabric's IPs):
+# peer_wait PORT [SECONDS] returns once a peer connected to PORT (status
+# non-zero after SECONDS, default 300); peer_tell HOST PORT connects to it,
+# retrying for as long.
+peer_wait() {
+	timeout "${2:-300}" /usr/bin/python3 -c '
+import socket, sys
+socket.create_server(("", int(sys.argv[1]))).accept()' "$1"
+}
+
+peer_tell() {
+	wait_for "${3:-300}" /usr/bin/python3 -c '
+import socket, sys
+socket.create_connection((sys.argv[1], int(sys.argv[2])), 1)' "$1" "$2"
+}
