@@ -60,6 +60,12 @@ fl_start() {
 
 gone() { ! kill -0 "$1" 2>/dev/null; }
 
+# fl_failed_itself STATUS: a program's own error (exit(-1) is 255), not
+# success, not the hang guard's 124, not a signal (129 .. 192)
+fl_failed_itself() {
+	[ "$1" -ne 0 ] && [ "$1" -ne 124 ] && { [ "$1" -lt 129 ] || [ "$1" -gt 192 ]; }
+}
+
 # fl_ended PID NAME: PID exits (a hang guard of 120 s, then its status
 # must be an error of its own, not the guard's 124): two results
 fl_ended() {
@@ -71,7 +77,7 @@ fl_ended() {
 	wait "$1"
 	rc=$?
 	diag "$2: exit status $rc"
-	check "... with an error" [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ] && [ "$rc" -lt 128 ]
+	check "... with an error" fl_failed_itself "$rc"
 }
 
 # fl_all_ended: every traffic program ended with an error, the holder
