@@ -80,6 +80,15 @@ fl_ended() {
 	check "... with an error" fl_failed_itself "$rc"
 }
 
+# fl_kill_peer PID NAME LOG: tell the host (tools/tests/peer-kill-host)
+# to kill node 1, then PID, which talks to it, must end with its own
+# error: three results
+fl_kill_peer() {
+	touch "$AXON_OUT/ready-for-kill"
+	check "the host killed node 1" wait_for 120 test -e "$AXON_OUT/peer-killed"
+	fl_ended "$@"
+}
+
 # fl_all_ended: every traffic program ended with an error, the holder
 # is unharmed and exits when told: eight results
 fl_all_ended() {

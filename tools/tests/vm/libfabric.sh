@@ -12,9 +12,8 @@ set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 
-pt_require_rdma
-[ "$AXON_NODES" = 2 ] || { echo "Bail out! libfabric.sh runs on two nodes"; exit 1; }
-modprobe rdma_ucm || { echo "Bail out! modprobe rdma_ucm"; exit 1; }
+pt_require_two_nodes
+pt_require_ucm
 plan 4
 side=$PT_SIDE
 peer=${AXON_PEERS%% *}

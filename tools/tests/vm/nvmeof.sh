@@ -17,20 +17,11 @@ NQN=nqn.2026-12.org.axon:ram0
 TRSVCID=4420
 DONE_PORT=18810
 
+pt_require_two_nodes
 pt_require_rdma
-[ "$AXON_NODES" = 2 ] || { echo "Bail out! nvmeof.sh runs on two nodes"; exit 1; }
 peer=${AXON_PEERS%% *}
 
-# "rdma res" counts of axon0, and its CQs in use: the core keeps the CQs
-# of its pool (ib_cq_pool_get(), which nvme-rdma and nvmet-rdma use) for
-# the device's lifetime, with no users once their QPs are gone
-res_counts() {
-	rdma res show | grep "$RDMA_DEV:" | sed 's/^[0-9]*: [^ ]* //; s/ cq [0-9]*//'
-	echo "cq in use $(rdma res show cq | grep -E "(dev|link) $RDMA_DEV[ /]" | grep -vc ' users 0 ')"
-}
 baseline=$(res_counts)
-diag "rdma res at start: $baseline"
-rdma res show cq | sed 's/^/# /'
 
 # configfs tree of the target: subsystem NQN with namespace 1 on
 # /dev/ram0, port 1 on this node's address
@@ -90,10 +81,7 @@ if [ "$AXON_NODE" = 0 ]; then
 	check "nvmet-rdma exports $NQN on $AXON_IP:$TRSVCID" target_up
 	check "the host is done" peer_wait $DONE_PORT 600
 	check "target taken down" target_down
-	back() { [ "$(res_counts)" = "$baseline" ]; }
-	wait_for 30 back
-	diag "rdma res at the end: $(res_counts)"
-	check "rdma res counts back at their baseline" back
+	check "rdma res counts back at their baseline" res_back "$baseline"
 	check "no kernel warning" kernel_quiet
 	finish
 	exit
@@ -115,9 +103,6 @@ check "fio sequential 1 MiB writes, verify=crc32c" \
 grep -E "^ *(READ|WRITE):" "$AXON_OUT"/fio-*.log | sed 's/^/# /'
 check "nvme disconnect" sh -c "nvme disconnect -n '$NQN' >'$AXON_OUT/nvme-disconnect.log' 2>&1"
 peer_tell "$peer" $DONE_PORT
-back() { [ "$(res_counts)" = "$baseline" ]; }
-wait_for 30 back
-diag "rdma res at the end: $(res_counts)"
-check "rdma res counts back at their baseline" back
+check "rdma res counts back at their baseline" res_back "$baseline"
 check "no kernel warning" kernel_quiet
 finish

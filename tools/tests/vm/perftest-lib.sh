@@ -51,6 +51,22 @@ pt_require_rdma() {
 	exit 1
 }
 
+# pt_require_ucm: pt_require_rdma, and rdma_ucm loaded (user space's
+# RDMA CM), or stop the run here
+pt_require_ucm() {
+	pt_require_rdma
+	modprobe rdma_ucm && return 0
+	echo "Bail out! modprobe rdma_ucm"
+	exit 1
+}
+
+# pt_require_two_nodes: a run of two nodes, or stop it here
+pt_require_two_nodes() {
+	[ "$AXON_NODES" = 2 ] && return 0
+	echo "Bail out! $0 runs on two nodes"
+	exit 1
+}
+
 # PT_SIDE: what this node runs of each pt_run test
 PT_SIDE=server
 [ "$AXON_NODES" = 1 ] || [ "$AXON_NODE" = 0 ] || PT_SIDE=client
@@ -97,7 +113,7 @@ pt_client() {
 		timeout "$PT_TIMEOUT" ${PT_CLIENT_WRAP:-} "$@" "$srv" </dev/null >"$log" 2>&1 &&
 			return 0
 		rc=$?
-		grep -q "Couldn't connect\|Unable to open file descriptor" "$log" ||
+		grep -q "Couldn't connect\|Unable to open file descriptor\|rdma_client function" "$log" ||
 			return $rc
 		tries=$((tries + 1))
 		[ $tries -lt 200 ] || return $rc

@@ -28,6 +28,26 @@ rdma_dev() {
 	echo "$dev"
 }
 
+# res_counts: the "rdma res" counts of $RDMA_DEV, with its CQs in use in
+# place of all its CQs: the core keeps the CQs of its pool
+# (ib_cq_pool_get(), which nvme-rdma and nvmet-rdma use), idle, for the
+# device's lifetime
+res_counts() {
+	rdma res show | grep "$RDMA_DEV:" | sed 's/^[0-9]*: [^ ]* //; s/ cq [0-9]*//'
+	echo "cq in use $(rdma res show cq | grep -E "(dev|link) $RDMA_DEV[ /]" | grep -vc ' users 0 ')"
+}
+
+# res_back BASELINE: res_counts is BASELINE again (polled for 30 s, while
+# ids and QPs wind down); says both
+res_is() { [ "$(res_counts)" = "$1" ]; }
+
+res_back() {
+	wait_for 30 res_is "$1"
+	now=$(res_counts)
+	diag "rdma res: at start $(echo $1); now $(echo $now)"
+	[ "$now" = "$1" ]
+}
+
 # Kernel reports also fail the run in tools/axon-vm; a check here counts
 # them as a test failure and names them.
 kernel_quiet() {

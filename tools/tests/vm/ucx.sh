@@ -18,9 +18,8 @@ set -u
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 . "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
 
-pt_require_rdma
-[ "$AXON_NODES" = 2 ] || { echo "Bail out! ucx.sh runs on two nodes"; exit 1; }
-modprobe rdma_ucm || { echo "Bail out! modprobe rdma_ucm"; exit 1; }
+pt_require_two_nodes
+pt_require_ucm
 plan 9
 export UCX_UD_ETH_DGID_CHECK=n
 side=$PT_SIDE
@@ -32,7 +31,7 @@ pkts() {
 	echo $(($(cat "$c/tx_pkts") + $(cat "$c/rx_pkts")))
 }
 
-# ucx_run NAME PORT MIN_PKTS once|forever SERVER-ARGS -- CLIENT-ARGS:
+# ucx_run NAME PORT MIN_PKTS once|forever "SERVER COMMAND" CLIENT COMMAND...:
 # node 0 runs the server, node 1 the client (retrying while the server
 # does not listen); fails unless both exit 0 and at least MIN_PKTS packets
 # went through axon0 here. A server that serves "forever" (io_demo) is stopped once
@@ -42,13 +41,8 @@ ucx_run() {
 	port=$2
 	min=$3
 	serves=$4
-	shift 4
-	sargs=
-	while [ "$1" != -- ]; do
-		sargs="$sargs $1"
-		shift
-	done
-	shift
+	sargs=$5
+	shift 5
 	log=$AXON_OUT/$name.$side.log
 	before=$(pkts)
 	if [ "$AXON_NODE" = 0 ] && [ "$serves" = forever ]; then
@@ -95,10 +89,10 @@ done
 
 # io_demo -q: every read and write checked, 1 KiB to 64 KiB
 check "io_demo -q, tag API, read and write ($side)" \
-	ucx_run io_demo_tag 13380 100 forever io_demo -q -o read,write -d 1024:65536 -i 200 -- \
+	ucx_run io_demo_tag 13380 100 forever "io_demo -q -o read,write -d 1024:65536 -i 200" \
 	io_demo -q -o read,write -d 1024:65536 -i 200
 check "io_demo -q -A, active messages, read and write ($side)" \
-	ucx_run io_demo_am 13381 100 forever io_demo -q -A -o read,write -d 1024:65536 -i 200 -- \
+	ucx_run io_demo_am 13381 100 forever "io_demo -q -A -o read,write -d 1024:65536 -i 200" \
 	io_demo -q -A -o read,write -d 1024:65536 -i 200
 
 n=0
@@ -109,7 +103,7 @@ for t in "ucp_put_bw 65536" "ucp_get 65536" "tag_bw 65536" "ucp_am_bw 65536" \
 	# 200 iterations of 64 KiB are over 3000 packets; tag_lat's 200 pings
 	min=$([ "$2" = 8 ] && echo 100 || echo 1000)
 	check "ucx_perftest -t $1 -s $2 ($side)" \
-		ucx_run "perftest_$1" $((13390 + n)) "$min" once ucx_perftest -- \
+		ucx_run "perftest_$1" $((13390 + n)) "$min" once ucx_perftest \
 		ucx_perftest -t "$1" -s "$2" -n 200
 	[ "$side" = client ] &&
 		grep -E "^(Final:| *\| *Final)" "$AXON_OUT/perftest_$1.$side.log" | sed "s/^/# $1: /"
