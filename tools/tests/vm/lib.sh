@@ -81,3 +81,23 @@ peer_tell() {
 import socket, sys
 socket.create_connection((sys.argv[1], int(sys.argv[2])), 1)' "$1" "$2"
 }
+
+# A small file from one node to the other, the same way: peer_recv PORT
+# FILE [SECONDS] writes what the first peer to connect to PORT sends;
+# peer_send HOST PORT FILE sends FILE, retrying while nobody listens.
+peer_recv() {
+	timeout "${3:-300}" /usr/bin/python3 -c '
+import socket, sys
+conn = socket.create_server(("", int(sys.argv[1]))).accept()[0]
+with open(sys.argv[2], "wb") as f:
+    while data := conn.recv(65536):
+        f.write(data)' "$1" "$2"
+}
+
+peer_send() {
+	wait_for "${4:-300}" /usr/bin/python3 -c '
+import socket, sys
+with socket.create_connection((sys.argv[1], int(sys.argv[2])), 1) as s, \
+        open(sys.argv[3], "rb") as f:
+    s.sendall(f.read())' "$1" "$2" "$3"
+}

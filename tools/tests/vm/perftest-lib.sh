@@ -67,6 +67,18 @@ pt_require_two_nodes() {
 	exit 1
 }
 
+# pt_pkts: the RoCE packets RDMA_DEV sent and received so far (its port's
+# hardware counters: axon's tx_pkts and rx_pkts, rxe's sent_pkts and
+# rcvd_pkts)
+pt_pkts() {
+	c=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
+	if [ -e "$c/tx_pkts" ]; then
+		echo $(($(cat "$c/tx_pkts") + $(cat "$c/rx_pkts")))
+	else
+		echo $(($(cat "$c/sent_pkts") + $(cat "$c/rcvd_pkts")))
+	fi
+}
+
 # PT_SIDE: what this node runs of each pt_run test
 PT_SIDE=server
 [ "$AXON_NODES" = 1 ] || [ "$AXON_NODE" = 0 ] || PT_SIDE=client

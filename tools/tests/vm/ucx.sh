@@ -25,12 +25,6 @@ export UCX_UD_ETH_DGID_CHECK=n
 side=$PT_SIDE
 peer=${AXON_PEERS%% *}
 
-# RoCE packets axon0 sent and received
-pkts() {
-	c=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
-	echo $(($(cat "$c/tx_pkts") + $(cat "$c/rx_pkts")))
-}
-
 # ucx_run NAME PORT MIN_PKTS once|forever "SERVER COMMAND" CLIENT COMMAND...:
 # node 0 runs the server, node 1 the client (retrying while the server
 # does not listen); fails unless both exit 0 and at least MIN_PKTS packets
@@ -44,7 +38,7 @@ ucx_run() {
 	sargs=$5
 	shift 5
 	log=$AXON_OUT/$name.$side.log
-	before=$(pkts)
+	before=$(pt_pkts)
 	if [ "$AXON_NODE" = 0 ] && [ "$serves" = forever ]; then
 		# shellcheck disable=SC2086 # a word list
 		$sargs -p "$port" </dev/null >"$log" 2>&1 &
@@ -70,7 +64,7 @@ ucx_run() {
 		done
 		[ "$serves" = once ] || peer_tell "$peer" $((port + 100))
 	fi
-	moved=$(($(pkts) - before))
+	moved=$(($(pt_pkts) - before))
 	echo "# $name: exit $rc, $moved packets through $RDMA_DEV"
 	if [ $rc != 0 ] || [ $moved -lt "$min" ]; then
 		tail -n 15 "$log" | sed 's/^/#   | /'
