@@ -694,6 +694,9 @@ uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
     }
     axon_qp_apply_attr(&qp->attr, &a, mask);
     trace_axon_nic_rdma_qp_state(qp->qpn, cur, new);
+    if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
+        axon_roce_ack_owed(s, qp);
+    }
     if (new == AXON_QPS_RESET) {
         qp->state = new;
         axon_qp_forget(s, qp);
@@ -763,6 +766,7 @@ uint16_t axon_qp_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!qp) {
         return AXON_ADMIN_BAD_HANDLE;
     }
+    axon_roce_ack_owed(s, qp);
     axon_qp_free(s, qp);
     return AXON_ADMIN_SUCCESS;
 }

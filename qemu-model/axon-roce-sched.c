@@ -46,17 +46,25 @@ void axon_roce_ack_later(AxonNicState *s, AxonQp *qp)
     }
 }
 
+void axon_roce_ack_owed(AxonNicState *s, AxonQp *qp)
+{
+    if (!qp->in_acks) {
+        return;
+    }
+    QTAILQ_REMOVE(&s->rdma->acks, qp, acks);
+    qp->in_acks = false;
+    if (qp->state == AXON_QPS_RTR || qp->state == AXON_QPS_RTS) {
+        axon_roce_send_ack(s, qp, AETH_NO_CREDIT,
+                           axon_psn_add(qp->resp.epsn, -1));
+    }
+}
+
 static void axon_roce_flush_acks(AxonNicState *s)
 {
     AxonQp *qp;
 
     while ((qp = QTAILQ_FIRST(&s->rdma->acks))) {
-        QTAILQ_REMOVE(&s->rdma->acks, qp, acks);
-        qp->in_acks = false;
-        if (qp->state == AXON_QPS_RTR || qp->state == AXON_QPS_RTS) {
-            axon_roce_send_ack(s, qp, AETH_NO_CREDIT,
-                               axon_psn_add(qp->resp.epsn, -1));
-        }
+        axon_roce_ack_owed(s, qp);
     }
 }
 

@@ -167,6 +167,13 @@ void axon_roce_qp_init(AxonNicState *s, AxonQp *qp);
 void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp);
 void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp);
 void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp);
+/*
+ * Send now the coalesced ACK @qp's responder owes, if any (before it
+ * leaves RTR/RTS or goes): its consumer may have seen the completions the
+ * ACK covers, and the requester would retry into a QP that no longer
+ * answers.
+ */
+void axon_roce_ack_owed(AxonNicState *s, AxonQp *qp);
 void axon_roce_flush(AxonNicState *s, AxonQp *qp);
 
 #endif /* HW_AXON_ROCE_H */

@@ -5,7 +5,8 @@
 # checking its own data: rping (every ping validated), ucmatose and
 # udaddy (RC and UD ids), rdma_server/rdma_client, ib_write_bw -R and
 # ib_send_lat -R. Then cmtime connects and disconnects CM_CYCLES ids at
-# once, and the rdma tool's counts are back at their baseline. One node
+# once, axon-cm-cycles makes CM_CYCLES connections one after the other,
+# and the rdma tool's counts are back at their baseline. One node
 # runs server and client side by side, two nodes serve from node 0.
 # --nic-model virtio runs the same on rdma_rxe (the reference).
 set -u
@@ -16,7 +17,7 @@ set -u
 CM_CYCLES=${CM_CYCLES:-500}
 
 pt_require_ucm
-plan 9
+plan 10
 side=$PT_SIDE
 srv_ip=$AXON_IP
 [ "$AXON_NODES" = 1 ] || srv_ip=${AXON_PEERS%% *}
@@ -161,6 +162,15 @@ cm_times() {
 }
 check "cmtime: $CM_CYCLES ids connected and disconnected ($side)" cm_times
 sed 's/^/# cmtime: /' "$AXON_OUT/cmtime.client.log" 2>/dev/null | tail -n 8
+
+# CM_CYCLES connections in turn, each used and torn down before the next
+cycles=$AXON_REPO/tools/tests/axon-cm-cycles
+cm_run cm_cycles 18808 "$cycles -s @SRV@ -p 18808 -n $CM_CYCLES" \
+	"$cycles" -c @SRV@ -p 18808 -n "$CM_CYCLES"
+ok=0
+pt_sides_ok "axon-cm-cycles" "^ok 1 " && ok=1
+check "$CM_CYCLES rdma_cm connections in turn, each used ($side)" [ $ok = 1 ]
+grep -h "cycles in" "$AXON_OUT"/cm_cycles.*.log | sed 's/^# /# cm_cycles: /'
 
 # what the programs created is gone: the counts of the start (the
 # kernel's QP1 and its PD and CQ among them)
