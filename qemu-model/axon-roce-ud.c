@@ -9,7 +9,8 @@
  * gets the 40-byte GRH (the packet's IP header) and then the payload; the
  * CQE names the sender.
  * Nothing a datagram carries changes the QP's state: a wrong Q_Key, no
- * receive WQE or a bad header drops it, counted.
+ * receive WQE, a bad header or, for QP 1, a length that is not a MAD's
+ * drops it, counted.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -170,6 +171,11 @@ void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if ((qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) ||
         pkt->len > qp->mtu || !axon_ud_grh(pkt, grh, &v4)) {
         trace_axon_nic_err_ud_rx(qp->qpn, pkt->src_qpn, "state or header");
+        st->rx_drops++;
+        return;
+    }
+    if (qp->qpn == AXON_GSI_QPN && pkt->len != AXON_GSI_MAD_SIZE) {
+        trace_axon_nic_err_ud_rx(qp->qpn, pkt->src_qpn, "not a MAD's length");
         st->rx_drops++;
         return;
     }

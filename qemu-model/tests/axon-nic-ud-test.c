@@ -264,13 +264,13 @@ static void test_ud_qkey(void)
 
 /*
  * The GSI QP: one at a time, always number 1, a UD QP that sends as
- * QP 1 and takes the datagrams for QP 1 (with its Q_Key only); none for
- * QP 0, which RoCE does not have.
+ * QP 1 and takes the datagrams for QP 1 (with its Q_Key and a MAD's
+ * length only); none for QP 0, which RoCE does not have.
  */
 static void test_gsi(void)
 {
     Rdma *r = rdma_setup_on("", 7, false, NULL);
-    uint8_t *data = pattern(256, 0x61);
+    uint8_t *data = pattern(512, 0x61);
     TCq gcq = { .ring = RCQ_ADDR(2) };
     uint32_t drops;
     uint64_t cqn;
@@ -278,7 +278,7 @@ static void test_gsi(void)
     TQp u[2], gsi, again;
 
     g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_GSI, ==, AXON_CAP_GSI);
-    mr_access(r, 0, r->mr[0].iova, data, 256, true);
+    mr_access(r, 0, r->mr[0].iova, data, 512, true);
     qtest_memset(r->a->qts, gcq.ring, 0, 0x10000);
     g_assert_cmpuint(create_cq(r->a, gcq.ring, R_CQ_DEPTH, R_UAR, &cqn), ==,
                      AXON_ADMIN_SUCCESS);
@@ -311,6 +311,22 @@ static void test_gsi(void)
             256);
     expect_cqe(r, u[0].scq, 0x202, AXON_WC_SEND, AXON_WC_SUCCESS);
     check_datagram(r, gsi.rcq, 0x102, u[0].qpn, 0, data, 256, true, false);
+
+    /*
+     * Not a MAD's length, shorter or longer: dropped and counted, the
+     * receive WQE is kept for the next MAD
+     */
+    drops = rd(r->a, AXON_REG_STAT_RX_DROPS);
+    ud_recv(r, &gsi, 0x103, 0, 4096);
+    ud_send(r, &u[0], AXON_WR_SEND, 0x205, AXON_GSI_QPN, 0x80000000u, 0, 24);
+    expect_cqe(r, u[0].scq, 0x205, AXON_WC_SEND, AXON_WC_SUCCESS);
+    ud_send(r, &u[0], AXON_WR_SEND, 0x206, AXON_GSI_QPN, 0x80000000u, 0, 257);
+    expect_cqe(r, u[0].scq, 0x206, AXON_WC_SEND, AXON_WC_SUCCESS);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, drops + 2);
+    g_assert_false(poll_cq_now(r, gsi.rcq, &cqe));
+    ud_send(r, &u[0], AXON_WR_SEND, 0x207, AXON_GSI_QPN, 0x80000000u, 0, 256);
+    expect_cqe(r, u[0].scq, 0x207, AXON_WC_SEND, AXON_WC_SUCCESS);
+    check_datagram(r, gsi.rcq, 0x103, u[0].qpn, 0, data, 256, false, false);
 
     /* nothing answers for QP 0 */
     drops = rd(r->a, AXON_REG_STAT_RX_DROPS);

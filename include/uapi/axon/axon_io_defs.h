@@ -225,9 +225,14 @@ struct axon_sge {
  * other respect: packets whose BTH names QP 1 go to it, its Q_Key is the
  * one MODIFY_QP gives it (the IBA's is ``0x80010000``) and its datagrams
  * carry 1 as their source QP. QP 0 does not exist on RoCE: a packet for
- * it is dropped, as one for any QP that does not exist.
+ * it is dropped, as one for any QP that does not exist. A MAD is
+ * ``AXON_GSI_MAD_SIZE`` bytes (IBA 13.4.2): a datagram for QP 1 with any
+ * other payload length is dropped before it takes a receive WQE, counted
+ * in ``AXON_REG_STAT_RX_DROPS``, so that no frame from the wire can end a
+ * GSI receive in error (the MAD layer would not post that buffer again).
  */
 #define AXON_GSI_QPN			1
+#define AXON_GSI_MAD_SIZE		256
 
 /**
  * DOC: Unreliable connections

@@ -13,6 +13,7 @@ set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 . "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
+. "$AXON_REPO/tools/tests/vm/cm-lib.sh"
 
 CM_CYCLES=${CM_CYCLES:-500}
 
@@ -22,57 +23,6 @@ side=$PT_SIDE
 srv_ip=$AXON_IP
 [ "$AXON_NODES" = 1 ] || srv_ip=${AXON_PEERS%% *}
 [ "$AXON_NODE" = 0 ] && srv_ip=$AXON_IP
-
-# the listening rdma_cm ids of this node on port $1
-cm_listening() {
-	rdma res show cm_id | grep -qE "state LISTEN .*src-addr [0-9.]+:$1( |\$)"
-}
-
-# The client found no listener yet (two nodes: node 0 may be late).
-cm_not_yet() {
-	grep -qE "REJECTED|UNREACHABLE|[Rr]efused|Couldn't connect|rdma_client function" "$1"
-}
-
-# cm_run NAME PORT "SERVER COMMAND" CLIENT COMMAND...: one test; "@SRV@"
-# in either command is the server's address. A single node waits for the
-# server's listener on PORT; two nodes retry the client while it finds
-# none. Sets what pt_sides_ok reads.
-# shellcheck disable=SC2034 # PT_* are read by pt_sides_ok
-cm_run() {
-	name=$1
-	port=$2
-	scmd=$(echo "$3" | sed "s/@SRV@/$srv_ip/g")
-	shift 3
-	ccmd=$(echo "$*" | sed "s/@SRV@/$srv_ip/g")
-	PT_SRV_LOG=$AXON_OUT/$name.server.log
-	PT_CLI_LOG=$AXON_OUT/$name.client.log
-	PT_SRV_RC=0
-	PT_CLI_RC=0
-	if [ "$AXON_NODES" = 1 ]; then
-		# shellcheck disable=SC2086 # a word list
-		timeout "$PT_TIMEOUT" $scmd </dev/null >"$PT_SRV_LOG" 2>&1 &
-		spid=$!
-		wait_for 60 cm_listening "$port"
-		# shellcheck disable=SC2086 # a word list
-		timeout "$PT_TIMEOUT" $ccmd </dev/null >"$PT_CLI_LOG" 2>&1 ||
-			PT_CLI_RC=$?
-		wait $spid || PT_SRV_RC=$?
-	elif [ "$AXON_NODE" = 0 ]; then
-		# shellcheck disable=SC2086 # a word list
-		timeout "$PT_TIMEOUT" $scmd </dev/null >"$PT_SRV_LOG" 2>&1 ||
-			PT_SRV_RC=$?
-	else
-		tries=0
-		# shellcheck disable=SC2086 # a word list
-		until timeout "$PT_TIMEOUT" $ccmd </dev/null >"$PT_CLI_LOG" 2>&1; do
-			PT_CLI_RC=$?
-			tries=$((tries + 1))
-			cm_not_yet "$PT_CLI_LOG" && [ $tries -lt 100 ] || return 0
-			sleep 0.5
-		done
-		PT_CLI_RC=0
-	fi
-}
 
 baseline=$(res_counts)
 
@@ -164,13 +114,8 @@ check "cmtime: $CM_CYCLES ids connected and disconnected ($side)" cm_times
 sed 's/^/# cmtime: /' "$AXON_OUT/cmtime.client.log" 2>/dev/null | tail -n 8
 
 # CM_CYCLES connections in turn, each used and torn down before the next
-cycles=$AXON_REPO/tools/tests/axon-cm-cycles
-cm_run cm_cycles 18808 "$cycles -s @SRV@ -p 18808 -n $CM_CYCLES" \
-	"$cycles" -c @SRV@ -p 18808 -n "$CM_CYCLES"
-ok=0
-pt_sides_ok "axon-cm-cycles" "^ok 1 " && ok=1
-check "$CM_CYCLES rdma_cm connections in turn, each used ($side)" [ $ok = 1 ]
-grep -h "cycles in" "$AXON_OUT"/cm_cycles.*.log | sed 's/^# /# cm_cycles: /'
+check "$CM_CYCLES rdma_cm connections in turn, each used ($side)" \
+	cm_cycles cm_cycles 18808 "$CM_CYCLES"
 
 # what the programs created is gone: the counts of the start (the
 # kernel's QP1 and its PD and CQ among them)
