@@ -450,7 +450,12 @@ static unsigned int axon_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
 	return axon_cqe_wc_flags(to_axon_cq_ex(ibcq)->cur);
 }
 
-/* RoCE: no LIDs, SLs or path bits. */
+static uint8_t axon_wc_read_sl(struct ibv_cq_ex *ibcq)
+{
+	return axon_cqe_sl(to_axon_cq_ex(ibcq)->cur);
+}
+
+/* RoCE: no LIDs or path bits. */
 static uint32_t axon_wc_read_zero32(struct ibv_cq_ex *ibcq __maybe_unused)
 {
 	return 0;
@@ -481,7 +486,7 @@ void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded)
 	ibcq->read_src_qp = axon_wc_read_src_qp;
 	ibcq->read_wc_flags = axon_wc_read_wc_flags;
 	ibcq->read_slid = axon_wc_read_zero32;
-	ibcq->read_sl = axon_wc_read_zero8;
+	ibcq->read_sl = axon_wc_read_sl;
 	ibcq->read_dlid_path_bits = axon_wc_read_zero8;
 }
 

@@ -579,6 +579,26 @@ static inline uint32_t axon_cqe_src_qp(const struct axon_cqe *cqe,
 }
 
 /*
+ * The SL of a completion. RoCE has no SL; the RoCE v2 annex of the IB
+ * spec (A17.4.5.1) has a UD receive tell whether the frame was IPv4 or
+ * IPv6, and ibv_wc has no field for that. mlx4 and mlx5 report it in the
+ * SL (bit 3: the frame had a UDP header, bits 2:0: 2 IPv4, 1 IPv6), and
+ * UCX's ud transport reads it there to compare a datagram's destination
+ * GID: axon reports it the same way for a datagram with its GRH, else 0.
+ */
+#define AXON_WC_SL_UDP		0x8
+#define AXON_WC_SL_IPV6		0x1
+#define AXON_WC_SL_IPV4		0x2
+
+static inline uint8_t axon_cqe_sl(const struct axon_cqe *cqe)
+{
+	if (!axon_cqe_has_grh(cqe))
+		return 0;
+	return AXON_WC_SL_UDP | (cqe->flags & AXON_CQE_GRH_IPV4 ?
+				 AXON_WC_SL_IPV4 : AXON_WC_SL_IPV6);
+}
+
+/*
  * Everything of an ibv_wc the CQE carries, for a QP whose peer is
  * dest_qpn (RC; 0 for UD).
  */
@@ -596,7 +616,7 @@ static inline void axon_cqe_to_wc(const struct axon_cqe *cqe,
 	wc->wc_flags = axon_cqe_wc_flags(cqe);
 	wc->pkey_index = 0;
 	wc->slid = 0;
-	wc->sl = 0;
+	wc->sl = axon_cqe_sl(cqe);
 	wc->dlid_path_bits = 0;
 }
 

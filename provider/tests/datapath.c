@@ -697,7 +697,8 @@ static void test_ud_poll(void)
 	      ud->sq.ci == 3 && wc[1].wr_id == 5 &&
 	      wc[1].wc_flags == (IBV_WC_GRH | IBV_WC_WITH_IMM) &&
 	      wc[1].src_qp == 0x123 && wc[1].byte_len == 512 &&
-	      !wc[1].pkey_index && !wc[1].slid && !wc[1].sl &&
+	      !wc[1].pkey_index && !wc[1].slid &&
+	      wc[1].sl == (AXON_WC_SL_UDP | AXON_WC_SL_IPV4) && !wc[0].sl &&
 	      !wc[1].dlid_path_bits && ud->rq.ci == 1,
 	      "send and UD receive completions");
 
@@ -708,10 +709,11 @@ static void test_ud_poll(void)
 	ok = !ibv_start_poll(cqx, &attr) && cqx->wr_id == 6 &&
 	     ibv_wc_read_src_qp(cqx) == 0xabc &&
 	     ibv_wc_read_wc_flags(cqx) == IBV_WC_GRH &&
+	     ibv_wc_read_sl(cqx) == (AXON_WC_SL_UDP | AXON_WC_SL_IPV6) &&
 	     ibv_wc_read_qp_num(cqx) == UD_QPN;
 	ibv_end_poll(cqx);
 	check("ud-cq-ex", ok && ud->rq.ci == 2,
-	      "ibv_wc_read_src_qp() and the GRH flag");
+	      "ibv_wc_read_src_qp(), ibv_wc_read_sl() (RoCE v2 IPv6) and the GRH flag");
 }
 
 /* The last CQE dev_cqe() wrote. */

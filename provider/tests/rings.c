@@ -580,17 +580,17 @@ static void test_cq(void)
 		axon_cqe_to_wc(cqe, 0, &wc);
 	check("cq-ud-recv",
 	      cqe && wc.wc_flags == IBV_WC_GRH && wc.src_qp == 0xabcd &&
-	      wc.byte_len == 50 && !wc.pkey_index && !wc.slid && !wc.sl &&
-	      !wc.dlid_path_bits,
-	      "GRH flag, 24-bit src_qp, no P_Key index, LID, SL or path bits");
+	      wc.byte_len == 50 && !wc.pkey_index && !wc.slid &&
+	      wc.sl == (AXON_WC_SL_UDP | AXON_WC_SL_IPV4) && !wc.dlid_path_bits,
+	      "GRH flag, 24-bit src_qp, RoCE v2 IPv4 in the SL, no P_Key index, LID or path bits");
 	cq.ci++;
 	dev_write_cqe(&cq, 6, 6, AXON_CQE_GRH);
 	cq.cqes[2].src_qp = htole32(0x55);
 	cqe = axon_cqe_peek(&cq);
 	if (cqe)
 		axon_cqe_to_wc(cqe, 0x99, &wc);
-	check("cq-grh-on-send", cqe && !wc.wc_flags && wc.src_qp == 0x99,
-	      "a send CQE with the GRH flag taken for a UD receive");
+	check("cq-grh-on-send", cqe && !wc.wc_flags && wc.src_qp == 0x99 &&
+	      !wc.sl, "a send CQE with the GRH flag taken for a UD receive");
 
 	/* a SEND_WITH_INV's receive: the key, in host order */
 	cq.ci++;

@@ -12,8 +12,7 @@
 # off, and as its one authorized key the one node 0 made for this run and
 # sent over. Open MPI's settings: --mca pml ucx (MPI's point to point and
 # collectives over UCX, UCX's own choice of transports), the daemons'
-# out-of-band TCP on the fabric netdev. One UCX setting:
-# UCX_UD_ETH_DGID_CHECK=n, as in ucx.sh.
+# out-of-band TCP on the fabric netdev; UCX's own defaults.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
@@ -82,7 +81,6 @@ subtest "mpirun -np 2, one rank per node, pml ucx: axon-mpi" \
 	--mca plm_rsh_no_tree_spawn 1 \
 	--mca oob_tcp_if_include "$AXON_NETDEV" \
 	--mca pml ucx --mca osc ucx --mca btl self \
-	-x UCX_UD_ETH_DGID_CHECK=n \
 	"$AXON_REPO/tools/tests/axon-mpi"
 check "rank 0's traffic went through $RDMA_DEV" moved "$before" 1000
 peer_tell "$node1" $done_port

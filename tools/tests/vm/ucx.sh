@@ -8,11 +8,6 @@
 # tag latency at 8 B run to their end (their numbers are printed, not
 # checked). Each test checks that the traffic went through axon0: its
 # packet counters moved. Node 0 serves, node 1 is the client.
-#
-# One setting: UCX_UD_ETH_DGID_CHECK=n. UCX 1.13's ud_verbs reads a
-# datagram's IP version from the completion's SL field, as Mellanox
-# hardware reports it, and so drops every datagram to an IPv4 GID on other
-# devices; later UCX reads it from the GRH.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
@@ -21,7 +16,6 @@ set -u
 pt_require_two_nodes
 pt_require_ucm
 plan 9
-export UCX_UD_ETH_DGID_CHECK=n
 side=$PT_SIDE
 peer=${AXON_PEERS%% *}
 
