@@ -19,7 +19,7 @@
 
 KDIR		?= /lib/modules/$(shell uname -r)/build
 AXON_CACHE	?= $(HOME)/.cache/axon
-BENCH		?= tcp-throughput rdma-perftest
+BENCH		?= tcp-throughput rdma-perftest middleware
 FUZZ_TIME	?= 600
 FUZZ_TARGETS	?=
 export AXON_CACHE
