@@ -19,6 +19,9 @@ set -u
 
 pt_require_two_nodes
 pt_require_rdma
+# rxe needs this UCX setting (see ucx.sh); axon none
+ucx_env=
+[ "$RDMA_DEV" = rxe0 ] && ucx_env="-x UCX_UD_ETH_DGID_CHECK=n"
 # AXON_PEERS: the nodes' fabric addresses, node 0's first
 node0=${AXON_PEERS%% *}
 node1=$(echo "$AXON_PEERS" | cut -d' ' -f2)
@@ -74,13 +77,14 @@ check "ssh runs a command on node 1" \
 	sh -c "[ \"\$(ssh $ssh_opts $node1 hostname)\" = axon-node1 ]"
 
 before=$(pt_pkts)
+# shellcheck disable=SC2086 # $ucx_env: none or two words
 subtest "mpirun -np 2, one rank per node, pml ucx: axon-mpi" \
 	timeout $job_timeout mpirun --allow-run-as-root -np 2 \
 	-H "$node0:1,$node1:1" \
 	--mca plm_rsh_agent ssh --mca plm_rsh_args "$ssh_opts" \
 	--mca plm_rsh_no_tree_spawn 1 \
 	--mca oob_tcp_if_include "$AXON_NETDEV" \
-	--mca pml ucx --mca osc ucx --mca btl self \
+	--mca pml ucx --mca osc ucx --mca btl self $ucx_env \
 	"$AXON_REPO/tools/tests/axon-mpi"
 check "rank 0's traffic went through $RDMA_DEV" moved "$before" 1000
 peer_tell "$node1" $done_port

@@ -16,6 +16,9 @@ set -u
 pt_require_two_nodes
 pt_require_ucm
 plan 9
+# rxe (the reference, --nic-model virtio) reports a datagram's SL as 0,
+# where UCX 1.13 reads its IP version; axon reports it as mlx5 does
+[ "$RDMA_DEV" = rxe0 ] && export UCX_UD_ETH_DGID_CHECK=n
 side=$PT_SIDE
 peer=${AXON_PEERS%% *}
 
