@@ -112,59 +112,55 @@ static void teardown(struct cycle *c)
 	c->mr = NULL;
 }
 
+/*
+ * One connection @c has a request for (the server) or has set up (the
+ * client): post the receive, accept or connect, send and receive (the
+ * client sends first), disconnect (both sides do; the DREQs may cross)
+ * and destroy it all.
+ */
+static int cycle_use(struct cycle *c, unsigned int n, int server)
+{
+	int ret = -1;
+
+	if (post_recv(c, n))
+		goto out;
+	if ((server ? rdma_accept : rdma_connect)(c->id, NULL)) {
+		/* a client's "refused": the server is not listening yet */
+		fail(n, server ? "rdma_accept" : "rdma_connect");
+		goto out;
+	}
+	if (server ? receive(c, n, 0) || send_msg(c, n, 1) :
+		     send_msg(c, n, 0) || receive(c, n, 1))
+		goto out;
+	if (rdma_disconnect(c->id)) {
+		fail(n, "rdma_disconnect");
+		goto out;
+	}
+	ret = 0;
+out:
+	teardown(c);
+	return ret;
+}
+
 static int client_cycle(struct rdma_addrinfo *ai,
 			const struct ibv_qp_init_attr *qpa, unsigned int n)
 {
 	/* rdma_create_ep writes the CQs it made into the attributes */
 	struct ibv_qp_init_attr attr = *qpa;
 	struct cycle c = { 0 };
-	int ret = -1;
 
 	if (rdma_create_ep(&c.id, ai, NULL, &attr))
 		return fail(n, "rdma_create_ep");
-	if (post_recv(&c, n))
-		goto out;
-	if (rdma_connect(c.id, NULL)) {
-		/* "refused": the server is not listening yet */
-		fail(n, "rdma_connect");
-		goto out;
-	}
-	if (send_msg(&c, n, 0) || receive(&c, n, 1))
-		goto out;
-	if (rdma_disconnect(c.id)) {
-		fail(n, "rdma_disconnect");
-		goto out;
-	}
-	ret = 0;
-out:
-	teardown(&c);
-	return ret;
+	return cycle_use(&c, n, 0);
 }
 
 static int server_cycle(struct rdma_cm_id *listen_id, unsigned int n)
 {
 	struct cycle c = { 0 };
-	int ret = -1;
 
 	if (rdma_get_request(listen_id, &c.id))
 		return fail(n, "rdma_get_request");
-	if (post_recv(&c, n))
-		goto out;
-	if (rdma_accept(c.id, NULL)) {
-		fail(n, "rdma_accept");
-		goto out;
-	}
-	if (receive(&c, n, 0) || send_msg(&c, n, 1))
-		goto out;
-	/* the client disconnects too; the DREQs may cross */
-	if (rdma_disconnect(c.id)) {
-		fail(n, "rdma_disconnect");
-		goto out;
-	}
-	ret = 0;
-out:
-	teardown(&c);
-	return ret;
+	return cycle_use(&c, n, 1);
 }
 
 static double now(void)
