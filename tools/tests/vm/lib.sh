@@ -82,6 +82,32 @@ import socket, sys
 socket.create_connection((sys.argv[1], int(sys.argv[2])), 1)' "$1" "$2"
 }
 
+# all_done PORT [SECONDS]: a barrier at the end of a command on several
+# nodes: tell every other node that this one is done and return once each
+# has told this one (status non-zero after SECONDS, default 300), so that
+# no node powers off while another still talks to it.
+all_done() {
+	timeout "${2:-300}" /usr/bin/python3 -c '
+import socket, sys, threading, time
+port, me = int(sys.argv[1]), sys.argv[2]
+peers = [p for p in sys.argv[3:] if p != me]
+server = socket.create_server(("", port), backlog=len(peers) + 1)
+def tell(peer):
+    while True:
+        try:
+            socket.create_connection((peer, port), 1).close()
+            return
+        except OSError:
+            time.sleep(0.1)
+tellers = [threading.Thread(target=tell, args=(p,)) for p in peers]
+for t in tellers:
+    t.start()
+for _ in peers:
+    server.accept()[0].close()
+for t in tellers:
+    t.join()' "$1" "$AXON_IP" $AXON_PEERS
+}
+
 # A small file from one node to the other, the same way: peer_recv PORT
 # FILE [SECONDS] writes what the first peer to connect to PORT sends;
 # peer_send HOST PORT FILE sends FILE, retrying while nobody listens.
