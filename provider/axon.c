@@ -54,6 +54,8 @@ static const struct verbs_context_ops axon_ctx_ops = {
 	.reg_dmabuf_mr = axon_reg_dmabuf_mr,
 	.reg_mr = axon_reg_mr,
 	.req_notify_cq = axon_req_notify_cq,
+	.rereg_mr = axon_rereg_mr,
+	.resize_cq = axon_resize_cq,
 };
 
 int axon_map_db_page(struct axon_context *ctx)

@@ -129,6 +129,11 @@ struct axon_create_cq_cmd_resp {
 	struct axon_create_cq_resp drv_payload;
 };
 
+struct axon_resize_cq_cmd_resp {
+	struct ib_uverbs_resize_cq_resp ibv_resp;
+	struct axon_resize_cq_resp drv_payload;
+};
+
 struct axon_create_qp_cmd {
 	struct ibv_create_qp ibv_cmd;
 	struct axon_create_qp_req drv_payload;
@@ -162,6 +167,7 @@ AXON_CHECK_DRV_CMD(axon_alloc_ucontext_cmd_resp,
 AXON_CHECK_DRV_CMD(axon_alloc_pd_cmd_resp, struct ib_uverbs_alloc_pd_resp);
 AXON_CHECK_DRV_CMD(axon_create_cq_cmd_resp,
 		   struct ib_uverbs_ex_create_cq_resp);
+AXON_CHECK_DRV_CMD(axon_resize_cq_cmd_resp, struct ib_uverbs_resize_cq_resp);
 AXON_CHECK_DRV_CMD(axon_create_qp_cmd, struct ibv_create_qp);
 AXON_CHECK_DRV_CMD(axon_create_qp_cmd_resp, struct ib_uverbs_create_qp_resp);
 AXON_CHECK_DRV_CMD(axon_create_srq_cmd_resp,
@@ -259,6 +265,8 @@ struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 struct ibv_mr *axon_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 				  size_t length, uint64_t iova, int fd,
 				  int access);
+int axon_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access);
 int axon_dereg_mr(struct verbs_mr *vmr);
 struct ibv_cq *axon_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
@@ -266,6 +274,7 @@ struct ibv_cq *axon_create_cq(struct ibv_context *context, int cqe,
 struct ibv_cq_ex *axon_create_cq_ex(struct ibv_context *context,
 				    struct ibv_cq_init_attr_ex *attr);
 int axon_destroy_cq(struct ibv_cq *ibcq);
+int axon_resize_cq(struct ibv_cq *ibcq, int cqe);
 struct ibv_qp *axon_create_qp(struct ibv_pd *ibpd,
 			      struct ibv_qp_init_attr *attr);
 struct ibv_qp *axon_create_qp_ex(struct ibv_context *context,

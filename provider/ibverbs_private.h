@@ -328,9 +328,19 @@ struct ibv_reg_mr {
 	struct ib_uverbs_reg_mr core_payload;
 };
 
+struct ibv_rereg_mr {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_rereg_mr core_payload;
+};
+
 struct ibv_alloc_mw {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_alloc_mw core_payload;
+};
+
+struct ibv_resize_cq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_resize_cq core_payload;
 };
 
 struct ibv_create_srq {
@@ -434,6 +444,15 @@ int ibv_cmd_reg_mr(struct ibv_pd *pd, void *addr, size_t length,
 		   uint64_t hca_va, int access, struct verbs_mr *vmr,
 		   struct ibv_reg_mr *cmd, size_t cmd_size,
 		   struct ib_uverbs_reg_mr_resp *resp, size_t resp_size);
+/*
+ * hca_va is the new iova with IBV_REREG_MR_CHANGE_TRANSLATION; updates the
+ * keys (and the context with IBV_REREG_MR_CHANGE_PD), not addr or pd.
+ */
+int ibv_cmd_rereg_mr(struct verbs_mr *vmr, uint32_t flags, void *addr,
+		     size_t length, uint64_t hca_va, int access,
+		     struct ibv_pd *pd, struct ibv_rereg_mr *cmd,
+		     size_t cmd_sz, struct ib_uverbs_rereg_mr_resp *resp,
+		     size_t resp_sz);
 int ibv_cmd_dereg_mr(struct verbs_mr *vmr);
 /* Fills mw (context, pd, rkey, handle, type). */
 int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
@@ -458,6 +477,10 @@ int ibv_cmd_create_cq_ex(struct ibv_context *context,
 			 size_t resp_size, uint32_t cmd_flags);
 /* Waits until every event reported for the CQ has been acknowledged. */
 int ibv_cmd_destroy_cq(struct ibv_cq *cq);
+/* Sets cq->cqe from the response. */
+int ibv_cmd_resize_cq(struct ibv_cq *cq, int cqe, struct ibv_resize_cq *cmd,
+		      size_t cmd_size, struct ib_uverbs_resize_cq_resp *resp,
+		      size_t resp_size);
 /*
  * Fills the ibv_qp part of qp (state RESET, CQs, PD, ...) and
  * attr_ex->cap from the kernel's answer; accepts the PD, XRCD and

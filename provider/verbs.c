@@ -115,6 +115,28 @@ struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 }
 
 /*
+ * The kernel keeps the keys; libibverbs checked the flags and updates
+ * mr->pd, addr and length. Returns the errno, also set.
+ */
+int axon_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
+		  void *addr, size_t length, int access)
+{
+	struct ib_uverbs_rereg_mr_resp resp;
+	struct ibv_rereg_mr cmd;
+	int err;
+
+	err = ibv_cmd_rereg_mr(vmr, flags, addr, length, (uintptr_t)addr,
+			       access, pd, &cmd, sizeof(cmd), &resp,
+			       sizeof(resp));
+	if (err) {
+		verbs_debug(verbs_get_ctx(vmr->ibv_mr.context),
+			    "ibv_cmd_rereg_mr failed: %d\n", err);
+		errno = err;
+	}
+	return err;
+}
+
+/*
  * Everything is checked by the kernel; in particular fd -1 fails with
  * EBADF, the probe NCCL and UCX use.
  */
@@ -174,14 +196,23 @@ uint32_t *axon_db(struct axon_context *ctx, unsigned int offset)
 }
 
 /* The kernel's answer is used to index memory: check it first. */
-static bool axon_cq_resp_ok(const struct axon_create_cq_resp *resp)
+static bool axon_cq_ring_ok(uint32_t depth, uint64_t size)
 {
-	return axon_is_pow2(resp->depth) &&
-	       resp->depth >= AXON_CQ_MIN_DEPTH &&
-	       resp->depth <= AXON_CQ_MAX_DEPTH &&
-	       resp->cq_size >= (uint64_t)resp->depth * AXON_CQE_SIZE +
-					sizeof(struct axon_cq_dbrec) &&
-	       resp->cqn <= AXON_MAX_CQN;
+	return axon_is_pow2(depth) && depth >= AXON_CQ_MIN_DEPTH &&
+	       depth <= AXON_CQ_MAX_DEPTH &&
+	       size >= (uint64_t)depth * AXON_CQE_SIZE +
+			       sizeof(struct axon_cq_dbrec);
+}
+
+/* The CQ polls the ring mapped at buf from now on. */
+static void axon_cq_set_ring(struct axon_cq *cq, void *buf, size_t size,
+			     uint32_t depth)
+{
+	cq->buf = buf;
+	cq->buf_size = size;
+	cq->ring.cqes = buf;
+	cq->ring.dbrec = (struct axon_cq_dbrec *)(cq->ring.cqes + depth);
+	cq->ring.depth_shift = __builtin_ctz(depth);
 }
 
 /* What ibv_create_cq_ex() can do; the rest fails with EOPNOTSUPP. */
@@ -196,6 +227,7 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 	struct ibv_create_cq_ex cmd = {};
 	struct axon_create_cq_resp *drv = &resp.drv_payload;
 	struct axon_cq *cq;
+	void *buf;
 	int err;
 
 	if ((attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
@@ -225,7 +257,8 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 		goto err_free;
 	}
 
-	if (!axon_cq_resp_ok(drv)) {
+	if (!axon_cq_ring_ok(drv->depth, drv->cq_size) ||
+	    drv->cqn > AXON_MAX_CQN) {
 		verbs_err(&ctx->ibvctx,
 			  "bad create_cq response: depth %u, size %llu\n",
 			  drv->depth, (unsigned long long)drv->cq_size);
@@ -233,20 +266,17 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 		goto err_destroy;
 	}
 
-	cq->buf_size = drv->cq_size;
-	cq->buf = axon_mmap(context, drv->cq_mmap_key, cq->buf_size);
-	if (cq->buf == MAP_FAILED) {
+	buf = axon_mmap(context, drv->cq_mmap_key, drv->cq_size);
+	if (buf == MAP_FAILED) {
 		err = errno;
 		verbs_err(&ctx->ibvctx, "cannot map CQ %u: %d\n", drv->cqn,
 			  err);
 		goto err_destroy;
 	}
 
+	axon_cq_set_ring(cq, buf, drv->cq_size, drv->depth);
 	cq->cqn = drv->cqn;
 	cq->db = axon_db(ctx, AXON_DB_CQ_ARM);
-	cq->ring.cqes = cq->buf;
-	cq->ring.dbrec = (struct axon_cq_dbrec *)(cq->ring.cqes + drv->depth);
-	cq->ring.depth_shift = __builtin_ctz(drv->depth);
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	return cq;
@@ -292,6 +322,53 @@ struct ibv_cq_ex *axon_create_cq_ex(struct ibv_context *context,
 	axon_cq_ex_set_ops(cq, (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 			       (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED));
 	return &cq->vcq.cq_ex;
+}
+
+/*
+ * The kernel moves the CQ to a new ring, its CQEs not polled yet with it
+ * at the same indices (<rdma/axon-abi.h>): under the CQ lock, polling goes
+ * on in the new ring from the same index. EINVAL when more CQEs wait than
+ * cqe. If the new ring cannot be mapped the CQ is lost to the process.
+ */
+int axon_resize_cq(struct ibv_cq *ibcq, int cqe)
+{
+	struct axon_context *ctx = to_axon_ctx(ibcq->context);
+	struct axon_cq *cq = to_axon_cq(ibcq);
+	struct axon_resize_cq_cmd_resp resp = {};
+	struct axon_resize_cq_resp *drv = &resp.drv_payload;
+	struct ibv_resize_cq cmd = {};
+	void *buf;
+	int err;
+
+	if (cqe < 1 || (uint32_t)cqe > ctx->max_cqe)
+		return EINVAL;
+	pthread_spin_lock(&cq->lock);
+	err = ibv_cmd_resize_cq(ibcq, cqe, &cmd, sizeof(cmd), &resp.ibv_resp,
+				sizeof(resp));
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "ibv_cmd_resize_cq failed: %d\n",
+			    err);
+		goto out;
+	}
+	if (!axon_cq_ring_ok(drv->depth, drv->cq_size)) {
+		verbs_err(&ctx->ibvctx,
+			  "bad resize_cq response: depth %u, size %llu\n",
+			  drv->depth, (unsigned long long)drv->cq_size);
+		err = EPROTO;
+		goto out;
+	}
+	buf = axon_mmap(ibcq->context, drv->cq_mmap_key, drv->cq_size);
+	if (buf == MAP_FAILED) {
+		err = errno;
+		verbs_err(&ctx->ibvctx, "cannot map CQ %u's new ring: %d\n",
+			  cq->cqn, err);
+		goto out;
+	}
+	munmap(cq->buf, cq->buf_size);
+	axon_cq_set_ring(cq, buf, drv->cq_size, drv->depth);
+out:
+	pthread_spin_unlock(&cq->lock);
+	return err;
 }
 
 int axon_destroy_cq(struct ibv_cq *ibcq)

@@ -444,6 +444,21 @@ static uint16_t axon_mr_load_pages(AxonNicState *s, uint16_t opcode,
     return AXON_ADMIN_SUCCESS;
 }
 
+/* The access bits and range of a CREATE_MR or REREG_MR. */
+static uint16_t axon_mr_check_range(uint16_t opcode, uint32_t access,
+                                    uint64_t iova, uint64_t length)
+{
+    if (access & ~AXON_ACCESS_MR_ALL ||
+        ((access & (AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_ATOMIC)) &&
+         !(access & AXON_ACCESS_LOCAL_WRITE))) {
+        return axon_nic_bad_cmd(opcode, "bad access bits");
+    }
+    if (length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova) {
+        return axon_nic_bad_cmd(opcode, "bad length");
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
 /* A random key tag other than last: a stale key never matches. */
 static uint8_t axon_mr_new_tag(uint8_t last)
 {
@@ -490,13 +505,9 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR,
                                 "bad fast-registration MR");
     }
-    if (access & ~AXON_ACCESS_MR_ALL ||
-        ((access & (AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_ATOMIC)) &&
-         !(access & AXON_ACCESS_LOCAL_WRITE))) {
-        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "bad access bits");
-    }
-    if (length > AXON_RDMA_MAX_MR_SIZE || iova + length < iova) {
-        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_MR, "bad length");
+    status = axon_mr_check_range(AXON_ADMIN_CREATE_MR, access, iova, length);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
     }
     status = fast_reg || mw_type ? AXON_ADMIN_SUCCESS :
              axon_mr_check_pages(AXON_ADMIN_CREATE_MR, m, iova, length);
@@ -692,6 +703,66 @@ uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr->peer = peer;
     mr->invalidated = false;
     trace_axon_nic_rdma_mr_remap(le32_to_cpu(m->key), mr->npages, peer);
+    return AXON_ADMIN_SUCCESS;
+}
+
+/*
+ * Everything of the MR but its key, at once: the engine looks the key up
+ * for every access, so none sees half of the old and half of the new.
+ */
+uint16_t axon_mr_rereg(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                       uint64_t *result)
+{
+    const struct axon_admin_mr *m = &cmd->mr;
+    AxonRdma *r = s->rdma;
+    uint32_t pdn = le32_to_cpu(m->pdn), access = le32_to_cpu(m->access);
+    uint64_t iova = le64_to_cpu(m->iova), length = le64_to_cpu(m->length);
+    uint64_t *pages = NULL;
+    uint16_t status;
+    bool peer;
+    AxonMr *mr;
+
+    if (m->flags || !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_REREG_MR, "reserved bytes set");
+    }
+    mr = axon_mr_of_key(s, le32_to_cpu(m->key));
+    if (!mr || !axon_mr_pd_valid(s, pdn)) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (mr->fast_reg || mr->mw_type) {
+        return axon_nic_bad_cmd(AXON_ADMIN_REREG_MR,
+                                "a fast-registration MR or a window");
+    }
+    if (mr->windows) {
+        return AXON_ADMIN_BUSY;
+    }
+    status = axon_mr_check_range(AXON_ADMIN_REREG_MR, access, iova, length);
+    if (status == AXON_ADMIN_SUCCESS) {
+        status = axon_mr_check_pages(AXON_ADMIN_REREG_MR, m, iova, length);
+    }
+    if (status == AXON_ADMIN_SUCCESS) {
+        status = axon_mr_load_pages(s, AXON_ADMIN_REREG_MR, m, mr->npages,
+                                    &pages, &peer);
+    }
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
+    }
+    r->pbl_pages += le32_to_cpu(m->npages) - (uint64_t)mr->npages;
+    r->pd_users[mr->pdn]--;
+    r->pd_users[pdn]++;
+    g_free(mr->pages);
+    mr->pages = pages;
+    mr->npages = le32_to_cpu(m->npages);
+    mr->page_shift = m->page_shift;
+    mr->pdn = pdn;
+    mr->access = access;
+    mr->iova = iova;
+    mr->length = length;
+    mr->first_off = iova & ((1ULL << m->page_shift) - 1);
+    mr->peer = peer;
+    mr->invalidated = false;
+    trace_axon_nic_rdma_mr_rereg(le32_to_cpu(m->key), pdn, iova, length,
+                                 access);
     return AXON_ADMIN_SUCCESS;
 }
 

@@ -45,6 +45,17 @@ static void axon_cq_overflow(AxonNicState *s, AxonCq *cq)
     axon_nic_post_event(s, AXON_EVENT_CQ_ERROR, cq->cqn);
 }
 
+static uint64_t axon_cq_slot(uint64_t ring, uint32_t depth, uint32_t idx)
+{
+    return ring + (uint64_t)(idx & (depth - 1)) * AXON_CQE_SIZE;
+}
+
+/* The phase bit CQE index idx has in a ring of depth entries. */
+static uint8_t axon_cq_phase(uint32_t depth, uint32_t idx)
+{
+    return (idx / depth) & 1 ? 0 : AXON_CQE_PHASE;
+}
+
 /* Room for one more CQE, per the consumer index record after the ring. */
 static bool axon_cq_room(AxonNicState *s, AxonCq *cq)
 {
@@ -83,8 +94,8 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
     }
     cqe->qpn = cpu_to_le32(qp->qpn);
     cqe->flags |= (recv ? AXON_CQE_RECV : 0) |
-                  ((cq->prod / cq->depth) & 1 ? 0 : AXON_CQE_PHASE);
-    addr = cq->ring + (uint64_t)(cq->prod & (cq->depth - 1)) * AXON_CQE_SIZE;
+                  axon_cq_phase(cq->depth, cq->prod);
+    addr = axon_cq_slot(cq->ring, cq->depth, cq->prod);
     /* the phase byte last: it is what the consumer polls */
     if (pci_dma_write(pdev, addr, cqe, head) != MEMTX_OK) {
         axon_cq_overflow(s, cq);
@@ -288,6 +299,15 @@ static const MemoryRegionOps axon_db_ops = {
 
 /* ---- admin: completion queues ------------------------------------------- */
 
+static bool axon_cq_ring_ok(uint64_t ring, uint32_t depth)
+{
+    return depth >= AXON_CQ_MIN_DEPTH && depth <= AXON_CQ_MAX_DEPTH &&
+           is_power_of_2(depth) && ring &&
+           QEMU_IS_ALIGNED(ring, AXON_QUEUE_ALIGN) &&
+           ring + (uint64_t)depth * AXON_CQE_SIZE +
+           sizeof(struct axon_cq_dbrec) > ring;
+}
+
 uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
                         uint64_t *result)
 {
@@ -301,11 +321,7 @@ uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (c->cqn || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "reserved bytes set");
     }
-    if (depth < AXON_CQ_MIN_DEPTH || depth > AXON_CQ_MAX_DEPTH ||
-        !is_power_of_2(depth) || !ring ||
-        !QEMU_IS_ALIGNED(ring, AXON_QUEUE_ALIGN) ||
-        ring + (uint64_t)depth * AXON_CQE_SIZE +
-        sizeof(struct axon_cq_dbrec) < ring || uar >= AXON_RDMA_DB_PAGES) {
+    if (!axon_cq_ring_ok(ring, depth) || uar >= AXON_RDMA_DB_PAGES) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "bad ring, depth or uar");
     }
     /* one completion event per CQ at most is pending on the CEQ */
@@ -350,6 +366,82 @@ uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     s->rdma->ncq--;
     s->rdma->ev_owed -= cq->ev_owed;
     g_free(cq);
+    return AXON_ADMIN_SUCCESS;
+}
+
+/*
+ * Fill the new ring for indices cons .. cons + depth - 1: the CQEs not
+ * consumed yet, copied, then entries of the wrong phase. Nothing changes
+ * for the CQ until it all is written.
+ */
+static bool axon_cq_fill_ring(PCIDevice *pdev, AxonCq *cq, uint64_t ring,
+                              uint32_t depth, uint32_t cons)
+{
+    struct axon_cq_dbrec rec = { .cons_index = cpu_to_le32(cons) };
+    uint32_t waiting = cq->prod - cons, i;
+    struct axon_cqe cqe;
+
+    for (i = cons; i != cons + depth; i++) {
+        if (i - cons >= waiting) {
+            memset(&cqe, 0, sizeof(cqe));
+            cqe.flags = axon_cq_phase(depth, i) ^ AXON_CQE_PHASE;
+        } else {
+            if (pci_dma_read(pdev, axon_cq_slot(cq->ring, cq->depth, i), &cqe,
+                             sizeof(cqe)) != MEMTX_OK) {
+                return false;
+            }
+            cqe.flags = (cqe.flags & ~AXON_CQE_PHASE) | axon_cq_phase(depth, i);
+        }
+        if (pci_dma_write(pdev, axon_cq_slot(ring, depth, i), &cqe,
+                          sizeof(cqe)) != MEMTX_OK) {
+            return false;
+        }
+    }
+    return pci_dma_write(pdev, ring + (uint64_t)depth * AXON_CQE_SIZE, &rec,
+                         sizeof(rec)) == MEMTX_OK;
+}
+
+uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result)
+{
+    const struct axon_admin_cq *c = &cmd->cq;
+    PCIDevice *pdev = PCI_DEVICE(s);
+    uint64_t ring = le64_to_cpu(c->ring_addr);
+    uint32_t depth = le32_to_cpu(c->depth), cons;
+    AxonCq *cq;
+
+    if (c->uar || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "reserved bytes set");
+    }
+    if (!axon_cq_ring_ok(ring, depth)) {
+        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "bad ring or depth");
+    }
+    cq = axon_cq_lookup(s, le32_to_cpu(c->cqn));
+    if (!cq) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    if (cq->overflowed) {
+        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "the CQ overflowed");
+    }
+    if (ldl_le_pci_dma(pdev, cq->ring + (uint64_t)cq->depth * AXON_CQE_SIZE,
+                       &cons, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+        return AXON_ADMIN_DMA_ERROR;
+    }
+    if (cq->prod - cons > cq->depth) {
+        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ,
+                                "consumer index ahead of the CQEs written");
+    }
+    if (cq->prod - cons > depth) {
+        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ,
+                                "more CQEs to consume than the new depth");
+    }
+    if (!axon_cq_fill_ring(pdev, cq, ring, depth, cons)) {
+        return AXON_ADMIN_DMA_ERROR;
+    }
+    trace_axon_nic_rdma_cq_resize(cq->cqn, cq->depth, depth, cq->prod - cons);
+    cq->ring = ring;
+    cq->depth = depth;
+    cq->cons_seen = cons;
     return AXON_ADMIN_SUCCESS;
 }
 

@@ -300,6 +300,8 @@ uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
                         uint64_t *result);
 uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
                          uint64_t *result);
+uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
 uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
                         uint64_t *result);
 uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
@@ -362,6 +364,8 @@ uint16_t axon_mr_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
 uint16_t axon_mr_invalidate(AxonNicState *s, const struct axon_admin_cmd *cmd,
                             uint64_t *result);
 uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                       uint64_t *result);
+uint16_t axon_mr_rereg(AxonNicState *s, const struct axon_admin_cmd *cmd,
                        uint64_t *result);
 void axon_mr_realize(AxonNicState *s);
 void axon_mr_reset(AxonNicState *s);

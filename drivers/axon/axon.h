@@ -54,6 +54,8 @@ struct axon_dev {
 	bool uc;			/* AXON_CAP_UC: UC QPs */
 	bool gsi;			/* AXON_CAP_GSI: QP1, for the CM */
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
+	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */
+	bool rereg_mr;			/* AXON_CAP_REREG_MR */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -119,8 +121,9 @@ struct axon_cq {
 	u32 cqn;
 	u32 depth;
 	struct axon_qmem mem;
+	struct mutex resize_mutex;	/* one RESIZE_CQ at a time */
 	/* kernel CQs */
-	spinlock_t lock;		/* cons, polling */
+	spinlock_t lock;		/* cons, polling, the ring's place */
 	u32 cons;			/* CQEs consumed, free running */
 };
 
@@ -248,6 +251,9 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 				      u64 length, u64 virt_addr, int fd,
 				      int access, struct ib_udata *udata);
+struct ib_mr *axon_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata);
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata);
 u32 axon_fr_max_pages(struct axon_dev *adev);
 struct ib_mr *axon_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
@@ -268,6 +274,7 @@ int axon_destroy_ah(struct ib_ah *ibah, u32 flags);
 int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		   struct ib_udata *udata);
 int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata);
+int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata);
 int axon_poll_cq(struct ib_cq *ibcq, int num_entries, struct ib_wc *wc);
 int axon_req_notify_cq(struct ib_cq *ibcq, enum ib_cq_notify_flags flags);
 void axon_cq_event(struct axon_dev *adev, u32 cqn);

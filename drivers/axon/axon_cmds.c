@@ -102,6 +102,21 @@ int axon_cmd_set_gid(struct axon_admin_queue *aq, u32 port, u32 index,
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 
+/* The MR description CREATE_MR and REREG_MR share. */
+static void axon_cmd_mr_params(struct axon_admin_cmd *cmd, u16 opcode,
+			       const struct axon_mr_params *p)
+{
+	cmd->opcode = cpu_to_le16(opcode);
+	cmd->mr.pdn = cpu_to_le32(p->pdn);
+	cmd->mr.access = cpu_to_le32(p->access);
+	cmd->mr.iova = cpu_to_le64(p->iova);
+	cmd->mr.length = cpu_to_le64(p->length);
+	cmd->mr.pbl_addr = cpu_to_le64(p->pbl_addr);
+	cmd->mr.npages = cpu_to_le32(p->npages);
+	cmd->mr.page_shift = p->page_shift;
+	cmd->mr.levels = p->levels;
+}
+
 int axon_cmd_create_mr(struct axon_admin_queue *aq,
 		       const struct axon_mr_params *p, u32 *key)
 {
@@ -109,20 +124,23 @@ int axon_cmd_create_mr(struct axon_admin_queue *aq,
 	struct axon_admin_cqe cqe;
 	int err;
 
-	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_MR);
-	cmd.mr.pdn = cpu_to_le32(p->pdn);
-	cmd.mr.access = cpu_to_le32(p->access);
-	cmd.mr.iova = cpu_to_le64(p->iova);
-	cmd.mr.length = cpu_to_le64(p->length);
-	cmd.mr.pbl_addr = cpu_to_le64(p->pbl_addr);
-	cmd.mr.npages = cpu_to_le32(p->npages);
-	cmd.mr.page_shift = p->page_shift;
-	cmd.mr.levels = p->levels;
+	axon_cmd_mr_params(&cmd, AXON_ADMIN_CREATE_MR, p);
 	cmd.mr.flags = cpu_to_le16(p->flags);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;
 	return axon_cmd_result(aq, &cqe, "key", 0, U32_MAX, key);
+}
+
+int axon_cmd_rereg_mr(struct axon_admin_queue *aq, u32 key,
+		      const struct axon_mr_params *p)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	axon_cmd_mr_params(&cmd, AXON_ADMIN_REREG_MR, p);
+	cmd.mr.key = cpu_to_le32(key);
+	return axon_admin_exec(aq, &cmd, &cqe);
 }
 
 /*
@@ -189,6 +207,19 @@ int axon_cmd_destroy_cq(struct axon_admin_queue *aq, u32 cqn)
 
 	cmd.opcode = cpu_to_le16(AXON_ADMIN_DESTROY_CQ);
 	cmd.cq.cqn = cpu_to_le32(cqn);
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn, dma_addr_t ring,
+		       u32 depth)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_RESIZE_CQ);
+	cmd.cq.cqn = cpu_to_le32(cqn);
+	cmd.cq.ring_addr = cpu_to_le64(ring);
+	cmd.cq.depth = cpu_to_le32(depth);
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 

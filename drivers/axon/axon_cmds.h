@@ -57,6 +57,8 @@ struct axon_srq_params {
 
 int axon_cmd_create_mr(struct axon_admin_queue *aq,
 		       const struct axon_mr_params *p, u32 *key);
+int axon_cmd_rereg_mr(struct axon_admin_queue *aq, u32 key,
+		      const struct axon_mr_params *p);
 int axon_cmd_destroy_mr(struct axon_admin_queue *aq, u32 key);
 int axon_cmd_invalidate_mr(struct axon_admin_queue *aq, u32 key);
 int axon_cmd_remap_mr(struct axon_admin_queue *aq, u32 key,
@@ -64,6 +66,8 @@ int axon_cmd_remap_mr(struct axon_admin_queue *aq, u32 key,
 int axon_cmd_create_cq(struct axon_admin_queue *aq, dma_addr_t ring,
 		       u32 depth, u32 uar, u32 *cqn);
 int axon_cmd_destroy_cq(struct axon_admin_queue *aq, u32 cqn);
+int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn, dma_addr_t ring,
+		       u32 depth);
 int axon_cmd_create_qp(struct axon_admin_queue *aq,
 		       const struct axon_qp_params *p, u32 *qpn);
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,

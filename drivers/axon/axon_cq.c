@@ -4,6 +4,7 @@
  * consumer index record, in kernel memory the device writes. A user CQ's
  * memory is mapped into the process, which polls it and arms it through
  * its doorbell page; a kernel CQ is polled here and armed through page 0.
+ * Resizing moves a CQ to a new ring, its CQE indices carrying on there.
  */
 
 #include <linux/slab.h>
@@ -104,6 +105,7 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto err_out;
 
 	spin_lock_init(&cq->lock);
+	mutex_init(&cq->resize_mutex);
 	cq->cons = 0;
 	err = axon_qmem_alloc(adev, &cq->mem,
 			      (size_t)cq->depth * AXON_CQE_SIZE +
@@ -163,6 +165,7 @@ int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "destroy cq %u failed: %d\n", cq->cqn,
 				      err);
+	mutex_destroy(&cq->resize_mutex);
 	if (axon_destroyed(adev, err))
 		axon_qmem_free(adev, &cq->mem);
 	else
@@ -170,6 +173,107 @@ int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 				      "cq %u: ring leaked, the device may still write it\n",
 				      cq->cqn);
 	return 0;
+}
+
+static int axon_resize_cq_check_udata(struct ib_udata *udata)
+{
+	bool in_zero = !udata->inlen ||
+		       ib_is_udata_cleared(udata, 0, udata->inlen);
+
+	return axon_check_resp_only_udata(in_zero, udata->outlen,
+					  sizeof(struct axon_resize_cq_resp));
+}
+
+/*
+ * Put the CQ on the ring the device now writes. A kernel CQ polled on the
+ * old ring meanwhile finds those CQEs at the same indices in the new one:
+ * it carries on at its own index there, which it publishes in the new
+ * record (the device copied the index it saw, which may be behind).
+ */
+static void axon_cq_switch_ring(struct axon_dev *adev, struct axon_cq *cq,
+				struct axon_qmem *mem, u32 depth)
+{
+	struct axon_qmem old;
+	unsigned long flags;
+
+	xa_lock(&adev->cqs);		/* against axon_cqs_mark_dead() */
+	spin_lock_irqsave(&cq->lock, flags);
+	old = cq->mem;
+	cq->mem = *mem;
+	cq->depth = depth;
+	if (!cq->mem.user)
+		WRITE_ONCE(axon_cq_dbrec(cq)->cons_index,
+			   cpu_to_le32(cq->cons));
+	if (axon_dev_dead(adev))
+		axon_cq_mark_dead(cq);
+	spin_unlock_irqrestore(&cq->lock, flags);
+	xa_unlock(&adev->cqs);
+	axon_qmem_free(adev, &old);
+}
+
+/*
+ * RESIZE_CQ moves the CQ to a new ring at once, the CQEs not consumed yet
+ * with it; it fails with -EINVAL when more of them wait than @cqe. A user
+ * CQ's process maps the new ring (struct axon_resize_cq_resp) while it
+ * holds its CQ lock.
+ */
+int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibcq->device);
+	struct axon_cq *cq = to_acq(ibcq);
+	struct axon_resize_cq_resp resp = {};
+	struct axon_ucontext *uctx;
+	struct axon_qmem mem;
+	u32 depth;
+	int err;
+
+	err = udata ? axon_resize_cq_check_udata(udata) : 0;
+	if (!err)
+		err = axon_cq_depth(cqe, le32_to_cpu(adev->attr.max_cqe),
+				    &depth);
+	if (err)
+		goto err_out;
+
+	mutex_lock(&cq->resize_mutex);
+	err = axon_qmem_alloc(adev, &mem,
+			      (size_t)depth * AXON_CQE_SIZE +
+			      sizeof(struct axon_cq_dbrec), !!udata);
+	if (err)
+		goto err_unlock;
+	if (udata) {
+		uctx = rdma_udata_to_drv_context(udata, struct axon_ucontext,
+						 ibucontext);
+		err = axon_qmem_expose(uctx, &mem, &resp.cq_mmap_key);
+		if (err)
+			goto err_free_mem;
+	}
+	err = axon_cmd_resize_cq(&adev->aq, cq->cqn, mem.dma, depth);
+	if (err == -ETIMEDOUT) {
+		/* the device may still take the new ring: it is leaked */
+		ibdev_err_ratelimited(&adev->ibdev,
+				      "cq %u: resize timed out, new ring leaked\n",
+				      cq->cqn);
+		goto err_unlock;
+	}
+	if (err)
+		goto err_free_mem;
+	axon_cq_switch_ring(adev, cq, &mem, depth);
+	ibcq->cqe = depth;
+	mutex_unlock(&cq->resize_mutex);
+	if (!udata)
+		return 0;
+	resp.depth = depth;
+	resp.cq_size = mem.size;
+	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+
+err_free_mem:
+	axon_qmem_free(adev, &mem);
+err_unlock:
+	mutex_unlock(&cq->resize_mutex);
+err_out:
+	ibdev_dbg(&adev->ibdev, "resize_cq %u to %d entries failed: %d\n",
+		  cq->cqn, cqe, err);
+	return err;
 }
 
 /* The CQE at the consumer index if the device has written it. */

@@ -59,6 +59,8 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->uc = adev->rdma && caps & AXON_CAP_UC;
 	adev->gsi = adev->ud && caps & AXON_CAP_GSI;
 	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
+	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;
+	adev->rereg_mr = adev->rdma && caps & AXON_CAP_REREG_MR;
 	return 0;
 }
 

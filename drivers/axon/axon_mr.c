@@ -251,6 +251,7 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			     &p);
 	if (err)
 		goto err_release_umem;
+	mr->access = access;
 	return &mr->ibmr;
 
 err_release_umem:
@@ -619,6 +620,74 @@ static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
 	dma_resv_unlock(axon_mr_resv(mr));
 	cancel_work_sync(&mr->remap_work);
 	return err;
+}
+
+/*
+ * REREG_MR changes the MR in place, so its keys stay, as a peer holding
+ * them expects. What the flags do not change stays: the range, or the
+ * access. The pages are pinned anew for a new range, and when the access
+ * becomes writable (a read-only pin may be a copy the process does not
+ * see); the device lets go of the old ones when the command completes.
+ * dma-buf and fast-registration MRs are not re-registered. The RDMA core
+ * updates the PD, iova and length of the ib_mr.
+ */
+struct ib_mr *axon_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
+				 u64 length, u64 virt_addr, int access,
+				 struct ib_pd *ibpd, struct ib_udata *udata)
+{
+	struct axon_dev *adev = to_adev(ibmr->device);
+	struct axon_mr *mr = to_amr(ibmr);
+	struct axon_mr_params p = {};
+	struct ib_umem *umem;
+	struct axon_pbl pbl;
+	int err;
+
+	if (!mr->umem || mr->umem->is_dmabuf)
+		return ERR_PTR(-EOPNOTSUPP);
+	if (!(flags & IB_MR_REREG_TRANS)) {
+		start = mr->umem->address;
+		length = mr->umem->length;
+		virt_addr = ibmr->iova;
+	}
+	if (!(flags & IB_MR_REREG_ACCESS))
+		access = mr->access;
+	err = axon_check_mr_args(adev, start, length, virt_addr, access,
+				 udata);
+	if (err)
+		return ERR_PTR(err);
+
+	umem = mr->umem;
+	if (flags & IB_MR_REREG_TRANS ||
+	    (ib_access_writable(access) && !umem->writable)) {
+		umem = ib_umem_get(ibpd->device, start, length, access);
+		if (IS_ERR(umem))
+			return ERR_CAST(umem);
+	}
+	err = axon_pbl_build(adev, umem, virt_addr, &pbl, &p);
+	if (err)
+		goto err_release_umem;
+	p.pdn = to_apd(ibpd)->pdn;
+	p.access = axon_mr_access(access);
+	p.iova = virt_addr;
+	p.length = length;
+	err = axon_cmd_rereg_mr(&adev->aq, mr->key, &p);
+	axon_pbl_free(adev, &pbl, err == -ETIMEDOUT);
+	if (err)
+		goto err_release_umem;
+	if (umem != mr->umem) {
+		ib_umem_release(mr->umem);
+		mr->umem = umem;
+	}
+	mr->access = access;
+	return NULL;
+
+err_release_umem:
+	/* after a timeout the device may use the new pages: leaked pinned */
+	if (umem != mr->umem && err != -ETIMEDOUT)
+		ib_umem_release(umem);
+	ibdev_dbg(&adev->ibdev, "rereg_mr 0x%x (flags 0x%x) failed: %d\n",
+		  mr->key, flags, err);
+	return ERR_PTR(err);
 }
 
 /*

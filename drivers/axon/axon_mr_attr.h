@@ -46,6 +46,7 @@ struct axon_mr {
 	 * REG_MR posted: its tag is the consumer's (ib_update_fast_reg_key()).
 	 */
 	u32 key;
+	int access;			/* user MRs: the IB_ACCESS_* granted */
 	/*
 	 * dynamic dma-buf MRs (see axon_mr.c), under the dma-buf's resv lock:
 	 * live from CREATE_MR to dereg, valid while the device has the pages

@@ -261,6 +261,10 @@ static void axon_qp_purge(struct axon_qp *qp, bool reset)
 	struct axon_cq *second = first == scq ? rcq : scq;
 	u32 recv, recv2 = 0;
 
+	/* a resize would copy the CQEs before they are purged */
+	mutex_lock(&first->resize_mutex);
+	if (second != first)
+		mutex_lock_nested(&second->resize_mutex, SINGLE_DEPTH_NESTING);
 	axon_qp_lock_cqs(first, second);
 	axon_cq_purge(first->mem.va, first->depth, first->cons, qp->qpn, &recv);
 	if (second != first)
@@ -280,6 +284,9 @@ static void axon_qp_purge(struct axon_qp *qp, bool reset)
 		spin_unlock(&qp->rq.lock);
 	}
 	axon_qp_unlock_cqs(first, second);
+	if (second != first)
+		mutex_unlock(&second->resize_mutex);
+	mutex_unlock(&first->resize_mutex);
 }
 
 /*

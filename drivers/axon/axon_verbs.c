@@ -501,6 +501,16 @@ static const struct ib_device_ops axon_fast_reg_ops = {
 	.map_mr_sg = axon_map_mr_sg,
 };
 
+/* With AXON_CAP_RESIZE_CQ. */
+static const struct ib_device_ops axon_resize_cq_ops = {
+	.resize_cq = axon_resize_cq,
+};
+
+/* With AXON_CAP_REREG_MR. */
+static const struct ib_device_ops axon_rereg_mr_ops = {
+	.rereg_user_mr = axon_rereg_user_mr,
+};
+
 /* With AXON_CAP_PEER_MR: memory regions on dma-bufs. */
 static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
@@ -563,6 +573,10 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_peer_mr_ops);
 	if (adev->mw)
 		ib_set_device_ops(ibdev, &axon_mw_ops);
+	if (adev->resize_cq)
+		ib_set_device_ops(ibdev, &axon_resize_cq_ops);
+	if (adev->rereg_mr)
+		ib_set_device_ops(ibdev, &axon_rereg_mr_ops);
 
 	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
 	if (err)

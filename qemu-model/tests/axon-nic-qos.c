@@ -506,6 +506,16 @@ uint16_t destroy_cq(Axon *a, uint32_t cqn)
     return cmd_result(a, &cmd, AXON_ADMIN_DESTROY_CQ, NULL);
 }
 
+uint16_t resize_cq(Axon *a, uint32_t cqn, uint64_t ring, uint32_t depth)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.cq.cqn = cpu_to_le32(cqn);
+    cmd.cq.ring_addr = cpu_to_le64(ring);
+    cmd.cq.depth = cpu_to_le32(depth);
+    return cmd_result(a, &cmd, AXON_ADMIN_RESIZE_CQ, NULL);
+}
+
 void create_qp_cmd(struct axon_admin_cmd *cmd, uint32_t pdn, uint32_t scqn,
                    uint32_t rcqn, uint64_t sq, uint16_t depth)
 {
@@ -937,14 +947,15 @@ void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
 
 bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 {
-    uint64_t addr = cq->ring + (cq->cons % R_CQ_DEPTH) * AXON_CQE_SIZE;
-    bool phase = !((cq->cons / R_CQ_DEPTH) & 1);
+    uint32_t depth = cq->depth ? cq->depth : R_CQ_DEPTH;
+    uint64_t addr = cq->ring + (cq->cons % depth) * AXON_CQE_SIZE;
+    bool phase = !((cq->cons / depth) & 1);
 
     for (int i = 0; i < POLL_LIMIT / 10; i++) {
         qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
         if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
             cq->cons++;
-            qtest_writel(r->a->qts, cq->ring + R_CQ_DEPTH * AXON_CQE_SIZE,
+            qtest_writel(r->a->qts, cq->ring + depth * AXON_CQE_SIZE,
                          cq->cons);
             return true;
         }
@@ -956,14 +967,15 @@ bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 /* A CQE that comes without the virtual clock moving: no timer in its way. */
 bool poll_cq_now(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 {
-    uint64_t addr = cq->ring + (cq->cons % R_CQ_DEPTH) * AXON_CQE_SIZE;
-    bool phase = !((cq->cons / R_CQ_DEPTH) & 1);
+    uint32_t depth = cq->depth ? cq->depth : R_CQ_DEPTH;
+    uint64_t addr = cq->ring + (cq->cons % depth) * AXON_CQE_SIZE;
+    bool phase = !((cq->cons / depth) & 1);
 
     for (int i = 0; i < 1000; i++) {
         qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
         if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
             cq->cons++;
-            qtest_writel(r->a->qts, cq->ring + R_CQ_DEPTH * AXON_CQE_SIZE,
+            qtest_writel(r->a->qts, cq->ring + depth * AXON_CQE_SIZE,
                          cq->cons);
             return true;
         }

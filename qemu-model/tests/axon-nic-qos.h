@@ -95,6 +95,7 @@ typedef struct TCq {
     uint32_t cqn;
     uint64_t ring;
     uint32_t cons;
+    uint32_t depth;             /* 0: R_CQ_DEPTH */
 } TCq;
 
 typedef struct TQp {
@@ -232,6 +233,8 @@ uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
                    uint64_t *cqn);
 
 uint16_t destroy_cq(Axon *a, uint32_t cqn);
+
+uint16_t resize_cq(Axon *a, uint32_t cqn, uint64_t ring, uint32_t depth);
 
 /* A CREATE_QP with a send queue of depth at sq, and no receive queue. */
 void create_qp_cmd(struct axon_admin_cmd *cmd, uint32_t pdn, uint32_t scqn,

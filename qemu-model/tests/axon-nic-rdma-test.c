@@ -1,7 +1,7 @@
 /*
  * qtest of the RDMA engine in loopback: MRs, CQs and QPs, WRITE, SEND, READ and
- * atomics, the engine's budgets, errors, garbage WQEs, CQ overflow,
- * doorbells
+ * atomics, the engine's budgets, errors, garbage WQEs, CQ overflow and
+ * resizing, MR re-registration, doorbells
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -837,6 +837,221 @@ static void test_rdma_cq_overflow(void)
     rdma_stop(r);
 }
 
+/* QP 0 writes n signaled WRITEs, wr_id first, first + 1, ... */
+static void post_writes(Rdma *r, uint64_t first, int n)
+{
+    struct axon_send_wqe w = {};
+    TQp *a = &r->qp[0];
+
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.flags = AXON_WQE_SIGNALED;
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova);
+    for (int i = 0; i < n; i++) {
+        w.wr_id = cpu_to_le64(first + i);
+        post_send(r, a, &w, NULL, NULL);
+    }
+}
+
+static void expect_writes(Rdma *r, uint64_t first, int n)
+{
+    for (int i = 0; i < n; i++) {
+        expect_cqe(r, r->qp[0].scq, first + i, AXON_WC_RDMA_WRITE,
+                   AXON_WC_SUCCESS);
+    }
+}
+
+/*
+ * RESIZE_CQ keeps the CQE indices: the CQEs waiting move to the new ring,
+ * the consumer goes on from its index there, on the second pass over the
+ * old ring and the new one, and the new depth bounds the CQ.
+ */
+static void test_rdma_cq_resize(void)
+{
+    Rdma *r = rdma_setup(7);
+    TCq *cq = r->qp[0].scq;
+    uint64_t big = RCQ_ADDR(4), small = RCQ_ADDR(5), old = cq->ring;
+    uint8_t before[R_CQ_DEPTH * AXON_CQE_SIZE], after[sizeof(before)];
+    struct axon_event ev;
+
+    /* 80 written, 70 consumed: the indices are on the ring's second pass */
+    post_writes(r, 0, 40);
+    expect_writes(r, 0, 40);
+    post_writes(r, 40, 40);
+    expect_writes(r, 40, 30);
+    g_assert_true(wait_word(r->a, old + (79 % R_CQ_DEPTH) * AXON_CQE_SIZE +
+                            offsetof(struct axon_cqe, flags), 0));
+
+    /* refused, the CQ left as it was */
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, big, 96), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, big + 8, 128), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, 0, 128), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, big, AXON_CQ_MAX_DEPTH * 2), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(resize_cq(r->a, 999, big, 128), ==,
+                     AXON_ADMIN_BAD_HANDLE);
+    /* 10 CQEs wait: 8 slots cannot hold them */
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, big, 8), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    {
+        struct axon_admin_cmd cmd = {};
+
+        cmd.cq.cqn = cpu_to_le32(cq->cqn);
+        cmd.cq.ring_addr = cpu_to_le64(big);
+        cmd.cq.depth = cpu_to_le32(128);
+        cmd.cq.uar = cpu_to_le32(R_UAR);
+        g_assert_cmpuint(cmd_result(r->a, &cmd, AXON_ADMIN_RESIZE_CQ, NULL),
+                         ==, AXON_ADMIN_BAD_PARAM);
+    }
+
+    /* grow: the 10 waiting CQEs are in the new ring at their indices */
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, big, 128), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(qtest_readl(r->a->qts, big + 128 * AXON_CQE_SIZE), ==,
+                     70);
+    qtest_memread(r->a->qts, old, before, sizeof(before));
+    cq->ring = big;
+    cq->depth = 128;
+    expect_writes(r, 70, 10);
+    /* more than the old depth, past the new ring's end: old ring untouched */
+    post_writes(r, 80, 50);
+    expect_writes(r, 80, 50);
+    post_writes(r, 130, 50);
+    expect_writes(r, 130, 50);
+    post_writes(r, 180, 60);
+    expect_writes(r, 180, 60);
+    qtest_memread(r->a->qts, old, after, sizeof(after));
+    g_assert_cmpmem(before, sizeof(before), after, sizeof(after));
+
+    /* shrink with 5 waiting, on the new ring's second pass */
+    post_writes(r, 240, 5);
+    g_assert_true(wait_word(r->a, big + (244 % 128) * AXON_CQE_SIZE +
+                            offsetof(struct axon_cqe, flags), 0));
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, small, 16), ==,
+                     AXON_ADMIN_SUCCESS);
+    cq->ring = small;
+    cq->depth = 16;
+    expect_writes(r, 240, 5);
+    /* 16 more fill it; the 17th overflows the new depth */
+    post_writes(r, 245, 17);
+    g_assert_true(wait_word(r->a, EQ_ADDR, AXON_EVENT_CQ_ERROR |
+                            AXON_EVENT_PHASE << 16));
+    qtest_memread(r->a->qts, EQ_ADDR, &ev, sizeof(ev));
+    g_assert_cmpuint(le32_to_cpu(ev.param), ==, cq->cqn);
+    expect_writes(r, 245, 16);
+    /* an overflowed CQ stays where it is */
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, big, 128), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmphex(rd(r->a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+    rdma_stop(r);
+}
+
+/* REREG_MR of MR i: its pages as they are, the rest as given. */
+static uint16_t rereg_mr(Rdma *r, int i, uint32_t key, uint32_t pdn,
+                         uint32_t access, uint64_t iova, uint32_t npages)
+{
+    struct axon_admin_cmd cmd = {};
+    uint64_t pbl[MEM_PAGES];
+
+    for (int p = 0; p < MEM_PAGES; p++) {
+        pbl[p] = cpu_to_le64(r->mr[i].pages[p]);
+    }
+    qtest_memwrite(r->a->qts, PBL_ADDR, pbl, sizeof(pbl));
+    cmd.mr.key = cpu_to_le32(key);
+    cmd.mr.pdn = cpu_to_le32(pdn);
+    cmd.mr.access = cpu_to_le32(access);
+    cmd.mr.iova = cpu_to_le64(iova);
+    cmd.mr.length = cpu_to_le64(MEM_PAGES * 4096ULL - 0x123 - 5);
+    cmd.mr.pbl_addr = cpu_to_le64(PBL_ADDR);
+    cmd.mr.npages = cpu_to_le32(npages);
+    cmd.mr.page_shift = 12;
+    cmd.mr.levels = 1;
+    return cmd_result(r->a, &cmd, AXON_ADMIN_REREG_MR, NULL);
+}
+
+/* QP 0 WRITEs 64 bytes of pattern seed to MR 1 at off; the status. */
+static uint8_t write_mr1(Rdma *r, uint64_t off, uint8_t seed, uint64_t wr_id)
+{
+    g_autofree uint8_t *data = pattern(64, seed);
+    struct axon_cqe cqe;
+
+    mr_access(r, 0, r->mr[0].iova + 300000, data, 64, true);
+    post_rdma0(r, AXON_WR_RDMA_WRITE, r->mr[1].key, r->mr[1].iova + off, 64,
+               wr_id);
+    g_assert_true(poll_cq(r, r->qp[0].scq, &cqe));
+    g_assert_cmphex(le64_to_cpu(cqe.wr_id), ==, wr_id);
+    if (cqe.status == AXON_WC_SUCCESS) {
+        check_mem(r, 1, off, data, 64);
+    }
+    return cqe.status;
+}
+
+/*
+ * REREG_MR keeps the key and changes the rest at once: a failed one
+ * changes nothing, then a new range, access and PD each decide what the
+ * next WRITE through the key meets.
+ */
+static void test_rdma_mr_rereg(void)
+{
+    Rdma *r = rdma_setup(7);
+    uint32_t key = r->mr[1].key, pdn = r->pdn;
+    uint64_t iova = r->mr[1].iova, moved = iova + 0x1000000, pdn2;
+    struct axon_admin_cmd cmd = {};
+
+    g_assert_cmpuint(write_mr1(r, 100, 1, 1), ==, AXON_WC_SUCCESS);
+    /* refused: stale key, no PD, bad access, wrong page count, flags */
+    g_assert_cmpuint(rereg_mr(r, 1, key ^ 1, pdn, AXON_ACCESS_ALL, moved,
+                              MEM_PAGES), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(rereg_mr(r, 1, key, pdn + 100, AXON_ACCESS_ALL, moved,
+                              MEM_PAGES), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(rereg_mr(r, 1, key, pdn, AXON_ACCESS_REMOTE_WRITE, moved,
+                              MEM_PAGES), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(rereg_mr(r, 1, key, pdn, AXON_ACCESS_ALL, moved,
+                              MEM_PAGES - 1), ==, AXON_ADMIN_BAD_PARAM);
+    cmd.mr.key = cpu_to_le32(key);
+    cmd.mr.flags = cpu_to_le16(AXON_MR_FAST_REG);
+    g_assert_cmpuint(cmd_result(r->a, &cmd, AXON_ADMIN_REREG_MR, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(write_mr1(r, 200, 2, 2), ==, AXON_WC_SUCCESS);
+
+    /* another range over the same pages, the same key */
+    g_assert_cmpuint(rereg_mr(r, 1, key, pdn, AXON_ACCESS_ALL, moved,
+                              MEM_PAGES), ==, AXON_ADMIN_SUCCESS);
+    r->mr[1].iova = moved;
+    g_assert_cmpuint(write_mr1(r, 300, 3, 3), ==, AXON_WC_SUCCESS);
+    /* the old range is gone: the responder refuses, the QPs stop */
+    r->mr[1].iova = iova;
+    g_assert_cmpuint(write_mr1(r, 400, 4, 4), ==, AXON_WC_REM_ACCESS_ERR);
+    rdma_stop(r);
+
+    /* no remote write any more */
+    r = rdma_setup(7);
+    key = r->mr[1].key;
+    g_assert_cmpuint(rereg_mr(r, 1, key, r->pdn, AXON_ACCESS_LOCAL_WRITE,
+                              r->mr[1].iova, MEM_PAGES), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(write_mr1(r, 100, 5, 5), ==, AXON_WC_REM_ACCESS_ERR);
+    rdma_stop(r);
+
+    /* another PD: the QPs' PD no longer reaches it, and it holds the PD */
+    r = rdma_setup(7);
+    key = r->mr[1].key;
+    g_assert_cmpuint(create_pd(r->a, &pdn2), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(rereg_mr(r, 1, key, pdn2, AXON_ACCESS_ALL,
+                              r->mr[1].iova, MEM_PAGES), ==,
+                     AXON_ADMIN_SUCCESS);
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.pd.pdn = cpu_to_le32(pdn2);
+    g_assert_cmpuint(cmd_result(r->a, &cmd, AXON_ADMIN_DESTROY_PD, NULL), ==,
+                     AXON_ADMIN_BUSY);
+    g_assert_cmpuint(write_mr1(r, 100, 6, 6), ==, AXON_WC_REM_ACCESS_ERR);
+    g_assert_cmphex(rd(r->a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+    rdma_stop(r);
+}
+
 static void test_rdma_doorbells(void)
 {
     Rdma *r = rdma_setup(7);
@@ -881,6 +1096,8 @@ void axon_nic_rdma_tests(void)
     qtest_add_func("/axon-nic/rdma-cq-qp", test_rdma_cq_qp);
     qtest_add_func("/axon-nic/rdma-doorbells", test_rdma_doorbells);
     qtest_add_func("/axon-nic/rdma-cq-overflow", test_rdma_cq_overflow);
+    qtest_add_func("/axon-nic/rdma-cq-resize", test_rdma_cq_resize);
+    qtest_add_func("/axon-nic/rdma-mr-rereg", test_rdma_mr_rereg);
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);

@@ -47,6 +47,12 @@
  *	srqn only; result: the limit, 0 once it fired
  * @AXON_ADMIN_DESTROY_SRQ: ``AXON_CAP_SRQ``; &struct axon_admin_srq with
  *	the srqn only; BUSY while a QP uses the SRQ
+ * @AXON_ADMIN_RESIZE_CQ: ``AXON_CAP_RESIZE_CQ``; &struct axon_admin_cq
+ *	with cqn, ring_addr and depth: move the CQ to a new ring (see
+ *	"Completion queues" in axon_io_defs.h)
+ * @AXON_ADMIN_REREG_MR: ``AXON_CAP_REREG_MR``; &struct axon_admin_mr with
+ *	the key and every field of a CREATE_MR without flags: the MR's PD,
+ *	access, range and pages at once; the key stays (see "Keys")
  */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
@@ -68,6 +74,8 @@ enum axon_admin_opcode {
 	AXON_ADMIN_MODIFY_SRQ		= 17,
 	AXON_ADMIN_QUERY_SRQ		= 18,
 	AXON_ADMIN_DESTROY_SRQ		= 19,
+	AXON_ADMIN_RESIZE_CQ		= 20,
+	AXON_ADMIN_REREG_MR		= 21,
 };
 
 /**
@@ -247,26 +255,33 @@ struct axon_admin_gid {
 #define AXON_MR_MW_TYPE2		0x4
 
 /**
- * struct axon_admin_mr - CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR
- * @pdn: CREATE_MR: the MR's PD
- * @access: CREATE_MR: ``AXON_ACCESS_*`` (see "Access flags")
- * @iova: CREATE_MR: the virtual address of the first byte; iova + length
- *	must not wrap
- * @length: CREATE_MR: bytes, may be 0, at most &axon_dev_attr.max_mr_size
- * @pbl_addr: CREATE_MR, REMAP_MR: DMA address of the page list, 8-byte
- *	aligned (see "Page lists")
- * @npages: CREATE_MR, REMAP_MR: pages in the list, <= ``AXON_MR_MAX_PAGES``
- * @page_shift: CREATE_MR, REMAP_MR: log2 of the page size,
+ * struct axon_admin_mr - CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR,
+ *	REREG_MR
+ * @pdn: CREATE_MR, REREG_MR: the MR's PD
+ * @access: CREATE_MR, REREG_MR: ``AXON_ACCESS_*`` (see "Access flags")
+ * @iova: CREATE_MR, REREG_MR: the virtual address of the first byte;
+ *	iova + length must not wrap
+ * @length: CREATE_MR, REREG_MR: bytes, may be 0, at most
+ *	&axon_dev_attr.max_mr_size
+ * @pbl_addr: CREATE_MR, REMAP_MR, REREG_MR: DMA address of the page list,
+ *	8-byte aligned (see "Page lists")
+ * @npages: CREATE_MR, REMAP_MR, REREG_MR: pages in the list,
+ *	<= ``AXON_MR_MAX_PAGES``
+ * @page_shift: CREATE_MR, REMAP_MR, REREG_MR: log2 of the page size,
  *	``AXON_MR_MIN_PAGE_SHIFT`` .. ``AXON_MR_MAX_PAGE_SHIFT``
- * @levels: CREATE_MR, REMAP_MR: 1 or 2
+ * @levels: CREATE_MR, REMAP_MR, REREG_MR: 1 or 2
  * @flags: CREATE_MR: one of ``AXON_MR_FAST_REG``, ``AXON_MR_MW_TYPE1``,
  *	``AXON_MR_MW_TYPE2``, or 0; else 0
- * @key: DESTROY_MR, INVALIDATE_MR, REMAP_MR: the MR (see "Keys"); 0 for
- *	CREATE_MR
+ * @key: DESTROY_MR, INVALIDATE_MR, REMAP_MR, REREG_MR: the MR (see
+ *	"Keys"); 0 for CREATE_MR
  * @reserved: 0
  *
  * Fields a command does not use must be 0. A key whose tag does not
- * match (a stale key) is BAD_HANDLE.
+ * match (a stale key) is BAD_HANDLE. REREG_MR checks what CREATE_MR
+ * checks; it is BAD_PARAM for a fast-registration MR or a window, BUSY
+ * while windows are bound to the MR, and changes nothing when it fails.
+ * Accesses after its completion see only the new PD, access, range and
+ * pages.
  */
 struct axon_admin_mr {
 	__le32 pdn;
@@ -283,17 +298,22 @@ struct axon_admin_mr {
 };
 
 /**
- * struct axon_admin_cq - CREATE_CQ and DESTROY_CQ
- * @ring_addr: CREATE_CQ: DMA address of the ring, 4 KiB aligned (see
- *	"Completion queues")
- * @depth: CREATE_CQ: CQEs, power of 2, ``AXON_CQ_MIN_DEPTH`` ..
- *	``AXON_CQ_MAX_DEPTH``
- * @uar: CREATE_CQ: the doorbell page that may arm it, < ``AXON_REG_DB_PAGES``
- * @cqn: DESTROY_CQ: the CQ; CREATE_CQ: 0
+ * struct axon_admin_cq - CREATE_CQ, DESTROY_CQ and RESIZE_CQ
+ * @ring_addr: CREATE_CQ, RESIZE_CQ: DMA address of the (new) ring, 4 KiB
+ *	aligned (see "Completion queues"); DESTROY_CQ: 0
+ * @depth: CREATE_CQ, RESIZE_CQ: CQEs, power of 2, ``AXON_CQ_MIN_DEPTH``
+ *	.. ``AXON_CQ_MAX_DEPTH``; DESTROY_CQ: 0
+ * @uar: CREATE_CQ: the doorbell page that may arm it, < ``AXON_REG_DB_PAGES``;
+ *	otherwise 0
+ * @cqn: DESTROY_CQ, RESIZE_CQ: the CQ; CREATE_CQ: 0
  * @reserved: 0
  *
  * CREATE_CQ fails with NO_RESOURCES once there are
  * ``AXON_REG_CEQ_DEPTH`` - 1 CQs, and when no CEQ is programmed.
+ * RESIZE_CQ fails with BAD_PARAM when more CQEs wait to be consumed than
+ * the new depth holds, or the CQ overflowed; with DMA_ERROR when the old
+ * or new ring cannot be accessed. A failed RESIZE_CQ leaves the CQ on its
+ * old ring.
  */
 struct axon_admin_cq {
 	__le64 ring_addr;
@@ -587,7 +607,7 @@ struct axon_admin_modify_qp {
  * @pd: CREATE_PD, DESTROY_PD
  * @gid: SET_GID
  * @mr: CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR
- * @cq: CREATE_CQ, DESTROY_CQ
+ * @cq: CREATE_CQ, DESTROY_CQ, RESIZE_CQ
  * @create_qp: CREATE_QP
  * @qp: MODIFY_QP, QUERY_QP, DESTROY_QP
  * @srq: CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ

@@ -77,6 +77,17 @@
  * ``AXON_EVENT_CQ_ERROR``. The CQE's phase bit is 1 on the first pass
  * over the ring, 0 on the next, and so on; the device writes the rest of
  * the entry before the byte holding the phase.
+ *
+ * With ``AXON_CAP_RESIZE_CQ``, RESIZE_CQ moves a CQ to a new ring of
+ * another depth at once. CQE indices carry on: the device copies each CQE
+ * not consumed yet (from cons_index up to the CQEs written) to the slot of
+ * its index in the new ring, with the phase of that index there, writes
+ * every other slot of the new ring as an entry of the wrong phase, and
+ * copies cons_index into the new ring's &struct axon_cq_dbrec (its flags
+ * 0). Then it writes only to the new ring: a consumer that polled the old
+ * one meanwhile carries on at its own index in the new one, where those
+ * CQEs are consumed already, and publishes its index there. The arm state
+ * stays.
  */
 #define AXON_CQE_SIZE			32
 #define AXON_CQ_MIN_DEPTH		2

@@ -35,7 +35,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		7
+#define AXON_DEV_VERSION_MINOR		8
 
 /**
  * DOC: VERSION register
@@ -328,6 +328,9 @@ enum axon_reg {
  *         see "Memory windows" in axon_io_defs.h)
  *   10:10 : gsi - AXON_CAP_GSI: the GSI QP, number 1 (interface 1.7, see
  *         "The GSI QP" in axon_io_defs.h)
+ *   11:11 : resize_cq - AXON_CAP_RESIZE_CQ: RESIZE_CQ (interface 1.8, see
+ *         "Completion queues" in axon_io_defs.h)
+ *   12:12 : rereg_mr - AXON_CAP_REREG_MR: REREG_MR (interface 1.8)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -340,6 +343,8 @@ enum axon_reg {
 #define AXON_CAP_FAST_REG		0x100
 #define AXON_CAP_MW			0x200
 #define AXON_CAP_GSI			0x400
+#define AXON_CAP_RESIZE_CQ		0x800
+#define AXON_CAP_REREG_MR		0x1000
 
 /**
  * DOC: FW_VERSION register

@@ -120,6 +120,26 @@ struct axon_create_cq_resp {
 };
 
 /**
+ * struct axon_resize_cq_resp - RESIZE_CQ driver response
+ * @comp_mask: 0
+ * @depth: CQEs in the new ring, power of 2
+ * @cq_mmap_key: mmap() offset of the new ring, followed by its &struct
+ *	axon_cq_dbrec
+ * @cq_size: bytes to map
+ *
+ * The CQ is on the new ring when the command returns: CQE indices carry
+ * on there, and the consumer index record in the new ring holds the
+ * consumer's index (see "Completion queues" in <axon/axon_dev.h>). The
+ * process unmaps the old ring; the command takes no driver data.
+ */
+struct axon_resize_cq_resp {
+	__u32 comp_mask;
+	__u32 depth;
+	__aligned_u64 cq_mmap_key;
+	__aligned_u64 cq_size;
+};
+
+/**
  * struct axon_create_qp_req - CREATE_QP driver data
  * @comp_mask: none defined yet, must be 0
  * @reserved: must be 0

@@ -4,7 +4,7 @@
  * them: a PD with its local_dma_lkey, a CQ with a completion handler, two
  * RC QPs connected to each other on the device, SEND/RECV with an SGE and
  * inline, completion events, query_qp, a CQ overflow reported as
- * IB_EVENT_CQ_ERR, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
+ * IB_EVENT_CQ_ERR, ib_resize_cq() with completions waiting, a bad rkey reported as IB_EVENT_QP_ACCESS_ERR and an
  * error completion, reuse after RESET over completions nobody polled,
  * ib_drain_qp(), a kernel SRQ shared by a QP, two UD QPs with an address
  * handle (a datagram and its GRH, a reply through ib_create_ah_from_wc()),
@@ -48,6 +48,7 @@ module_param(starve_drain, bool, 0444);
 #define KV_SETUP_CHECKS		8	/* kv_run(), before the sends */
 #define KV_EVENT_CHECKS		3	/* kv_run(), the armed CQ */
 #define KV_OVERFLOW_CHECKS	4
+#define KV_RESIZE_CHECKS	7
 #define KV_BAD_RKEY_CHECKS	4
 #define KV_REUSE_CHECKS		(4 + KV_SEND_CHECKS)
 #define KV_DRAIN_CHECKS		4
@@ -59,6 +60,7 @@ module_param(starve_drain, bool, 0444);
 #define KV_TEARDOWN_CHECKS	2
 #define KV_CHECKS	(KV_SETUP_CHECKS + 3 * KV_SEND_CHECKS + \
 			 KV_EVENT_CHECKS + KV_OVERFLOW_CHECKS + \
+			 KV_RESIZE_CHECKS + \
 			 KV_BAD_RKEY_CHECKS + KV_REUSE_CHECKS + \
 			 KV_DRAIN_CHECKS + KV_SRQ_CHECKS + KV_UD_CHECKS + \
 			 KV_FRMR_CHECKS + KV_UC_CHECKS + KV_TEARDOWN_CHECKS)
@@ -166,13 +168,13 @@ static int kv_connect(struct kv *kv, struct ib_qp *qp, u32 dest_qpn)
 }
 
 /* Poll until @n completions arrived (or 5 s); they go to @wc. */
-static int kv_poll(struct kv *kv, struct ib_wc *wc, int n)
+static int kv_poll_cq(struct ib_cq *cq, struct ib_wc *wc, int n)
 {
 	unsigned long end = jiffies + 5 * HZ;
 	int got = 0, ret;
 
 	while (got < n && time_before(jiffies, end)) {
-		ret = ib_poll_cq(kv->cq, n - got, wc + got);
+		ret = ib_poll_cq(cq, n - got, wc + got);
 		if (ret < 0)
 			return ret;
 		got += ret;
@@ -180,6 +182,11 @@ static int kv_poll(struct kv *kv, struct ib_wc *wc, int n)
 			usleep_range(100, 200);
 	}
 	return got;
+}
+
+static int kv_poll(struct kv *kv, struct ib_wc *wc, int n)
+{
+	return kv_poll_cq(kv->cq, wc, n);
 }
 
 /* One message from qp[0] to qp[1]; @inline_send: IB_SEND_INLINE. */
@@ -281,6 +288,81 @@ static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
 	kv_check(kv, !err, "overflow: 4 signaled writes posted");
 	kv_check(kv, !err && wait_for_completion_timeout(&kv->cq_err, 5 * HZ),
 		 "overflow: IB_EVENT_CQ_ERR");
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(qp[i]))
+			ib_destroy_qp(qp[i]);
+	ib_destroy_cq(cq);
+	init->send_cq = kv->cq;
+}
+
+/* @n signaled zero-length writes from @qp, wr_id @first, @first + 1, ... */
+static int kv_writes(struct ib_qp *qp, u64 first, int n)
+{
+	struct ib_rdma_wr wr = {
+		.wr = {
+			.opcode = IB_WR_RDMA_WRITE,
+			.send_flags = IB_SEND_SIGNALED,
+		},
+	};
+	const struct ib_send_wr *bad_wr;
+	int i, err = 0;
+
+	for (i = 0; i < n && !err; i++) {
+		wr.wr.wr_id = first + i;
+		err = ib_post_send(qp, &wr.wr, &bad_wr);
+	}
+	return err;
+}
+
+/* The @n completions of kv_writes(@first, @n), in order. */
+static bool kv_writes_done(struct ib_cq *cq, u64 first, int n)
+{
+	struct ib_wc wc;
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (kv_poll_cq(cq, &wc, 1) != 1 || wc.status != IB_WC_SUCCESS ||
+		    wc.wr_id != first + i)
+			return false;
+	return true;
+}
+
+/*
+ * ib_resize_cq() while CQEs wait and writes are in flight: they complete
+ * in order on the new ring, and so do more than the old depth afterwards.
+ */
+static void kv_cq_resize(struct kv *kv, struct ib_qp_init_attr *init)
+{
+	struct ib_cq_init_attr cq_attr = { .cqe = 4 };
+	struct ib_qp *qp[2] = {};
+	struct ib_cq *cq;
+	int i, err = 0;
+
+	cq = ib_create_cq(kv->dev, kv_comp, NULL, kv, &cq_attr);
+	kv_check(kv, !IS_ERR(cq), "resize: ib_create_cq of 4 entries");
+	if (IS_ERR(cq))
+		return;
+	init->send_cq = cq;
+	for (i = 0; i < 2 && !err; i++) {
+		qp[i] = ib_create_qp(kv->pd, init);
+		err = PTR_ERR_OR_ZERO(qp[i]);
+	}
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect(kv, qp[i], qp[!i]->qp_num);
+	kv_check(kv, !err, "resize: a connected QP pair");
+	kv_check(kv, !err && !kv_writes(qp[0], 0, 4) &&
+		 kv_writes_done(cq, 0, 1), "resize: 4 writes, 1 polled");
+	kv_check(kv, !err && !ib_resize_cq(cq, 64) && cq->cqe >= 64,
+		 "resize: ib_resize_cq to 64 entries");
+	kv_check(kv, !err && kv_writes_done(cq, 1, 3),
+		 "resize: the other 3 complete in order");
+	for (i = 0; i < 4 && !err; i++)
+		err = kv_writes(qp[0], 4 + 12 * i, 12) ?:
+		      !kv_writes_done(cq, 4 + 12 * i, 12);
+	kv_check(kv, !err, "resize: 48 more writes complete in order");
+	kv_check(kv, ib_resize_cq(cq, 0) == -EINVAL &&
+		 ib_resize_cq(cq, INT_MAX) == -EINVAL,
+		 "resize: 0 and INT_MAX entries refused with EINVAL");
 	for (i = 0; i < 2; i++)
 		if (!IS_ERR_OR_NULL(qp[i]))
 			ib_destroy_qp(qp[i]);
@@ -1160,6 +1242,7 @@ static void kv_run(struct kv *kv)
 	kv_check(kv, ib_poll_cq(kv->cq, 1, &wc) == 0, "CQ drained");
 
 	kv_cq_overflow(kv, &init);
+	kv_cq_resize(kv, &init);
 	kv_bad_rkey(kv);
 	kv_reset_reuse(kv);
 	kv_drain(kv, &init);
