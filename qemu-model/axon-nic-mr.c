@@ -303,10 +303,9 @@ bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
 
 /* ---- admin: memory regions ---------------------------------------------- */
 
-/* Reads the 1- or 2-level page list of a new MR into pages. */
-static uint16_t axon_mr_read_pbl(AxonNicState *s, uint16_t opcode,
-                                 uint64_t pbl, uint8_t levels,
-                                 uint32_t npages, uint64_t *pages)
+/* Reads a 1- or 2-level page list (of a new MR or CQ ring) into pages. */
+uint16_t axon_mr_read_pbl(AxonNicState *s, uint16_t opcode, uint64_t pbl,
+                          uint8_t levels, uint32_t npages, uint64_t *pages)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     uint32_t nleaf, i;

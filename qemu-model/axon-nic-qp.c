@@ -45,9 +45,22 @@ static void axon_cq_overflow(AxonNicState *s, AxonCq *cq)
     axon_nic_post_event(s, AXON_EVENT_CQ_ERROR, cq->cqn);
 }
 
-static uint64_t axon_cq_slot(uint64_t ring, uint32_t depth, uint32_t idx)
+/* The bus address of byte off of the ring's memory (no entry straddles). */
+static uint64_t axon_cq_addr(const AxonCqRing *ring, uint64_t off)
 {
-    return ring + (uint64_t)(idx & (depth - 1)) * AXON_CQE_SIZE;
+    return ring->pages ? ring->pages[off / 4096] + off % 4096
+                       : ring->base + off;
+}
+
+static uint64_t axon_cq_slot(const AxonCqRing *ring, uint32_t idx)
+{
+    return axon_cq_addr(ring, (uint64_t)(idx & (ring->depth - 1)) *
+                              AXON_CQE_SIZE);
+}
+
+static uint64_t axon_cq_dbrec(const AxonCqRing *ring)
+{
+    return axon_cq_addr(ring, (uint64_t)ring->depth * AXON_CQE_SIZE);
 }
 
 /* The phase bit CQE index idx has in a ring of depth entries. */
@@ -61,20 +74,19 @@ static bool axon_cq_room(AxonNicState *s, AxonCq *cq)
 {
     uint32_t cons;
 
-    if (cq->prod - cq->cons_seen < cq->depth) {
+    if (cq->prod - cq->cons_seen < cq->ring.depth) {
         return true;
     }
-    if (ldl_le_pci_dma(PCI_DEVICE(s),
-                       cq->ring + (uint64_t)cq->depth * AXON_CQE_SIZE,
-                       &cons, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+    if (ldl_le_pci_dma(PCI_DEVICE(s), axon_cq_dbrec(&cq->ring), &cons,
+                       MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         return false;
     }
     /* an index ahead of the producer is garbage: no room either */
-    if (cq->prod - cons > cq->depth) {
+    if (cq->prod - cons > cq->ring.depth) {
         return false;
     }
     cq->cons_seen = cons;
-    return cq->prod - cons < cq->depth;
+    return cq->prod - cons < cq->ring.depth;
 }
 
 void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
@@ -94,8 +106,8 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
     }
     cqe->qpn = cpu_to_le32(qp->qpn);
     cqe->flags |= (recv ? AXON_CQE_RECV : 0) |
-                  axon_cq_phase(cq->depth, cq->prod);
-    addr = axon_cq_slot(cq->ring, cq->depth, cq->prod);
+                  axon_cq_phase(cq->ring.depth, cq->prod);
+    addr = axon_cq_slot(&cq->ring, cq->prod);
     /* the phase byte last: it is what the consumer polls */
     if (pci_dma_write(pdev, addr, cqe, head) != MEMTX_OK) {
         axon_cq_overflow(s, cq);
@@ -299,13 +311,70 @@ static const MemoryRegionOps axon_db_ops = {
 
 /* ---- admin: completion queues ------------------------------------------- */
 
-static bool axon_cq_ring_ok(uint64_t ring, uint32_t depth)
+/*
+ * The ring a CREATE_CQ or RESIZE_CQ names, checked, its page list (if it
+ * has one) read and held against the budget of CQ pages.
+ */
+static uint16_t axon_cq_ring_load(AxonNicState *s, uint16_t opcode,
+                                  const struct axon_admin_cq *c,
+                                  AxonCqRing *ring)
 {
-    return depth >= AXON_CQ_MIN_DEPTH && depth <= AXON_CQ_MAX_DEPTH &&
-           is_power_of_2(depth) && ring &&
-           QEMU_IS_ALIGNED(ring, AXON_QUEUE_ALIGN) &&
-           ring + (uint64_t)depth * AXON_CQE_SIZE +
-           sizeof(struct axon_cq_dbrec) > ring;
+    uint64_t base = le64_to_cpu(c->ring_addr);
+    uint32_t depth = le32_to_cpu(c->depth), npages = le32_to_cpu(c->npages);
+    uint64_t size = (uint64_t)depth * AXON_CQE_SIZE +
+                    sizeof(struct axon_cq_dbrec);
+    g_autofree uint64_t *pages = NULL;
+    uint16_t status;
+    uint32_t i;
+
+    memset(ring, 0, sizeof(*ring));
+    if (depth < AXON_CQ_MIN_DEPTH || depth > AXON_CQ_MAX_DEPTH ||
+        !is_power_of_2(depth) || !base) {
+        return axon_nic_bad_cmd(opcode, "bad ring or depth");
+    }
+    if (!npages) {
+        if (c->levels || !QEMU_IS_ALIGNED(base, AXON_QUEUE_ALIGN) ||
+            base + size < base) {
+            return axon_nic_bad_cmd(opcode, "bad ring");
+        }
+        ring->base = base;
+        ring->depth = depth;
+        return AXON_ADMIN_SUCCESS;
+    }
+    if (npages != DIV_ROUND_UP(size, 4096) ||
+        (c->levels != 1 && c->levels != 2) || !QEMU_IS_ALIGNED(base, 8)) {
+        return axon_nic_bad_cmd(opcode, "bad ring page list");
+    }
+    if (s->rdma->cq_pages + npages > AXON_RDMA_MAX_CQ_PAGES) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    pages = g_try_new(uint64_t, npages);
+    if (!pages) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    status = axon_mr_read_pbl(s, opcode, base, c->levels, npages, pages);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
+    }
+    for (i = 0; i < npages; i++) {
+        pages[i] = le64_to_cpu(pages[i]);
+        if (!QEMU_IS_ALIGNED(pages[i], 4096)) {
+            return axon_nic_bad_cmd(opcode, "ring page not 4K aligned");
+        }
+    }
+    ring->pages = g_steal_pointer(&pages);
+    ring->npages = npages;
+    ring->depth = depth;
+    s->rdma->cq_pages += npages;
+    return AXON_ADMIN_SUCCESS;
+}
+
+static void axon_cq_ring_free(AxonNicState *s, AxonCqRing *ring)
+{
+    s->rdma->cq_pages -= ring->npages;
+    g_free(ring->pages);
+    ring->pages = NULL;
+    ring->npages = 0;
 }
 
 uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
@@ -313,20 +382,25 @@ uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
 {
     const struct axon_admin_cq *c = &cmd->cq;
     AxonRdma *r = s->rdma;
-    uint64_t ring = le64_to_cpu(c->ring_addr);
-    uint32_t depth = le32_to_cpu(c->depth), uar = le32_to_cpu(c->uar);
+    uint32_t uar = le32_to_cpu(c->uar);
+    AxonCqRing ring;
+    uint16_t status;
     uint32_t cqn;
     AxonCq *cq;
 
     if (c->cqn || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "reserved bytes set");
     }
-    if (!axon_cq_ring_ok(ring, depth) || uar >= AXON_RDMA_DB_PAGES) {
-        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "bad ring, depth or uar");
+    if (uar >= AXON_RDMA_DB_PAGES) {
+        return axon_nic_bad_cmd(AXON_ADMIN_CREATE_CQ, "bad uar");
     }
     /* one completion event per CQ at most is pending on the CEQ */
     if (r->ncq >= AXON_RDMA_MAX_CQ || r->ncq + 1 >= s->ceq.depth) {
         return AXON_ADMIN_NO_RESOURCES;
+    }
+    status = axon_cq_ring_load(s, AXON_ADMIN_CREATE_CQ, c, &ring);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
     }
     /* next free number after the last one; ncq < AXON_RDMA_MAX_CQ */
     do {
@@ -336,12 +410,11 @@ uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     cq = g_new0(AxonCq, 1);
     cq->cqn = cqn;
     cq->ring = ring;
-    cq->depth = depth;
     cq->uar = uar;
     r->cq[cqn] = cq;
     r->ncq++;
     *result = cqn;
-    trace_axon_nic_rdma_cq(cqn, depth, uar);
+    trace_axon_nic_rdma_cq(cqn, ring.depth, ring.npages, uar);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -351,7 +424,7 @@ uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     const struct axon_admin_cq *c = &cmd->cq;
     AxonCq *cq;
 
-    if (c->ring_addr || c->depth || c->uar ||
+    if (c->ring_addr || c->depth || c->uar || c->npages || c->levels ||
         !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_DESTROY_CQ, "reserved bytes set");
     }
@@ -365,6 +438,7 @@ uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     s->rdma->cq[cq->cqn] = NULL;
     s->rdma->ncq--;
     s->rdma->ev_owed -= cq->ev_owed;
+    axon_cq_ring_free(s, &cq->ring);
     g_free(cq);
     return AXON_ADMIN_SUCCESS;
 }
@@ -374,11 +448,11 @@ uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
  * consumed yet, copied, then entries of the wrong phase. Nothing changes
  * for the CQ until it all is written.
  */
-static bool axon_cq_fill_ring(PCIDevice *pdev, AxonCq *cq, uint64_t ring,
-                              uint32_t depth, uint32_t cons)
+static bool axon_cq_fill_ring(PCIDevice *pdev, AxonCq *cq,
+                              const AxonCqRing *ring, uint32_t cons)
 {
     struct axon_cq_dbrec rec = { .cons_index = cpu_to_le32(cons) };
-    uint32_t waiting = cq->prod - cons, i;
+    uint32_t waiting = cq->prod - cons, depth = ring->depth, i;
     struct axon_cqe cqe;
 
     for (i = cons; i != cons + depth; i++) {
@@ -386,19 +460,19 @@ static bool axon_cq_fill_ring(PCIDevice *pdev, AxonCq *cq, uint64_t ring,
             memset(&cqe, 0, sizeof(cqe));
             cqe.flags = axon_cq_phase(depth, i) ^ AXON_CQE_PHASE;
         } else {
-            if (pci_dma_read(pdev, axon_cq_slot(cq->ring, cq->depth, i), &cqe,
+            if (pci_dma_read(pdev, axon_cq_slot(&cq->ring, i), &cqe,
                              sizeof(cqe)) != MEMTX_OK) {
                 return false;
             }
             cqe.flags = (cqe.flags & ~AXON_CQE_PHASE) | axon_cq_phase(depth, i);
         }
-        if (pci_dma_write(pdev, axon_cq_slot(ring, depth, i), &cqe,
+        if (pci_dma_write(pdev, axon_cq_slot(ring, i), &cqe,
                           sizeof(cqe)) != MEMTX_OK) {
             return false;
         }
     }
-    return pci_dma_write(pdev, ring + (uint64_t)depth * AXON_CQE_SIZE, &rec,
-                         sizeof(rec)) == MEMTX_OK;
+    return pci_dma_write(pdev, axon_cq_dbrec(ring), &rec, sizeof(rec)) ==
+           MEMTX_OK;
 }
 
 uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
@@ -406,15 +480,13 @@ uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
 {
     const struct axon_admin_cq *c = &cmd->cq;
     PCIDevice *pdev = PCI_DEVICE(s);
-    uint64_t ring = le64_to_cpu(c->ring_addr);
-    uint32_t depth = le32_to_cpu(c->depth), cons;
+    AxonCqRing ring;
+    uint16_t status;
+    uint32_t cons;
     AxonCq *cq;
 
     if (c->uar || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "reserved bytes set");
-    }
-    if (!axon_cq_ring_ok(ring, depth)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "bad ring or depth");
     }
     cq = axon_cq_lookup(s, le32_to_cpu(c->cqn));
     if (!cq) {
@@ -423,24 +495,32 @@ uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (cq->overflowed) {
         return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "the CQ overflowed");
     }
-    if (ldl_le_pci_dma(pdev, cq->ring + (uint64_t)cq->depth * AXON_CQE_SIZE,
-                       &cons, MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
+    if (ldl_le_pci_dma(pdev, axon_cq_dbrec(&cq->ring), &cons,
+                       MEMTXATTRS_UNSPECIFIED) != MEMTX_OK) {
         return AXON_ADMIN_DMA_ERROR;
     }
-    if (cq->prod - cons > cq->depth) {
+    if (cq->prod - cons > cq->ring.depth) {
         return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ,
                                 "consumer index ahead of the CQEs written");
     }
-    if (cq->prod - cons > depth) {
-        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ,
-                                "more CQEs to consume than the new depth");
+    status = axon_cq_ring_load(s, AXON_ADMIN_RESIZE_CQ, c, &ring);
+    if (status != AXON_ADMIN_SUCCESS) {
+        return status;
     }
-    if (!axon_cq_fill_ring(pdev, cq, ring, depth, cons)) {
-        return AXON_ADMIN_DMA_ERROR;
+    if (cq->prod - cons > ring.depth) {
+        status = axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ,
+                                  "more CQEs to consume than the new depth");
+    } else if (!axon_cq_fill_ring(pdev, cq, &ring, cons)) {
+        status = AXON_ADMIN_DMA_ERROR;
     }
-    trace_axon_nic_rdma_cq_resize(cq->cqn, cq->depth, depth, cq->prod - cons);
+    if (status != AXON_ADMIN_SUCCESS) {
+        axon_cq_ring_free(s, &ring);
+        return status;
+    }
+    trace_axon_nic_rdma_cq_resize(cq->cqn, cq->ring.depth, ring.depth,
+                                  cq->prod - cons);
+    axon_cq_ring_free(s, &cq->ring);
     cq->ring = ring;
-    cq->depth = depth;
     cq->cons_seen = cons;
     return AXON_ADMIN_SUCCESS;
 }
@@ -922,6 +1002,9 @@ void axon_rdma_reset(AxonNicState *s)
         }
     }
     for (i = 1; i <= AXON_RDMA_MAX_CQ; i++) {
+        if (r->cq[i]) {
+            axon_cq_ring_free(s, &r->cq[i]->ring);
+        }
         g_free(r->cq[i]);
         r->cq[i] = NULL;
     }

@@ -32,6 +32,7 @@
 #define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
 #define AXON_RDMA_MAX_MR_SIZE   (1ULL << 40)
 #define AXON_RDMA_MAX_PBL_PAGES (1ULL << 25) /* page list entries, all MRs */
+#define AXON_RDMA_MAX_CQ_PAGES  (1ULL << 22) /* pages of paged CQ rings */
 #define AXON_RDMA_DB_PAGES      256
 #define AXON_RDMA_WINDOW        128     /* send WQEs in flight per QP */
 #define AXON_RDMA_MAX_MTU       4096
@@ -65,10 +66,17 @@ typedef struct AxonMr {
     uint64_t *pages;            /* bus addresses, host order */
 } AxonMr;
 
+/* A CQ's ring and its consumer index record: contiguous or in pages. */
+typedef struct AxonCqRing {
+    uint64_t base;              /* contiguous: bus address */
+    uint64_t *pages;            /* paged: 4 KiB pages, host order */
+    uint32_t npages;
+    uint32_t depth;
+} AxonCqRing;
+
 typedef struct AxonCq {
     uint32_t cqn;
-    uint64_t ring;
-    uint32_t depth;
+    AxonCqRing ring;
     uint32_t uar;
     uint32_t prod;              /* CQEs written, free running */
     uint32_t cons_seen;         /* last consumer index read from the dbrec */
@@ -265,6 +273,7 @@ struct AxonRdma {
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
     AxonQp **qp;                /* [AXON_RDMA_QP_SLOTS], by qpn; 1 is GSI */
     uint32_t cq_last;           /* last index handed out: next fit */
+    uint64_t cq_pages;          /* pages of paged CQ rings held */
     AxonSrq **srq;              /* [AXON_RDMA_MAX_SRQ + 1], srqn 0 unused */
     uint32_t srq_last;
     uint32_t qp_last;           /* slot to look at first */
@@ -384,6 +393,9 @@ bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va, bool cas,
 bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
                     unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
                     DMADirection dir);
+/* for CQ rings in pages: a page list's entries, little endian */
+uint16_t axon_mr_read_pbl(AxonNicState *s, uint16_t opcode, uint64_t pbl,
+                          uint8_t levels, uint32_t npages, uint64_t *pages);
 /* for axon-nic-mr-wqe.c */
 bool axon_mr_scan_pages(AxonNicState *s, uint64_t *p, uint32_t npages,
                         uint64_t psz, bool *peer);

@@ -499,7 +499,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
               AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC | AXON_CAP_FAST_REG |
               AXON_CAP_MW | AXON_CAP_GSI | AXON_CAP_RESIZE_CQ |
-              AXON_CAP_REREG_MR;
+              AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

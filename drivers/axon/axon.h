@@ -56,6 +56,7 @@ struct axon_dev {
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */
 	bool rereg_mr;			/* AXON_CAP_REREG_MR */
+	bool cq_pages;			/* AXON_CAP_CQ_PAGES: paged user CQs */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -105,10 +106,12 @@ struct axon_pd {
  */
 struct axon_qmem {
 	void *va;
-	dma_addr_t dma;
+	dma_addr_t dma;			/* contiguous queues */
 	size_t size;			/* page aligned */
 	bool user;			/* pages, mapped for streaming DMA */
 	struct rdma_user_mmap_entry *entry;	/* user queues */
+	dma_addr_t *page_dma;		/* paged queues: each page's */
+	size_t npages;
 };
 
 /* A memory window: the device keeps all of it (see axon_mw.c). */
@@ -233,6 +236,8 @@ static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
 /* axon_mmap.c */
 int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,
 		    bool user);
+int axon_qmem_alloc_paged(struct axon_dev *adev, struct axon_qmem *mem,
+			  size_t size);
 void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem);
 int axon_qmem_expose(struct axon_ucontext *uctx, struct axon_qmem *mem,
 		     u64 *key);

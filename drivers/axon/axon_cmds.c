@@ -183,16 +183,24 @@ int axon_cmd_destroy_mr(struct axon_admin_queue *aq, u32 key)
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 
-int axon_cmd_create_cq(struct axon_admin_queue *aq, dma_addr_t ring,
-		       u32 depth, u32 uar, u32 *cqn)
+static void axon_cmd_cq_ring(struct axon_admin_cmd *cmd, u16 opcode,
+			     const struct axon_cq_ring_params *ring)
+{
+	cmd->opcode = cpu_to_le16(opcode);
+	cmd->cq.ring_addr = cpu_to_le64(ring->addr);
+	cmd->cq.depth = cpu_to_le32(ring->depth);
+	cmd->cq.npages = cpu_to_le32(ring->npages);
+	cmd->cq.levels = ring->levels;
+}
+
+int axon_cmd_create_cq(struct axon_admin_queue *aq,
+		       const struct axon_cq_ring_params *ring, u32 uar, u32 *cqn)
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
 	int err;
 
-	cmd.opcode = cpu_to_le16(AXON_ADMIN_CREATE_CQ);
-	cmd.cq.ring_addr = cpu_to_le64(ring);
-	cmd.cq.depth = cpu_to_le32(depth);
+	axon_cmd_cq_ring(&cmd, AXON_ADMIN_CREATE_CQ, ring);
 	cmd.cq.uar = cpu_to_le32(uar);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
@@ -210,16 +218,14 @@ int axon_cmd_destroy_cq(struct axon_admin_queue *aq, u32 cqn)
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 
-int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn, dma_addr_t ring,
-		       u32 depth)
+int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn,
+		       const struct axon_cq_ring_params *ring)
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
 
-	cmd.opcode = cpu_to_le16(AXON_ADMIN_RESIZE_CQ);
+	axon_cmd_cq_ring(&cmd, AXON_ADMIN_RESIZE_CQ, ring);
 	cmd.cq.cqn = cpu_to_le32(cqn);
-	cmd.cq.ring_addr = cpu_to_le64(ring);
-	cmd.cq.depth = cpu_to_le32(depth);
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 

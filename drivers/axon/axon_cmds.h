@@ -29,6 +29,17 @@ struct axon_mr_params {
 	u16 flags;		/* AXON_MR_FAST_REG */
 };
 
+/*
+ * A CQ ring for CREATE_CQ and RESIZE_CQ (see struct axon_admin_cq): its
+ * address, or with npages the address of its page list.
+ */
+struct axon_cq_ring_params {
+	dma_addr_t addr;
+	u32 depth;
+	u32 npages;
+	u8 levels;
+};
+
 /* CREATE_QP parameters, CPU byte order (see struct axon_admin_create_qp). */
 struct axon_qp_params {
 	u32 pdn;
@@ -63,11 +74,11 @@ int axon_cmd_destroy_mr(struct axon_admin_queue *aq, u32 key);
 int axon_cmd_invalidate_mr(struct axon_admin_queue *aq, u32 key);
 int axon_cmd_remap_mr(struct axon_admin_queue *aq, u32 key,
 		      const struct axon_mr_params *p);
-int axon_cmd_create_cq(struct axon_admin_queue *aq, dma_addr_t ring,
-		       u32 depth, u32 uar, u32 *cqn);
+int axon_cmd_create_cq(struct axon_admin_queue *aq,
+		       const struct axon_cq_ring_params *ring, u32 uar, u32 *cqn);
 int axon_cmd_destroy_cq(struct axon_admin_queue *aq, u32 cqn);
-int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn, dma_addr_t ring,
-		       u32 depth);
+int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn,
+		       const struct axon_cq_ring_params *ring);
 int axon_cmd_create_qp(struct axon_admin_queue *aq,
 		       const struct axon_qp_params *p, u32 *qpn);
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,

@@ -13,6 +13,7 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_cqe.h"
+#include "axon_pbl.h"
 #include "axon_udata.h"
 
 static struct axon_cq_dbrec *axon_cq_dbrec(struct axon_cq *cq)
@@ -30,6 +31,46 @@ static void axon_cq_mark_dead(struct axon_cq *cq)
 	struct axon_cq_dbrec *dbrec = axon_cq_dbrec(cq);
 
 	WRITE_ONCE(dbrec->flags, cpu_to_le32(AXON_CQ_DBREC_DEAD));
+}
+
+/*
+ * Memory for a ring of @depth CQEs and its record, and how the device is
+ * to find it (@p): a user CQ's in pages when the device takes page lists
+ * (@pbl, which the caller frees after the command), else contiguous.
+ */
+static int axon_cq_ring_alloc(struct axon_dev *adev, struct axon_qmem *mem,
+			      struct axon_pbl *pbl,
+			      struct axon_cq_ring_params *p, u32 depth,
+			      bool user)
+{
+	size_t size = (size_t)depth * AXON_CQE_SIZE +
+		      sizeof(struct axon_cq_dbrec);
+	size_t n = DIV_ROUND_UP(size, SZ_4K), per = PAGE_SIZE / SZ_4K, i;
+	int err;
+
+	memset(pbl, 0, sizeof(*pbl));
+	memset(p, 0, sizeof(*p));
+	p->depth = depth;
+	if (!user || !adev->cq_pages) {
+		err = axon_qmem_alloc(adev, mem, size, user);
+		p->addr = mem->dma;
+		return err;
+	}
+	err = axon_qmem_alloc_paged(adev, mem, size);
+	if (err)
+		return err;
+	err = axon_pbl_alloc(adev, pbl, n);
+	if (err) {
+		axon_qmem_free(adev, mem);
+		return err;
+	}
+	for (i = 0; i < n; i++)
+		pbl->leaves[i / AXON_PBL_LEAF_ENTRIES][i % AXON_PBL_LEAF_ENTRIES] =
+			cpu_to_le64(mem->page_dma[i / per] + (i % per) * SZ_4K);
+	p->addr = axon_pbl_addr(pbl);
+	p->npages = n;
+	p->levels = pbl->levels;
+	return 0;
 }
 
 static bool axon_dev_dead(struct axon_dev *adev)
@@ -76,6 +117,8 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 {
 	struct axon_dev *adev = to_adev(ibcq->device);
 	struct axon_cq *cq = to_acq(ibcq);
+	struct axon_cq_ring_params ring;
+	struct axon_pbl pbl;
 	u32 uar = 0;
 	int err;
 
@@ -107,13 +150,12 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	spin_lock_init(&cq->lock);
 	mutex_init(&cq->resize_mutex);
 	cq->cons = 0;
-	err = axon_qmem_alloc(adev, &cq->mem,
-			      (size_t)cq->depth * AXON_CQE_SIZE +
-			      sizeof(struct axon_cq_dbrec), !!udata);
+	err = axon_cq_ring_alloc(adev, &cq->mem, &pbl, &ring, cq->depth,
+				 !!udata);
 	if (err)
 		goto err_out;
-	err = axon_cmd_create_cq(&adev->aq, cq->mem.dma, cq->depth, uar,
-				 &cq->cqn);
+	err = axon_cmd_create_cq(&adev->aq, &ring, uar, &cq->cqn);
+	axon_pbl_free(adev, &pbl, err == -ETIMEDOUT);
 	if (err)
 		goto err_free_mem;
 	err = xa_insert(&adev->cqs, cq->cqn, cq, GFP_KERNEL);
@@ -222,8 +264,10 @@ int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	struct axon_dev *adev = to_adev(ibcq->device);
 	struct axon_cq *cq = to_acq(ibcq);
 	struct axon_resize_cq_resp resp = {};
+	struct axon_cq_ring_params ring;
 	struct axon_ucontext *uctx;
 	struct axon_qmem mem;
+	struct axon_pbl pbl;
 	u32 depth;
 	int err;
 
@@ -235,9 +279,7 @@ int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		goto err_out;
 
 	mutex_lock(&cq->resize_mutex);
-	err = axon_qmem_alloc(adev, &mem,
-			      (size_t)depth * AXON_CQE_SIZE +
-			      sizeof(struct axon_cq_dbrec), !!udata);
+	err = axon_cq_ring_alloc(adev, &mem, &pbl, &ring, depth, !!udata);
 	if (err)
 		goto err_unlock;
 	if (udata) {
@@ -245,9 +287,10 @@ int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 						 ibucontext);
 		err = axon_qmem_expose(uctx, &mem, &resp.cq_mmap_key);
 		if (err)
-			goto err_free_mem;
+			goto err_free_pbl;
 	}
-	err = axon_cmd_resize_cq(&adev->aq, cq->cqn, mem.dma, depth);
+	err = axon_cmd_resize_cq(&adev->aq, cq->cqn, &ring);
+	axon_pbl_free(adev, &pbl, err == -ETIMEDOUT);
 	if (err == -ETIMEDOUT) {
 		/* the device may still take the new ring: it is leaked */
 		ibdev_err_ratelimited(&adev->ibdev,
@@ -266,6 +309,8 @@ int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 	resp.cq_size = mem.size;
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 
+err_free_pbl:
+	axon_pbl_free(adev, &pbl, false);
 err_free_mem:
 	axon_qmem_free(adev, &mem);
 err_unlock:

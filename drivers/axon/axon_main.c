@@ -61,6 +61,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
 	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;
 	adev->rereg_mr = adev->rdma && caps & AXON_CAP_REREG_MR;
+	adev->cq_pages = adev->rdma && caps & AXON_CAP_CQ_PAGES;
 	return 0;
 }
 

@@ -5,7 +5,10 @@
  *
  * Queues (CQ rings, send and receive queues) are allocated by the driver:
  * physically contiguous and zeroed, coherent DMA memory for kernel queues,
- * pages mapped for the device for user queues. A user queue's pages are
+ * pages mapped for the device for user queues. A user CQ on a device with
+ * paged CQ rings (AXON_CAP_CQ_PAGES) is virtually contiguous only
+ * (vmalloc), each page mapped for the device on its own, so a ring of
+ * millions of CQEs needs no large allocation. A user queue's pages are
  * inserted into the process with vm_insert_page(), which takes a
  * reference on each page, and belong to its mmap entry from then on:
  * destroying the queue stops the device first, unmaps the pages for the
@@ -24,6 +27,7 @@
 #include <linux/gfp.h>
 #include <linux/mm.h>
 #include <linux/slab.h>
+#include <linux/vmalloc.h>
 
 #include "axon.h"
 
@@ -59,6 +63,7 @@ int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,
 	struct device *dev = &adev->pdev->dev;
 
 	mem->entry = NULL;
+	mem->page_dma = NULL;
 	mem->user = user;
 	mem->size = PAGE_ALIGN(size);
 	/* large queues may simply not be available: no warning */
@@ -85,6 +90,66 @@ int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,
 	return 0;
 }
 
+static void axon_qmem_unmap_pages(struct device *dev, struct axon_qmem *mem,
+				  size_t n)
+{
+	while (n--)
+		dma_unmap_page(dev, mem->page_dma[n], PAGE_SIZE,
+			       DMA_BIDIRECTIONAL);
+	kvfree(mem->page_dma);
+	mem->page_dma = NULL;
+}
+
+/*
+ * User queue memory in pages (mem->page_dma), zeroed; refused where the
+ * mapping would need syncs, as axon_qmem_alloc() says.
+ */
+int axon_qmem_alloc_paged(struct axon_dev *adev, struct axon_qmem *mem,
+			  size_t size)
+{
+	struct device *dev = &adev->pdev->dev;
+	size_t i;
+	int err;
+
+	mem->entry = NULL;
+	mem->user = true;
+	mem->dma = 0;
+	mem->size = PAGE_ALIGN(size);
+	mem->npages = mem->size >> PAGE_SHIFT;
+	mem->va = vmalloc_user(mem->size);
+	mem->page_dma = kvcalloc(mem->npages, sizeof(*mem->page_dma),
+				 GFP_KERNEL);
+	if (!mem->va || !mem->page_dma) {
+		err = -ENOMEM;
+		goto err_free;
+	}
+	for (i = 0; i < mem->npages; i++) {
+		mem->page_dma[i] = dma_map_page(dev,
+						vmalloc_to_page(mem->va +
+								i * PAGE_SIZE),
+						0, PAGE_SIZE, DMA_BIDIRECTIONAL);
+		if (dma_mapping_error(dev, mem->page_dma[i])) {
+			axon_qmem_unmap_pages(dev, mem, i);
+			err = -ENOMEM;
+			goto err_free;
+		}
+	}
+	if (dma_need_sync(dev, mem->page_dma[0])) {
+		dev_dbg(dev, "user queues need DMA syncs here: not supported\n");
+		axon_qmem_unmap_pages(dev, mem, mem->npages);
+		err = -EOPNOTSUPP;
+		goto err_free;
+	}
+	return 0;
+
+err_free:
+	kvfree(mem->page_dma);
+	mem->page_dma = NULL;
+	vfree(mem->va);
+	mem->va = NULL;
+	return err;
+}
+
 /* Only once the device no longer uses the queue. */
 void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem)
 {
@@ -92,6 +157,14 @@ void axon_qmem_free(struct axon_dev *adev, struct axon_qmem *mem)
 
 	if (!mem->va)		/* never allocated: a QP on an SRQ has no RQ */
 		return;
+	if (mem->page_dma) {
+		axon_qmem_unmap_pages(dev, mem, mem->npages);
+		if (mem->entry)
+			rdma_user_mmap_entry_remove(mem->entry);
+		else
+			vfree(mem->va);
+		return;
+	}
 	if (!mem->user) {
 		dma_free_coherent(dev, mem->size, mem->va, mem->dma);
 		return;
@@ -173,6 +246,12 @@ void axon_free_uar(struct axon_dev *adev, struct axon_ucontext *uctx)
 	ida_free(&adev->uar_ida, uctx->uar);
 }
 
+/* The page of queue memory at @va: contiguous or vmalloc'ed (paged). */
+static struct page *axon_queue_page(void *va)
+{
+	return is_vmalloc_addr(va) ? vmalloc_to_page(va) : virt_to_page(va);
+}
+
 static int axon_mmap_queue(struct vm_area_struct *vma,
 			   struct axon_mmap_entry *entry)
 {
@@ -181,7 +260,7 @@ static int axon_mmap_queue(struct vm_area_struct *vma,
 
 	for (off = 0; off < entry->size; off += PAGE_SIZE) {
 		err = vm_insert_page(vma, vma->vm_start + off,
-				     virt_to_page(entry->va + off));
+				     axon_queue_page(entry->va + off));
 		if (err)
 			return err;
 	}
@@ -217,7 +296,9 @@ void axon_mmap_free(struct rdma_user_mmap_entry *rdma_entry)
 {
 	struct axon_mmap_entry *entry = to_ammap(rdma_entry);
 
-	if (entry->type == AXON_MMAP_QUEUE)
+	if (entry->type == AXON_MMAP_QUEUE && is_vmalloc_addr(entry->va))
+		vfree(entry->va);
+	else if (entry->type == AXON_MMAP_QUEUE)
 		free_pages_exact(entry->va, entry->size);
 	kfree(entry);
 }

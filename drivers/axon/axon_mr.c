@@ -47,82 +47,7 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_mr_attr.h"
-
-struct axon_pbl {
-	u32 levels;
-	size_t nleaves;
-	__le64 **leaves;
-	dma_addr_t *leaf_dma;
-	__le64 *root;		/* levels 2 */
-	dma_addr_t root_dma;
-};
-
-/* Give the list's buffers back; @orphan: the device may still read them. */
-static void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl,
-			  bool orphan)
-{
-	struct device *dev = &adev->pdev->dev;
-	size_t i;
-
-	for (i = 0; i < pbl->nleaves && pbl->leaves[i]; i++) {
-		if (orphan)
-			axon_admin_orphan_buf(&adev->aq, pbl->leaves[i],
-					      pbl->leaf_dma[i],
-					      AXON_PBL_LEAF_SIZE);
-		else
-			dma_free_coherent(dev, AXON_PBL_LEAF_SIZE,
-					  pbl->leaves[i], pbl->leaf_dma[i]);
-	}
-	if (pbl->root) {
-		if (orphan)
-			axon_admin_orphan_buf(&adev->aq, pbl->root,
-					      pbl->root_dma,
-					      pbl->nleaves * sizeof(__le64));
-		else
-			dma_free_coherent(dev, pbl->nleaves * sizeof(__le64),
-					  pbl->root, pbl->root_dma);
-	}
-	kvfree(pbl->leaves);
-	kvfree(pbl->leaf_dma);
-}
-
-/* Allocate the page list for @npages entries; the caller fills the leaves. */
-static int axon_pbl_alloc(struct axon_dev *adev, struct axon_pbl *pbl,
-			  size_t npages)
-{
-	struct device *dev = &adev->pdev->dev;
-	size_t i;
-
-	memset(pbl, 0, sizeof(*pbl));
-	pbl->levels = axon_pbl_levels(npages);
-	pbl->nleaves = axon_pbl_leaves(npages);
-	pbl->leaves = kvcalloc(pbl->nleaves, sizeof(*pbl->leaves), GFP_KERNEL);
-	pbl->leaf_dma = kvcalloc(pbl->nleaves, sizeof(*pbl->leaf_dma),
-				 GFP_KERNEL);
-	if (!pbl->leaves || !pbl->leaf_dma)
-		goto err_free;
-	for (i = 0; i < pbl->nleaves; i++) {
-		pbl->leaves[i] = dma_alloc_coherent(dev, AXON_PBL_LEAF_SIZE,
-						    &pbl->leaf_dma[i],
-						    GFP_KERNEL);
-		if (!pbl->leaves[i])
-			goto err_free;
-	}
-	if (pbl->levels == 2) {
-		pbl->root = dma_alloc_coherent(dev,
-					       pbl->nleaves * sizeof(__le64),
-					       &pbl->root_dma, GFP_KERNEL);
-		if (!pbl->root)
-			goto err_free;
-		for (i = 0; i < pbl->nleaves; i++)
-			pbl->root[i] = cpu_to_le64(pbl->leaf_dma[i]);
-	}
-	return 0;
-
-err_free:
-	axon_pbl_free(adev, pbl, false);
-	return -ENOMEM;
-}
+#include "axon_pbl.h"
 
 static unsigned long axon_mr_pgsz_bitmap(struct axon_dev *adev)
 {
@@ -166,7 +91,7 @@ static int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
 static void axon_pbl_params(const struct axon_pbl *pbl, size_t npages,
 			    unsigned long pgsz, struct axon_mr_params *p)
 {
-	p->pbl_addr = pbl->levels == 1 ? pbl->leaf_dma[0] : pbl->root_dma;
+	p->pbl_addr = axon_pbl_addr(pbl);
 	p->npages = npages;
 	p->page_shift = __ffs(pgsz);
 	p->levels = pbl->levels;

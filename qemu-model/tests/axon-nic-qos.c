@@ -945,17 +945,22 @@ void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
     ring(r, R_UAR, AXON_DB_RQ, qp->qpn, qp->rq_pi);
 }
 
+uint64_t tcq_addr(const TCq *cq, uint64_t off)
+{
+    return cq->pages ? cq->pages[off / 4096] + off % 4096 : cq->ring + off;
+}
+
 bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 {
     uint32_t depth = cq->depth ? cq->depth : R_CQ_DEPTH;
-    uint64_t addr = cq->ring + (cq->cons % depth) * AXON_CQE_SIZE;
+    uint64_t addr = tcq_addr(cq, (cq->cons % depth) * AXON_CQE_SIZE);
     bool phase = !((cq->cons / depth) & 1);
 
     for (int i = 0; i < POLL_LIMIT / 10; i++) {
         qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
         if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
             cq->cons++;
-            qtest_writel(r->a->qts, cq->ring + depth * AXON_CQE_SIZE,
+            qtest_writel(r->a->qts, tcq_addr(cq, depth * AXON_CQE_SIZE),
                          cq->cons);
             return true;
         }
@@ -968,14 +973,14 @@ bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 bool poll_cq_now(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 {
     uint32_t depth = cq->depth ? cq->depth : R_CQ_DEPTH;
-    uint64_t addr = cq->ring + (cq->cons % depth) * AXON_CQE_SIZE;
+    uint64_t addr = tcq_addr(cq, (cq->cons % depth) * AXON_CQE_SIZE);
     bool phase = !((cq->cons / depth) & 1);
 
     for (int i = 0; i < 1000; i++) {
         qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
         if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
             cq->cons++;
-            qtest_writel(r->a->qts, cq->ring + depth * AXON_CQE_SIZE,
+            qtest_writel(r->a->qts, tcq_addr(cq, depth * AXON_CQE_SIZE),
                          cq->cons);
             return true;
         }

@@ -96,7 +96,11 @@ typedef struct TCq {
     uint64_t ring;
     uint32_t cons;
     uint32_t depth;             /* 0: R_CQ_DEPTH */
+    const uint64_t *pages;      /* a ring in 4 KiB pages; NULL: at ring */
 } TCq;
+
+/* The guest address of byte off of the CQ's ring memory. */
+uint64_t tcq_addr(const TCq *cq, uint64_t off);
 
 typedef struct TQp {
     uint32_t qpn;

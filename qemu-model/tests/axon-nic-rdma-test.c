@@ -1,7 +1,7 @@
 /*
  * qtest of the RDMA engine in loopback: MRs, CQs and QPs, WRITE, SEND, READ and
- * atomics, the engine's budgets, errors, garbage WQEs, CQ overflow and
- * resizing, MR re-registration, doorbells
+ * atomics, the engine's budgets, errors, garbage WQEs, CQ overflow,
+ * resizing and rings in pages, MR re-registration, doorbells
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -126,7 +126,7 @@ static void test_rdma_cq_qp(void)
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_cq(a, RCQ_ADDR(0) + 8, 64, 1, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 1u << 17, 1, NULL), ==,
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), AXON_CQ_MAX_DEPTH * 2, 1, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 64, 100000, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
@@ -949,6 +949,88 @@ static void test_rdma_cq_resize(void)
     rdma_stop(r);
 }
 
+/* RESIZE_CQ (or CREATE_CQ with cqn 0) onto a ring in the given pages. */
+static uint16_t cq_in_pages(Rdma *r, uint16_t op, uint32_t cqn,
+                            uint32_t depth, const uint64_t *pages,
+                            uint32_t npages, uint8_t levels, uint64_t *res)
+{
+    struct axon_admin_cmd cmd = {};
+    uint64_t pbl[16];
+
+    for (uint32_t i = 0; i < npages; i++) {
+        pbl[i] = cpu_to_le64(pages[i]);
+    }
+    qtest_memwrite(r->a->qts, PBL_ADDR, pbl, npages * 8);
+    cmd.cq.cqn = cpu_to_le32(cqn);
+    cmd.cq.ring_addr = cpu_to_le64(PBL_ADDR);
+    cmd.cq.depth = cpu_to_le32(depth);
+    cmd.cq.npages = cpu_to_le32(npages);
+    cmd.cq.levels = levels;
+    return cmd_result(r->a, &cmd, op, res);
+}
+
+/*
+ * A CQ ring in 4 KiB pages out of order: CQEs and the consumer index go
+ * to the page of their offset, around the ring many times, and back to a
+ * contiguous ring with CQEs waiting.
+ */
+static void test_rdma_cq_pages(void)
+{
+    Rdma *r = rdma_setup(7);
+    TCq *cq = r->qp[0].scq;
+    /* 256 CQEs and the record: 3 pages */
+    static const uint64_t pages[3] = { RCQ_ADDR(8), RCQ_ADDR(6), RCQ_ADDR(7) };
+    uint64_t bad[3] = { RCQ_ADDR(8), RCQ_ADDR(6) + 8, RCQ_ADDR(7) }, cqn;
+
+    /* refused: a page list of the wrong length, levels, a page unaligned */
+    g_assert_cmpuint(cq_in_pages(r, AXON_ADMIN_RESIZE_CQ, cq->cqn, 256, pages,
+                                 2, 1, NULL), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(cq_in_pages(r, AXON_ADMIN_RESIZE_CQ, cq->cqn, 256, pages,
+                                 3, 3, NULL), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(cq_in_pages(r, AXON_ADMIN_RESIZE_CQ, cq->cqn, 256, bad,
+                                 3, 1, NULL), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(cq_in_pages(r, AXON_ADMIN_CREATE_CQ, 0, 256, bad, 3, 1,
+                                 NULL), ==, AXON_ADMIN_BAD_PARAM);
+    /* a new CQ in pages */
+    g_assert_cmpuint(cq_in_pages(r, AXON_ADMIN_CREATE_CQ, 0, 256, pages, 3, 1,
+                                 &cqn), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(destroy_cq(r->a, cqn), ==, AXON_ADMIN_SUCCESS);
+
+    /* QP 0's send CQ moves into the pages with 5 CQEs waiting */
+    post_writes(r, 0, 5);
+    g_assert_true(wait_word(r->a, cq->ring + 4 * AXON_CQE_SIZE +
+                            offsetof(struct axon_cqe, flags),
+                            AXON_CQE_PHASE));
+    g_assert_cmpuint(cq_in_pages(r, AXON_ADMIN_RESIZE_CQ, cq->cqn, 256, pages,
+                                 3, 1, NULL), ==, AXON_ADMIN_SUCCESS);
+    cq->pages = pages;
+    cq->depth = 256;
+    g_assert_cmpuint(qtest_readl(r->a->qts, tcq_addr(cq, 256 * AXON_CQE_SIZE)),
+                     ==, 0);
+    expect_writes(r, 0, 5);
+    /* 600 more: the ring's pages, two and a half times around */
+    for (int i = 0; i < 12; i++) {
+        post_writes(r, 5 + 50 * i, 50);
+        expect_writes(r, 5 + 50 * i, 50);
+    }
+    /* back to a contiguous ring, 7 waiting on the pages */
+    post_writes(r, 605, 7);
+    g_assert_true(wait_word(r->a, tcq_addr(cq, (611 % 256) * AXON_CQE_SIZE +
+                                                offsetof(struct axon_cqe,
+                                                         flags)),
+                            AXON_CQE_PHASE));
+    g_assert_cmpuint(resize_cq(r->a, cq->cqn, RCQ_ADDR(4), 64), ==,
+                     AXON_ADMIN_SUCCESS);
+    cq->pages = NULL;
+    cq->ring = RCQ_ADDR(4);
+    cq->depth = 64;
+    expect_writes(r, 605, 7);
+    post_writes(r, 612, 40);
+    expect_writes(r, 612, 40);
+    g_assert_cmphex(rd(r->a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+    rdma_stop(r);
+}
+
 /* REREG_MR of MR i: its pages as they are, the rest as given. */
 static uint16_t rereg_mr(Rdma *r, int i, uint32_t key, uint32_t pdn,
                          uint32_t access, uint64_t iova, uint32_t npages)
@@ -1097,6 +1179,7 @@ void axon_nic_rdma_tests(void)
     qtest_add_func("/axon-nic/rdma-doorbells", test_rdma_doorbells);
     qtest_add_func("/axon-nic/rdma-cq-overflow", test_rdma_cq_overflow);
     qtest_add_func("/axon-nic/rdma-cq-resize", test_rdma_cq_resize);
+    qtest_add_func("/axon-nic/rdma-cq-pages", test_rdma_cq_pages);
     qtest_add_func("/axon-nic/rdma-mr-rereg", test_rdma_mr_rereg);
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);

@@ -3,7 +3,8 @@
  * axon-verbs-change: objects changed in place, through libibverbs.
  * ibv_resize_cq() with receive completions waiting: too small a size is
  * EINVAL and changes nothing; growing and shrinking keep the completions
- * in order and the arming; many more than the old size pass afterwards.
+ * in order and the arming; many more than the old size pass afterwards;
+ * rings of hundreds of thousands of entries work.
  * ibv_rereg_mr() of access, PD and translation: the keys stay, a peer's
  * WRITE through the rkey succeeds or fails with REM_ACCESS_ERR as the
  * new registration says, and lands in the new memory.
@@ -23,7 +24,8 @@
 #define MSG		1024
 #define PAGE		4096
 
-#define RESIZE_CHECKS	10
+#define RESIZE_CHECKS	11
+#define BIG_CQE		(128 * 1024 + 1)	/* libfabric's ofi_rxm asks 128 Ki */
 #define REREG_CHECKS	11
 
 struct env {
@@ -160,6 +162,13 @@ static void test_resize(struct env *e)
 	       e->rcq->cqe);
 	tap_ok(recv_msgs(e, 1) && send_msgs(e, 14) && recv_msgs(e, 14),
 	       "15 messages through the resized CQ");
+	/* rings of megabytes: in pages, no large allocation */
+	ok = !ibv_resize_cq(e->rcq, BIG_CQE) && e->rcq->cqe >= BIG_CQE &&
+	     send_msgs(e, 3) && recv_msgs(e, 3) &&
+	     !ibv_resize_cq(e->rcq, 4 * BIG_CQE) && send_msgs(e, 3) &&
+	     recv_msgs(e, 3);
+	tap_ok(ok, "resized to %d, then %d entries: messages pass", BIG_CQE,
+	       e->rcq->cqe);
 }
 
 /* qp[0]'s WRITE of 8 bytes at remote_addr with rkey; its status. */

@@ -300,12 +300,19 @@ struct axon_admin_mr {
 /**
  * struct axon_admin_cq - CREATE_CQ, DESTROY_CQ and RESIZE_CQ
  * @ring_addr: CREATE_CQ, RESIZE_CQ: DMA address of the (new) ring, 4 KiB
- *	aligned (see "Completion queues"); DESTROY_CQ: 0
+ *	aligned (see "Completion queues"), or with @npages of its page list;
+ *	DESTROY_CQ: 0
  * @depth: CREATE_CQ, RESIZE_CQ: CQEs, power of 2, ``AXON_CQ_MIN_DEPTH``
  *	.. ``AXON_CQ_MAX_DEPTH``; DESTROY_CQ: 0
  * @uar: CREATE_CQ: the doorbell page that may arm it, < ``AXON_REG_DB_PAGES``;
  *	otherwise 0
  * @cqn: DESTROY_CQ, RESIZE_CQ: the CQ; CREATE_CQ: 0
+ * @npages: CREATE_CQ, RESIZE_CQ with ``AXON_CAP_CQ_PAGES``: 0 for a
+ *	contiguous ring; else the ring and its consumer index record are in
+ *	this many 4 KiB pages, exactly DIV_ROUND_UP(depth * ``AXON_CQE_SIZE``
+ *	+ sizeof(&struct axon_cq_dbrec), 4096), listed at @ring_addr as an
+ *	MR's pages are (see "Page lists"; page_shift 12). DESTROY_CQ: 0
+ * @levels: with @npages: the page list's levels, 1 or 2; else 0
  * @reserved: 0
  *
  * CREATE_CQ fails with NO_RESOURCES once there are
@@ -320,7 +327,9 @@ struct axon_admin_cq {
 	__le32 depth;
 	__le32 uar;
 	__le32 cqn;
-	__u8 reserved[36];
+	__le32 npages;
+	__u8 levels;
+	__u8 reserved[31];
 };
 
 /**

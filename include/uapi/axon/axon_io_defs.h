@@ -68,10 +68,13 @@
 /**
  * DOC: Completion queues
  *
- * A CQ is a contiguous ring of depth ``AXON_CQE_SIZE``-byte CQEs
- * (&struct axon_cqe) followed, at byte depth * ``AXON_CQE_SIZE``, by a
- * &struct axon_cq_dbrec where the consumer writes its index; depth is a
- * power of 2, ``AXON_CQ_MIN_DEPTH`` .. ``AXON_CQ_MAX_DEPTH``. The device
+ * A CQ is a ring of depth ``AXON_CQE_SIZE``-byte CQEs (&struct axon_cqe)
+ * followed, at byte depth * ``AXON_CQE_SIZE``, by a &struct axon_cq_dbrec
+ * where the consumer writes its index; depth is a power of 2,
+ * ``AXON_CQ_MIN_DEPTH`` .. ``AXON_CQ_MAX_DEPTH``. The ring and its record
+ * are contiguous memory, or, with ``AXON_CAP_CQ_PAGES``, 4 KiB pages in
+ * a page list (&axon_admin_cq.npages): byte n of the queue is byte
+ * n % 4096 of page n / 4096, so no entry straddles two pages. The device
  * writes a CQE only if (CQEs written - cons_index) < depth; otherwise the
  * CQ has overflowed: the device stops writing to it for good and posts
  * ``AXON_EVENT_CQ_ERROR``. The CQE's phase bit is 1 on the first pass
@@ -91,7 +94,7 @@
  */
 #define AXON_CQE_SIZE			32
 #define AXON_CQ_MIN_DEPTH		2
-#define AXON_CQ_MAX_DEPTH		65536
+#define AXON_CQ_MAX_DEPTH		0x400000 /* 2^22 */
 
 /**
  * DOC: Queue pairs

@@ -331,6 +331,8 @@ enum axon_reg {
  *   11:11 : resize_cq - AXON_CAP_RESIZE_CQ: RESIZE_CQ (interface 1.8, see
  *         "Completion queues" in axon_io_defs.h)
  *   12:12 : rereg_mr - AXON_CAP_REREG_MR: REREG_MR (interface 1.8)
+ *   13:13 : cq_pages - AXON_CAP_CQ_PAGES: CQ rings in pages (interface 1.8,
+ *         see "Completion queues" in axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -345,6 +347,7 @@ enum axon_reg {
 #define AXON_CAP_GSI			0x400
 #define AXON_CAP_RESIZE_CQ		0x800
 #define AXON_CAP_REREG_MR		0x1000
+#define AXON_CAP_CQ_PAGES		0x2000
 
 /**
  * DOC: FW_VERSION register

@@ -3,11 +3,9 @@
 # libfabric (Debian's 1.17) over axon0 across two VMs: fi_info lists axon0
 # under the verbs provider for connected (FI_EP_MSG) and, through ofi_rxm,
 # reliable datagram (FI_EP_RDM) endpoints; fi_pingpong runs every size
-# with its data check (-c) on each. Node 0 serves, node 1 is the client.
-#
-# One setting for FI_EP_RDM: ofi_rxm sizes its verbs CQ for
-# FI_UNIVERSE_SIZE peers (default 1024: 128 sends each, 131072 entries);
-# axon's CQs hold at most 65536, so the run says 256.
+# with its data check (-c) on each, with libfabric's defaults (ofi_rxm
+# sizes its verbs CQ for FI_UNIVERSE_SIZE, 1024 peers: 131072 entries).
+# Node 0 serves, node 1 is the client.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
@@ -28,22 +26,20 @@ check "fi_info -p verbs lists $RDMA_DEV for FI_EP_MSG" fi_lists verbs FI_EP_MSG
 check "fi_info -p 'verbs;ofi_rxm' lists $RDMA_DEV for FI_EP_RDM" \
 	fi_lists "verbs;ofi_rxm" FI_EP_RDM
 
-# fi_pp NAME PORT ARGS...: fi_pingpong on both nodes (with the variables
-# of $FI_PP_ENV), the client retrying while the server does not listen yet
+# fi_pp NAME PORT ARGS...: fi_pingpong on both nodes, the client retrying
+# while the server does not listen yet
 fi_pp() {
 	log=$AXON_OUT/$1.$side.log
 	port=$2
 	shift 2
 	if [ "$AXON_NODE" = 0 ]; then
-		# shellcheck disable=SC2086 # a word list
-		timeout "$PT_TIMEOUT" env ${FI_PP_ENV:-} fi_pingpong "$@" -B "$port" \
+		timeout "$PT_TIMEOUT" fi_pingpong "$@" -B "$port" \
 			</dev/null >"$log" 2>&1
 		rc=$?
 	else
 		tries=0
 		while :; do
-			# shellcheck disable=SC2086 # a word list
-			timeout "$PT_TIMEOUT" env ${FI_PP_ENV:-} fi_pingpong "$@" -P "$port" "$peer" \
+			timeout "$PT_TIMEOUT" fi_pingpong "$@" -P "$port" "$peer" \
 				</dev/null >"$log" 2>&1 && rc=0 || rc=$?
 			[ $rc != 0 ] && [ $tries -lt 60 ] &&
 				grep -qi "refused" "$log" || break
@@ -59,7 +55,6 @@ check "fi_pingpong -p verbs -e msg -c, every size ($side)" \
 	fi_pp pingpong_msg 47600 -p verbs -d "$RDMA_DEV" -e msg -c -I 50
 grep -E "^ *[0-9]+(k|m)? +[0-9]+ " "$AXON_OUT/pingpong_msg.$side.log" 2>/dev/null |
 	tail -n 3 | sed 's/^/# msg: /'
-FI_PP_ENV=FI_UNIVERSE_SIZE=256
 check "fi_pingpong -p 'verbs;ofi_rxm' -e rdm -c, every size ($side)" \
 	fi_pp pingpong_rdm 47601 -p "verbs;ofi_rxm" -d "$RDMA_DEV" -e rdm -c -I 50
 finish

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * axon page lists: allocated in 4 KiB leaves of coherent memory the
+ * device reads during one admin command (see axon_pbl.h).
+ */
+
+#include <linux/dma-mapping.h>
+#include <linux/slab.h>
+
+#include "axon.h"
+#include "axon_mr_attr.h"
+#include "axon_pbl.h"
+
+/* Give the list's buffers back; @orphan: the device may still read them. */
+void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
+{
+	struct device *dev = &adev->pdev->dev;
+	size_t i;
+
+	for (i = 0; i < pbl->nleaves && pbl->leaves[i]; i++) {
+		if (orphan)
+			axon_admin_orphan_buf(&adev->aq, pbl->leaves[i],
+					      pbl->leaf_dma[i],
+					      AXON_PBL_LEAF_SIZE);
+		else
+			dma_free_coherent(dev, AXON_PBL_LEAF_SIZE,
+					  pbl->leaves[i], pbl->leaf_dma[i]);
+	}
+	if (pbl->root) {
+		if (orphan)
+			axon_admin_orphan_buf(&adev->aq, pbl->root,
+					      pbl->root_dma,
+					      pbl->nleaves * sizeof(__le64));
+		else
+			dma_free_coherent(dev, pbl->nleaves * sizeof(__le64),
+					  pbl->root, pbl->root_dma);
+	}
+	kvfree(pbl->leaves);
+	kvfree(pbl->leaf_dma);
+}
+
+/* Allocate the page list for @npages entries; the caller fills the leaves. */
+int axon_pbl_alloc(struct axon_dev *adev, struct axon_pbl *pbl, size_t npages)
+{
+	struct device *dev = &adev->pdev->dev;
+	size_t i;
+
+	memset(pbl, 0, sizeof(*pbl));
+	pbl->levels = axon_pbl_levels(npages);
+	pbl->nleaves = axon_pbl_leaves(npages);
+	pbl->leaves = kvcalloc(pbl->nleaves, sizeof(*pbl->leaves), GFP_KERNEL);
+	pbl->leaf_dma = kvcalloc(pbl->nleaves, sizeof(*pbl->leaf_dma),
+				 GFP_KERNEL);
+	if (!pbl->leaves || !pbl->leaf_dma)
+		goto err_free;
+	for (i = 0; i < pbl->nleaves; i++) {
+		pbl->leaves[i] = dma_alloc_coherent(dev, AXON_PBL_LEAF_SIZE,
+						    &pbl->leaf_dma[i],
+						    GFP_KERNEL);
+		if (!pbl->leaves[i])
+			goto err_free;
+	}
+	if (pbl->levels == 2) {
+		pbl->root = dma_alloc_coherent(dev,
+					       pbl->nleaves * sizeof(__le64),
+					       &pbl->root_dma, GFP_KERNEL);
+		if (!pbl->root)
+			goto err_free;
+		for (i = 0; i < pbl->nleaves; i++)
+			pbl->root[i] = cpu_to_le64(pbl->leaf_dma[i]);
+	}
+	return 0;
+
+err_free:
+	axon_pbl_free(adev, pbl, false);
+	return -ENOMEM;
+}
