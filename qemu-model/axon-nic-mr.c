@@ -458,6 +458,20 @@ static uint16_t axon_mr_check_range(uint16_t opcode, uint32_t access,
     return AXON_ADMIN_SUCCESS;
 }
 
+/* What CREATE_MR and REREG_MR set alike: the PD, access, range, pages. */
+static void axon_mr_describe(AxonMr *mr, const struct axon_admin_mr *m,
+                             uint64_t *pages, bool peer)
+{
+    mr->pdn = le32_to_cpu(m->pdn);
+    mr->access = le32_to_cpu(m->access);
+    mr->iova = le64_to_cpu(m->iova);
+    mr->length = le64_to_cpu(m->length);
+    mr->page_shift = m->page_shift;
+    mr->first_off = mr->iova & ((1ULL << m->page_shift) - 1);
+    mr->pages = pages;
+    mr->peer = peer;
+}
+
 /* A random key tag other than last: a stale key never matches. */
 static uint8_t axon_mr_new_tag(uint8_t last)
 {
@@ -553,15 +567,8 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr->mw_type = mw_type;
     mr->bound = false;
     mr->windows = 0;
-    mr->peer = peer;
-    mr->page_shift = m->page_shift;
-    mr->pdn = pdn;
-    mr->access = access;
-    mr->iova = iova;
-    mr->length = length;
-    mr->first_off = iova & ((1ULL << m->page_shift) - 1);
+    axon_mr_describe(mr, m, pages, peer);
     mr->npages = fast_reg ? 0 : npages;
-    mr->pages = pages;
     r->pbl_pages += npages;
     r->pd_users[pdn]++;
     *result = AXON_KEY(idx, mr->tag);
@@ -750,15 +757,8 @@ uint16_t axon_mr_rereg(AxonNicState *s, const struct axon_admin_cmd *cmd,
     r->pd_users[mr->pdn]--;
     r->pd_users[pdn]++;
     g_free(mr->pages);
-    mr->pages = pages;
+    axon_mr_describe(mr, m, pages, peer);
     mr->npages = le32_to_cpu(m->npages);
-    mr->page_shift = m->page_shift;
-    mr->pdn = pdn;
-    mr->access = access;
-    mr->iova = iova;
-    mr->length = length;
-    mr->first_off = iova & ((1ULL << m->page_shift) - 1);
-    mr->peer = peer;
     mr->invalidated = false;
     trace_axon_nic_rdma_mr_rereg(le32_to_cpu(m->key), pdn, iova, length,
                                  access);

@@ -126,8 +126,8 @@ static void test_rdma_cq_qp(void)
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_cq(a, RCQ_ADDR(0) + 8, 64, 1, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
-    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), AXON_CQ_MAX_DEPTH * 2, 1, NULL), ==,
-                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), AXON_CQ_MAX_DEPTH * 2, 1,
+                               NULL), ==, AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 64, 100000, NULL), ==,
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_cq(a, RCQ_ADDR(0), 64, 1, &cqn), ==,

@@ -48,22 +48,6 @@ static uint8_t *slot(struct env *e, int i)
 	return e->buf + MSG + (size_t)(i % DEPTH) * MSG;
 }
 
-/* The next n completions of cq; false after about 10 s without one. */
-static bool poll_n(struct ibv_cq *cq, struct ibv_wc *wc, int n)
-{
-	int got = 0, tries = 0, r;
-
-	while (got < n && tries++ < 100000) {
-		r = ibv_poll_cq(cq, n - got, wc + got);
-		if (r < 0)
-			return false;
-		got += r;
-		if (!r)
-			usleep(100);
-	}
-	return got == n;
-}
-
 static int post_recv(struct env *e, int i)
 {
 	struct ibv_sge sge = {
@@ -99,7 +83,7 @@ static bool send_msgs(struct env *e, int n)
 		pattern_fill(e->buf, MSG, e->sent);
 		wr.wr_id = e->sent;
 		if (ibv_post_send(e->qp[0], &wr, &bad) ||
-		    !poll_n(e->scq, &wc, 1) || wc.status != IBV_WC_SUCCESS)
+		    !poll_one(e->scq, &wc, 10000) || wc.status != IBV_WC_SUCCESS)
 			return false;
 	}
 	return true;
@@ -112,7 +96,7 @@ static bool recv_msgs(struct env *e, int n)
 	int i;
 
 	for (i = 0; i < n; i++, e->received++)
-		if (!poll_n(e->rcq, &wc, 1) || wc.status != IBV_WC_SUCCESS ||
+		if (!poll_one(e->rcq, &wc, 10000) || wc.status != IBV_WC_SUCCESS ||
 		    wc.opcode != IBV_WC_RECV ||
 		    wc.wr_id != (uint64_t)e->received || wc.byte_len != MSG ||
 		    !pattern_ok(slot(e, e->received), MSG, e->received))
@@ -184,7 +168,7 @@ static enum ibv_wc_status write_to(struct env *e, uint64_t remote_addr,
 	}, *bad;
 	struct ibv_wc wc;
 
-	if (ibv_post_send(e->qp[0], &wr, &bad) || !poll_n(e->scq, &wc, 1))
+	if (ibv_post_send(e->qp[0], &wr, &bad) || !poll_one(e->scq, &wc, 10000))
 		return IBV_WC_GENERAL_ERR;
 	return wc.status;
 }

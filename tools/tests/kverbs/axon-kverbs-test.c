@@ -251,6 +251,35 @@ static void kv_send(struct kv *kv, bool inline_send, const char *name)
 	kv_check(kv, !memcmp(kv->buf[0], kv->buf[1], ssge.length), what);
 }
 
+/* Two QPs of @init sending to @cq, connected to each other; the error. */
+static int kv_pair_on(struct kv *kv, struct ib_qp_init_attr *init,
+		      struct ib_cq *cq, struct ib_qp **qp)
+{
+	int i, err = 0;
+
+	init->send_cq = cq;
+	for (i = 0; i < 2 && !err; i++) {
+		qp[i] = ib_create_qp(kv->pd, init);
+		err = PTR_ERR_OR_ZERO(qp[i]);
+	}
+	for (i = 0; i < 2 && !err; i++)
+		err = kv_connect(kv, qp[i], qp[!i]->qp_num);
+	return err;
+}
+
+/* Destroys what kv_pair_on() made, and @cq. */
+static void kv_pair_off(struct kv *kv, struct ib_qp_init_attr *init,
+			struct ib_cq *cq, struct ib_qp **qp)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (!IS_ERR_OR_NULL(qp[i]))
+			ib_destroy_qp(qp[i]);
+	ib_destroy_cq(cq);
+	init->send_cq = kv->cq;
+}
+
 /*
  * A send CQ of 2 entries and 4 signaled sends nobody polls: the device
  * must stop at the overflow and report it.
@@ -268,19 +297,13 @@ static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
 	const struct ib_send_wr *bad_wr;
 	struct ib_qp *qp[2] = {};
 	struct ib_cq *cq;
-	int i, err = 0;
+	int i, err;
 
 	cq = ib_create_cq(kv->dev, kv_comp, kv_cq_event, kv, &cq_attr);
 	kv_check(kv, !IS_ERR(cq), "overflow: ib_create_cq of 2 entries");
 	if (IS_ERR(cq))
 		return;
-	init->send_cq = cq;
-	for (i = 0; i < 2 && !err; i++) {
-		qp[i] = ib_create_qp(kv->pd, init);
-		err = PTR_ERR_OR_ZERO(qp[i]);
-	}
-	for (i = 0; i < 2 && !err; i++)
-		err = kv_connect(kv, qp[i], qp[!i]->qp_num);
+	err = kv_pair_on(kv, init, cq, qp);
 	kv_check(kv, !err, "overflow: a connected QP pair");
 	/* zero-length writes need no memory */
 	for (i = 0; i < 4 && !err; i++)
@@ -288,11 +311,7 @@ static void kv_cq_overflow(struct kv *kv, struct ib_qp_init_attr *init)
 	kv_check(kv, !err, "overflow: 4 signaled writes posted");
 	kv_check(kv, !err && wait_for_completion_timeout(&kv->cq_err, 5 * HZ),
 		 "overflow: IB_EVENT_CQ_ERR");
-	for (i = 0; i < 2; i++)
-		if (!IS_ERR_OR_NULL(qp[i]))
-			ib_destroy_qp(qp[i]);
-	ib_destroy_cq(cq);
-	init->send_cq = kv->cq;
+	kv_pair_off(kv, init, cq, qp);
 }
 
 /* @n signaled zero-length writes from @qp, wr_id @first, @first + 1, ... */
@@ -336,19 +355,13 @@ static void kv_cq_resize(struct kv *kv, struct ib_qp_init_attr *init)
 	struct ib_cq_init_attr cq_attr = { .cqe = 4 };
 	struct ib_qp *qp[2] = {};
 	struct ib_cq *cq;
-	int i, err = 0;
+	int i, err;
 
 	cq = ib_create_cq(kv->dev, kv_comp, NULL, kv, &cq_attr);
 	kv_check(kv, !IS_ERR(cq), "resize: ib_create_cq of 4 entries");
 	if (IS_ERR(cq))
 		return;
-	init->send_cq = cq;
-	for (i = 0; i < 2 && !err; i++) {
-		qp[i] = ib_create_qp(kv->pd, init);
-		err = PTR_ERR_OR_ZERO(qp[i]);
-	}
-	for (i = 0; i < 2 && !err; i++)
-		err = kv_connect(kv, qp[i], qp[!i]->qp_num);
+	err = kv_pair_on(kv, init, cq, qp);
 	kv_check(kv, !err, "resize: a connected QP pair");
 	kv_check(kv, !err && !kv_writes(qp[0], 0, 4) &&
 		 kv_writes_done(cq, 0, 1), "resize: 4 writes, 1 polled");
@@ -363,11 +376,7 @@ static void kv_cq_resize(struct kv *kv, struct ib_qp_init_attr *init)
 	kv_check(kv, ib_resize_cq(cq, 0) == -EINVAL &&
 		 ib_resize_cq(cq, INT_MAX) == -EINVAL,
 		 "resize: 0 and INT_MAX entries refused with EINVAL");
-	for (i = 0; i < 2; i++)
-		if (!IS_ERR_OR_NULL(qp[i]))
-			ib_destroy_qp(qp[i]);
-	ib_destroy_cq(cq);
-	init->send_cq = kv->cq;
+	kv_pair_off(kv, init, cq, qp);
 }
 
 /* An RDMA write with a key the responder does not know. */
