@@ -286,6 +286,11 @@ void axon_cq_event(struct axon_dev *adev, u32 cqn);
 void axon_cqs_mark_dead(struct axon_dev *adev);
 void axon_cq_comp_event(struct axon_dev *adev, u32 cqn);
 
+/* axon_res.c: details for rdma res show -dd */
+int axon_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int axon_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
+int axon_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
+
 /* axon_qp.c */
 int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);

@@ -142,6 +142,8 @@ static int axon_create_mr(struct axon_dev *adev, struct axon_mr *mr,
 		return err;
 	mr->ibmr.lkey = mr->key;
 	mr->ibmr.rkey = mr->key;
+	mr->page_shift = p->page_shift;
+	mr->npages = p->npages;
 	return 0;
 }
 
@@ -604,6 +606,8 @@ struct ib_mr *axon_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 		mr->umem = umem;
 	}
 	mr->access = access;
+	mr->page_shift = p.page_shift;
+	mr->npages = p.npages;
 	return NULL;
 
 err_release_umem:

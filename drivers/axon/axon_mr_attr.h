@@ -47,6 +47,8 @@ struct axon_mr {
 	 */
 	u32 key;
 	int access;			/* user MRs: the IB_ACCESS_* granted */
+	u8 page_shift;			/* its page list's, for the rdma tool */
+	u32 npages;
 	/*
 	 * dynamic dma-buf MRs (see axon_mr.c), under the dma-buf's resv lock:
 	 * live from CREATE_MR to dereg, valid while the device has the pages

@@ -1,16 +1,45 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # The basic verbs through libibverbs and the axon provider, then objects
-# changed in place: ibv_resize_cq and ibv_rereg_mr (axon-verbs-change).
+# changed in place: ibv_resize_cq and ibv_rereg_mr (axon-verbs-change),
+# then the driver's details in rdma res show -dd.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 . "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
 
+# res_dd OBJECT PATTERN...: rdma res show OBJECT -dd has, on the line of
+# the pingpong server below, every PATTERN
+res_dd() {
+	line=$(rdma -dd res show "$1" | grep "comm ibv_rc_pingpong")
+	shift
+	for pat; do
+		echo "$line" | grep -qE "$pat" || return 1
+	done
+}
+
 pt_require_rdma
-plan 3
+plan 6
 subtest "axon-verbs-basic" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0
 subtest "axon-verbs-change: ibv_resize_cq, ibv_rereg_mr" \
 	"$AXON_REPO/tools/tests/axon-verbs-change" -g "$GID_IDX" axon0
+
+# the driver's details in the rdma tool: a pingpong server holds a QP in
+# INIT (RQ of 500), its CQ and MR while it waits for a client
+stdbuf -oL ibv_rc_pingpong -d axon0 -g "$GID_IDX" -p 18598 -r 500 \
+	>"$AXON_OUT/holder.log" 2>&1 &
+holder=$!
+wait_for 30 grep -q "local address" "$AXON_OUT/holder.log"
+for o in qp cq mr; do
+	rdma -dd res show $o | grep "comm ibv_rc_pingpong" | sed "s/^/# $o: /"
+done
+check "rdma res show qp -dd: the device's state, the queues" \
+	res_dd qp "hw_state INIT" "hw_qpn [0-9]+" "sq_depth [0-9]+" "rq_depth 512"
+check "rdma res show cq -dd: the device's CQ, a ring in pages" \
+	res_dd cq "hw_cqn [0-9]+" "depth [0-9]+" "ring_pages [1-9]"
+check "rdma res show mr -dd: a user MR in 4 KiB pages" \
+	res_dd mr "kind user" "page_size 4096" "npages [1-9]"
+kill $holder 2>/dev/null
+wait $holder 2>/dev/null
 check "no kernel warnings" kernel_quiet
 finish
