@@ -50,6 +50,7 @@ static const struct verbs_context_ops axon_ctx_ops = {
 	.query_device_ex = axon_query_device_ex,
 	.query_port = axon_query_port,
 	.query_qp = axon_query_qp,
+	.query_rt_values = axon_query_rt_values,
 	.query_srq = axon_query_srq,
 	.reg_dmabuf_mr = axon_reg_dmabuf_mr,
 	.reg_mr = axon_reg_mr,
@@ -152,6 +153,7 @@ static struct verbs_context *axon_alloc_context(struct ibv_device *ibdev,
 	ctx->max_qp_wr = resp.drv_payload.max_qp_wr;
 	ctx->max_cqe = resp.drv_payload.max_cqe;
 	ctx->db_mmap_key = resp.drv_payload.db_mmap_key;
+	ctx->clock_mmap_key = resp.drv_payload.clock_mmap_key;
 	pthread_mutex_init(&ctx->lock, NULL);
 
 	verbs_set_ops(&ctx->ibvctx, &axon_ctx_ops);
@@ -174,6 +176,8 @@ static void axon_free_context(struct ibv_context *ibctx)
 		free(ctx->qp_table[i]);
 	if (ctx->db_page)
 		munmap(ctx->db_page, AXON_DB_PAGE_SIZE);
+	if (ctx->clock_page)
+		munmap(ctx->clock_page, AXON_DB_PAGE_SIZE);
 	pthread_mutex_destroy(&ctx->lock);
 	verbs_uninit_context(&ctx->ibvctx);
 	free(ctx);

@@ -38,13 +38,18 @@ struct axon_context {
 	uint32_t max_qp_wr;
 	uint32_t max_cqe;
 	uint64_t db_mmap_key;
+	uint64_t clock_mmap_key;	/* with AXON_UCONTEXT_RESP_CLOCK */
 
 	/*
 	 * The doorbell page, mapped with the first CQ or QP: a context that
 	 * only queries never needs it.
 	 */
-	pthread_mutex_t lock;		/* db_page and qp_table updates */
+	pthread_mutex_t lock;	/* db_page, clock_page and qp_table updates */
 	void *db_page;
+	/* The clock page, mapped on first use, and the wallclock offset. */
+	void *clock_page;
+	int64_t clock_offset;		/* CLOCK_REALTIME - device clock */
+	int64_t clock_sampled;		/* CLOCK_MONOTONIC when taken */
 	struct axon_qp **qp_table[AXON_QP_TABLE_SIZE];
 };
 
@@ -60,6 +65,7 @@ struct axon_cq {
 	void *buf;			/* the mapping: ring, then dbrec */
 	size_t buf_size;
 	uint32_t cqn;
+	uint32_t cqe_size;		/* AXON_CQE_SIZE or AXON_CQE_TS_SIZE */
 	uint32_t *db;			/* the CQ_ARM doorbell */
 	/* ibv_start_poll() to ibv_end_poll(): the CQE being read */
 	struct axon_cqe *cur;
@@ -220,6 +226,13 @@ static inline struct axon_qp *to_axon_qp_ex(struct ibv_qp_ex *ibqp)
 
 /* axon.c */
 int axon_map_db_page(struct axon_context *ctx);
+
+/* clock.c: the device clock, for completion timestamps */
+int axon_clock_read(struct axon_context *ctx, uint64_t *now);
+int axon_clock_sample(struct axon_context *ctx);
+uint64_t axon_clock_to_wallclock(struct axon_context *ctx, uint64_t ts);
+int axon_query_rt_values(struct ibv_context *context,
+			 struct ibv_values_ex *values);
 /*
  * A zeroed object of size for a CQ, QP or SRQ, whose doorbells need the
  * context's doorbell page: mapped first. NULL with errno set.
@@ -312,7 +325,8 @@ int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 		   struct ibv_recv_wr **bad_wr);
 int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc);
 int axon_req_notify_cq(struct ibv_cq *ibcq, int solicited_only);
-void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded);
+void axon_cq_ex_set_ops(struct axon_cq *cq, uint64_t wc_flags,
+			bool single_threaded);
 void axon_qp_ex_set_ops(struct axon_qp *qp);
 void axon_qp_lock_cqs(struct axon_qp *qp);
 void axon_qp_unlock_cqs(struct axon_qp *qp);

@@ -456,6 +456,17 @@ static uint8_t axon_wc_read_sl(struct ibv_cq_ex *ibcq)
 }
 
 /* RoCE: no LIDs or path bits. */
+static uint64_t axon_wc_read_completion_ts(struct ibv_cq_ex *ibcq)
+{
+	return axon_cqe_timestamp(to_axon_cq_ex(ibcq)->cur);
+}
+
+static uint64_t axon_wc_read_completion_wallclock_ns(struct ibv_cq_ex *ibcq)
+{
+	return axon_clock_to_wallclock(to_axon_ctx(ibcq->context),
+				       axon_wc_read_completion_ts(ibcq));
+}
+
 static uint32_t axon_wc_read_zero32(struct ibv_cq_ex *ibcq __maybe_unused)
 {
 	return 0;
@@ -466,7 +477,8 @@ static uint8_t axon_wc_read_zero8(struct ibv_cq_ex *ibcq __maybe_unused)
 	return 0;
 }
 
-void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded)
+void axon_cq_ex_set_ops(struct axon_cq *cq, uint64_t wc_flags,
+			bool single_threaded)
 {
 	struct ibv_cq_ex *ibcq = &cq->vcq.cq_ex;
 
@@ -488,6 +500,11 @@ void axon_cq_ex_set_ops(struct axon_cq *cq, bool single_threaded)
 	ibcq->read_slid = axon_wc_read_zero32;
 	ibcq->read_sl = axon_wc_read_sl;
 	ibcq->read_dlid_path_bits = axon_wc_read_zero8;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP)
+		ibcq->read_completion_ts = axon_wc_read_completion_ts;
+	if (wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
+		ibcq->read_completion_wallclock_ns =
+			axon_wc_read_completion_wallclock_ns;
 }
 
 /* --- ibv_create_qp_ex(): ibv_wr_start() and friends --------------------- */

@@ -196,11 +196,11 @@ uint32_t *axon_db(struct axon_context *ctx, unsigned int offset)
 }
 
 /* The kernel's answer is used to index memory: check it first. */
-static bool axon_cq_ring_ok(uint32_t depth, uint64_t size)
+static bool axon_cq_ring_ok(uint32_t depth, uint32_t cqe_size, uint64_t size)
 {
 	return axon_is_pow2(depth) && depth >= AXON_CQ_MIN_DEPTH &&
 	       depth <= AXON_CQ_MAX_DEPTH &&
-	       size >= (uint64_t)depth * AXON_CQE_SIZE +
+	       size >= (uint64_t)depth * cqe_size +
 			       sizeof(struct axon_cq_dbrec);
 }
 
@@ -211,13 +211,25 @@ static void axon_cq_set_ring(struct axon_cq *cq, void *buf, size_t size,
 	cq->buf = buf;
 	cq->buf_size = size;
 	cq->ring.cqes = buf;
-	cq->ring.dbrec = (struct axon_cq_dbrec *)(cq->ring.cqes + depth);
+	cq->ring.stride_shift = cq->cqe_size == AXON_CQE_TS_SIZE;
+	cq->ring.dbrec = (struct axon_cq_dbrec *)
+		(cq->ring.cqes + ((size_t)depth << cq->ring.stride_shift));
 	cq->ring.depth_shift = __builtin_ctz(depth);
 }
 
 /* What ibv_create_cq_ex() can do; the rest fails with EOPNOTSUPP. */
-#define AXON_CQ_WC_FLAGS	IBV_WC_STANDARD_FLAGS
+#define AXON_CQ_TS_FLAGS						\
+	(IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |				\
+	 IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK)
 #define AXON_CQ_CREATE_FLAGS	IBV_CREATE_CQ_ATTR_SINGLE_THREADED
+
+/* Timestamps need the device clock (AXON_UCONTEXT_RESP_CLOCK). */
+static uint64_t axon_cq_wc_flags(const struct axon_context *ctx)
+{
+	return IBV_WC_STANDARD_FLAGS |
+	       (ctx->resp_comp_mask & AXON_UCONTEXT_RESP_CLOCK ?
+		AXON_CQ_TS_FLAGS : 0);
+}
 
 static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 				     struct ibv_cq_init_attr_ex *attr)
@@ -226,12 +238,14 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 	struct axon_create_cq_cmd_resp resp = {};
 	struct ibv_create_cq_ex cmd = {};
 	struct axon_create_cq_resp *drv = &resp.drv_payload;
+	struct ibv_cq_init_attr_ex kattr = *attr;
+	bool ts = attr->wc_flags & AXON_CQ_TS_FLAGS;
 	struct axon_cq *cq;
 	void *buf;
 	int err;
 
 	if ((attr->comp_mask & ~IBV_CQ_INIT_ATTR_MASK_FLAGS) ||
-	    (attr->wc_flags & ~AXON_CQ_WC_FLAGS) ||
+	    (attr->wc_flags & ~axon_cq_wc_flags(ctx)) ||
 	    ((attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
 	     (attr->flags & ~AXON_CQ_CREATE_FLAGS))) {
 		verbs_debug(&ctx->ibvctx, "unsupported CQ attributes\n");
@@ -245,23 +259,35 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 		return NULL;
 	}
 
+	/* wallclock needs the clock mapped: find out now, not when polling */
+	if ((attr->wc_flags & IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK) &&
+	    (err = axon_clock_sample(ctx))) {
+		errno = err;
+		return NULL;
+	}
 	cq = axon_queue_alloc(ctx, sizeof(*cq));
 	if (!cq)
 		return NULL;
 
-	err = ibv_cmd_create_cq_ex(context, attr, &cq->vcq, &cmd, sizeof(cmd),
-				   &resp.ibv_resp, sizeof(resp), 0);
+	/* the kernel asks for 64-byte CQEs for either timestamp flag */
+	if (ts)
+		kattr.wc_flags |= IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
+	err = ibv_cmd_create_cq_ex(context, &kattr, &cq->vcq, &cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp),
+				   0);
 	if (err) {
 		verbs_debug(&ctx->ibvctx, "ibv_cmd_create_cq_ex failed: %d\n",
 			    err);
 		goto err_free;
 	}
 
-	if (!axon_cq_ring_ok(drv->depth, drv->cq_size) ||
-	    drv->cqn > AXON_MAX_CQN) {
+	cq->cqe_size = ts ? AXON_CQE_TS_SIZE : AXON_CQE_SIZE;
+	if (!axon_cq_ring_ok(drv->depth, cq->cqe_size, drv->cq_size) ||
+	    drv->cqe_size != cq->cqe_size || drv->cqn > AXON_MAX_CQN) {
 		verbs_err(&ctx->ibvctx,
-			  "bad create_cq response: depth %u, size %llu\n",
-			  drv->depth, (unsigned long long)drv->cq_size);
+			  "bad create_cq response: depth %u, CQE %u, size %llu\n",
+			  drv->depth, drv->cqe_size,
+			  (unsigned long long)drv->cq_size);
 		err = EPROTO;
 		goto err_destroy;
 	}
@@ -319,8 +345,9 @@ struct ibv_cq_ex *axon_create_cq_ex(struct ibv_context *context,
 	if (!cq)
 		return NULL;
 
-	axon_cq_ex_set_ops(cq, (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
-			       (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED));
+	axon_cq_ex_set_ops(cq, attr->wc_flags,
+			   (attr->comp_mask & IBV_CQ_INIT_ATTR_MASK_FLAGS) &&
+			   (attr->flags & IBV_CREATE_CQ_ATTR_SINGLE_THREADED));
 	return &cq->vcq.cq_ex;
 }
 
@@ -350,7 +377,7 @@ int axon_resize_cq(struct ibv_cq *ibcq, int cqe)
 			    err);
 		goto out;
 	}
-	if (!axon_cq_ring_ok(drv->depth, drv->cq_size)) {
+	if (!axon_cq_ring_ok(drv->depth, cq->cqe_size, drv->cq_size)) {
 		verbs_err(&ctx->ibvctx,
 			  "bad resize_cq response: depth %u, size %llu\n",
 			  drv->depth, (unsigned long long)drv->cq_size);

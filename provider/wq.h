@@ -471,6 +471,8 @@ struct axon_cqring {
 	struct axon_cqe *cqes;
 	struct axon_cq_dbrec *dbrec;
 	uint32_t depth_shift;
+	/* log2 of the CQE size in struct axon_cqe: 1 for struct axon_cqe_ts */
+	uint32_t stride_shift;
 	uint32_t ci;
 };
 
@@ -478,7 +480,8 @@ struct axon_cqring {
 static inline struct axon_cqe *axon_cqe_at(const struct axon_cqring *cq,
 					   uint32_t idx)
 {
-	struct axon_cqe *cqe = &cq->cqes[idx & ((1u << cq->depth_shift) - 1)];
+	struct axon_cqe *cqe = &cq->cqes[(idx & ((1u << cq->depth_shift) - 1))
+					 << cq->stride_shift];
 	/* The first pass writes phase 1, the next 0, and so on. */
 	uint8_t phase = ((idx >> cq->depth_shift) & 1) ^ 1;
 
@@ -486,6 +489,12 @@ static inline struct axon_cqe *axon_cqe_at(const struct axon_cqring *cq,
 		return NULL;
 	axon_from_device_barrier();
 	return cqe;
+}
+
+/* The device clock when the CQE was written, of a struct axon_cqe_ts. */
+static inline uint64_t axon_cqe_timestamp(const struct axon_cqe *cqe)
+{
+	return le64toh(((const struct axon_cqe_ts *)cqe)->timestamp);
 }
 
 /* The next CQE to consume, if the device has written it. */

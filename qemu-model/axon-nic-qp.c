@@ -26,6 +26,7 @@
 
 QEMU_BUILD_BUG_ON(sizeof(struct axon_qp_attr) != 80);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_cqe) != AXON_CQE_SIZE);
+QEMU_BUILD_BUG_ON(sizeof(struct axon_cqe_ts) != AXON_CQE_TS_SIZE);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_send_wqe) != 64);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_recv_wqe) != 16);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_admin_create_qp) != 56);
@@ -55,12 +56,12 @@ static uint64_t axon_cq_addr(const AxonCqRing *ring, uint64_t off)
 static uint64_t axon_cq_slot(const AxonCqRing *ring, uint32_t idx)
 {
     return axon_cq_addr(ring, (uint64_t)(idx & (ring->depth - 1)) *
-                              AXON_CQE_SIZE);
+                              ring->cqe_size);
 }
 
 static uint64_t axon_cq_dbrec(const AxonCqRing *ring)
 {
-    return axon_cq_addr(ring, (uint64_t)ring->depth * AXON_CQE_SIZE);
+    return axon_cq_addr(ring, (uint64_t)ring->depth * ring->cqe_size);
 }
 
 /* The phase bit CQE index idx has in a ring of depth entries. */
@@ -96,6 +97,9 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
     AxonCq *cq = recv ? qp->rcq : qp->scq;
     uint64_t addr;
     const size_t head = offsetof(struct axon_cqe, flags);
+    struct axon_cqe_ts tail = {
+        .timestamp = cpu_to_le64(axon_nic_clock(s)),
+    };
 
     if (cq->overflowed) {
         return;
@@ -109,7 +113,11 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
                   axon_cq_phase(cq->ring.depth, cq->prod);
     addr = axon_cq_slot(&cq->ring, cq->prod);
     /* the phase byte last: it is what the consumer polls */
-    if (pci_dma_write(pdev, addr, cqe, head) != MEMTX_OK) {
+    if (pci_dma_write(pdev, addr, cqe, head) != MEMTX_OK ||
+        (cq->ring.flags & AXON_CQ_TIMESTAMP &&
+         pci_dma_write(pdev, addr + sizeof(*cqe), (uint8_t *)&tail +
+                       sizeof(*cqe), sizeof(tail) - sizeof(*cqe)) !=
+         MEMTX_OK)) {
         axon_cq_overflow(s, cq);
         return;
     }
@@ -321,17 +329,22 @@ static uint16_t axon_cq_ring_load(AxonNicState *s, uint16_t opcode,
 {
     uint64_t base = le64_to_cpu(c->ring_addr);
     uint32_t depth = le32_to_cpu(c->depth), npages = le32_to_cpu(c->npages);
-    uint64_t size = (uint64_t)depth * AXON_CQE_SIZE +
+    uint64_t size = (uint64_t)depth * AXON_CQ_CQE_SIZE(c->flags) +
                     sizeof(struct axon_cq_dbrec);
     g_autofree uint64_t *pages = NULL;
     uint16_t status;
     uint32_t i;
 
     memset(ring, 0, sizeof(*ring));
+    if (c->flags & ~AXON_CQ_TIMESTAMP) {
+        return axon_nic_bad_cmd(opcode, "unknown flags");
+    }
     if (depth < AXON_CQ_MIN_DEPTH || depth > AXON_CQ_MAX_DEPTH ||
         !is_power_of_2(depth) || !base) {
         return axon_nic_bad_cmd(opcode, "bad ring or depth");
     }
+    ring->flags = c->flags;
+    ring->cqe_size = AXON_CQ_CQE_SIZE(c->flags);
     if (!npages) {
         if (c->levels || !QEMU_IS_ALIGNED(base, AXON_QUEUE_ALIGN) ||
             base + size < base) {
@@ -414,7 +427,7 @@ uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     r->cq[cqn] = cq;
     r->ncq++;
     *result = cqn;
-    trace_axon_nic_rdma_cq(cqn, ring.depth, ring.npages, uar);
+    trace_axon_nic_rdma_cq(cqn, ring.depth, ring.npages, uar, ring.flags);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -425,7 +438,7 @@ uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
     AxonCq *cq;
 
     if (c->ring_addr || c->depth || c->uar || c->npages || c->levels ||
-        !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
+        c->flags || !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_DESTROY_CQ, "reserved bytes set");
     }
     cq = axon_cq_lookup(s, le32_to_cpu(c->cqn));
@@ -453,21 +466,23 @@ static bool axon_cq_fill_ring(PCIDevice *pdev, AxonCq *cq,
 {
     struct axon_cq_dbrec rec = { .cons_index = cpu_to_le32(cons) };
     uint32_t waiting = cq->prod - cons, depth = ring->depth, i;
-    struct axon_cqe cqe;
+    struct axon_cqe_ts entry;
+    struct axon_cqe *cqe = &entry.cqe;
 
     for (i = cons; i != cons + depth; i++) {
         if (i - cons >= waiting) {
-            memset(&cqe, 0, sizeof(cqe));
-            cqe.flags = axon_cq_phase(depth, i) ^ AXON_CQE_PHASE;
+            memset(&entry, 0, sizeof(entry));
+            cqe->flags = axon_cq_phase(depth, i) ^ AXON_CQE_PHASE;
         } else {
-            if (pci_dma_read(pdev, axon_cq_slot(&cq->ring, i), &cqe,
-                             sizeof(cqe)) != MEMTX_OK) {
+            if (pci_dma_read(pdev, axon_cq_slot(&cq->ring, i), &entry,
+                             ring->cqe_size) != MEMTX_OK) {
                 return false;
             }
-            cqe.flags = (cqe.flags & ~AXON_CQE_PHASE) | axon_cq_phase(depth, i);
+            cqe->flags = (cqe->flags & ~AXON_CQE_PHASE) |
+                         axon_cq_phase(depth, i);
         }
-        if (pci_dma_write(pdev, axon_cq_slot(ring, i), &cqe,
-                          sizeof(cqe)) != MEMTX_OK) {
+        if (pci_dma_write(pdev, axon_cq_slot(ring, i), &entry,
+                          ring->cqe_size) != MEMTX_OK) {
             return false;
         }
     }
@@ -502,6 +517,9 @@ uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (cq->prod - cons > cq->ring.depth) {
         return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ,
                                 "consumer index ahead of the CQEs written");
+    }
+    if (c->flags != cq->ring.flags) {
+        return axon_nic_bad_cmd(AXON_ADMIN_RESIZE_CQ, "not the CQ's flags");
     }
     status = axon_cq_ring_load(s, AXON_ADMIN_RESIZE_CQ, c, &ring);
     if (status != AXON_ADMIN_SUCCESS) {

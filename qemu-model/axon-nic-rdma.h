@@ -72,6 +72,8 @@ typedef struct AxonCqRing {
     uint64_t *pages;            /* paged: 4 KiB pages, host order */
     uint32_t npages;
     uint32_t depth;
+    uint8_t flags;              /* AXON_CQ_TIMESTAMP or 0 */
+    uint32_t cqe_size;          /* AXON_CQ_CQE_SIZE(flags) */
 } AxonCqRing;
 
 typedef struct AxonCq {

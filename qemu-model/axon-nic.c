@@ -499,7 +499,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_ETHERNET | AXON_CAP_RDMA | AXON_CAP_PEER_MR |
               AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC | AXON_CAP_FAST_REG |
               AXON_CAP_MW | AXON_CAP_GSI | AXON_CAP_RESIZE_CQ |
-              AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES;
+              AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES | AXON_CAP_CLOCK;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -681,6 +681,49 @@ static const MemoryRegionOps axon_nic_mmio_ops = {
     },
 };
 
+/* ---- the device clock ---------------------------------------------------- */
+
+/* Nanoseconds since the device was created; a reset does not touch it. */
+uint64_t axon_nic_clock(AxonNicState *s)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - s->clock_base;
+}
+
+static uint64_t axon_nic_clock_read(void *opaque, hwaddr addr, unsigned size)
+{
+    uint64_t now = axon_nic_clock(opaque);
+
+    switch (addr) {
+    case AXON_CLOCK_LO:
+        return size == 8 ? now : (uint32_t)now;
+    case AXON_CLOCK_HI:
+        return size == 4 ? now >> 32 : 0;
+    default:
+        return 0;
+    }
+}
+
+static void axon_nic_clock_write(void *opaque, hwaddr addr, uint64_t val,
+                                 unsigned size)
+{
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: write to the clock page at "
+                  "0x%" HWADDR_PRIx " ignored\n", addr);
+}
+
+static const MemoryRegionOps axon_nic_clock_ops = {
+    .read = axon_nic_clock_read,
+    .write = axon_nic_clock_write,
+    .endianness = DEVICE_LITTLE_ENDIAN,
+    .valid = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+    .impl = {
+        .min_access_size = 4,
+        .max_access_size = 8,
+    },
+};
+
 /* ---- port state -------------------------------------------------------- */
 
 /*
@@ -720,10 +763,18 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
         return;
     }
     pci_config_set_interrupt_pin(pdev->config, 1);
+    memory_region_init(&s->bar_regs, OBJECT(s), "axon-nic-bar0",
+                       AXON_BAR_REGS_SIZE);
     memory_region_init_io(&s->regs, OBJECT(s), &axon_nic_mmio_ops, s,
                           "axon-nic-regs", AXON_REGS_SIZE);
+    memory_region_add_subregion(&s->bar_regs, 0, &s->regs);
+    s->clock_base = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    memory_region_init_io(&s->clock_page, OBJECT(s), &axon_nic_clock_ops, s,
+                          "axon-nic-clock", AXON_REGS_SIZE);
+    memory_region_add_subregion(&s->bar_regs, AXON_CLOCK_PAGE,
+                                &s->clock_page);
     pci_register_bar(pdev, AXON_BAR_REGS, PCI_BASE_ADDRESS_SPACE_MEMORY,
-                     &s->regs);
+                     &s->bar_regs);
     if (msix_init_exclusive_bar(pdev, AXON_MSIX_NUM_VECTORS, AXON_BAR_MSIX,
                                 errp)) {
         return;

@@ -92,7 +92,10 @@ typedef struct AxonRdma AxonRdma;
 struct AxonNicState {
     PCIDevice parent_obj;
 
+    MemoryRegion bar_regs;  /* BAR 0: the registers, then the clock page */
     MemoryRegion regs;
+    MemoryRegion clock_page;
+    int64_t clock_base;     /* QEMU_CLOCK_VIRTUAL when the clock was 0 */
     QEMUBH *admin_bh;
     NICState *nic;          /* NULL without netdev= */
 
@@ -129,6 +132,7 @@ struct AxonNicState {
 
 /* axon-nic.c: the core's services */
 bool axon_nic_ready(AxonNicState *s);
+uint64_t axon_nic_clock(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
 void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);

@@ -57,6 +57,8 @@ struct axon_dev {
 	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */
 	bool rereg_mr;			/* AXON_CAP_REREG_MR */
 	bool cq_pages;			/* AXON_CAP_CQ_PAGES: paged user CQs */
+	bool clock;			/* AXON_CAP_CLOCK: CQE timestamps */
+	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
@@ -91,6 +93,7 @@ struct axon_ucontext {
 	struct ib_ucontext ibucontext;
 	u32 uar;			/* its doorbell page, 0: none */
 	struct rdma_user_mmap_entry *db_entry;
+	struct rdma_user_mmap_entry *clock_entry; /* NULL: no clock */
 };
 
 struct axon_pd {
@@ -123,6 +126,7 @@ struct axon_cq {
 	struct ib_cq ibcq;
 	u32 cqn;
 	u32 depth;
+	u8 flags;			/* AXON_CQ_TIMESTAMP: CQEs of 64 bytes */
 	struct axon_qmem mem;
 	struct mutex resize_mutex;	/* one RESIZE_CQ at a time */
 	/* kernel CQs */
@@ -243,6 +247,7 @@ int axon_qmem_expose(struct axon_ucontext *uctx, struct axon_qmem *mem,
 		     u64 *key);
 int axon_alloc_uar(struct axon_dev *adev, struct axon_ucontext *uctx);
 void axon_free_uar(struct axon_dev *adev, struct axon_ucontext *uctx);
+int axon_expose_clock(struct axon_dev *adev, struct axon_ucontext *uctx);
 int axon_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma);
 void axon_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 void axon_sync_events(struct axon_dev *adev);

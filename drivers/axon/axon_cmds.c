@@ -191,6 +191,7 @@ static void axon_cmd_cq_ring(struct axon_admin_cmd *cmd, u16 opcode,
 	cmd->cq.depth = cpu_to_le32(ring->depth);
 	cmd->cq.npages = cpu_to_le32(ring->npages);
 	cmd->cq.levels = ring->levels;
+	cmd->cq.flags = ring->flags;
 }
 
 int axon_cmd_create_cq(struct axon_admin_queue *aq,

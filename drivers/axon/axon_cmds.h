@@ -38,6 +38,7 @@ struct axon_cq_ring_params {
 	u32 depth;
 	u32 npages;
 	u8 levels;
+	u8 flags;			/* AXON_CQ_TIMESTAMP or 0 */
 };
 
 /* CREATE_QP parameters, CPU byte order (see struct axon_admin_create_qp). */

@@ -18,7 +18,7 @@
 
 static struct axon_cq_dbrec *axon_cq_dbrec(struct axon_cq *cq)
 {
-	return cq->mem.va + (size_t)cq->depth * AXON_CQE_SIZE;
+	return cq->mem.va + (size_t)cq->depth * AXON_CQ_CQE_SIZE(cq->flags);
 }
 
 /*
@@ -34,16 +34,17 @@ static void axon_cq_mark_dead(struct axon_cq *cq)
 }
 
 /*
- * Memory for a ring of @depth CQEs and its record, and how the device is
- * to find it (@p): a user CQ's in pages when the device takes page lists
- * (@pbl, which the caller frees after the command), else contiguous.
+ * Memory for a ring of @depth CQEs of the size @flags give and its
+ * record, and how the device is to find it (@p): a user CQ's in pages
+ * when the device takes page lists (@pbl, which the caller frees after
+ * the command), else contiguous.
  */
 static int axon_cq_ring_alloc(struct axon_dev *adev, struct axon_qmem *mem,
 			      struct axon_pbl *pbl,
 			      struct axon_cq_ring_params *p, u32 depth,
-			      bool user)
+			      u8 flags, bool user)
 {
-	size_t size = (size_t)depth * AXON_CQE_SIZE +
+	size_t size = (size_t)depth * AXON_CQ_CQE_SIZE(flags) +
 		      sizeof(struct axon_cq_dbrec);
 	size_t n = DIV_ROUND_UP(size, SZ_4K), per = PAGE_SIZE / SZ_4K, i;
 	int err;
@@ -51,6 +52,7 @@ static int axon_cq_ring_alloc(struct axon_dev *adev, struct axon_qmem *mem,
 	memset(pbl, 0, sizeof(*pbl));
 	memset(p, 0, sizeof(*p));
 	p->depth = depth;
+	p->flags = flags;
 	if (!user || !adev->cq_pages) {
 		err = axon_qmem_alloc(adev, mem, size, user);
 		p->addr = mem->dma;
@@ -108,6 +110,7 @@ static int axon_create_cq_user(struct axon_dev *adev, struct axon_cq *cq,
 		return err;
 	resp.cqn = cq->cqn;
 	resp.depth = cq->depth;
+	resp.cqe_size = AXON_CQ_CQE_SIZE(cq->flags);
 	resp.cq_size = cq->mem.size;
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
@@ -122,10 +125,13 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 uar = 0;
 	int err;
 
-	if (attr->flags) {
+	/* timestamps for user CQs only: struct ib_wc has no room for one */
+	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION ||
+	    (attr->flags && (!udata || !adev->clock))) {
 		err = -EOPNOTSUPP;
 		goto err_out;
 	}
+	cq->flags = attr->flags ? AXON_CQ_TIMESTAMP : 0;
 	if (attr->comp_vector >= ibcq->device->num_comp_vectors) {
 		err = -EINVAL;
 		goto err_out;
@@ -151,7 +157,7 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	mutex_init(&cq->resize_mutex);
 	cq->cons = 0;
 	err = axon_cq_ring_alloc(adev, &cq->mem, &pbl, &ring, cq->depth,
-				 !!udata);
+				 cq->flags, !!udata);
 	if (err)
 		goto err_out;
 	err = axon_cmd_create_cq(&adev->aq, &ring, uar, &cq->cqn);
@@ -279,7 +285,8 @@ int axon_resize_cq(struct ib_cq *ibcq, int cqe, struct ib_udata *udata)
 		goto err_out;
 
 	mutex_lock(&cq->resize_mutex);
-	err = axon_cq_ring_alloc(adev, &mem, &pbl, &ring, depth, !!udata);
+	err = axon_cq_ring_alloc(adev, &mem, &pbl, &ring, depth, cq->flags,
+				 !!udata);
 	if (err)
 		goto err_unlock;
 	if (udata) {

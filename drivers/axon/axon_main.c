@@ -62,6 +62,11 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;
 	adev->rereg_mr = adev->rdma && caps & AXON_CAP_REREG_MR;
 	adev->cq_pages = adev->rdma && caps & AXON_CAP_CQ_PAGES;
+	adev->clock = adev->rdma && caps & AXON_CAP_CLOCK &&
+		      pci_resource_len(adev->pdev, AXON_BAR_REGS) >=
+		      AXON_BAR_REGS_SIZE;
+	adev->clock_phys = pci_resource_start(adev->pdev, AXON_BAR_REGS) +
+			   AXON_CLOCK_PAGE;
 	return 0;
 }
 

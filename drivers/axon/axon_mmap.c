@@ -20,7 +20,9 @@
  *
  * A context's doorbell page is device memory mapped uncached through
  * rdma_user_mmap_io(), so the RDMA core zaps it on disassociation and the
- * page can go to a new context only once no process maps it.
+ * page can go to a new context only once no process maps it. The clock
+ * page of BAR 0 (AXON_CAP_CLOCK) is mapped the same way, read-only: it
+ * holds nothing but the device clock.
  */
 
 #include <linux/dma-mapping.h>
@@ -34,12 +36,13 @@
 enum axon_mmap_type {
 	AXON_MMAP_DB,		/* a doorbell page */
 	AXON_MMAP_QUEUE,	/* queue memory */
+	AXON_MMAP_CLOCK,	/* the clock page, read-only */
 };
 
 struct axon_mmap_entry {
 	struct rdma_user_mmap_entry rdma;
 	enum axon_mmap_type type;
-	phys_addr_t db_addr;	/* AXON_MMAP_DB */
+	phys_addr_t io_addr;	/* AXON_MMAP_DB, AXON_MMAP_CLOCK */
 	void *va;		/* AXON_MMAP_QUEUE: freed with the entry */
 	size_t size;
 };
@@ -221,7 +224,7 @@ int axon_alloc_uar(struct axon_dev *adev, struct axon_ucontext *uctx)
 		goto err_free_uar;
 	}
 	entry->type = AXON_MMAP_DB;
-	entry->db_addr = adev->db_phys + (phys_addr_t)uar * AXON_DB_PAGE_SIZE;
+	entry->io_addr = adev->db_phys + (phys_addr_t)uar * AXON_DB_PAGE_SIZE;
 	entry->size = AXON_DB_PAGE_SIZE;
 	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma,
 					  AXON_DB_PAGE_SIZE);
@@ -244,6 +247,47 @@ void axon_free_uar(struct axon_dev *adev, struct axon_ucontext *uctx)
 		return;
 	rdma_user_mmap_entry_remove(uctx->db_entry);
 	ida_free(&adev->uar_ida, uctx->uar);
+}
+
+/* The clock page for a new user context; none without the clock. */
+int axon_expose_clock(struct axon_dev *adev, struct axon_ucontext *uctx)
+{
+	struct axon_mmap_entry *entry;
+	int err;
+
+	uctx->clock_entry = NULL;
+	if (!adev->clock)
+		return 0;
+	entry = kzalloc(sizeof(*entry), GFP_KERNEL);
+	if (!entry)
+		return -ENOMEM;
+	entry->type = AXON_MMAP_CLOCK;
+	entry->io_addr = adev->clock_phys;
+	entry->size = PAGE_SIZE;
+	err = rdma_user_mmap_entry_insert(&uctx->ibucontext, &entry->rdma,
+					  PAGE_SIZE);
+	if (err) {
+		kfree(entry);
+		return err;
+	}
+	uctx->clock_entry = &entry->rdma;
+	return 0;
+}
+
+/* Device memory, uncached; the clock page never writable. */
+static int axon_mmap_io(struct ib_ucontext *ibuctx,
+			struct vm_area_struct *vma,
+			struct axon_mmap_entry *entry)
+{
+	if (entry->type == AXON_MMAP_CLOCK) {
+		if (vma->vm_flags & VM_WRITE)
+			return -EPERM;
+		vma->vm_flags &= ~VM_MAYWRITE;
+	}
+	return rdma_user_mmap_io(ibuctx, vma, PHYS_PFN(entry->io_addr),
+				 entry->size,
+				 pgprot_noncached(vma->vm_page_prot),
+				 &entry->rdma);
 }
 
 /* The page of queue memory at @va: contiguous or vmalloc'ed (paged). */
@@ -278,13 +322,10 @@ int axon_mmap(struct ib_ucontext *ibuctx, struct vm_area_struct *vma)
 	if (!rdma_entry)
 		return -EINVAL;
 	entry = to_ammap(rdma_entry);
-	if (entry->type == AXON_MMAP_DB)
-		err = rdma_user_mmap_io(ibuctx, vma, PHYS_PFN(entry->db_addr),
-					entry->size,
-					pgprot_noncached(vma->vm_page_prot),
-					rdma_entry);
-	else
+	if (entry->type == AXON_MMAP_QUEUE)
 		err = axon_mmap_queue(vma, entry);
+	else
+		err = axon_mmap_io(ibuctx, vma, entry);
 	rdma_user_mmap_entry_put(rdma_entry);
 	if (err)
 		ibdev_dbg(ibuctx->device, "mmap at 0x%lx failed: %d\n",

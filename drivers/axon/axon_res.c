@@ -75,7 +75,9 @@ static int axon_res_cq(struct sk_buff *msg, void *obj)
 	spin_unlock_irqrestore(&cq->lock, flags);
 	if (rdma_nl_put_driver_u32(msg, "hw_cqn", cq->cqn) ||
 	    rdma_nl_put_driver_u32(msg, "depth", depth) ||
-	    rdma_nl_put_driver_u32(msg, "ring_pages", pages))
+	    rdma_nl_put_driver_u32(msg, "ring_pages", pages) ||
+	    rdma_nl_put_driver_u32(msg, "cqe_size",
+				   AXON_CQ_CQE_SIZE(cq->flags)))
 		return -EMSGSIZE;
 	return 0;
 }

@@ -83,6 +83,10 @@ static int axon_query_device(struct ib_device *ibdev,
 	props->max_cqe = min_t(u32, props->max_cqe, AXON_CQ_MAX_DEPTH);
 	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_HCA;
+	if (adev->clock) {
+		props->timestamp_mask = U64_MAX;
+		props->hca_core_clock = AXON_CLOCK_HZ / 1000; /* in kHz */
+	}
 	/* no multicast groups: max_mcast_grp and max_mcast_qp_attach stay 0 */
 	if (adev->ud)
 		props->max_ah = AXON_MAX_AH;
@@ -238,6 +242,9 @@ static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
 	err = axon_alloc_uar(adev, uctx);
 	if (err)
 		return err;
+	err = axon_expose_clock(adev, uctx);
+	if (err)
+		goto err_free_uar;
 	resp.max_inline = min_t(u32, le32_to_cpu(a->max_inline),
 				AXON_MAX_INLINE);
 	resp.max_sge = min_t(u32, le32_to_cpu(a->max_sge), AXON_MAX_SGE);
@@ -246,15 +253,31 @@ static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
 	resp.max_cqe = min_t(u32, le32_to_cpu(a->max_cqe), AXON_CQ_MAX_DEPTH);
 	if (uctx->db_entry)
 		resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	if (uctx->clock_entry) {
+		resp.comp_mask |= AXON_UCONTEXT_RESP_CLOCK;
+		resp.clock_mmap_key =
+			rdma_user_mmap_get_offset(uctx->clock_entry);
+	}
 	err = ib_copy_to_udata(udata, &resp, min(sizeof(resp), udata->outlen));
 	if (err)
-		axon_free_uar(adev, uctx);
+		goto err_free_clock;
+	return 0;
+
+err_free_clock:
+	if (uctx->clock_entry)
+		rdma_user_mmap_entry_remove(uctx->clock_entry);
+err_free_uar:
+	axon_free_uar(adev, uctx);
 	return err;
 }
 
 static void axon_dealloc_ucontext(struct ib_ucontext *ibuctx)
 {
-	axon_free_uar(to_adev(ibuctx->device), to_auctx(ibuctx));
+	struct axon_ucontext *uctx = to_auctx(ibuctx);
+
+	if (uctx->clock_entry)
+		rdma_user_mmap_entry_remove(uctx->clock_entry);
+	axon_free_uar(to_adev(ibuctx->device), uctx);
 }
 
 /*

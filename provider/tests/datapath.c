@@ -312,7 +312,7 @@ static void test_cq_ex(bool single_threaded)
 	uint32_t ci = le32toh(cq->ring.dbrec->cons_index);
 	bool ok;
 
-	axon_cq_ex_set_ops(cq, single_threaded);
+	axon_cq_ex_set_ops(cq, IBV_WC_STANDARD_FLAGS, single_threaded);
 	ok = ibv_start_poll(cqx, &attr) == ENOENT;
 
 	dev_cqe(QPN, qp->sq.pi - 2, AXON_WC_SEND, 0, 21);
@@ -340,6 +340,73 @@ static void test_cq_ex(bool single_threaded)
 	      pthread_spin_trylock(&cq->lock) == 0;
 	pthread_spin_unlock(&cq->lock);
 	check(name, ok, "start/next/end_poll and the read_* functions");
+}
+
+/*
+ * A CQ of 64-byte CQEs (struct axon_cqe_ts): both pollers step over
+ * whole entries, read_completion_ts gives the device's stamp and the
+ * wallclock reading adds the offset to CLOCK_REALTIME taken from the
+ * clock page (here a buffer holding a device time).
+ */
+static void test_cq_timestamp(void)
+{
+	struct ibv_cq_ex *cqx = &cq->vcq.cq_ex;
+	struct axon_cqring saved = cq->ring;
+	uint32_t saved_pi = cq_pi;
+	struct ibv_poll_cq_attr attr = {};
+	struct axon_cqe_ts *ring = calloc((1 << CQ_SHIFT) + 1,
+					  AXON_CQE_TS_SIZE);
+	uint64_t *clock = calloc(1, AXON_DB_PAGE_SIZE);
+	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
+	struct timespec now;
+	struct ibv_wc wc;
+	int64_t wall, want;
+	bool ok;
+
+	cq->cqe_size = AXON_CQE_TS_SIZE;
+	cq->ring = (struct axon_cqring){ .cqes = &ring[0].cqe,
+		.dbrec = (struct axon_cq_dbrec *)&ring[1 << CQ_SHIFT],
+		.depth_shift = CQ_SHIFT, .stride_shift = 1 };
+	cq_pi = 0;
+	ctx->resp_comp_mask |= AXON_UCONTEXT_RESP_CLOCK;
+	ctx->clock_page = clock;
+	*clock = htole64(5000000000ULL);
+	ok = !axon_clock_sample(ctx);
+	axon_cq_ex_set_ops(cq, IBV_WC_STANDARD_FLAGS |
+			   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP |
+			   IBV_WC_EX_WITH_COMPLETION_TIMESTAMP_WALLCLOCK, false);
+
+	for (int i = 0; i < 3; i++) {
+		ok &= !axon_post_send(&qp->vqp.qp, &wr, &bad);
+		ring[i].cqe = (struct axon_cqe){ .wr_id = htole64(60 + i),
+			.qpn = htole32(QPN), .wqe_index = htole16(qp->sq.pi - 1),
+			.opcode = AXON_WC_SEND, .flags = AXON_CQE_PHASE };
+		ring[i].timestamp = htole64(4000000000ULL + i);
+	}
+	ok &= axon_poll_cq(&cq->vcq.cq, 1, &wc) == 1 && wc.wr_id == 60;
+	ok &= !ibv_start_poll(cqx, &attr) && cqx->wr_id == 61 &&
+	      ibv_wc_read_completion_ts(cqx) == 4000000001ULL;
+	/* device time 4e9 + 1 is 1e9 - 1 ns before the sample at 5e9 */
+	wall = (int64_t)ibv_wc_read_completion_wallclock_ns(cqx);
+	clock_gettime(CLOCK_REALTIME, &now);
+	want = (int64_t)now.tv_sec * 1000000000LL + now.tv_nsec - 999999999LL;
+	ok &= wall <= want && want - wall < 1000000000LL;
+	ok &= !ibv_next_poll(cqx) && cqx->wr_id == 62 &&
+	      ibv_wc_read_completion_ts(cqx) == 4000000002ULL;
+	ok &= ibv_next_poll(cqx) == ENOENT;
+	ibv_end_poll(cqx);
+	ok &= le32toh(cq->ring.dbrec->cons_index) == 3 &&
+	      qp->sq.ci == qp->sq.pi;
+	check("cq-timestamp", ok, "64-byte CQEs, their stamps and wallclock");
+
+	cq->ring = saved;
+	cq_pi = saved_pi;
+	cq->cqe_size = AXON_CQE_SIZE;
+	ctx->clock_page = NULL;
+	ctx->resp_comp_mask = 0;
+	axon_cq_ex_set_ops(cq, IBV_WC_STANDARD_FLAGS, false);
+	free(clock);
+	free(ring);
 }
 
 /* In ERR, sends are posted: the device completes them flushed. */
@@ -702,7 +769,7 @@ static void test_ud_poll(void)
 	      !wc[1].dlid_path_bits && ud->rq.ci == 1,
 	      "send and UD receive completions");
 
-	axon_cq_ex_set_ops(cq, false);
+	axon_cq_ex_set_ops(cq, IBV_WC_STANDARD_FLAGS, false);
 	dev_cqe(UD_QPN, 1, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_GRH, 6);
 	cqe = &cq->ring.cqes[(cq_pi - 1) & ((1 << CQ_SHIFT) - 1)];
 	cqe->src_qp = htole32(0xabc);
@@ -866,7 +933,7 @@ static void test_mw(void)
 	axon_post_recv(&qp->vqp.qp, &rwr, &rbad);
 	dev_cqe(QPN, 0, AXON_WC_RECV, AXON_CQE_RECV | AXON_CQE_WITH_INV, 0x65);
 	last_cqe()->imm_data = htobe32(0x1402);
-	axon_cq_ex_set_ops(cq, false);
+	axon_cq_ex_set_ops(cq, IBV_WC_STANDARD_FLAGS, false);
 	ok = !ibv_start_poll(cqx, &attr) && cqx->wr_id == 0x65 &&
 	     ibv_wc_read_opcode(cqx) == IBV_WC_RECV &&
 	     ibv_wc_read_wc_flags(cqx) == IBV_WC_WITH_INV &&
@@ -954,6 +1021,7 @@ static void test_uc(void)
 #define POLL_CHECKS		10
 #define WR_API_CHECKS		6
 #define CQ_EX_CHECKS		1
+#define CQ_TS_CHECKS		1
 #define POST_ERR_CHECKS		1
 #define RESET_CHECKS		3
 #define DESTROY_CHECKS		2
@@ -968,7 +1036,7 @@ int main(void)
 	struct ibv_send_wr wr = { .opcode = IBV_WR_SEND }, *bad;
 
 	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
-		 2 * CQ_EX_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
+		 2 * CQ_EX_CHECKS + CQ_TS_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
 		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
 		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS);
 	setup();
@@ -980,6 +1048,7 @@ int main(void)
 	axon_post_send(&qp->vqp.qp, &wr, &bad);
 	axon_post_send(&qp->vqp.qp, &wr, &bad);
 	test_cq_ex(true);
+	test_cq_timestamp();
 	test_post_err();
 	test_reset();
 	test_destroy();

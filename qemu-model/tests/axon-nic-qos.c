@@ -487,15 +487,22 @@ uint16_t destroy_mr(Axon *a, uint32_t key)
     return cmd_result(a, &cmd, AXON_ADMIN_DESTROY_MR, NULL);
 }
 
-uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
-                   uint64_t *cqn)
+uint16_t create_cq_flags(Axon *a, uint64_t ring, uint32_t depth,
+                         uint32_t uar, uint8_t flags, uint64_t *cqn)
 {
     struct axon_admin_cmd cmd = {};
 
     cmd.cq.ring_addr = cpu_to_le64(ring);
     cmd.cq.depth = cpu_to_le32(depth);
     cmd.cq.uar = cpu_to_le32(uar);
+    cmd.cq.flags = flags;
     return cmd_result(a, &cmd, AXON_ADMIN_CREATE_CQ, cqn);
+}
+
+uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
+                   uint64_t *cqn)
+{
+    return create_cq_flags(a, ring, depth, uar, 0, cqn);
 }
 
 uint16_t destroy_cq(Axon *a, uint32_t cqn)
@@ -953,15 +960,15 @@ uint64_t tcq_addr(const TCq *cq, uint64_t off)
 bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 {
     uint32_t depth = cq->depth ? cq->depth : R_CQ_DEPTH;
-    uint64_t addr = tcq_addr(cq, (cq->cons % depth) * AXON_CQE_SIZE);
+    uint32_t size = cq->cqe_size ? cq->cqe_size : AXON_CQE_SIZE;
+    uint64_t addr = tcq_addr(cq, (cq->cons % depth) * size);
     bool phase = !((cq->cons / depth) & 1);
 
     for (int i = 0; i < POLL_LIMIT / 10; i++) {
         qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
         if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
             cq->cons++;
-            qtest_writel(r->a->qts, tcq_addr(cq, depth * AXON_CQE_SIZE),
-                         cq->cons);
+            qtest_writel(r->a->qts, tcq_addr(cq, depth * size), cq->cons);
             return true;
         }
         axon_step(r->a, 100000);
@@ -973,15 +980,15 @@ bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 bool poll_cq_now(Rdma *r, TCq *cq, struct axon_cqe *cqe)
 {
     uint32_t depth = cq->depth ? cq->depth : R_CQ_DEPTH;
-    uint64_t addr = tcq_addr(cq, (cq->cons % depth) * AXON_CQE_SIZE);
+    uint32_t size = cq->cqe_size ? cq->cqe_size : AXON_CQE_SIZE;
+    uint64_t addr = tcq_addr(cq, (cq->cons % depth) * size);
     bool phase = !((cq->cons / depth) & 1);
 
     for (int i = 0; i < 1000; i++) {
         qtest_memread(r->a->qts, addr, cqe, sizeof(*cqe));
         if (!!(cqe->flags & AXON_CQE_PHASE) == phase) {
             cq->cons++;
-            qtest_writel(r->a->qts, tcq_addr(cq, depth * AXON_CQE_SIZE),
-                         cq->cons);
+            qtest_writel(r->a->qts, tcq_addr(cq, depth * size), cq->cons);
             return true;
         }
     }

@@ -97,6 +97,7 @@ typedef struct TCq {
     uint32_t cons;
     uint32_t depth;             /* 0: R_CQ_DEPTH */
     const uint64_t *pages;      /* a ring in 4 KiB pages; NULL: at ring */
+    uint32_t cqe_size;          /* 0: AXON_CQE_SIZE */
 } TCq;
 
 /* The guest address of byte off of the CQ's ring memory. */
@@ -235,6 +236,9 @@ uint16_t destroy_mr(Axon *a, uint32_t key);
 
 uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
                    uint64_t *cqn);
+
+uint16_t create_cq_flags(Axon *a, uint64_t ring, uint32_t depth,
+                         uint32_t uar, uint8_t flags, uint64_t *cqn);
 
 uint16_t destroy_cq(Axon *a, uint32_t cqn);
 

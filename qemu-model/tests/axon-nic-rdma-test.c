@@ -1031,6 +1031,142 @@ static void test_rdma_cq_pages(void)
     rdma_stop(r);
 }
 
+static uint64_t clock_now(Axon *a)
+{
+    return qpci_io_readq(a->dev, a->bar, AXON_CLOCK_PAGE + AXON_CLOCK_LO);
+}
+
+/* The device clock of CQE idx of a CQ of struct axon_cqe_ts. */
+static uint64_t cqe_timestamp(Rdma *r, TCq *cq, uint64_t ring, uint32_t idx)
+{
+    return qtest_readq(r->a->qts, ring + (idx % cq->depth) * AXON_CQE_TS_SIZE +
+                                  offsetof(struct axon_cqe_ts, timestamp));
+}
+
+/* RESIZE_CQ with the CQ flags given. */
+static uint16_t resize_cq_flags(Rdma *r, TCq *cq, uint64_t ring,
+                                uint32_t depth, uint8_t flags)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.cq.cqn = cpu_to_le32(cq->cqn);
+    cmd.cq.ring_addr = cpu_to_le64(ring);
+    cmd.cq.depth = cpu_to_le32(depth);
+    cmd.cq.flags = flags;
+    return cmd_result(r->a, &cmd, AXON_ADMIN_RESIZE_CQ, NULL);
+}
+
+/*
+ * The clock page: 64-bit and 32-bit reads of a nanosecond count that
+ * moves with the virtual clock, nothing else in the page, writes ignored.
+ * CQs of 64-byte CQEs stamp each CQE with it, keep their stamps across a
+ * RESIZE_CQ, and keep their CQE size.
+ */
+static void test_rdma_cq_timestamp(void)
+{
+    Rdma *r = rdma_setup(7);
+    Axon *a = r->a;
+    uint64_t t0, t1, v, stamps[3];
+    int i;
+
+    g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_CLOCK, ==, AXON_CAP_CLOCK);
+    t0 = clock_now(a);
+    axon_step(a, 1000000);
+    t1 = clock_now(a);
+    g_assert_cmpuint(t1 - t0, ==, 1000000);
+    g_assert_cmphex(AXON_REG_U64(qpci_io_readl(a->dev, a->bar, AXON_CLOCK_PAGE +
+                                               AXON_CLOCK_HI),
+                                 qpci_io_readl(a->dev, a->bar, AXON_CLOCK_PAGE +
+                                               AXON_CLOCK_LO)), ==, t1);
+    qpci_io_writeq(a->dev, a->bar, AXON_CLOCK_PAGE + AXON_CLOCK_LO, 0);
+    g_assert_cmpuint(clock_now(a), ==, t1);
+    g_assert_cmphex(qpci_io_readl(a->dev, a->bar, AXON_CLOCK_PAGE + 8), ==, 0);
+    g_assert_cmphex(qpci_io_readl(a->dev, a->bar, AXON_CLOCK_PAGE + 0xffc), ==,
+                    0);
+
+    /* unknown flags refused */
+    g_assert_cmpuint(create_cq_flags(a, RCQ_ADDR(4), 64, R_UAR, 0x2, NULL), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    /* QPs 0 and 1 again, on CQs of 64-byte CQEs */
+    for (i = 0; i < 2; i++) {
+        g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_DESTROY_QP, r->qp[i].qpn, 0, 0),
+                         ==, AXON_ADMIN_SUCCESS);
+        g_assert_cmpuint(destroy_cq(a, r->cq[i].cqn), ==, AXON_ADMIN_SUCCESS);
+    }
+    for (i = 0; i < 2; i++) {
+        TCq *cq = &r->cq[i];
+        TQp *qp = &r->qp[i];
+
+        qtest_memset(a->qts, cq->ring, 0, 0x10000);
+        g_assert_cmpuint(create_cq_flags(a, cq->ring, R_CQ_DEPTH, R_UAR,
+                                         AXON_CQ_TIMESTAMP, &v), ==,
+                         AXON_ADMIN_SUCCESS);
+        *cq = (TCq){ .cqn = v, .ring = cq->ring, .depth = R_CQ_DEPTH,
+                     .cqe_size = AXON_CQE_TS_SIZE };
+        qtest_memset(a->qts, qp->sq, 0, 0x10000);
+        g_assert_cmpuint(create_qp(a, r->pdn, cq->cqn, cq->cqn, qp->sq, qp->rq,
+                                   R_WQ_DEPTH, 0, &v), ==, AXON_ADMIN_SUCCESS);
+        qp->qpn = v;
+        qp->sq_pi = qp->rq_pi = 0;
+    }
+    connect_qp(r, &r->qp[0], r->qp[1].qpn, 0x10, 0x20, 7);
+    connect_qp(r, &r->qp[1], r->qp[0].qpn, 0x20, 0x10, 7);
+
+    /* 100 writes around the ring, 5 us apart in 4 batches: stamps in order */
+    t0 = clock_now(a);
+    for (i = 0; i < 4; i++) {
+        axon_step(a, 5000);
+        post_writes(r, 25 * i, 25);
+        expect_writes(r, 25 * i, 25);
+    }
+    t1 = clock_now(a);
+    v = t0;
+    for (i = 100 - R_CQ_DEPTH; i < 100; i++) {
+        uint64_t ts = cqe_timestamp(r, r->qp[0].scq, r->cq[0].ring, i);
+
+        g_assert_cmpuint(ts, >=, v);
+        v = ts;
+        g_assert_cmphex(qtest_readq(a->qts, r->cq[0].ring +
+                                    (i % R_CQ_DEPTH) * AXON_CQE_TS_SIZE + 40),
+                        ==, 0);
+    }
+    g_assert_cmpuint(v, <=, t1);
+    /* slot 0 holds CQE 64, of the third batch */
+    g_assert_cmpuint(cqe_timestamp(r, r->qp[0].scq, r->cq[0].ring, 0), >=,
+                     t0 + 3 * 5000);
+
+    /* 3 waiting (second pass: phase 0) move with their stamps */
+    post_writes(r, 100, 3);
+    g_assert_true(wait_word(a, r->cq[0].ring + (102 % R_CQ_DEPTH) *
+                            AXON_CQE_TS_SIZE + offsetof(struct axon_cqe, flags),
+                            0));
+    for (i = 0; i < 3; i++) {
+        stamps[i] = cqe_timestamp(r, r->qp[0].scq, r->cq[0].ring, 100 + i);
+    }
+    g_assert_cmpuint(resize_cq_flags(r, &r->cq[0], RCQ_ADDR(4), 128, 0), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    qtest_memset(a->qts, RCQ_ADDR(4), 0, 0x10000);
+    g_assert_cmpuint(resize_cq_flags(r, &r->cq[0], RCQ_ADDR(4), 128,
+                                     AXON_CQ_TIMESTAMP), ==,
+                     AXON_ADMIN_SUCCESS);
+    r->cq[0].ring = RCQ_ADDR(4);
+    r->cq[0].depth = 128;
+    g_assert_cmpuint(qtest_readl(a->qts, RCQ_ADDR(4) + 128 * AXON_CQE_TS_SIZE),
+                     ==, 100);
+    for (i = 0; i < 3; i++) {
+        g_assert_cmpuint(cqe_timestamp(r, r->qp[0].scq, RCQ_ADDR(4), 100 + i),
+                         ==, stamps[i]);
+    }
+    expect_writes(r, 100, 3);
+    axon_step(a, 5000);
+    post_writes(r, 103, 30);
+    expect_writes(r, 103, 30);
+    g_assert_cmpuint(cqe_timestamp(r, r->qp[0].scq, RCQ_ADDR(4), 132), >,
+                     stamps[2]);
+    g_assert_cmphex(rd(a, AXON_REG_STATUS), ==, AXON_STATUS_READY);
+    rdma_stop(r);
+}
+
 /* REREG_MR of MR i: its pages as they are, the rest as given. */
 static uint16_t rereg_mr(Rdma *r, int i, uint32_t key, uint32_t pdn,
                          uint32_t access, uint64_t iova, uint32_t npages)
@@ -1180,6 +1316,7 @@ void axon_nic_rdma_tests(void)
     qtest_add_func("/axon-nic/rdma-cq-overflow", test_rdma_cq_overflow);
     qtest_add_func("/axon-nic/rdma-cq-resize", test_rdma_cq_resize);
     qtest_add_func("/axon-nic/rdma-cq-pages", test_rdma_cq_pages);
+    qtest_add_func("/axon-nic/rdma-cq-timestamp", test_rdma_cq_timestamp);
     qtest_add_func("/axon-nic/rdma-mr-rereg", test_rdma_mr_rereg);
     qtest_add_func("/axon-nic/rdma-write", test_rdma_write);
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);

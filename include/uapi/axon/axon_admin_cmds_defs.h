@@ -309,16 +309,21 @@ struct axon_admin_mr {
  * @cqn: DESTROY_CQ, RESIZE_CQ: the CQ; CREATE_CQ: 0
  * @npages: CREATE_CQ, RESIZE_CQ with ``AXON_CAP_CQ_PAGES``: 0 for a
  *	contiguous ring; else the ring and its consumer index record are in
- *	this many 4 KiB pages, exactly DIV_ROUND_UP(depth * ``AXON_CQE_SIZE``
+ *	this many 4 KiB pages, exactly DIV_ROUND_UP(depth * the CQE size
  *	+ sizeof(&struct axon_cq_dbrec), 4096), listed at @ring_addr as an
  *	MR's pages are (see "Page lists"; page_shift 12). DESTROY_CQ: 0
  * @levels: with @npages: the page list's levels, 1 or 2; else 0
+ * @flags: CREATE_CQ: ``AXON_CQ_TIMESTAMP`` with ``AXON_CAP_CLOCK`` for
+ *	CQEs that carry the device clock, or 0; RESIZE_CQ: the CQ's flags
+ *	again; DESTROY_CQ: 0. They set the CQE size, and with it @npages.
  * @reserved: 0
  *
  * CREATE_CQ fails with NO_RESOURCES once there are
  * ``AXON_REG_CEQ_DEPTH`` - 1 CQs, and when no CEQ is programmed.
- * RESIZE_CQ fails with BAD_PARAM when more CQEs wait to be consumed than
- * the new depth holds, or the CQ overflowed; with DMA_ERROR when the old
+ * Unknown @flags, or ``AXON_CQ_TIMESTAMP`` without ``AXON_CAP_CLOCK``, are
+ * BAD_PARAM. RESIZE_CQ fails with BAD_PARAM when @flags are not the
+ * CQ's, when more CQEs wait to be consumed than the new depth holds, or
+ * the CQ overflowed; with DMA_ERROR when the old
  * or new ring cannot be accessed. A failed RESIZE_CQ leaves the CQ on its
  * old ring.
  */
@@ -329,7 +334,8 @@ struct axon_admin_cq {
 	__le32 cqn;
 	__le32 npages;
 	__u8 levels;
-	__u8 reserved[31];
+	__u8 flags;
+	__u8 reserved[30];
 };
 
 /**

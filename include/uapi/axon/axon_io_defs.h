@@ -68,9 +68,13 @@
 /**
  * DOC: Completion queues
  *
- * A CQ is a ring of depth ``AXON_CQE_SIZE``-byte CQEs (&struct axon_cqe)
- * followed, at byte depth * ``AXON_CQE_SIZE``, by a &struct axon_cq_dbrec
- * where the consumer writes its index; depth is a power of 2,
+ * A CQ is a ring of depth CQEs followed, at byte depth * the CQE size,
+ * by a &struct axon_cq_dbrec where the consumer writes its index. A CQE
+ * is a &struct axon_cqe of ``AXON_CQE_SIZE`` bytes, or, in a CQ created
+ * with ``AXON_CQ_TIMESTAMP`` (``AXON_CAP_CLOCK``), a &struct
+ * axon_cqe_ts of ``AXON_CQE_TS_SIZE`` bytes: the same entry followed by
+ * the device clock (see "Device clock" in axon_regs_defs.h) read when the
+ * device wrote it. AXON_CQ_CQE_SIZE(flags) is the size. Depth is a power of 2,
  * ``AXON_CQ_MIN_DEPTH`` .. ``AXON_CQ_MAX_DEPTH``. The ring and its record
  * are contiguous memory, or, with ``AXON_CAP_CQ_PAGES``, 4 KiB pages in
  * a page list (&axon_admin_cq.npages): byte n of the queue is byte
@@ -90,9 +94,13 @@
  * 0). Then it writes only to the new ring: a consumer that polled the old
  * one meanwhile carries on at its own index in the new one, where those
  * CQEs are consumed already, and publishes its index there. The arm state
- * stays.
+ * and the CQE size stay.
  */
 #define AXON_CQE_SIZE			32
+#define AXON_CQE_TS_SIZE		64
+#define AXON_CQ_TIMESTAMP		0x1
+#define AXON_CQ_CQE_SIZE(flags) \
+	((flags) & AXON_CQ_TIMESTAMP ? AXON_CQE_TS_SIZE : AXON_CQE_SIZE)
 #define AXON_CQ_MIN_DEPTH		2
 #define AXON_CQ_MAX_DEPTH		0x400000 /* 2^22 */
 
@@ -598,6 +606,19 @@ struct axon_cqe {
 	__u8 vendor_err;
 	__le16 reserved;
 	__le32 src_qp;
+};
+
+/**
+ * struct axon_cqe_ts - a completion with its time, ``AXON_CQE_TS_SIZE``
+ *	(64) bytes, in a CQ created with ``AXON_CQ_TIMESTAMP``
+ * @cqe: the completion, its flags byte written last as in any CQ
+ * @timestamp: the device clock when the device wrote the CQE, in ns
+ * @reserved: 0
+ */
+struct axon_cqe_ts {
+	struct axon_cqe cqe;
+	__le64 timestamp;
+	__u8 reserved[24];
 };
 
 /**

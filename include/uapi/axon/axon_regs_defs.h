@@ -18,7 +18,9 @@
  *
  * ==================== ================================================
  * ``AXON_BAR_REGS`` 0  the registers of &enum axon_reg, 4 KiB
- *                      (``AXON_REGS_SIZE``), 32-bit accesses only
+ *                      (``AXON_REGS_SIZE``), 32-bit accesses only; with
+ *                      ``AXON_CAP_CLOCK`` the clock page follows at
+ *                      ``AXON_CLOCK_PAGE`` (see "Device clock")
  * ``AXON_BAR_MSIX`` 2  MSI-X table and PBA, ``AXON_MSIX_NUM_VECTORS``
  *                      vectors (&enum axon_msix_vector)
  * ``AXON_BAR_DB`` 4    doorbell pages, 64-bit, ``AXON_REG_DB_PAGES``
@@ -35,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		8
+#define AXON_DEV_VERSION_MINOR		9
 
 /**
  * DOC: VERSION register
@@ -62,6 +64,28 @@
 #define AXON_BAR_MSIX			2
 #define AXON_BAR_DB			4
 #define AXON_REGS_SIZE			0x1000
+
+/**
+ * DOC: Device clock
+ *
+ * With ``AXON_CAP_CLOCK``, BAR 0 is 8 KiB (``AXON_BAR_REGS_SIZE``) and its
+ * second 4 KiB page, at ``AXON_CLOCK_PAGE``, is the clock page: the
+ * device clock, a free-running 64-bit count of nanoseconds
+ * (``AXON_CLOCK_HZ``) that starts at 0 when the device is created and
+ * never goes back, not even across a reset. Its low half is at
+ * ``AXON_CLOCK_LO`` in the page and its high half at ``AXON_CLOCK_HI``;
+ * a 64-bit read at ``AXON_CLOCK_LO`` returns both at once, 32-bit reads
+ * go HI, LO, HI (see "64-bit registers"). Every other byte of the page
+ * reads 0 and writes are ignored: the page holds nothing else, so the
+ * driver may map it into processes, read-only. CQEs of a CQ created with
+ * ``AXON_CQ_TIMESTAMP`` carry this clock (see "Completion queues" in
+ * axon_io_defs.h).
+ */
+#define AXON_BAR_REGS_SIZE		0x2000
+#define AXON_CLOCK_PAGE			0x1000
+#define AXON_CLOCK_LO			0x0
+#define AXON_CLOCK_HI			0x4
+#define AXON_CLOCK_HZ			1000000000ULL
 
 /**
  * enum axon_msix_vector - the device's MSI-X vectors
@@ -333,6 +357,8 @@ enum axon_reg {
  *   12:12 : rereg_mr - AXON_CAP_REREG_MR: REREG_MR (interface 1.8)
  *   13:13 : cq_pages - AXON_CAP_CQ_PAGES: CQ rings in pages (interface 1.8,
  *         see "Completion queues" in axon_io_defs.h)
+ *   14:14 : clock - AXON_CAP_CLOCK: the device clock and CQEs that carry
+ *         it (interface 1.9, see "Device clock")
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -348,6 +374,7 @@ enum axon_reg {
 #define AXON_CAP_RESIZE_CQ		0x800
 #define AXON_CAP_REREG_MR		0x1000
 #define AXON_CAP_CQ_PAGES		0x2000
+#define AXON_CAP_CLOCK			0x4000
 
 /**
  * DOC: FW_VERSION register

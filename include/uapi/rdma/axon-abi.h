@@ -62,7 +62,7 @@ struct axon_alloc_ucontext_req {
 
 /**
  * struct axon_alloc_ucontext_resp - GET_CONTEXT driver response
- * @comp_mask: 0
+ * @comp_mask: ``AXON_UCONTEXT_RESP_CLOCK`` when @clock_mmap_key is valid
  * @max_inline: bytes of inline data per send WQE
  * @max_sge: SGEs per WQE
  * @max_qp_wr: WQEs per work queue
@@ -70,6 +70,12 @@ struct axon_alloc_ucontext_req {
  * @reserved: 0
  * @db_mmap_key: the mmap() offset of the context's doorbell page (the
  *	``AXON_DB_*`` offsets), to map write-only
+ * @clock_mmap_key: with ``AXON_UCONTEXT_RESP_CLOCK``: the mmap() offset of
+ *	the device's clock page (``AXON_CLOCK_*``, see "Device clock" in
+ *	<axon/axon_dev.h>), one page, to map read-only
+ *
+ * The device clock is the clock of completion timestamps; query_device
+ * gives its rate (hca_core_clock, kHz) and width (timestamp_mask).
  */
 struct axon_alloc_ucontext_resp {
 	__u32 comp_mask;
@@ -79,7 +85,10 @@ struct axon_alloc_ucontext_resp {
 	__u32 max_cqe;
 	__u32 reserved;
 	__aligned_u64 db_mmap_key;
+	__aligned_u64 clock_mmap_key;
 };
+
+#define AXON_UCONTEXT_RESP_CLOCK	0x1
 
 /**
  * struct axon_alloc_pd_resp - ALLOC_PD driver response
@@ -105,16 +114,20 @@ struct axon_alloc_pd_resp {
  * @comp_mask: 0
  * @cqn: the device's CQ number
  * @depth: CQEs in the ring, power of 2
- * @reserved: 0
+ * @cqe_size: bytes per CQE: ``AXON_CQE_SIZE`` (&struct axon_cqe), or
+ *	``AXON_CQE_TS_SIZE`` (&struct axon_cqe_ts) for a CQ created with
+ *	the timestamp flag (IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION)
  * @cq_mmap_key: mmap() offset of the ring, followed by its &struct
  *	axon_cq_dbrec
  * @cq_size: bytes to map
+ *
+ * A resized CQ keeps its CQE size.
  */
 struct axon_create_cq_resp {
 	__u32 comp_mask;
 	__u32 cqn;
 	__u32 depth;
-	__u32 reserved;
+	__u32 cqe_size;
 	__aligned_u64 cq_mmap_key;
 	__aligned_u64 cq_size;
 };

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # The basic verbs through libibverbs and the axon provider, then objects
 # changed in place: ibv_resize_cq and ibv_rereg_mr (axon-verbs-change),
-# then the driver's details in rdma res show -dd.
+# the device clock and completion timestamps (axon-verbs-clock), then the
+# driver's details in rdma res show -dd.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
@@ -19,10 +20,12 @@ res_dd() {
 }
 
 pt_require_rdma
-plan 6
+plan 7
 subtest "axon-verbs-basic" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0
 subtest "axon-verbs-change: ibv_resize_cq, ibv_rereg_mr" \
 	"$AXON_REPO/tools/tests/axon-verbs-change" -g "$GID_IDX" axon0
+subtest "axon-verbs-clock: completion timestamps" \
+	"$AXON_REPO/tools/tests/axon-verbs-clock" -g "$GID_IDX" axon0
 
 # the driver's details in the rdma tool: a pingpong server holds a QP in
 # INIT (RQ of 500), its CQ and MR while it waits for a client
@@ -36,7 +39,7 @@ done
 check "rdma res show qp -dd: the device's state, the queues" \
 	res_dd qp "hw_state INIT" "hw_qpn [0-9]+" "sq_depth [0-9]+" "rq_depth 512"
 check "rdma res show cq -dd: the device's CQ, a ring in pages" \
-	res_dd cq "hw_cqn [0-9]+" "depth [0-9]+" "ring_pages [1-9]"
+	res_dd cq "hw_cqn [0-9]+" "depth [0-9]+" "ring_pages [1-9]" "cqe_size 32"
 check "rdma res show mr -dd: a user MR in 4 KiB pages" \
 	res_dd mr "kind user" "page_size 4096" "npages [1-9]"
 kill $holder 2>/dev/null
