@@ -25,6 +25,7 @@
 #include "axon-roce.h"
 
 QEMU_BUILD_BUG_ON(sizeof(struct axon_qp_attr) != 80);
+QEMU_BUILD_BUG_ON(sizeof(struct axon_qp_live) != 168);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_cqe) != AXON_CQE_SIZE);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_cqe_ts) != AXON_CQE_TS_SIZE);
 QEMU_BUILD_BUG_ON(sizeof(struct axon_send_wqe) != 64);
@@ -90,6 +91,31 @@ static bool axon_cq_room(AxonNicState *s, AxonCq *cq)
     return cq->prod - cons < cq->ring.depth;
 }
 
+/* Which of the QP's error counters a completion status counts in. */
+static void axon_qp_count_status(AxonQp *qp, uint8_t status)
+{
+    switch (status) {
+    case AXON_WC_SUCCESS:
+    case AXON_WC_WR_FLUSH_ERR:
+        break;
+    case AXON_WC_LOC_LEN_ERR:
+    case AXON_WC_LOC_QP_OP_ERR:
+    case AXON_WC_LOC_PROT_ERR:
+    case AXON_WC_MW_BIND_ERR:
+    case AXON_WC_LOC_ACCESS_ERR:
+        qp->stats.local_errs++;
+        break;
+    case AXON_WC_BAD_RESP_ERR:
+    case AXON_WC_REM_INV_REQ_ERR:
+    case AXON_WC_REM_ACCESS_ERR:
+    case AXON_WC_REM_OP_ERR:
+    case AXON_WC_RETRY_EXC_ERR:
+    case AXON_WC_RNR_RETRY_EXC_ERR:
+        qp->stats.remote_errs++;
+        break;
+    }
+}
+
 void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
                        struct axon_cqe *cqe)
 {
@@ -101,6 +127,7 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
         .timestamp = cpu_to_le64(axon_nic_clock(s)),
     };
 
+    axon_qp_count_status(qp, cqe->status);
     if (cq->overflowed) {
         return;
     }
@@ -921,6 +948,82 @@ uint16_t axon_qp_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
     a.state = cpu_to_le32(qp->state);
     if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &a,
                       sizeof(a)) != MEMTX_OK) {
+        return AXON_ADMIN_DMA_ERROR;
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
+/* READ and atomic WQEs in the send window, not completed yet. */
+static uint8_t axon_qp_reads_inflight(AxonQp *qp)
+{
+    uint8_t n = 0;
+    uint16_t i;
+
+    for (i = qp->comp.sq_comp; i != qp->req.sq_fetch; i++) {
+        AxonSwqe *e = axon_win(qp, i);
+
+        n += !e->done && (e->opcode == AXON_WR_RDMA_READ ||
+                          e->opcode >= AXON_WR_ATOMIC_CMP_SWP);
+    }
+    return n;
+}
+
+uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                             uint64_t *result)
+{
+    const struct axon_admin_modify_qp *m = &cmd->qp;
+    const AxonQpStats *c;
+    struct axon_qp_live st;
+    AxonQp *qp;
+
+    if (m->attr_mask || !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_QUERY_QP_LIVE,
+                                "reserved bytes set");
+    }
+    qp = axon_qp_lookup(s, le32_to_cpu(m->qpn));
+    if (!qp) {
+        return AXON_ADMIN_BAD_HANDLE;
+    }
+    c = &qp->stats;
+    st = (struct axon_qp_live) {
+        .state = cpu_to_le32(qp->state),
+        .sq_psn = cpu_to_le32(qp->req.cur_psn),
+        /* a READ's or atomic's response answers it without an ACK */
+        .una_psn = cpu_to_le32(qp->comp.sq_comp == qp->req.sq_fetch ?
+                               qp->req.psn_hi : qp->comp.una_psn),
+        .psn_hi = cpu_to_le32(qp->req.psn_hi),
+        .epsn = cpu_to_le32(qp->resp.epsn),
+        .msn = cpu_to_le32(qp->resp.msn),
+        .sq_fetched = cpu_to_le16(qp->req.sq_fetch),
+        .sq_completed = cpu_to_le16(qp->comp.sq_comp),
+        .retry_left = qp->comp.retry_left,
+        .rnr_left = qp->comp.rnr_left,
+        .reads_inflight = axon_qp_reads_inflight(qp),
+        .flags = (timer_pending(qp->comp.retry_timer) ?
+                  AXON_QP_LIVE_TIMER : 0) |
+                 (qp->comp.rnr_wait ? AXON_QP_LIVE_RNR_WAIT : 0) |
+                 (qp->resp.nak_sent ? AXON_QP_LIVE_NAK_SENT : 0) |
+                 (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0),
+        .tx_pkts = cpu_to_le64(c->tx_pkts),
+        .tx_bytes = cpu_to_le64(c->tx_bytes),
+        .rx_pkts = cpu_to_le64(c->rx_pkts),
+        .rx_bytes = cpu_to_le64(c->rx_bytes),
+        .retrans = cpu_to_le64(c->retrans),
+        .timeouts = cpu_to_le64(c->timeouts),
+        .seq_naks_sent = cpu_to_le64(c->seq_naks_sent),
+        .rnr_naks_sent = cpu_to_le64(c->rnr_naks_sent),
+        .err_naks_sent = cpu_to_le64(c->err_naks_sent),
+        .seq_naks_rcvd = cpu_to_le64(c->seq_naks_rcvd),
+        .rnr_naks_rcvd = cpu_to_le64(c->rnr_naks_rcvd),
+        .err_naks_rcvd = cpu_to_le64(c->err_naks_rcvd),
+        .out_of_seq = cpu_to_le64(c->out_of_seq),
+        .dup_reqs = cpu_to_le64(c->dup_reqs),
+        .stray = cpu_to_le64(c->stray),
+        .local_errs = cpu_to_le64(c->local_errs),
+        .remote_errs = cpu_to_le64(c->remote_errs),
+    };
+    if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &st,
+                      sizeof(st)) != MEMTX_OK) {
         return AXON_ADMIN_DMA_ERROR;
     }
     return AXON_ADMIN_SUCCESS;

@@ -205,6 +205,16 @@ typedef struct AxonResp {
     unsigned res_next;
 } AxonResp;
 
+/* A QP's counters, from its creation (struct axon_qp_live). */
+typedef struct AxonQpStats {
+    uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+    uint64_t retrans, timeouts;
+    uint64_t seq_naks_sent, rnr_naks_sent, err_naks_sent;
+    uint64_t seq_naks_rcvd, rnr_naks_rcvd, err_naks_rcvd;
+    uint64_t out_of_seq, dup_reqs, stray;
+    uint64_t local_errs, remote_errs;
+} AxonQpStats;
+
 typedef struct AxonQp {
     AxonNicState *s;
     uint32_t qpn;
@@ -225,6 +235,7 @@ typedef struct AxonQp {
     AxonReq req;
     AxonComp comp;
     AxonResp resp;
+    AxonQpStats stats;
 
     bool scheduled;
     QTAILQ_ENTRY(AxonQp) sched;
@@ -317,6 +328,8 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
                         uint64_t *result);
 uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
                         uint64_t *result);
+uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                             uint64_t *result);
 uint16_t axon_qp_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
                        uint64_t *result);
 uint16_t axon_qp_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,

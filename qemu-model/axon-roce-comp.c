@@ -234,6 +234,7 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     if (!e || e->opcode != AXON_WR_RDMA_READ ||
         axon_psn_diff(pkt->psn, e->resp_psn) < 0) {
         s->rdma->stats.stray++;      /* a duplicate, or not a READ's */
+        qp->stats.stray++;
         return;
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
@@ -280,6 +281,7 @@ static void axon_roce_atomic_ack_rx(AxonNicState *s, AxonQp *qp,
 
     if (!e || e->opcode < AXON_WR_ATOMIC_CMP_SWP) {
         s->rdma->stats.stray++;      /* a duplicate, or not an atomic's */
+        qp->stats.stray++;
         return;
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
@@ -324,9 +326,17 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     e = axon_roce_check_nak(qp, pkt);
     if (!e) {
         s->rdma->stats.stray++;
+        qp->stats.stray++;
         return;
     }
     s->rdma->stats.naks++;
+    if (type == AETH_RNR_NAK) {
+        qp->stats.rnr_naks_rcvd++;
+    } else if (type == AETH_NAK && code == NAK_PSN_SEQ) {
+        qp->stats.seq_naks_rcvd++;
+    } else {
+        qp->stats.err_naks_rcvd++;
+    }
     axon_roce_acked(qp, axon_psn_add(pkt->psn, -1));
     if (type == AETH_RNR_NAK) {
         trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, qp->comp.rnr_left);
@@ -371,6 +381,7 @@ void axon_roce_comp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         trace_axon_nic_err_roce_psn(qp->qpn, pkt->psn, qp->comp.una_psn,
                                     qp->req.psn_hi);
         s->rdma->stats.stray++;
+        qp->stats.stray++;
         return;
     }
     switch (pkt->opcode) {

@@ -216,6 +216,8 @@ void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
                          const AxonPath *path)
 {
     s->rdma->stats.tx_pkts++;
+    qp->stats.tx_pkts++;
+    qp->stats.tx_bytes += pkt->len;
     trace_axon_nic_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
                            pkt->len);
     if (!path->loopback) {
@@ -286,6 +288,8 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
             return;
         }
         s->rdma->stats.rx_pkts++;
+        qp->stats.rx_pkts++;
+        qp->stats.rx_bytes += pkt->len;
         axon_ud_rx(s, qp, pkt);
         return;
     }
@@ -297,6 +301,8 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         return;
     }
     s->rdma->stats.rx_pkts++;
+    qp->stats.rx_pkts++;
+    qp->stats.rx_bytes += pkt->len;
     if (qp->type == AXON_QPT_UC) {
         axon_uc_rx(s, qp, pkt);
     } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {

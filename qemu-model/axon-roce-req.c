@@ -392,6 +392,7 @@ unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
         }
         if (axon_psn_diff(pkt.psn, qp->req.psn_hi) < 0) {
             s->rdma->stats.retrans++;
+            qp->stats.retrans++;
         }
         if (axon_psn_diff(qp->req.cur_psn, qp->req.psn_hi) > 0) {
             qp->req.psn_hi = qp->req.cur_psn;

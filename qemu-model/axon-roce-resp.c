@@ -37,6 +37,13 @@ void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
     if (syndrome >> AETH_TYPE_SHIFT != AETH_ACK) {
         s->rdma->stats.naks++;
     }
+    if (syndrome >> AETH_TYPE_SHIFT == AETH_RNR_NAK) {
+        qp->stats.rnr_naks_sent++;
+    } else if (syndrome == (AETH_NAK << AETH_TYPE_SHIFT | NAK_PSN_SEQ)) {
+        qp->stats.seq_naks_sent++;
+    } else if (syndrome >> AETH_TYPE_SHIFT == AETH_NAK) {
+        qp->stats.err_naks_sent++;
+    }
     axon_roce_xmit(s, qp, &pkt);
 }
 
@@ -242,6 +249,8 @@ static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
     AxonMr *mr = NULL;
 
     s->rdma->stats.dup_reqs++;
+
+    qp->stats.dup_reqs++;
     if (kind != KIND_READ && kind != KIND_ATOMIC) {
         axon_roce_ack_later(s, qp);
         return;
@@ -250,6 +259,7 @@ static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
     if (!res) {
         trace_axon_nic_err_roce_dup(qp->qpn, pkt->psn, pkt->opcode);
         s->rdma->stats.stray++;
+        qp->stats.stray++;
         return;
     }
     if (kind == KIND_ATOMIC) {
@@ -265,6 +275,7 @@ static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
         (pkt->dmalen && !mr) ||
         !axon_roce_read_resp(s, qp, pkt->psn, mr, pkt->va, pkt->dmalen)) {
         s->rdma->stats.stray++;
+        qp->stats.stray++;
     }
 }
 
@@ -483,6 +494,7 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (d > 0) {
         /* one NAK for the expected PSN (the spec's), nothing else */
         s->rdma->stats.out_of_seq++;
+        qp->stats.out_of_seq++;
         if (!qp->resp.nak_sent) {
             qp->resp.nak_sent = true;
             axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT |

@@ -136,6 +136,7 @@ static void axon_roce_retry_timer(void *opaque)
     }
     e = axon_win(qp, qp->comp.sq_comp);
     trace_axon_nic_roce_timeout(qp->qpn, qp->comp.una_psn, qp->comp.retry_left);
+    qp->stats.timeouts++;
     if (!qp->comp.retry_left) {
         axon_roce_fail(qp, e, AXON_WC_RETRY_EXC_ERR);
         axon_roce_complete(s, qp);

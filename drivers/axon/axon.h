@@ -58,6 +58,7 @@ struct axon_dev {
 	bool rereg_mr;			/* AXON_CAP_REREG_MR */
 	bool cq_pages;			/* AXON_CAP_CQ_PAGES: paged user CQs */
 	bool clock;			/* AXON_CAP_CLOCK: CQE timestamps */
+	bool qp_live;			/* AXON_CAP_QP_LIVE: QUERY_QP_LIVE */
 	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */

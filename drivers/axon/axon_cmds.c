@@ -322,6 +322,31 @@ int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 	return axon_cmd_qp_attr(aq, AXON_ADMIN_QUERY_QP, qpn, 0, NULL, attr);
 }
 
+int axon_cmd_query_qp_live(struct axon_admin_queue *aq, u32 qpn,
+			   struct axon_qp_live *live)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	struct axon_qp_live *buf;
+	dma_addr_t dma;
+	int err;
+
+	buf = dma_alloc_coherent(aq->dmadev, sizeof(*buf), &dma, GFP_KERNEL);
+	if (!buf)
+		return -ENOMEM;
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_QUERY_QP_LIVE);
+	cmd.qp.qpn = cpu_to_le32(qpn);
+	cmd.qp.attr_addr = cpu_to_le64(dma);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (!err)
+		memcpy(live, buf, sizeof(*live));
+	if (err == -ETIMEDOUT)
+		axon_admin_orphan_buf(aq, buf, dma, sizeof(*buf));
+	else
+		dma_free_coherent(aq->dmadev, sizeof(*buf), buf, dma);
+	return err;
+}
+
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn)
 {
 	struct axon_admin_cmd cmd = {};

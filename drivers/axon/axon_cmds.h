@@ -87,6 +87,8 @@ int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
 int axon_cmd_modify_qp_err(struct axon_admin_queue *aq, u32 qpn);
 int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr);
+int axon_cmd_query_qp_live(struct axon_admin_queue *aq, u32 qpn,
+			   struct axon_qp_live *live);
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);
 int axon_cmd_create_srq(struct axon_admin_queue *aq,
 			const struct axon_srq_params *p, u32 *srqn);

@@ -65,6 +65,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->clock = adev->rdma && caps & AXON_CAP_CLOCK &&
 		      pci_resource_len(adev->pdev, AXON_BAR_REGS) >=
 		      AXON_BAR_REGS_SIZE;
+	adev->qp_live = adev->rdma && caps & AXON_CAP_QP_LIVE;
 	adev->clock_phys = pci_resource_start(adev->pdev, AXON_BAR_REGS) +
 			   AXON_CLOCK_PAGE;
 	return 0;

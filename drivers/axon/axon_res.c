@@ -3,7 +3,10 @@
  * axon's details in the rdma tool's resource views (rdma res show
  * qp|cq|mr -dd): what the driver and the device know of an object beyond
  * what the RDMA core shows. A QP's state is the device's own, which may
- * have moved it to ERR; if the device does not answer, the rest is shown.
+ * have moved it to ERR, and with AXON_CAP_QP_LIVE so are its PSNs, its
+ * send window and its counters, as the transport has them now (one
+ * QUERY_QP_LIVE per QP); if the device does not answer, the rest is
+ * shown.
  * The rdma tool reads them from one RDMA_NLDEV_ATTR_DRIVER table each.
  */
 
@@ -31,17 +34,68 @@ static const char *axon_qp_state_name(u32 state)
 	       axon_qp_state_names[state] ? axon_qp_state_names[state] : "?";
 }
 
+/* The transport's live state and the QP's counters, in the device. */
+static int axon_res_qp_live(struct sk_buff *msg, const struct axon_qp_live *l)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+	} counters[] = {
+#define AXON_RES_COUNTER(f) { #f, offsetof(struct axon_qp_live, f) }
+		AXON_RES_COUNTER(tx_pkts), AXON_RES_COUNTER(tx_bytes),
+		AXON_RES_COUNTER(rx_pkts), AXON_RES_COUNTER(rx_bytes),
+		AXON_RES_COUNTER(retrans), AXON_RES_COUNTER(timeouts),
+		AXON_RES_COUNTER(seq_naks_sent), AXON_RES_COUNTER(rnr_naks_sent),
+		AXON_RES_COUNTER(err_naks_sent), AXON_RES_COUNTER(seq_naks_rcvd),
+		AXON_RES_COUNTER(rnr_naks_rcvd), AXON_RES_COUNTER(err_naks_rcvd),
+		AXON_RES_COUNTER(out_of_seq), AXON_RES_COUNTER(dup_reqs),
+		AXON_RES_COUNTER(stray), AXON_RES_COUNTER(local_errs),
+		AXON_RES_COUNTER(remote_errs),
+#undef AXON_RES_COUNTER
+	};
+	size_t i;
+
+	if (rdma_nl_put_driver_string(msg, "hw_state",
+				      axon_qp_state_name(le32_to_cpu(l->state))) ||
+	    rdma_nl_put_driver_u32_hex(msg, "hw_sq_psn",
+				       le32_to_cpu(l->sq_psn)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "hw_una_psn",
+				       le32_to_cpu(l->una_psn)) ||
+	    rdma_nl_put_driver_u32_hex(msg, "hw_rq_psn", le32_to_cpu(l->epsn)) ||
+	    rdma_nl_put_driver_u32(msg, "send_window",
+				   (u16)(le16_to_cpu(l->sq_fetched) -
+					 le16_to_cpu(l->sq_completed))) ||
+	    rdma_nl_put_driver_u32(msg, "reads_inflight", l->reads_inflight) ||
+	    rdma_nl_put_driver_u32(msg, "retry_left", l->retry_left) ||
+	    rdma_nl_put_driver_u32(msg, "rnr_left", l->rnr_left) ||
+	    rdma_nl_put_driver_u32_hex(msg, "live_flags", l->flags))
+		return -EMSGSIZE;
+	for (i = 0; i < ARRAY_SIZE(counters); i++)
+		if (rdma_nl_put_driver_u64(msg, counters[i].name,
+					   le64_to_cpup((const __le64 *)
+						((const u8 *)l +
+						 counters[i].off))))
+			return -EMSGSIZE;
+	return 0;
+}
+
 static int axon_res_qp(struct sk_buff *msg, void *obj)
 {
 	struct ib_qp *ibqp = obj;
 	struct axon_dev *adev = to_adev(ibqp->device);
 	struct axon_qp *qp = to_aqp(ibqp);
+	struct axon_qp_live live;
 	struct axon_qp_attr a;
 
-	if (!axon_cmd_query_qp(&adev->aq, qp->qpn, &a) &&
-	    rdma_nl_put_driver_string(msg, "hw_state",
-				      axon_qp_state_name(le32_to_cpu(a.state))))
+	if (adev->qp_live) {
+		if (!axon_cmd_query_qp_live(&adev->aq, qp->qpn, &live) &&
+		    axon_res_qp_live(msg, &live))
+			return -EMSGSIZE;
+	} else if (!axon_cmd_query_qp(&adev->aq, qp->qpn, &a) &&
+		   rdma_nl_put_driver_string(msg, "hw_state",
+					     axon_qp_state_name(le32_to_cpu(a.state)))) {
 		return -EMSGSIZE;
+	}
 	if (rdma_nl_put_driver_u32(msg, "hw_qpn", qp->qpn) ||
 	    rdma_nl_put_driver_u32(msg, "sq_depth", qp->sq.depth) ||
 	    rdma_nl_put_driver_u32(msg, "sq_wqe_size", 1U << qp->sq.wqe_shift))

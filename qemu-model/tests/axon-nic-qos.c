@@ -575,6 +575,13 @@ uint32_t qp_state(Axon *a, uint32_t qpn)
     return qtest_readl(a->qts, ATTR_ADDR);
 }
 
+void qp_live(Axon *a, uint32_t qpn, struct axon_qp_live *st)
+{
+    g_assert_cmpuint(qp_cmd(a, AXON_ADMIN_QUERY_QP_LIVE, qpn, 0, ATTR_ADDR),
+                     ==, AXON_ADMIN_SUCCESS);
+    qtest_memread(a->qts, ATTR_ADDR, st, sizeof(*st));
+}
+
 void rdma_enable(Axon *a)
 {
     wr(a, AXON_REG_CTRL, AXON_CTRL_RESET);

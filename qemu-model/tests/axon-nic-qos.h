@@ -281,6 +281,9 @@ uint16_t modify_qp(Axon *a, uint32_t qpn, uint32_t mask,
 
 uint32_t qp_state(Axon *a, uint32_t qpn);
 
+/* QUERY_QP_LIVE of qpn into st, in CPU order for the 64-bit counters. */
+void qp_live(Axon *a, uint32_t qpn, struct axon_qp_live *st);
+
 void rdma_enable(Axon *a);
 
 /* Region i: MEM_PAGES pages, listed in a shuffled order behind iova. */

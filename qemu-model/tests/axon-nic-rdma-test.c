@@ -725,6 +725,22 @@ static void test_rdma_errors(void)
     expect_cqe(r, a->scq, 3, 0, AXON_WC_REM_ACCESS_ERR);
     expect_cqe(r, b->rcq, 0xb0, 0, AXON_WC_WR_FLUSH_ERR);
     g_assert_cmpuint(qp_state(r->a, b->qpn), ==, AXON_QPS_ERR);
+    /* one error NAK each way in the QPs' counters, one error each */
+    {
+        struct axon_qp_live la, lb;
+
+        qp_live(r->a, a->qpn, &la);
+        qp_live(r->a, b->qpn, &lb);
+        g_assert_cmpuint(le32_to_cpu(la.state), ==, AXON_QPS_ERR);
+        g_assert_cmpuint(le64_to_cpu(lb.err_naks_sent), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(la.err_naks_rcvd), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(la.remote_errs), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(la.local_errs), ==, 0);
+        g_assert_cmpuint(le64_to_cpu(lb.local_errs) +
+                         le64_to_cpu(lb.remote_errs), ==, 0);
+        g_assert_cmpuint(le64_to_cpu(lb.rx_pkts), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(lb.rx_bytes), ==, 100);
+    }
     rdma_stop(r);
 
     /* out of the MR's bounds, and a deregistered key */

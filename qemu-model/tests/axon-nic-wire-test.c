@@ -83,14 +83,67 @@ static void test_rdma_wire(void)
     }
 }
 
+/*
+ * Loss and reordering: the traffic completes, and QUERY_QP_LIVE shows
+ * two idle QPs whose PSNs agree and whose counters add up to the
+ * device's.
+ */
 static void test_rdma_wire_loss(void)
 {
     Rdma *r = rdma_setup_on(",x-tx-drop-every=13,x-tx-reorder-every=5",
                             7, false, NULL);
+    struct axon_qp_live st[2];
+    uint64_t sum[6] = {};
+    int i;
 
     rdma_traffic(r, 4);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), >, 0);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_DROPS), ==, 0);
+
+    g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_QP_LIVE, ==,
+                    AXON_CAP_QP_LIVE);
+    for (i = 0; i < 2; i++) {
+        qp_live(r->a, r->qp[i].qpn, &st[i]);
+        g_assert_cmpuint(le32_to_cpu(st[i].state), ==, AXON_QPS_RTS);
+        /* idle: everything sent is acknowledged, every WQE completed */
+        g_assert_cmphex(le32_to_cpu(st[i].una_psn), ==,
+                        le32_to_cpu(st[i].sq_psn));
+        g_assert_cmphex(le32_to_cpu(st[i].psn_hi), ==,
+                        le32_to_cpu(st[i].sq_psn));
+        g_assert_cmpuint(le16_to_cpu(st[i].sq_fetched), ==,
+                         le16_to_cpu(st[i].sq_completed));
+        g_assert_cmpuint(st[i].reads_inflight, ==, 0);
+        g_assert_cmphex(st[i].flags & ~AXON_QP_LIVE_TIMER, ==, 0);
+        g_assert_cmpuint(le64_to_cpu(st[i].local_errs) +
+                         le64_to_cpu(st[i].remote_errs), ==, 0);
+        sum[0] += le64_to_cpu(st[i].tx_pkts);
+        sum[1] += le64_to_cpu(st[i].rx_pkts);
+        sum[2] += le64_to_cpu(st[i].retrans);
+        sum[3] += le64_to_cpu(st[i].out_of_seq);
+        sum[4] += le64_to_cpu(st[i].dup_reqs);
+        sum[5] += le64_to_cpu(st[i].stray);
+    }
+    /* what one sent, the other expects next */
+    g_assert_cmphex(le32_to_cpu(st[0].sq_psn), ==, le32_to_cpu(st[1].epsn));
+    g_assert_cmphex(le32_to_cpu(st[1].sq_psn), ==, le32_to_cpu(st[0].epsn));
+    /* 4 WRITEs of 64 KiB and more: QP 0 sent at least their bytes */
+    g_assert_cmpuint(le64_to_cpu(st[0].tx_bytes), >=, 4 * 65536);
+    g_assert_cmpuint(le64_to_cpu(st[0].retrans), >, 0);
+    g_assert_cmpuint(le64_to_cpu(st[0].seq_naks_rcvd) +
+                     le64_to_cpu(st[0].timeouts), >, 0);
+    g_assert_cmpuint(le64_to_cpu(st[1].seq_naks_sent), >, 0);
+    g_assert_cmpuint(sum[0], ==, rd(r->a, AXON_REG_STAT_TX_PKTS));
+    g_assert_cmpuint(sum[1], ==, rd(r->a, AXON_REG_STAT_RX_PKTS));
+    g_assert_cmpuint(sum[2], ==, rd(r->a, AXON_REG_STAT_RETRANS));
+    g_assert_cmpuint(sum[3], ==, rd(r->a, AXON_REG_STAT_OUT_OF_SEQ));
+    g_assert_cmpuint(sum[4], ==, rd(r->a, AXON_REG_STAT_DUP_REQS));
+    g_assert_cmpuint(sum[5], ==, rd(r->a, AXON_REG_STAT_STRAY));
+
+    /* bad commands */
+    g_assert_cmpuint(qp_cmd(r->a, AXON_ADMIN_QUERY_QP_LIVE, r->qp[0].qpn, 1,
+                            ATTR_ADDR), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(qp_cmd(r->a, AXON_ADMIN_QUERY_QP_LIVE, 999, 0,
+                            ATTR_ADDR), ==, AXON_ADMIN_BAD_HANDLE);
     rdma_stop(r);
 }
 

@@ -53,6 +53,9 @@
  * @AXON_ADMIN_REREG_MR: ``AXON_CAP_REREG_MR``; &struct axon_admin_mr with
  *	the key and every field of a CREATE_MR without flags: the MR's PD,
  *	access, range and pages at once; the key stays (see "Keys")
+ * @AXON_ADMIN_QUERY_QP_LIVE: ``AXON_CAP_QP_LIVE``; &struct
+ *	axon_admin_modify_qp with the qpn and attr_addr: write the QP's
+ *	&struct axon_qp_live (its transport's live state and counters) there
  */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
@@ -76,6 +79,7 @@ enum axon_admin_opcode {
 	AXON_ADMIN_DESTROY_SRQ		= 19,
 	AXON_ADMIN_RESIZE_CQ		= 20,
 	AXON_ADMIN_REREG_MR		= 21,
+	AXON_ADMIN_QUERY_QP_LIVE	= 22,
 };
 
 /**
@@ -599,11 +603,103 @@ struct axon_qp_attr {
 #define AXON_FLOW_LABEL_MASK		0xfffff
 
 /**
- * struct axon_admin_modify_qp - MODIFY_QP, QUERY_QP and DESTROY_QP
+ * DOC: QP live flags
+ *
+ * &struct axon_qp_live ``flags``::
+ *
+ *   0:0 : timer - AXON_QP_LIVE_TIMER, the ACK timeout (or RNR wait) timer
+ *         is armed
+ *   1:1 : rnr_wait - AXON_QP_LIVE_RNR_WAIT, waiting out an RNR NAK
+ *   2:2 : nak_sent - AXON_QP_LIVE_NAK_SENT, the responder sent a PSN
+ *         sequence error NAK and waits for the retransmission
+ *   3:3 : sq_stopped - AXON_QP_LIVE_SQ_STOPPED, a WQE failed: the
+ *         requester sends nothing new
+ */
+#define AXON_QP_LIVE_TIMER		0x1
+#define AXON_QP_LIVE_RNR_WAIT		0x2
+#define AXON_QP_LIVE_NAK_SENT		0x4
+#define AXON_QP_LIVE_SQ_STOPPED	0x8
+
+/**
+ * struct axon_qp_live - QUERY_QP_LIVE: a QP's transport, as it is now
+ * @state: &enum axon_qp_state
+ * @sq_psn: the requester's next PSN to send
+ * @una_psn: the oldest PSN not acknowledged yet (RC); @psn_hi when every
+ *	send WQE taken is completed
+ * @psn_hi: one after the highest PSN sent
+ * @epsn: the responder's next expected PSN
+ * @msn: the responder's message sequence number
+ * @sq_fetched: send WQEs taken from the SQ, mod 2^16
+ * @sq_completed: send WQEs completed, mod 2^16; @sq_fetched minus it is
+ *	the send window in use
+ * @retry_left: ACK timeouts and sequence NAKs left before RETRY_EXC_ERR
+ * @rnr_left: RNR NAKs left before RNR_RETRY_EXC_ERR (7: unlimited)
+ * @reads_inflight: READ and atomic WQEs in the send window, not completed
+ * @flags: ``AXON_QP_STATE_*`` (see "QP live flags")
+ * @tx_pkts: packets sent, retransmissions included
+ * @tx_bytes: their payload bytes
+ * @rx_pkts: packets accepted for the QP
+ * @rx_bytes: their payload bytes
+ * @retrans: packets sent again
+ * @timeouts: ACK timeouts
+ * @seq_naks_sent: PSN sequence error NAKs sent (out-of-order requests)
+ * @rnr_naks_sent: RNR NAKs sent (no receive WQE)
+ * @err_naks_sent: other NAKs sent (access, operation, request errors)
+ * @seq_naks_rcvd: PSN sequence error NAKs received
+ * @rnr_naks_rcvd: RNR NAKs received
+ * @err_naks_rcvd: other NAKs received
+ * @out_of_seq: requests ahead of the expected PSN, dropped
+ * @dup_reqs: requests behind it (duplicates), answered or dropped
+ * @stray: packets matching no state of the QP, dropped
+ * @local_errs: completions with a local error (``AXON_WC_LOC_*``,
+ *	MW_BIND_ERR)
+ * @remote_errs: completions with a remote error (``AXON_WC_REM_*``,
+ *	BAD_RESP_ERR, RETRY_EXC_ERR, RNR_RETRY_EXC_ERR)
+ *
+ * Counters are 64 bits, kept from the QP's creation; UD and UC QPs keep
+ * the packet counters and their PSNs, the rest stays 0.
+ */
+struct axon_qp_live {
+	__le32 state;
+	__le32 sq_psn;
+	__le32 una_psn;
+	__le32 psn_hi;
+	__le32 epsn;
+	__le32 msn;
+	__le16 sq_fetched;
+	__le16 sq_completed;
+	__u8 retry_left;
+	__u8 rnr_left;
+	__u8 reads_inflight;
+	__u8 flags;
+	__le64 tx_pkts;
+	__le64 tx_bytes;
+	__le64 rx_pkts;
+	__le64 rx_bytes;
+	__le64 retrans;
+	__le64 timeouts;
+	__le64 seq_naks_sent;
+	__le64 rnr_naks_sent;
+	__le64 err_naks_sent;
+	__le64 seq_naks_rcvd;
+	__le64 rnr_naks_rcvd;
+	__le64 err_naks_rcvd;
+	__le64 out_of_seq;
+	__le64 dup_reqs;
+	__le64 stray;
+	__le64 local_errs;
+	__le64 remote_errs;
+};
+
+/**
+ * struct axon_admin_modify_qp - MODIFY_QP, QUERY_QP, QUERY_QP_LIVE and
+ *	DESTROY_QP
  * @qpn: the QP
- * @attr_mask: MODIFY_QP: ``AXON_QP_ATTR_*``; QUERY_QP, DESTROY_QP: 0
+ * @attr_mask: MODIFY_QP: ``AXON_QP_ATTR_*``; QUERY_QP, QUERY_QP_LIVE,
+ *	DESTROY_QP: 0
  * @attr_addr: MODIFY_QP: DMA address of a &struct axon_qp_attr to apply;
- *	QUERY_QP: where to write it; DESTROY_QP: 0
+ *	QUERY_QP: where to write it; QUERY_QP_LIVE: where to write the
+ *	&struct axon_qp_live; DESTROY_QP: 0
  * @reserved: 0
  */
 struct axon_admin_modify_qp {

@@ -359,6 +359,8 @@ enum axon_reg {
  *         see "Completion queues" in axon_io_defs.h)
  *   14:14 : clock - AXON_CAP_CLOCK: the device clock and CQEs that carry
  *         it (interface 1.9, see "Device clock")
+ *   15:15 : qp_live - AXON_CAP_QP_LIVE: QUERY_QP_LIVE, a QP's live
+ *         transport state and counters (interface 1.9)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -375,6 +377,7 @@ enum axon_reg {
 #define AXON_CAP_REREG_MR		0x1000
 #define AXON_CAP_CQ_PAGES		0x2000
 #define AXON_CAP_CLOCK			0x4000
+#define AXON_CAP_QP_LIVE		0x8000
 
 /**
  * DOC: FW_VERSION register
