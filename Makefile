@@ -12,12 +12,26 @@
 #   make qemu       QEMU 7.2 with the axon device models
 #   make fuzz       coverage-guided fuzzing of the models, FUZZ_TIME
 #                   seconds a target (Documentation/fuzzing.rst)
-#   make install    module (modules_install) and provider
+#   make install    the modules (axon.ko, axon_gpu.ko) for KDIR's kernel and
+#                   the provider with its axon.driver file; DESTDIR stages
+#   make uninstall  removes what make install installed
+#   make dkms-install   the driver sources under /usr/src/axon-VERSION,
+#                   added to DKMS, built and installed for the running
+#                   kernel (or KVER); rebuilt on each kernel update
+#   make dkms-uninstall removes them from DKMS and /usr/src
 #
 # KDIR selects the kernel to build against (default: the running one).
 # The VM targets build against the Debian 12 stock kernel the VMs boot.
 
-KDIR		?= /lib/modules/$(shell uname -r)/build
+KVER		?= $(shell uname -r)
+KDIR		?= /lib/modules/$(KVER)/build
+# the release, in the DKMS source directory's name
+AXON_VERSION	:= 0.9.0
+DKMS_SRC	:= $(DESTDIR)/usr/src/axon-$(AXON_VERSION)
+# KDIR's kernel, and make install's modules under its extra/
+KRELEASE	= $(shell sed -n 's/.*UTS_RELEASE "\(.*\)"/\1/p' \
+			$(KDIR)/include/generated/utsrelease.h 2>/dev/null)
+MOD_DIR		= $(DESTDIR)/lib/modules/$(KRELEASE)/extra
 AXON_CACHE	?= $(HOME)/.cache/axon
 BENCH		?= tcp-throughput rdma-perftest middleware
 FUZZ_TIME	?= 600
@@ -56,9 +70,34 @@ bench:
 		{ tail -n 30 $(AXON_CACHE)/bench-build.log; exit 1; }
 	@rc=0; for b in $(BENCH); do tools/bench/$$b || rc=1; done; exit $$rc
 
-install: all
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules_install
+install: provider
+	$(MAKE) -C $(KDIR) M=$(CURDIR) AXON_DRIVERS_ONLY=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) AXON_DRIVERS_ONLY=1 \
+		INSTALL_MOD_PATH=$(DESTDIR) modules_install
+	[ -n "$(DESTDIR)" ] || depmod -a $(KRELEASE)
 	$(MAKE) -C provider install
+
+uninstall:
+	rm -f $(MOD_DIR)/drivers/axon/axon.ko $(MOD_DIR)/drivers/axon_gpu/axon_gpu.ko
+	-rmdir -p $(MOD_DIR)/drivers/axon $(MOD_DIR)/drivers/axon_gpu 2>/dev/null
+	[ -n "$(DESTDIR)" ] || depmod -a $(KRELEASE)
+	$(MAKE) -C provider uninstall
+
+# the files a kernel build of the drivers needs, and dkms.conf
+dkms-install:
+	rm -rf $(DKMS_SRC)
+	mkdir -p $(DKMS_SRC)/include
+	cp -r Kbuild drivers $(DKMS_SRC)/
+	cp -r include/uapi $(DKMS_SRC)/include/
+	find $(DKMS_SRC)/drivers -type f ! -name '*.[ch]' ! -name Kbuild -delete
+	sed 's/@VERSION@/$(AXON_VERSION)/' dkms.conf > $(DKMS_SRC)/dkms.conf
+	dkms add -m axon -v $(AXON_VERSION)
+	dkms build -m axon -v $(AXON_VERSION) -k $(KVER)
+	dkms install -m axon -v $(AXON_VERSION) -k $(KVER)
+
+dkms-uninstall:
+	-dkms remove -m axon -v $(AXON_VERSION) --all
+	rm -rf $(DKMS_SRC)
 
 clean:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null || \
@@ -66,4 +105,5 @@ clean:
 	$(MAKE) -C provider clean
 	$(MAKE) -C tools clean
 
-.PHONY: all modules provider tools qemu fuzz check kunit demo bench install clean
+.PHONY: all modules provider tools qemu fuzz check kunit demo bench install \
+	uninstall dkms-install dkms-uninstall clean
