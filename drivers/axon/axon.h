@@ -83,6 +83,8 @@ struct axon_dev {
 	bool events_off;		/* teardown: ignore async events */
 	bool dying;			/* being removed: no CQE will come */
 	struct work_struct fatal_work;	/* an admin command timed out */
+	struct devlink *devlink;
+	struct devlink_health_reporter *fw_fatal;
 
 	/* rdma hw counters: 32-bit device registers widened to 64 bits */
 	spinlock_t stats_lock;		/* stats_last, stats_sum */
@@ -237,6 +239,19 @@ static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
 	/* writel orders prior ring writes before the doorbell */
 	writel(AXON_DB_WORD(id, value), adev->db + offset);
 }
+
+/* axon_devlink.c; without CONFIG_NET_DEVLINK the device has no devlink */
+extern struct workqueue_struct *axon_wq;	/* the module's: recovery */
+#if IS_ENABLED(CONFIG_NET_DEVLINK)
+int axon_devlink_init(struct axon_dev *adev);
+void axon_devlink_fini(struct axon_dev *adev);
+void axon_devlink_fatal(struct axon_dev *adev, const char *reason);
+#else
+static inline int axon_devlink_init(struct axon_dev *adev) { return 0; }
+static inline void axon_devlink_fini(struct axon_dev *adev) {}
+static inline void axon_devlink_fatal(struct axon_dev *adev,
+				      const char *reason) {}
+#endif
 
 /* axon_mmap.c */
 int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,

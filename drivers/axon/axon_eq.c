@@ -88,6 +88,7 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 		axon_admin_mark_failed(&adev->aq);
 		axon_set_link(adev, false);
 		axon_ib_fatal_event(adev);
+		axon_devlink_fatal(adev, "the device reported a fatal error");
 		break;
 	case AXON_EVENT_CQ_ERROR:
 		axon_cq_event(adev, param);

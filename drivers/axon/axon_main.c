@@ -213,6 +213,7 @@ static void axon_fatal_work(struct work_struct *work)
 		return;
 	axon_set_link(adev, false);
 	axon_ib_fatal_event(adev);
+	axon_devlink_fatal(adev, "an admin command timed out");
 }
 
 static int axon_query_attrs(struct axon_dev *adev)
@@ -333,8 +334,18 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = axon_ib_register(adev);
 	if (err)
 		goto err_destroy_netdev;
+	err = axon_devlink_init(adev);
+	if (err)
+		goto err_unregister_ib;
 	return 0;
 
+err_unregister_ib:
+	axon_quiesce_events(adev);
+	cancel_work_sync(&adev->fatal_work);
+	WRITE_ONCE(adev->dying, true);
+	axon_ib_unregister(adev);
+	axon_netdev_destroy(adev);
+	goto err_stop_device;
 err_destroy_netdev:
 	axon_quiesce_events(adev);
 	cancel_work_sync(&adev->fatal_work);
@@ -359,6 +370,7 @@ static void axon_remove(struct pci_dev *pdev)
 {
 	struct axon_dev *adev = pci_get_drvdata(pdev);
 
+	axon_devlink_fini(adev);
 	axon_quiesce_events(adev);
 	/* a fatal work running now is done before the netdev goes */
 	cancel_work_sync(&adev->fatal_work);
@@ -391,7 +403,30 @@ static struct pci_driver axon_pci_driver = {
 	.probe = axon_probe,
 	.remove = axon_remove,
 };
-module_pci_driver(axon_pci_driver);
+
+struct workqueue_struct *axon_wq;
+
+static int __init axon_init(void)
+{
+	int err;
+
+	axon_wq = alloc_workqueue("axon", 0, 0);
+	if (!axon_wq)
+		return -ENOMEM;
+	err = pci_register_driver(&axon_pci_driver);
+	if (err)
+		destroy_workqueue(axon_wq);
+	return err;
+}
+module_init(axon_init);
+
+/* a recovery queued by now finds no driver to probe the device again */
+static void __exit axon_exit(void)
+{
+	pci_unregister_driver(&axon_pci_driver);
+	destroy_workqueue(axon_wq);
+}
+module_exit(axon_exit);
 
 MODULE_AUTHOR("axon developers");
 MODULE_DESCRIPTION("axon RoCEv2 RDMA SmartNIC driver");
