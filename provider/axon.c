@@ -59,25 +59,32 @@ static const struct verbs_context_ops axon_ctx_ops = {
 	.resize_cq = axon_resize_cq,
 };
 
-int axon_map_db_page(struct axon_context *ctx)
+int axon_map_ctx_page(struct axon_context *ctx, void **page, uint64_t key,
+		      int prot, const char *what)
 {
-	void *page;
+	void *p;
 	int err = 0;
 
 	pthread_mutex_lock(&ctx->lock);
-	if (!ctx->db_page) {
-		page = mmap(NULL, AXON_DB_PAGE_SIZE, PROT_WRITE, MAP_SHARED,
-			    ctx->ibvctx.context.cmd_fd, ctx->db_mmap_key);
-		if (page == MAP_FAILED) {
+	if (!*page) {
+		p = mmap(NULL, AXON_DB_PAGE_SIZE, prot, MAP_SHARED,
+			 ctx->ibvctx.context.cmd_fd, key);
+		if (p == MAP_FAILED) {
 			err = errno;
-			verbs_err(&ctx->ibvctx,
-				  "cannot map the doorbell page: %d\n", err);
+			verbs_err(&ctx->ibvctx, "cannot map the %s page: %d\n",
+				  what, err);
 		} else {
-			ctx->db_page = page;
+			__atomic_store_n(page, p, __ATOMIC_RELEASE);
 		}
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	return err;
+}
+
+int axon_map_db_page(struct axon_context *ctx)
+{
+	return axon_map_ctx_page(ctx, &ctx->db_page, ctx->db_mmap_key,
+				 PROT_WRITE, "doorbell");
 }
 
 void *axon_queue_alloc(struct axon_context *ctx, size_t size)

@@ -225,6 +225,9 @@ static inline struct axon_qp *to_axon_qp_ex(struct ibv_qp_ex *ibqp)
 }
 
 /* axon.c */
+/* Map one page of the context's at key into *page, once, under its lock. */
+int axon_map_ctx_page(struct axon_context *ctx, void **page, uint64_t key,
+		      int prot, const char *what);
 int axon_map_db_page(struct axon_context *ctx);
 
 /* clock.c: the device clock, for completion timestamps */

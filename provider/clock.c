@@ -25,26 +25,10 @@ static int64_t axon_timespec_ns(clockid_t id)
 
 static int axon_map_clock_page(struct axon_context *ctx)
 {
-	void *page;
-	int err = 0;
-
 	if (!(ctx->resp_comp_mask & AXON_UCONTEXT_RESP_CLOCK))
 		return EOPNOTSUPP;
-	pthread_mutex_lock(&ctx->lock);
-	if (!ctx->clock_page) {
-		page = mmap(NULL, AXON_DB_PAGE_SIZE, PROT_READ, MAP_SHARED,
-			    ctx->ibvctx.context.cmd_fd, ctx->clock_mmap_key);
-		if (page == MAP_FAILED) {
-			err = errno;
-			verbs_err(&ctx->ibvctx,
-				  "cannot map the clock page: %d\n", err);
-		} else {
-			__atomic_store_n(&ctx->clock_page, page,
-					 __ATOMIC_RELEASE);
-		}
-	}
-	pthread_mutex_unlock(&ctx->lock);
-	return err;
+	return axon_map_ctx_page(ctx, &ctx->clock_page, ctx->clock_mmap_key,
+				 PROT_READ, "clock");
 }
 
 /* One 64-bit read: the device returns both halves at once. */

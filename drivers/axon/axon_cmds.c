@@ -265,21 +265,24 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
  * MODIFY_QP and QUERY_QP pass a struct axon_qp_attr by DMA: in from @in,
  * or out to @out.
  */
-static int axon_cmd_qp_attr(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
-			    u32 attr_mask, const struct axon_qp_attr *in,
-			    struct axon_qp_attr *out)
+/*
+ * A QP command that passes @len bytes through a DMA buffer: @in to the
+ * device (MODIFY_QP), or from it to @out (QUERY_QP, QUERY_QP_LIVE).
+ */
+static int axon_cmd_qp_buf(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
+			   u32 attr_mask, const void *in, void *out, size_t len)
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
-	struct axon_qp_attr *buf;
 	dma_addr_t dma;
+	void *buf;
 	int err;
 
-	buf = dma_alloc_coherent(aq->dmadev, sizeof(*buf), &dma, GFP_KERNEL);
+	buf = dma_alloc_coherent(aq->dmadev, len, &dma, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
 	if (in)
-		memcpy(buf, in, sizeof(*buf));
+		memcpy(buf, in, len);
 
 	cmd.opcode = cpu_to_le16(opcode);
 	cmd.qp.qpn = cpu_to_le32(qpn);
@@ -287,20 +290,20 @@ static int axon_cmd_qp_attr(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
 	cmd.qp.attr_addr = cpu_to_le64(dma);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (!err && out)
-		memcpy(out, buf, sizeof(*out));
+		memcpy(out, buf, len);
 
 	if (err == -ETIMEDOUT)
-		axon_admin_orphan_buf(aq, buf, dma, sizeof(*buf));
+		axon_admin_orphan_buf(aq, buf, dma, len);
 	else
-		dma_free_coherent(aq->dmadev, sizeof(*buf), buf, dma);
+		dma_free_coherent(aq->dmadev, len, buf, dma);
 	return err;
 }
 
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
 		       const struct axon_qp_attr *attr)
 {
-	return axon_cmd_qp_attr(aq, AXON_ADMIN_MODIFY_QP, qpn, attr_mask, attr,
-				NULL);
+	return axon_cmd_qp_buf(aq, AXON_ADMIN_MODIFY_QP, qpn, attr_mask, attr,
+			       NULL, sizeof(*attr));
 }
 
 /* Allocates nothing, so a drain cannot fail for want of memory. */
@@ -319,32 +322,15 @@ int axon_cmd_modify_qp_err(struct axon_admin_queue *aq, u32 qpn)
 int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr)
 {
-	return axon_cmd_qp_attr(aq, AXON_ADMIN_QUERY_QP, qpn, 0, NULL, attr);
+	return axon_cmd_qp_buf(aq, AXON_ADMIN_QUERY_QP, qpn, 0, NULL, attr,
+			       sizeof(*attr));
 }
 
 int axon_cmd_query_qp_live(struct axon_admin_queue *aq, u32 qpn,
 			   struct axon_qp_live *live)
 {
-	struct axon_admin_cmd cmd = {};
-	struct axon_admin_cqe cqe;
-	struct axon_qp_live *buf;
-	dma_addr_t dma;
-	int err;
-
-	buf = dma_alloc_coherent(aq->dmadev, sizeof(*buf), &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	cmd.opcode = cpu_to_le16(AXON_ADMIN_QUERY_QP_LIVE);
-	cmd.qp.qpn = cpu_to_le32(qpn);
-	cmd.qp.attr_addr = cpu_to_le64(dma);
-	err = axon_admin_exec(aq, &cmd, &cqe);
-	if (!err)
-		memcpy(live, buf, sizeof(*live));
-	if (err == -ETIMEDOUT)
-		axon_admin_orphan_buf(aq, buf, dma, sizeof(*buf));
-	else
-		dma_free_coherent(aq->dmadev, sizeof(*buf), buf, dma);
-	return err;
+	return axon_cmd_qp_buf(aq, AXON_ADMIN_QUERY_QP_LIVE, qpn, 0, NULL, live,
+			       sizeof(*live));
 }
 
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn)

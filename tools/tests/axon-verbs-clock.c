@@ -128,8 +128,8 @@ static int post_recv(struct env *e, int qp, int i)
 	return ibv_post_recv(e->qp[qp], &wr, &bad);
 }
 
-/* n messages qp[0] -> qp[1], every completion stamped; false on error. */
-static bool exchange(struct env *e, int n)
+/* n messages qp[0] -> qp[1], each to a receive posted for it */
+static bool post_sends(struct env *e, int n)
 {
 	struct ibv_sge sge = {
 		.addr = (uintptr_t)e->buf, .length = MSG, .lkey = e->mr->lkey,
@@ -138,12 +138,24 @@ static bool exchange(struct env *e, int n)
 		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		wr.wr_id = i;
+		if (post_recv(e, 1, i) || ibv_post_send(e->qp[0], &wr, &bad))
+			return false;
+	}
+	return true;
+}
+
+/* n messages qp[0] -> qp[1], every completion stamped; false on error. */
+static bool exchange(struct env *e, int n)
+{
 	uint64_t lo, hi;
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (!raw_clock(e->ctx, &lo) || post_recv(e, 1, i) ||
-		    ibv_post_send(e->qp[0], &wr, &bad))
+		if (!raw_clock(e->ctx, &lo) || !post_sends(e, 1))
 			return false;
 		/* the receive completes before the send's ACK comes */
 		if (!poll_stamped(e, 0, lo, UINT64_MAX, IBV_WC_SEND, 10000) ||
@@ -180,25 +192,6 @@ static void test_clock(struct env *e)
 	tap_ok(!err && rate > 0.5 && rate < 2,
 	       "ibv_query_rt_values_ex: %llu ns over %lld ns of CLOCK_MONOTONIC",
 	       (unsigned long long)(d1 - d0), (long long)(m1 - m0));
-}
-
-static bool post_sends(struct env *e, int n)
-{
-	struct ibv_sge sge = {
-		.addr = (uintptr_t)e->buf, .length = MSG, .lkey = e->mr->lkey,
-	};
-	struct ibv_send_wr wr = {
-		.sg_list = &sge, .num_sge = 1, .opcode = IBV_WR_SEND,
-		.send_flags = IBV_SEND_SIGNALED,
-	}, *bad;
-	int i;
-
-	for (i = 0; i < n; i++) {
-		wr.wr_id = i;
-		if (post_recv(e, 1, i) || ibv_post_send(e->qp[0], &wr, &bad))
-			return false;
-	}
-	return true;
 }
 
 static void test_stamps(struct env *e)
