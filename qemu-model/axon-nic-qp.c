@@ -123,9 +123,7 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
     AxonCq *cq = recv ? qp->rcq : qp->scq;
     uint64_t addr;
     const size_t head = offsetof(struct axon_cqe, flags);
-    struct axon_cqe_ts tail = {
-        .timestamp = cpu_to_le64(axon_nic_clock(s)),
-    };
+    struct axon_cqe_ts tail = {};
 
     axon_qp_count_status(qp, cqe->status);
     if (cq->overflowed) {
@@ -139,6 +137,10 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
     cqe->flags |= (recv ? AXON_CQE_RECV : 0) |
                   axon_cq_phase(cq->ring.depth, cq->prod);
     addr = axon_cq_slot(&cq->ring, cq->prod);
+    /* the clock is read only for the CQs that carry it */
+    if (cq->ring.flags & AXON_CQ_TIMESTAMP) {
+        tail.timestamp = cpu_to_le64(axon_nic_clock(s));
+    }
     /* the phase byte last: it is what the consumer polls */
     if (pci_dma_write(pdev, addr, cqe, head) != MEMTX_OK ||
         (cq->ring.flags & AXON_CQ_TIMESTAMP &&
