@@ -16,6 +16,7 @@
  */
 
 #include "qemu/osdep.h"
+#include "qemu/cutils.h"
 #include "qemu/iov.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
@@ -148,6 +149,8 @@ void axon_nic_eth_reset(AxonNicState *s)
 
     qemu_bh_cancel(e->tx_bh);
     memset(e, 0, offsetof(AxonEth, tx_bh));
+    e->drop_every = s->tx_drop_every;
+    e->reorder_every = s->tx_reorder_every;
     axon_nic_eth_flush_rx(s);
 }
 
@@ -215,9 +218,8 @@ static void axon_nic_eth_tx_bh(void *opaque)
 
 /*
  * The RDMA engine's frames leave here too, whether the Ethernet function
- * runs or not: the wire is the port's. The test hooks make it lossy
- * (x-tx-drop-every) or make a frame overtake the next one
- * (x-tx-reorder-every).
+ * runs or not: the wire is the port's. Its test impairments (x-tx-*, or
+ * WIRE_TEST) make it lossy or make a frame overtake the next one.
  */
 void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
                             int iovcnt)
@@ -228,11 +230,11 @@ void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
         return;
     }
     e->wire_count++;
-    if (s->tx_drop_every && e->wire_count % s->tx_drop_every == 0) {
+    if (e->drop_every && e->wire_count % e->drop_every == 0) {
         return;
     }
-    if (s->tx_reorder_every && !e->held_len &&
-        e->wire_count % s->tx_reorder_every == 0) {
+    if (e->reorder_every && !e->held_len &&
+        e->wire_count % e->reorder_every == 0) {
         e->held_len = iov_to_buf_full(iov, iovcnt, 0, e->held,
                                       sizeof(e->held));
         return;
@@ -242,6 +244,31 @@ void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
         qemu_send_packet(qemu_get_queue(s->nic), e->held, e->held_len);
         e->held_len = 0;
     }
+}
+
+/* WIRE_TEST: the impairments above, changed while the device runs. */
+uint16_t axon_nic_eth_wire_test(AxonNicState *s,
+                                const struct axon_admin_cmd *cmd,
+                                uint64_t *result)
+{
+    const struct axon_admin_wire_test *w = &cmd->wire_test;
+    uint32_t mask = le32_to_cpu(w->mask);
+    AxonEth *e = &s->eth;
+
+    if (mask & ~(AXON_WIRE_TEST_DROP | AXON_WIRE_TEST_REORDER)) {
+        return axon_nic_bad_cmd(AXON_ADMIN_WIRE_TEST, "unknown mask bits");
+    }
+    if (!buffer_is_zero(w->reserved, sizeof(w->reserved))) {
+        return axon_nic_bad_cmd(AXON_ADMIN_WIRE_TEST, "reserved bytes set");
+    }
+    if (mask & AXON_WIRE_TEST_DROP) {
+        e->drop_every = le32_to_cpu(w->drop_every);
+    }
+    if (mask & AXON_WIRE_TEST_REORDER) {
+        e->reorder_every = le32_to_cpu(w->reorder_every);
+    }
+    *result = (uint64_t)e->reorder_every << 32 | e->drop_every;
+    return AXON_ADMIN_SUCCESS;
 }
 
 /* ---- receive ------------------------------------------------------------ */

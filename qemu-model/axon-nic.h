@@ -65,7 +65,9 @@ typedef struct AxonEth {
     uint32_t stat_tx_errors;
     uint32_t stat_rx_dma_errors;
 
-    uint32_t wire_count;    /* RoCEv2 frames, for the x-tx-* hooks */
+    uint32_t drop_every;    /* the wire's impairments: x-tx-* at reset, */
+    uint32_t reorder_every; /* then WIRE_TEST's */
+    uint32_t wire_count;    /* RoCEv2 frames, for the impairments */
     uint32_t held_len;      /* x-tx-reorder-every: a frame held back */
 
     /* not cleared by reset: everything above is */
@@ -151,6 +153,9 @@ void axon_nic_eth_halt(AxonNicState *s);
 void axon_nic_eth_set_link(AxonNicState *s, bool up);
 uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr);
 void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);
+uint16_t axon_nic_eth_wire_test(AxonNicState *s,
+                                const struct axon_admin_cmd *cmd,
+                                uint64_t *result);
 void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
                             int iovcnt);
 

@@ -147,6 +147,64 @@ static void test_rdma_wire_loss(void)
     rdma_stop(r);
 }
 
+static uint16_t wire_test(Axon *a, uint32_t mask, uint32_t drop,
+                          uint32_t reorder, uint64_t *now)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.wire_test.mask = cpu_to_le32(mask);
+    cmd.wire_test.drop_every = cpu_to_le32(drop);
+    cmd.wire_test.reorder_every = cpu_to_le32(reorder);
+    return cmd_result(a, &cmd, AXON_ADMIN_WIRE_TEST, now);
+}
+
+/*
+ * WIRE_TEST: the x-tx-* impairments read back, turned off (no
+ * retransmission then) and on again (retransmissions) while QPs run;
+ * fields outside the mask stay; bad commands change nothing.
+ */
+static void test_rdma_wire_test_cmd(void)
+{
+    Rdma *r = rdma_setup_on(",x-tx-drop-every=13", 7, false, NULL);
+    struct axon_admin_cmd cmd = {};
+    uint32_t retrans;
+    uint64_t now;
+
+    g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_WIRE_TEST, ==,
+                    AXON_CAP_WIRE_TEST);
+    g_assert_cmpuint(wire_test(r->a, 0, 99, 99, &now), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmphex(now, ==, 13);
+
+    g_assert_cmpuint(wire_test(r->a, AXON_WIRE_TEST_DROP, 0, 99, &now), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmphex(now, ==, 0);
+    rdma_traffic(r, 1);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), ==, 0);
+
+    g_assert_cmpuint(wire_test(r->a, AXON_WIRE_TEST_DROP |
+                               AXON_WIRE_TEST_REORDER, 7, 5, &now), ==,
+                     AXON_ADMIN_SUCCESS);
+    g_assert_cmphex(now, ==, 5ULL << 32 | 7);
+    rdma_traffic(r, 1);
+    retrans = rd(r->a, AXON_REG_STAT_RETRANS);
+    g_assert_cmpuint(retrans, >, 0);
+    g_assert_cmpuint(wire_test(r->a, AXON_WIRE_TEST_REORDER, 99, 0, &now),
+                     ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmphex(now, ==, 7);
+
+    /* bad commands */
+    g_assert_cmpuint(wire_test(r->a, 0x4, 0, 0, &now), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    cmd.wire_test.mask = cpu_to_le32(AXON_WIRE_TEST_DROP);
+    cmd.wire_test.reserved[43] = 1;
+    g_assert_cmpuint(cmd_result(r->a, &cmd, AXON_ADMIN_WIRE_TEST, &now), ==,
+                     AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(wire_test(r->a, 0, 0, 0, &now), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmphex(now, ==, 7);
+    rdma_stop(r);
+}
+
 /*
  * Frames an attacker on the fabric could send: from the peer's address,
  * to a live QP, with a correct ICRC, but knowing no current PSN or key.
@@ -493,6 +551,7 @@ void axon_nic_wire_tests(void)
 {
     qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
     qtest_add_func("/axon-nic/rdma-wire-loss", test_rdma_wire_loss);
+    qtest_add_func("/axon-nic/rdma-wire-test-cmd", test_rdma_wire_test_cmd);
     qtest_add_func("/axon-nic/rdma-forged-read", test_rdma_forged_read);
     qtest_add_func("/axon-nic/rdma-forged-atomic", test_rdma_forged_atomic);
     qtest_add_func("/axon-nic/rdma-forged-requests", test_rdma_forged_requests);

@@ -56,6 +56,9 @@
  * @AXON_ADMIN_QUERY_QP_LIVE: ``AXON_CAP_QP_LIVE``; &struct
  *	axon_admin_modify_qp with the qpn and attr_addr: write the QP's
  *	&struct axon_qp_live (its transport's live state and counters) there
+ * @AXON_ADMIN_WIRE_TEST: ``AXON_CAP_WIRE_TEST``; &struct
+ *	axon_admin_wire_test: set the port's wire impairments; result: the
+ *	impairments now, drop_every in bits 31:0, reorder_every in 63:32
  */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
@@ -80,6 +83,7 @@ enum axon_admin_opcode {
 	AXON_ADMIN_RESIZE_CQ		= 20,
 	AXON_ADMIN_REREG_MR		= 21,
 	AXON_ADMIN_QUERY_QP_LIVE	= 22,
+	AXON_ADMIN_WIRE_TEST		= 23,
 };
 
 /**
@@ -710,6 +714,36 @@ struct axon_admin_modify_qp {
 };
 
 /**
+ * DOC: Wire test
+ *
+ * A test device (the model) can impair its own wire, as its properties
+ * ``x-tx-drop-every`` and ``x-tx-reorder-every`` do from the start, so
+ * that loss and reordering can be turned on and off during a run. The
+ * port counts the frames it sends; with drop_every N, every Nth is lost;
+ * with reorder_every N, every Nth is held back and sent after the next
+ * one. 0 turns an impairment off. A reset brings back the properties'
+ * values. Only the device's own transmissions are affected.
+ */
+#define AXON_WIRE_TEST_DROP		0x1
+#define AXON_WIRE_TEST_REORDER		0x2
+
+/**
+ * struct axon_admin_wire_test - WIRE_TEST
+ * @mask: which fields to apply: ``AXON_WIRE_TEST_DROP``,
+ *	``AXON_WIRE_TEST_REORDER``; 0 only reads them; BAD_PARAM for other
+ *	bits
+ * @drop_every: lose every Nth frame sent; 0: none
+ * @reorder_every: send every Nth frame after the next one; 0: none
+ * @reserved: 0
+ */
+struct axon_admin_wire_test {
+	__le32 mask;
+	__le32 drop_every;
+	__le32 reorder_every;
+	__u8 reserved[44];
+};
+
+/**
  * struct axon_admin_cmd - an admin command, 64 bytes
  * @opcode: &enum axon_admin_opcode
  * @command_id: chosen by the driver, echoed in &axon_admin_cqe.command_id
@@ -722,6 +756,7 @@ struct axon_admin_modify_qp {
  * @create_qp: CREATE_QP
  * @qp: MODIFY_QP, QUERY_QP, DESTROY_QP
  * @srq: CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ
+ * @wire_test: WIRE_TEST
  * @raw: the 56 bytes of parameters; unused and reserved bytes must be 0
  */
 struct axon_admin_cmd {
@@ -737,6 +772,7 @@ struct axon_admin_cmd {
 		struct axon_admin_create_qp create_qp;
 		struct axon_admin_modify_qp qp;
 		struct axon_admin_srq srq;
+		struct axon_admin_wire_test wire_test;
 		__u8 raw[56];
 	};
 };

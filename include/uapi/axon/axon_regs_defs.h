@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		9
+#define AXON_DEV_VERSION_MINOR		10
 
 /**
  * DOC: VERSION register
@@ -361,6 +361,9 @@ enum axon_reg {
  *         it (interface 1.9, see "Device clock")
  *   15:15 : qp_live - AXON_CAP_QP_LIVE: QUERY_QP_LIVE, a QP's live
  *         transport state and counters (interface 1.9)
+ *   16:16 : wire_test - AXON_CAP_WIRE_TEST: WIRE_TEST, the model's wire
+ *         impairments under the driver's control (interface 1.10; a test
+ *         device's, not silicon's)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -378,6 +381,7 @@ enum axon_reg {
 #define AXON_CAP_CQ_PAGES		0x2000
 #define AXON_CAP_CLOCK			0x4000
 #define AXON_CAP_QP_LIVE		0x8000
+#define AXON_CAP_WIRE_TEST		0x10000
 
 /**
  * DOC: FW_VERSION register
