@@ -970,11 +970,33 @@ static uint8_t axon_qp_reads_inflight(AxonQp *qp)
     return n;
 }
 
+void axon_qp_counters_le(const AxonQpStats *c, struct axon_qp_counters *out)
+{
+    *out = (struct axon_qp_counters) {
+        .tx_pkts = cpu_to_le64(c->tx_pkts),
+        .tx_bytes = cpu_to_le64(c->tx_bytes),
+        .rx_pkts = cpu_to_le64(c->rx_pkts),
+        .rx_bytes = cpu_to_le64(c->rx_bytes),
+        .retrans = cpu_to_le64(c->retrans),
+        .timeouts = cpu_to_le64(c->timeouts),
+        .seq_naks_sent = cpu_to_le64(c->seq_naks_sent),
+        .rnr_naks_sent = cpu_to_le64(c->rnr_naks_sent),
+        .err_naks_sent = cpu_to_le64(c->err_naks_sent),
+        .seq_naks_rcvd = cpu_to_le64(c->seq_naks_rcvd),
+        .rnr_naks_rcvd = cpu_to_le64(c->rnr_naks_rcvd),
+        .err_naks_rcvd = cpu_to_le64(c->err_naks_rcvd),
+        .out_of_seq = cpu_to_le64(c->out_of_seq),
+        .dup_reqs = cpu_to_le64(c->dup_reqs),
+        .stray = cpu_to_le64(c->stray),
+        .local_errs = cpu_to_le64(c->local_errs),
+        .remote_errs = cpu_to_le64(c->remote_errs),
+    };
+}
+
 uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
                              uint64_t *result)
 {
     const struct axon_admin_modify_qp *m = &cmd->qp;
-    const AxonQpStats *c;
     struct axon_qp_live st;
     AxonQp *qp;
 
@@ -986,7 +1008,6 @@ uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!qp) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    c = &qp->stats;
     st = (struct axon_qp_live) {
         .state = cpu_to_le32(qp->state),
         .sq_psn = cpu_to_le32(qp->req.cur_psn),
@@ -1006,24 +1027,8 @@ uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
                  (qp->comp.rnr_wait ? AXON_QP_LIVE_RNR_WAIT : 0) |
                  (qp->resp.nak_sent ? AXON_QP_LIVE_NAK_SENT : 0) |
                  (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0),
-        .tx_pkts = cpu_to_le64(c->tx_pkts),
-        .tx_bytes = cpu_to_le64(c->tx_bytes),
-        .rx_pkts = cpu_to_le64(c->rx_pkts),
-        .rx_bytes = cpu_to_le64(c->rx_bytes),
-        .retrans = cpu_to_le64(c->retrans),
-        .timeouts = cpu_to_le64(c->timeouts),
-        .seq_naks_sent = cpu_to_le64(c->seq_naks_sent),
-        .rnr_naks_sent = cpu_to_le64(c->rnr_naks_sent),
-        .err_naks_sent = cpu_to_le64(c->err_naks_sent),
-        .seq_naks_rcvd = cpu_to_le64(c->seq_naks_rcvd),
-        .rnr_naks_rcvd = cpu_to_le64(c->rnr_naks_rcvd),
-        .err_naks_rcvd = cpu_to_le64(c->err_naks_rcvd),
-        .out_of_seq = cpu_to_le64(c->out_of_seq),
-        .dup_reqs = cpu_to_le64(c->dup_reqs),
-        .stray = cpu_to_le64(c->stray),
-        .local_errs = cpu_to_le64(c->local_errs),
-        .remote_errs = cpu_to_le64(c->remote_errs),
     };
+    axon_qp_counters_le(&qp->stats, &st.cnt);
     if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &st,
                       sizeof(st)) != MEMTX_OK) {
         return AXON_ADMIN_DMA_ERROR;
@@ -1041,6 +1046,7 @@ static void axon_qp_free(AxonNicState *s, AxonQp *qp)
         qp->srq->users--;
     }
     s->rdma->pd_users[qp->pdn]--;
+    axon_cset_leave(s, qp);
     s->rdma->qp[qp->qpn] = NULL;
     axon_mr_qp_destroyed(s, qp->qpn);
     g_free(qp->req.win);
@@ -1068,7 +1074,7 @@ uint16_t axon_qp_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
 
 /* ---- stats, reset, realize ---------------------------------------------- */
 
-uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
+static uint32_t axon_rdma_stat_raw(AxonNicState *s, hwaddr addr)
 {
     AxonRdma *r = s->rdma;
 
@@ -1112,6 +1118,12 @@ uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
     }
 }
 
+/* A port counter: what counter sets counted is theirs, not the port's. */
+uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr)
+{
+    return axon_cset_port_stat(s, addr, axon_rdma_stat_raw(s, addr));
+}
+
 /* Tears every object down; the device forgets them. */
 void axon_rdma_reset(AxonNicState *s)
 {
@@ -1133,6 +1145,7 @@ void axon_rdma_reset(AxonNicState *s)
     }
     axon_srq_reset(s);
     axon_mr_reset(s);
+    axon_cset_reset(s);
     r->ncq = 0;
     r->ev_owed = 0;
     r->cq_last = r->qp_last = 0;

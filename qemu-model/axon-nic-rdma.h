@@ -215,6 +215,12 @@ typedef struct AxonQpStats {
     uint64_t local_errs, remote_errs;
 } AxonQpStats;
 
+/* A counter set (axon-nic-counters.c): what QPs counted in it and left */
+typedef struct AxonCounterSet {
+    bool used;
+    AxonQpStats kept;
+} AxonCounterSet;
+
 typedef struct AxonQp {
     AxonNicState *s;
     uint32_t qpn;
@@ -236,6 +242,8 @@ typedef struct AxonQp {
     AxonComp comp;
     AxonResp resp;
     AxonQpStats stats;
+    uint32_t cset;              /* the counter set it counts in; 0: port's */
+    AxonQpStats cset_base;      /* stats when it joined cset */
 
     bool scheduled;
     QTAILQ_ENTRY(AxonQp) sched;
@@ -296,6 +304,8 @@ struct AxonRdma {
     QTAILQ_HEAD(, AxonQp) acks;
 
     AxonRdmaStats stats;
+    AxonCounterSet cset[AXON_MAX_COUNTER_SETS];     /* [0] unused */
+    AxonQpStats cset_freed;     /* what freed sets had counted */
     uint8_t txbuf[AXON_RDMA_MAX_MTU];   /* requester payload */
     uint8_t rspbuf[AXON_RDMA_MAX_MTU];  /* READ response payload */
 };
@@ -350,6 +360,22 @@ void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
                        struct axon_cqe *cqe);
 void axon_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
 void axon_qp_error(AxonNicState *s, AxonQp *qp);
+
+/* axon-nic-qp.c: a QP's counters as the device interface has them */
+void axon_qp_counters_le(const AxonQpStats *c, struct axon_qp_counters *out);
+
+/* axon-nic-counters.c: counter sets */
+uint16_t axon_cset_alloc(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+uint16_t axon_cset_free(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_cset_bind(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                        uint64_t *result);
+uint16_t axon_cset_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                         uint64_t *result);
+void axon_cset_leave(AxonNicState *s, AxonQp *qp);
+uint32_t axon_cset_port_stat(AxonNicState *s, hwaddr addr, uint32_t raw);
+void axon_cset_reset(AxonNicState *s);
 
 /* axon-nic-srq.c: admin commands, the doorbell, WQEs taken */
 uint16_t axon_srq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,

@@ -261,6 +261,10 @@ static AxonAdminExec *const axon_nic_admin_ops[] = {
     [AXON_ADMIN_REREG_MR] = axon_mr_rereg,
     [AXON_ADMIN_QUERY_QP_LIVE] = axon_qp_query_live,
     [AXON_ADMIN_WIRE_TEST] = axon_nic_eth_wire_test,
+    [AXON_ADMIN_ALLOC_COUNTER_SET] = axon_cset_alloc,
+    [AXON_ADMIN_FREE_COUNTER_SET] = axon_cset_free,
+    [AXON_ADMIN_BIND_COUNTER_SET] = axon_cset_bind,
+    [AXON_ADMIN_QUERY_COUNTER_SET] = axon_cset_query,
 };
 
 static uint16_t axon_nic_exec_admin(AxonNicState *s,
@@ -502,7 +506,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_SRQ | AXON_CAP_UD | AXON_CAP_UC | AXON_CAP_FAST_REG |
               AXON_CAP_MW | AXON_CAP_GSI | AXON_CAP_RESIZE_CQ |
               AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES | AXON_CAP_CLOCK |
-              AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST;
+              AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
+              AXON_CAP_COUNTER_SETS;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

@@ -298,3 +298,20 @@ bool axon_qp_event_type(u16 type, enum ib_event_type *event)
 		return false;
 	}
 }
+
+static const char *const axon_qp_state_names[] = {
+	[AXON_QPS_RESET] = "RESET",
+	[AXON_QPS_INIT] = "INIT",
+	[AXON_QPS_RTR] = "RTR",
+	[AXON_QPS_RTS] = "RTS",
+	[AXON_QPS_SQD] = "SQD",
+	[AXON_QPS_SQE] = "SQE",
+	[AXON_QPS_ERR] = "ERR",
+};
+
+/* The device's QP state (enum axon_qp_state), for people. */
+const char *axon_qp_state_name(u32 state)
+{
+	return state < ARRAY_SIZE(axon_qp_state_names) &&
+	       axon_qp_state_names[state] ? axon_qp_state_names[state] : "?";
+}

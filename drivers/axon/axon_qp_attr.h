@@ -58,4 +58,6 @@ void axon_qp_attr_to_ib(const struct axon_qp_attr *in, enum ib_qp_type type,
 			struct ib_qp_attr *attr);
 bool axon_qp_event_type(u16 type, enum ib_event_type *event);
 
+const char *axon_qp_state_name(u32 state);
+
 #endif /* _AXON_QP_ATTR_H_ */

@@ -17,22 +17,7 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_mr_attr.h"
-
-static const char *const axon_qp_state_names[] = {
-	[AXON_QPS_RESET] = "RESET",
-	[AXON_QPS_INIT] = "INIT",
-	[AXON_QPS_RTR] = "RTR",
-	[AXON_QPS_RTS] = "RTS",
-	[AXON_QPS_SQD] = "SQD",
-	[AXON_QPS_SQE] = "SQE",
-	[AXON_QPS_ERR] = "ERR",
-};
-
-static const char *axon_qp_state_name(u32 state)
-{
-	return state < ARRAY_SIZE(axon_qp_state_names) &&
-	       axon_qp_state_names[state] ? axon_qp_state_names[state] : "?";
-}
+#include "axon_qp_attr.h"
 
 /* The transport's live state and the QP's counters, in the device. */
 static int axon_res_qp_live(struct sk_buff *msg, const struct axon_qp_live *l)
@@ -41,7 +26,7 @@ static int axon_res_qp_live(struct sk_buff *msg, const struct axon_qp_live *l)
 		const char *name;
 		size_t off;
 	} counters[] = {
-#define AXON_RES_COUNTER(f) { #f, offsetof(struct axon_qp_live, f) }
+#define AXON_RES_COUNTER(f) { #f, offsetof(struct axon_qp_live, cnt.f) }
 		AXON_RES_COUNTER(tx_pkts), AXON_RES_COUNTER(tx_bytes),
 		AXON_RES_COUNTER(rx_pkts), AXON_RES_COUNTER(rx_bytes),
 		AXON_RES_COUNTER(retrans), AXON_RES_COUNTER(timeouts),

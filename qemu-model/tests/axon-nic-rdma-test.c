@@ -732,14 +732,14 @@ static void test_rdma_errors(void)
         qp_live(r->a, a->qpn, &la);
         qp_live(r->a, b->qpn, &lb);
         g_assert_cmpuint(le32_to_cpu(la.state), ==, AXON_QPS_ERR);
-        g_assert_cmpuint(le64_to_cpu(lb.err_naks_sent), ==, 1);
-        g_assert_cmpuint(le64_to_cpu(la.err_naks_rcvd), ==, 1);
-        g_assert_cmpuint(le64_to_cpu(la.remote_errs), ==, 1);
-        g_assert_cmpuint(le64_to_cpu(la.local_errs), ==, 0);
-        g_assert_cmpuint(le64_to_cpu(lb.local_errs) +
-                         le64_to_cpu(lb.remote_errs), ==, 0);
-        g_assert_cmpuint(le64_to_cpu(lb.rx_pkts), ==, 1);
-        g_assert_cmpuint(le64_to_cpu(lb.rx_bytes), ==, 100);
+        g_assert_cmpuint(le64_to_cpu(lb.cnt.err_naks_sent), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(la.cnt.err_naks_rcvd), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(la.cnt.remote_errs), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(la.cnt.local_errs), ==, 0);
+        g_assert_cmpuint(le64_to_cpu(lb.cnt.local_errs) +
+                         le64_to_cpu(lb.cnt.remote_errs), ==, 0);
+        g_assert_cmpuint(le64_to_cpu(lb.cnt.rx_pkts), ==, 1);
+        g_assert_cmpuint(le64_to_cpu(lb.cnt.rx_bytes), ==, 100);
     }
     rdma_stop(r);
 

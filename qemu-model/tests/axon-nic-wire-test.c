@@ -114,24 +114,24 @@ static void test_rdma_wire_loss(void)
                          le16_to_cpu(st[i].sq_completed));
         g_assert_cmpuint(st[i].reads_inflight, ==, 0);
         g_assert_cmphex(st[i].flags & ~AXON_QP_LIVE_TIMER, ==, 0);
-        g_assert_cmpuint(le64_to_cpu(st[i].local_errs) +
-                         le64_to_cpu(st[i].remote_errs), ==, 0);
-        sum[0] += le64_to_cpu(st[i].tx_pkts);
-        sum[1] += le64_to_cpu(st[i].rx_pkts);
-        sum[2] += le64_to_cpu(st[i].retrans);
-        sum[3] += le64_to_cpu(st[i].out_of_seq);
-        sum[4] += le64_to_cpu(st[i].dup_reqs);
-        sum[5] += le64_to_cpu(st[i].stray);
+        g_assert_cmpuint(le64_to_cpu(st[i].cnt.local_errs) +
+                         le64_to_cpu(st[i].cnt.remote_errs), ==, 0);
+        sum[0] += le64_to_cpu(st[i].cnt.tx_pkts);
+        sum[1] += le64_to_cpu(st[i].cnt.rx_pkts);
+        sum[2] += le64_to_cpu(st[i].cnt.retrans);
+        sum[3] += le64_to_cpu(st[i].cnt.out_of_seq);
+        sum[4] += le64_to_cpu(st[i].cnt.dup_reqs);
+        sum[5] += le64_to_cpu(st[i].cnt.stray);
     }
     /* what one sent, the other expects next */
     g_assert_cmphex(le32_to_cpu(st[0].sq_psn), ==, le32_to_cpu(st[1].epsn));
     g_assert_cmphex(le32_to_cpu(st[1].sq_psn), ==, le32_to_cpu(st[0].epsn));
     /* 4 WRITEs of 64 KiB and more: QP 0 sent at least their bytes */
-    g_assert_cmpuint(le64_to_cpu(st[0].tx_bytes), >=, 4 * 65536);
-    g_assert_cmpuint(le64_to_cpu(st[0].retrans), >, 0);
-    g_assert_cmpuint(le64_to_cpu(st[0].seq_naks_rcvd) +
-                     le64_to_cpu(st[0].timeouts), >, 0);
-    g_assert_cmpuint(le64_to_cpu(st[1].seq_naks_sent), >, 0);
+    g_assert_cmpuint(le64_to_cpu(st[0].cnt.tx_bytes), >=, 4 * 65536);
+    g_assert_cmpuint(le64_to_cpu(st[0].cnt.retrans), >, 0);
+    g_assert_cmpuint(le64_to_cpu(st[0].cnt.seq_naks_rcvd) +
+                     le64_to_cpu(st[0].cnt.timeouts), >, 0);
+    g_assert_cmpuint(le64_to_cpu(st[1].cnt.seq_naks_sent), >, 0);
     g_assert_cmpuint(sum[0], ==, rd(r->a, AXON_REG_STAT_TX_PKTS));
     g_assert_cmpuint(sum[1], ==, rd(r->a, AXON_REG_STAT_RX_PKTS));
     g_assert_cmpuint(sum[2], ==, rd(r->a, AXON_REG_STAT_RETRANS));
@@ -144,6 +144,164 @@ static void test_rdma_wire_loss(void)
                             ATTR_ADDR), ==, AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(qp_cmd(r->a, AXON_ADMIN_QUERY_QP_LIVE, 999, 0,
                             ATTR_ADDR), ==, AXON_ADMIN_BAD_HANDLE);
+    rdma_stop(r);
+}
+
+static uint16_t cset_cmd(Axon *a, uint16_t op, uint32_t set, uint32_t qpn,
+                         uint64_t resp, uint64_t *result)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.counter_set.set = cpu_to_le32(set);
+    cmd.counter_set.qpn = cpu_to_le32(qpn);
+    cmd.counter_set.resp_addr = cpu_to_le64(resp);
+    return cmd_result(a, &cmd, op, result);
+}
+
+static void cset_query(Axon *a, uint32_t set, struct axon_qp_counters *c)
+{
+    g_assert_cmpuint(cset_cmd(a, AXON_ADMIN_QUERY_COUNTER_SET, set, 0,
+                              ATTR_ADDR, NULL), ==, AXON_ADMIN_SUCCESS);
+    qtest_memread(a->qts, ATTR_ADDR, c, sizeof(*c));
+}
+
+/* The port's registers a QP's counters make up. */
+static const uint32_t cset_port_regs[] = {
+    AXON_REG_STAT_TX_PKTS, AXON_REG_STAT_RX_PKTS, AXON_REG_STAT_RETRANS,
+    AXON_REG_STAT_NAKS, AXON_REG_STAT_DUP_REQS, AXON_REG_STAT_OUT_OF_SEQ,
+    AXON_REG_STAT_STRAY,
+};
+
+/* Those registers' values as counters c would make them up. */
+static void cset_port_of(const struct axon_qp_counters *c, uint32_t *v)
+{
+    v[0] = le64_to_cpu(c->tx_pkts);
+    v[1] = le64_to_cpu(c->rx_pkts);
+    v[2] = le64_to_cpu(c->retrans);
+    v[3] = le64_to_cpu(c->seq_naks_sent) + le64_to_cpu(c->rnr_naks_sent) +
+           le64_to_cpu(c->err_naks_sent) + le64_to_cpu(c->seq_naks_rcvd) +
+           le64_to_cpu(c->rnr_naks_rcvd) + le64_to_cpu(c->err_naks_rcvd);
+    v[4] = le64_to_cpu(c->dup_reqs);
+    v[5] = le64_to_cpu(c->out_of_seq);
+    v[6] = le64_to_cpu(c->stray);
+}
+
+/*
+ * Both QPs' counters, set's (if not 0) and the port's registers, read
+ * while neither QP counted anything: a frame still on the lossy wire (a
+ * duplicate of one sent again) may land between two reads, so the reads
+ * are taken again until the QPs' counters stand still around them.
+ */
+static void cset_snapshot(Rdma *r, uint32_t set, struct axon_qp_live *st,
+                          struct axon_qp_counters *c, uint32_t *port)
+{
+    struct axon_qp_live again[2];
+    int tries, i;
+
+    for (tries = 0; tries < 100; tries++) {
+        qp_live(r->a, r->qp[0].qpn, &st[0]);
+        qp_live(r->a, r->qp[1].qpn, &st[1]);
+        if (set) {
+            cset_query(r->a, set, c);
+        }
+        for (i = 0; i < ARRAY_SIZE(cset_port_regs); i++) {
+            port[i] = rd(r->a, cset_port_regs[i]);
+        }
+        qp_live(r->a, r->qp[0].qpn, &again[0]);
+        qp_live(r->a, r->qp[1].qpn, &again[1]);
+        if (!memcmp(&st[0].cnt, &again[0].cnt, sizeof(st[0].cnt)) &&
+            !memcmp(&st[1].cnt, &again[1].cnt, sizeof(st[1].cnt))) {
+            return;
+        }
+        qtest_clock_step(r->a->qts, 1000000);
+    }
+    g_assert_not_reached();
+}
+
+/*
+ * Counter sets over a lossy wire: a set counts exactly what its QP
+ * counted while bound, the port's registers exactly what the other QP
+ * counted, and the set's counts stay out of the port once it is left and
+ * freed; a set in use cannot be freed; bad sets and commands are refused.
+ */
+static void test_rdma_counter_sets(void)
+{
+    Rdma *r = rdma_setup_on(",x-tx-drop-every=13,x-tx-reorder-every=5",
+                            7, false, NULL);
+    uint32_t port[ARRAY_SIZE(cset_port_regs)], want[ARRAY_SIZE(port)];
+    uint32_t got[ARRAY_SIZE(port)], not_ours[ARRAY_SIZE(port)];
+    struct axon_qp_counters set, set2;
+    struct axon_qp_live st[2];
+    uint64_t s1, s, last = 0;
+    int i;
+
+    g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_COUNTER_SETS, ==,
+                    AXON_CAP_COUNTER_SETS);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_ALLOC_COUNTER_SET, 0, 0, 0,
+                              &s1), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(s1, >=, 1);
+    g_assert_cmpuint(s1, <, AXON_MAX_COUNTER_SETS);
+    /* QP 0 in the set before it sends anything: the set is QP 0 */
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_BIND_COUNTER_SET, s1,
+                              r->qp[0].qpn, 0, NULL), ==, AXON_ADMIN_SUCCESS);
+    rdma_traffic(r, 2);
+    cset_snapshot(r, s1, st, &set, port);
+    g_assert_cmpmem(&set, sizeof(set), &st[0].cnt, sizeof(st[0].cnt));
+    g_assert_cmpuint(le64_to_cpu(set.retrans), >, 0);
+    /* the port: QP 1 alone */
+    cset_port_of(&st[1].cnt, want);
+    g_assert_cmpmem(port, sizeof(port), want, sizeof(want));
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_FREE_COUNTER_SET, s1, 0, 0,
+                              NULL), ==, AXON_ADMIN_BUSY);
+
+    /* back in the port's set: the set keeps what it counted */
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_BIND_COUNTER_SET, 0,
+                              r->qp[0].qpn, 0, NULL), ==, AXON_ADMIN_SUCCESS);
+    rdma_traffic(r, 1);
+    cset_snapshot(r, s1, st, &set2, port);
+    g_assert_cmpmem(&set2, sizeof(set2), &set, sizeof(set));
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_FREE_COUNTER_SET, s1, 0, 0,
+                              NULL), ==, AXON_ADMIN_SUCCESS);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_QUERY_COUNTER_SET, s1, 0,
+                              ATTR_ADDR, NULL), ==, AXON_ADMIN_BAD_HANDLE);
+    /* freed: the port is both QPs less what the set counted */
+    cset_snapshot(r, 0, st, NULL, port);
+    cset_port_of(&st[0].cnt, want);
+    cset_port_of(&st[1].cnt, got);
+    cset_port_of(&set, not_ours);
+    for (i = 0; i < ARRAY_SIZE(want); i++) {
+        want[i] += got[i] - not_ours[i];
+    }
+    g_assert_cmpmem(port, sizeof(port), want, sizeof(want));
+
+    /* bad commands and sets */
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_BIND_COUNTER_SET, 5,
+                              r->qp[0].qpn, 0, NULL), ==,
+                     AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_BIND_COUNTER_SET, 0, 999, 0,
+                              NULL), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_QUERY_COUNTER_SET, 0, 0,
+                              ATTR_ADDR, NULL), ==, AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_FREE_COUNTER_SET,
+                              AXON_MAX_COUNTER_SETS, 0, 0, NULL), ==,
+                     AXON_ADMIN_BAD_HANDLE);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_ALLOC_COUNTER_SET, 1, 0, 0,
+                              &s), ==, AXON_ADMIN_BAD_PARAM);
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_FREE_COUNTER_SET, 1, 2, 0,
+                              NULL), ==, AXON_ADMIN_BAD_PARAM);
+    /* every set, then no more */
+    for (i = 1; i < AXON_MAX_COUNTER_SETS; i++) {
+        g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_ALLOC_COUNTER_SET, 0, 0,
+                                  0, &s), ==, AXON_ADMIN_SUCCESS);
+        g_assert_cmpuint(s, >, last);
+        last = s;
+    }
+    g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_ALLOC_COUNTER_SET, 0, 0, 0,
+                              &s), ==, AXON_ADMIN_NO_RESOURCES);
+    for (i = 1; i < AXON_MAX_COUNTER_SETS; i++) {
+        g_assert_cmpuint(cset_cmd(r->a, AXON_ADMIN_FREE_COUNTER_SET, i, 0, 0,
+                                  NULL), ==, AXON_ADMIN_SUCCESS);
+    }
     rdma_stop(r);
 }
 
@@ -552,6 +710,7 @@ void axon_nic_wire_tests(void)
     qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
     qtest_add_func("/axon-nic/rdma-wire-loss", test_rdma_wire_loss);
     qtest_add_func("/axon-nic/rdma-wire-test-cmd", test_rdma_wire_test_cmd);
+    qtest_add_func("/axon-nic/rdma-counter-sets", test_rdma_counter_sets);
     qtest_add_func("/axon-nic/rdma-forged-read", test_rdma_forged_read);
     qtest_add_func("/axon-nic/rdma-forged-atomic", test_rdma_forged_atomic);
     qtest_add_func("/axon-nic/rdma-forged-requests", test_rdma_forged_requests);

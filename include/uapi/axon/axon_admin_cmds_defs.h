@@ -59,6 +59,17 @@
  * @AXON_ADMIN_WIRE_TEST: ``AXON_CAP_WIRE_TEST``; &struct
  *	axon_admin_wire_test: set the port's wire impairments; result: the
  *	impairments now, drop_every in bits 31:0, reorder_every in 63:32
+ * @AXON_ADMIN_ALLOC_COUNTER_SET: ``AXON_CAP_COUNTER_SETS``; &struct
+ *	axon_admin_counter_set, all 0; result: the new set (see "Counter
+ *	sets"); NO_RESOURCES when every set is in use
+ * @AXON_ADMIN_FREE_COUNTER_SET: ``AXON_CAP_COUNTER_SETS``; &struct
+ *	axon_admin_counter_set with the set only; BUSY while a QP counts in it
+ * @AXON_ADMIN_BIND_COUNTER_SET: ``AXON_CAP_COUNTER_SETS``; &struct
+ *	axon_admin_counter_set with set and qpn: the QP counts in that set
+ *	from now on (0: the port's)
+ * @AXON_ADMIN_QUERY_COUNTER_SET: ``AXON_CAP_COUNTER_SETS``; &struct
+ *	axon_admin_counter_set with set and resp_addr: write the set's
+ *	&struct axon_qp_counters there
  */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
@@ -84,6 +95,10 @@ enum axon_admin_opcode {
 	AXON_ADMIN_REREG_MR		= 21,
 	AXON_ADMIN_QUERY_QP_LIVE	= 22,
 	AXON_ADMIN_WIRE_TEST		= 23,
+	AXON_ADMIN_ALLOC_COUNTER_SET	= 24,
+	AXON_ADMIN_FREE_COUNTER_SET	= 25,
+	AXON_ADMIN_BIND_COUNTER_SET	= 26,
+	AXON_ADMIN_QUERY_COUNTER_SET	= 27,
 };
 
 /**
@@ -625,21 +640,7 @@ struct axon_qp_attr {
 #define AXON_QP_LIVE_SQ_STOPPED	0x8
 
 /**
- * struct axon_qp_live - QUERY_QP_LIVE: a QP's transport, as it is now
- * @state: &enum axon_qp_state
- * @sq_psn: the requester's next PSN to send
- * @una_psn: the oldest PSN not acknowledged yet (RC); @psn_hi when every
- *	send WQE taken is completed
- * @psn_hi: one after the highest PSN sent
- * @epsn: the responder's next expected PSN
- * @msn: the responder's message sequence number
- * @sq_fetched: send WQEs taken from the SQ, mod 2^16
- * @sq_completed: send WQEs completed, mod 2^16; @sq_fetched minus it is
- *	the send window in use
- * @retry_left: ACK timeouts and sequence NAKs left before RETRY_EXC_ERR
- * @rnr_left: RNR NAKs left before RNR_RETRY_EXC_ERR (7: unlimited)
- * @reads_inflight: READ and atomic WQEs in the send window, not completed
- * @flags: ``AXON_QP_STATE_*`` (see "QP live flags")
+ * struct axon_qp_counters - what a QP, or a counter set's QPs, counted
  * @tx_pkts: packets sent, retransmissions included
  * @tx_bytes: their payload bytes
  * @rx_pkts: packets accepted for the QP
@@ -659,23 +660,8 @@ struct axon_qp_attr {
  *	MW_BIND_ERR)
  * @remote_errs: completions with a remote error (``AXON_WC_REM_*``,
  *	BAD_RESP_ERR, RETRY_EXC_ERR, RNR_RETRY_EXC_ERR)
- *
- * Counters are 64 bits, kept from the QP's creation; UD and UC QPs keep
- * the packet counters and their PSNs, the rest stays 0.
  */
-struct axon_qp_live {
-	__le32 state;
-	__le32 sq_psn;
-	__le32 una_psn;
-	__le32 psn_hi;
-	__le32 epsn;
-	__le32 msn;
-	__le16 sq_fetched;
-	__le16 sq_completed;
-	__u8 retry_left;
-	__u8 rnr_left;
-	__u8 reads_inflight;
-	__u8 flags;
+struct axon_qp_counters {
 	__le64 tx_pkts;
 	__le64 tx_bytes;
 	__le64 rx_pkts;
@@ -693,6 +679,41 @@ struct axon_qp_live {
 	__le64 stray;
 	__le64 local_errs;
 	__le64 remote_errs;
+};
+
+/**
+ * struct axon_qp_live - QUERY_QP_LIVE: a QP's transport, as it is now
+ * @state: &enum axon_qp_state
+ * @sq_psn: the requester's next PSN to send
+ * @una_psn: the oldest PSN not acknowledged yet (RC); @psn_hi when every
+ *	send WQE taken is completed
+ * @psn_hi: one after the highest PSN sent
+ * @epsn: the responder's next expected PSN
+ * @msn: the responder's message sequence number
+ * @sq_fetched: send WQEs taken from the SQ, mod 2^16
+ * @sq_completed: send WQEs completed, mod 2^16; @sq_fetched minus it is
+ *	the send window in use
+ * @retry_left: ACK timeouts and sequence NAKs left before RETRY_EXC_ERR
+ * @rnr_left: RNR NAKs left before RNR_RETRY_EXC_ERR (7: unlimited)
+ * @reads_inflight: READ and atomic WQEs in the send window, not completed
+ * @flags: ``AXON_QP_STATE_*`` (see "QP live flags")
+ * @cnt: the QP's counters, kept from its creation; UD and UC QPs keep
+ *	the packet counters and their PSNs, the rest stays 0
+ */
+struct axon_qp_live {
+	__le32 state;
+	__le32 sq_psn;
+	__le32 una_psn;
+	__le32 psn_hi;
+	__le32 epsn;
+	__le32 msn;
+	__le16 sq_fetched;
+	__le16 sq_completed;
+	__u8 retry_left;
+	__u8 rnr_left;
+	__u8 reads_inflight;
+	__u8 flags;
+	struct axon_qp_counters cnt;
 };
 
 /**
@@ -744,6 +765,46 @@ struct axon_admin_wire_test {
 };
 
 /**
+ * DOC: Counter sets
+ *
+ * With ``AXON_CAP_COUNTER_SETS`` (interface 1.11) the port has
+ * ``AXON_MAX_COUNTER_SETS`` counter sets. Set 0 is the port's own: the
+ * ``AXON_REG_STAT_*`` registers. ALLOC_COUNTER_SET hands out the others
+ * (1 and up), FREE_COUNTER_SET takes one back, and a reset frees them
+ * all. Every QP counts in exactly one set: in set 0 from its creation,
+ * then in the one BIND_COUNTER_SET last named. A set's counters
+ * (QUERY_COUNTER_SET) are those of &struct axon_qp_counters: what its QPs
+ * counted while they were in it, kept when a QP leaves the set or is
+ * destroyed, from the set's allocation on.
+ *
+ * What a QP counts while it is in a set other than 0 leaves the port's
+ * registers that a QP's counters make up untouched: TX_PKTS, RX_PKTS,
+ * RETRANS, NAKS (every NAK kind, sent and received), DUP_REQS, OUT_OF_SEQ
+ * and STRAY; so does what it counted there once the set is freed. The
+ * port's totals are therefore its registers plus the counters of every
+ * set, each packet counted once, the way the RDMA core adds a port's
+ * bound counters to its own. The other registers count the whole port.
+ */
+#define AXON_MAX_COUNTER_SETS		64
+
+/**
+ * struct axon_admin_counter_set - ALLOC_, FREE_, BIND_ and
+ *	QUERY_COUNTER_SET
+ * @set: FREE_, BIND_ and QUERY_COUNTER_SET: the set (BIND_: 0 is the
+ *	port's); ALLOC_COUNTER_SET: 0. BAD_HANDLE for a set not allocated.
+ * @qpn: BIND_COUNTER_SET: the QP; otherwise 0
+ * @resp_addr: QUERY_COUNTER_SET: DMA address of a &struct
+ *	axon_qp_counters; otherwise 0
+ * @reserved: 0
+ */
+struct axon_admin_counter_set {
+	__le32 set;
+	__le32 qpn;
+	__le64 resp_addr;
+	__u8 reserved[40];
+};
+
+/**
  * struct axon_admin_cmd - an admin command, 64 bytes
  * @opcode: &enum axon_admin_opcode
  * @command_id: chosen by the driver, echoed in &axon_admin_cqe.command_id
@@ -757,6 +818,7 @@ struct axon_admin_wire_test {
  * @qp: MODIFY_QP, QUERY_QP, DESTROY_QP
  * @srq: CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ
  * @wire_test: WIRE_TEST
+ * @counter_set: ALLOC_, FREE_, BIND_ and QUERY_COUNTER_SET
  * @raw: the 56 bytes of parameters; unused and reserved bytes must be 0
  */
 struct axon_admin_cmd {
@@ -773,6 +835,7 @@ struct axon_admin_cmd {
 		struct axon_admin_modify_qp qp;
 		struct axon_admin_srq srq;
 		struct axon_admin_wire_test wire_test;
+		struct axon_admin_counter_set counter_set;
 		__u8 raw[56];
 	};
 };

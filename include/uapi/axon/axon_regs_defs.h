@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		10
+#define AXON_DEV_VERSION_MINOR		11
 
 /**
  * DOC: VERSION register
@@ -364,6 +364,9 @@ enum axon_reg {
  *   16:16 : wire_test - AXON_CAP_WIRE_TEST: WIRE_TEST, the model's wire
  *         impairments under the driver's control (interface 1.10; a test
  *         device's, not silicon's)
+ *   17:17 : counter_sets - AXON_CAP_COUNTER_SETS: counter sets that QPs
+ *         are bound to (interface 1.11, see "Counter sets" in
+ *         axon_admin_cmds_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -382,6 +385,7 @@ enum axon_reg {
 #define AXON_CAP_CLOCK			0x4000
 #define AXON_CAP_QP_LIVE		0x8000
 #define AXON_CAP_WIRE_TEST		0x10000
+#define AXON_CAP_COUNTER_SETS		0x20000
 
 /**
  * DOC: FW_VERSION register

@@ -42,7 +42,7 @@ echo "$info" | sed 's/^/# /'
 check "devlink dev info: driver, serial, ASIC id and revision, firmware, interface" \
 	sh -c "echo '$info' | grep -q 'driver axon' && echo '$info' | grep -q 'serial_number [0-9a-f]\{16\}' &&
 	       echo '$info' | grep -q 'asic.id a0c0' && echo '$info' | grep -q 'asic.rev [0-9]' &&
-	       echo '$info' | grep -q 'fw [0-9]*\.[0-9]*\.[0-9]*' && echo '$info' | grep -q 'fw.interface 1\.10'"
+	       echo '$info' | grep -q 'fw [0-9]*\.[0-9]*\.[0-9]*' && echo '$info' | grep -q 'fw.interface 1\.11'"
 check "devlink -j dev info parses as JSON" \
 	sh -c "devlink -j dev info $dl | /usr/bin/python3 -c 'import json, sys; d = json.load(sys.stdin); assert d[\"info\"][\"$dl\"][\"driver\"] == \"axon\"'"
 check "fw_fatal healthy, automatic recovery on" \
