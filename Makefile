@@ -12,8 +12,9 @@
 #   make qemu       QEMU 7.2 with the axon device models
 #   make fuzz       coverage-guided fuzzing of the models, FUZZ_TIME
 #                   seconds a target (Documentation/fuzzing.rst)
-#   make install    the modules (axon.ko, axon_gpu.ko) for KDIR's kernel and
-#                   the provider with its axon.driver file; DESTDIR stages
+#   make install    the modules (axon.ko, axon_gpu.ko) for KDIR's kernel,
+#                   the provider with its axon.driver file, axonctl and its
+#                   man page; DESTDIR stages
 #   make uninstall  removes what make install installed
 #   make dkms-install   the driver sources under /usr/src/axon-VERSION,
 #                   added to DKMS, built and installed for the running
@@ -76,12 +77,14 @@ install: provider
 		INSTALL_MOD_PATH=$(DESTDIR) modules_install
 	[ -n "$(DESTDIR)" ] || depmod -a $(KRELEASE)
 	$(MAKE) -C provider install
+	$(MAKE) -C tools install
 
 uninstall:
 	rm -f $(MOD_DIR)/drivers/axon/axon.ko $(MOD_DIR)/drivers/axon_gpu/axon_gpu.ko
 	-rmdir -p $(MOD_DIR)/drivers/axon $(MOD_DIR)/drivers/axon_gpu 2>/dev/null
 	[ -n "$(DESTDIR)" ] || depmod -a $(KRELEASE)
 	$(MAKE) -C provider uninstall
+	$(MAKE) -C tools uninstall
 
 # the files a kernel build of the drivers needs, and dkms.conf
 dkms-install:

@@ -59,6 +59,7 @@ struct axon_dev {
 	bool cq_pages;			/* AXON_CAP_CQ_PAGES: paged user CQs */
 	bool clock;			/* AXON_CAP_CLOCK: CQE timestamps */
 	bool qp_live;			/* AXON_CAP_QP_LIVE: QUERY_QP_LIVE */
+	bool wire_test;			/* AXON_CAP_WIRE_TEST: the model's */
 	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
@@ -85,6 +86,7 @@ struct axon_dev {
 	struct work_struct fatal_work;	/* an admin command timed out */
 	struct devlink *devlink;
 	struct devlink_health_reporter *fw_fatal;
+	struct list_head nl_node;	/* in axon_netlink.c's device list */
 
 	/* rdma hw counters: 32-bit device registers widened to 64 bits */
 	spinlock_t stats_lock;		/* stats_last, stats_sum */
@@ -252,6 +254,12 @@ static inline void axon_devlink_fini(struct axon_dev *adev) {}
 static inline void axon_devlink_fatal(struct axon_dev *adev,
 				      const char *reason) {}
 #endif
+
+/* axon_netlink.c: the axon generic netlink family, for axonctl */
+int axon_nl_init(void);
+void axon_nl_exit(void);
+void axon_nl_dev_add(struct axon_dev *adev);
+void axon_nl_dev_del(struct axon_dev *adev);
 
 /* axon_mmap.c */
 int axon_qmem_alloc(struct axon_dev *adev, struct axon_qmem *mem, size_t size,

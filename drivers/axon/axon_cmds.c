@@ -416,3 +416,25 @@ int axon_cmd_create_mw(struct axon_admin_queue *aq, u32 pdn, u16 flags,
 		return err;
 	return axon_cmd_result(aq, &cqe, "key", 0, U32_MAX, key);
 }
+
+/* WIRE_TEST: applies the fields in mask (0: none) and reads them back. */
+int axon_cmd_wire_test(struct axon_admin_queue *aq, u32 mask,
+		       u32 *drop_every, u32 *reorder_every)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	u64 now;
+	int err;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_WIRE_TEST);
+	cmd.wire_test.mask = cpu_to_le32(mask);
+	cmd.wire_test.drop_every = cpu_to_le32(*drop_every);
+	cmd.wire_test.reorder_every = cpu_to_le32(*reorder_every);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (err)
+		return err;
+	now = le64_to_cpu(cqe.result);
+	*drop_every = lower_32_bits(now);
+	*reorder_every = upper_32_bits(now);
+	return 0;
+}

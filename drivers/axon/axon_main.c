@@ -66,6 +66,7 @@ static int axon_check_identity(struct axon_dev *adev)
 		      pci_resource_len(adev->pdev, AXON_BAR_REGS) >=
 		      AXON_BAR_REGS_SIZE;
 	adev->qp_live = adev->rdma && caps & AXON_CAP_QP_LIVE;
+	adev->wire_test = caps & AXON_CAP_WIRE_TEST;
 	adev->clock_phys = pci_resource_start(adev->pdev, AXON_BAR_REGS) +
 			   AXON_CLOCK_PAGE;
 	return 0;
@@ -337,6 +338,7 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = axon_devlink_init(adev);
 	if (err)
 		goto err_unregister_ib;
+	axon_nl_dev_add(adev);
 	return 0;
 
 err_unregister_ib:
@@ -370,6 +372,8 @@ static void axon_remove(struct pci_dev *pdev)
 {
 	struct axon_dev *adev = pci_get_drvdata(pdev);
 
+	/* waits for a netlink request using the device */
+	axon_nl_dev_del(adev);
 	axon_devlink_fini(adev);
 	axon_quiesce_events(adev);
 	/* a fatal work running now is done before the netdev goes */
@@ -413,9 +417,18 @@ static int __init axon_init(void)
 	axon_wq = alloc_workqueue("axon", 0, 0);
 	if (!axon_wq)
 		return -ENOMEM;
+	err = axon_nl_init();
+	if (err)
+		goto err_destroy_wq;
 	err = pci_register_driver(&axon_pci_driver);
 	if (err)
-		destroy_workqueue(axon_wq);
+		goto err_nl_exit;
+	return 0;
+
+err_nl_exit:
+	axon_nl_exit();
+err_destroy_wq:
+	destroy_workqueue(axon_wq);
 	return err;
 }
 module_init(axon_init);
@@ -424,6 +437,7 @@ module_init(axon_init);
 static void __exit axon_exit(void)
 {
 	pci_unregister_driver(&axon_pci_driver);
+	axon_nl_exit();
 	destroy_workqueue(axon_wq);
 }
 module_exit(axon_exit);

@@ -1,0 +1,113 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# axonctl and axon.ko's generic netlink family across two nodes (node 0
+# serves): the device, then during an ibv_rc_pingpong the QP as axonctl
+# shows it, against rdma res show qp -dd and in JSON; the wire's loss
+# turned on while a second pingpong runs (it retransmits and completes)
+# and off again; an unprivileged user refused; then every bad request of
+# axon-nl-badinput.
+set -u
+. "$AXON_REPO/tools/tests/vm/lib.sh"
+. "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
+. "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
+
+pt_require_rdma
+pt_require_two_nodes
+plan 12
+axonctl=$AXON_REPO/tools/axonctl
+py=/usr/bin/python3
+hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
+
+# pingpong PORT ITERS LOG: node 0 serves, node 1 connects; in the background
+pingpong() {
+	if [ "$AXON_NODE" = 0 ]; then
+		ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" \
+			-s 4096 </dev/null >"$3" 2>&1 &
+	else
+		sleep 1
+		pt_client "$3" "${AXON_PEERS%% *}" ibv_rc_pingpong \
+			-d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" -s 4096 &
+	fi
+}
+
+# field NAME: its value in the text $out
+field() {
+	echo "$out" | tr '\n' ' ' | sed -n "s/.* $1 \([^ ]*\).*/\1/p"
+}
+
+# json EXPR: EXPR of the JSON $out (a list), printed by Python
+json() {
+	echo "$out" | $py -c "import json, sys; j = json.load(sys.stdin); print($1)"
+}
+
+out=$("$axonctl" dev show "$RDMA_DEV" 2>&1)
+echo "$out" | sed 's/^/# /'
+check "dev show: the device, its netdev, PCI function, interface and wire" \
+	sh -c "echo '$out' | grep -q '^ifname $RDMA_DEV ifindex [0-9]* netdev $AXON_NETDEV pci 0000:' &&
+	       echo '$out' | grep -q 'interface 1\.11 ' &&
+	       echo '$out' | grep -q 'wire_drop_every 0 wire_reorder_every 0'"
+out=$("$axonctl" -j dev show)
+check "dev show -j (a dump of every device) parses as JSON" \
+	sh -c "[ \"\$(echo '$out' | $py -c 'import json, sys; print(\" \".join(d[\"ifname\"] + \":\" + str(d[\"qps\"] >= 0) for d in json.load(sys.stdin)))')\" = '$RDMA_DEV:True' ]"
+
+log=$AXON_OUT/pingpong.log
+pingpong 18920 15000 "$log"
+pp=$!
+qp_line() { rdma -dd res show qp | grep "comm ibv_rc_pingpong"; }
+wait_for 120 sh -c "rdma -dd res show qp | grep 'comm ibv_rc_pingpong' | grep -q 'drv_hw_state RTS'"
+res=$(qp_line)
+qpn=$(echo "$res" | sed -n 's/.* lqpn \([0-9]*\) .*/\1/p')
+rqpn=$(echo "$res" | sed -n 's/.* rqpn \([0-9]*\) .*/\1/p')
+res_tx=$(echo "$res" | sed -n 's/.* drv_tx_pkts \([0-9]*\) .*/\1/p')
+echo "# rdma: $res"
+
+out=$("$axonctl" qp show "$RDMA_DEV")
+echo "$out" | sed 's/^/# /'
+check "qp show (the dump) lists QP $qpn: RC, RTS, in the device too" \
+	sh -c "echo '$out' | grep -q '^ifname $RDMA_DEV qpn $qpn type RC state RTS dest_qpn $rqpn ' &&
+	       echo '$out' | grep -A1 '^ifname $RDMA_DEV qpn $qpn ' | grep -q 'hw_state RTS'"
+
+out=$("$axonctl" qp show "$RDMA_DEV" qpn "$qpn")
+echo "$out" | sed 's/^/# /'
+ctl_tx=$(field tx_pkts)
+check "qp show qpn $qpn agrees with rdma res -dd (dest $rqpn, tx_pkts $res_tx then $ctl_tx)" \
+	sh -c "[ '$(field dest_qpn)' = '$rqpn' ] && [ '$(field hw_state)' = RTS ] &&
+	       [ '$(field hw_sq_psn)' != '' ] && [ ${ctl_tx:-0} -ge ${res_tx:-1} ] &&
+	       [ '$(field err_naks_rcvd)' = 0 ] && [ '$(field remote_errs)' = 0 ]"
+
+out=$("$axonctl" -j qp show "$RDMA_DEV" qpn "$qpn")
+check "qp show -j parses as JSON: the same QP, its PSNs and counters as numbers" \
+	sh -c "[ \"\$(echo '$out' | $py -c 'import json, sys; q = json.load(sys.stdin)[0]; print(q[\"qpn\"], q[\"type\"], q[\"hw_state\"], q[\"tx_pkts\"] > 0, type(q[\"hw_sq_psn\"]).__name__, q[\"kernel\"])')\" = '$qpn RC RTS True int False' ]"
+wait $pp
+rc=$?
+check "the pingpong completed (status $rc)" sh -c "[ $rc = 0 ] && grep -q '^15000 iters in ' '$log'"
+
+# loss on the wire, while the second pingpong runs
+retrans0=$(cat "$hw/retransmits")
+"$axonctl" dev set "$RDMA_DEV" wire drop-every 23
+out=$("$axonctl" dev show "$RDMA_DEV")
+check "dev set wire drop-every 23: dev show has it" \
+	sh -c "echo '$out' | grep -q 'wire_drop_every 23 '"
+pingpong 18922 300 "$log"
+wait $!
+rc=$?
+retrans1=$(cat "$hw/retransmits")
+"$axonctl" dev set "$RDMA_DEV" wire drop-every 0
+out=$("$axonctl" dev show "$RDMA_DEV")
+check "a pingpong over the lossy wire retransmitted ($retrans0 -> $retrans1) and completed ($rc)" \
+	sh -c "[ $rc = 0 ] && grep -q '^300 iters in ' '$log' && [ $retrans1 -gt $retrans0 ]"
+check "dev set wire drop-every 0: the loss is off" \
+	sh -c "echo '$out' | grep -q 'wire_drop_every 0 '"
+
+nobody="setpriv --reuid=65534 --regid=65534 --clear-groups"
+err=$($nobody "$axonctl" dev set "$RDMA_DEV" wire drop-every 3 2>&1)
+echo "# nobody: $err"
+check "an unprivileged user can show but not set (EPERM)" \
+	sh -c "echo '$err' | grep -q 'Operation not permitted' &&
+	       $nobody '$axonctl' dev show '$RDMA_DEV' | grep -q 'wire_drop_every 0 '"
+
+subtest "axon-nl-badinput: bad requests to the netlink family" \
+	"$AXON_REPO/tools/tests/axon-nl-badinput" "$RDMA_DEV"
+check "no kernel warnings" kernel_quiet
+all_done 18923
+finish
