@@ -60,6 +60,7 @@ struct axon_dev {
 	bool clock;			/* AXON_CAP_CLOCK: CQE timestamps */
 	bool qp_live;			/* AXON_CAP_QP_LIVE: QUERY_QP_LIVE */
 	bool wire_test;			/* AXON_CAP_WIRE_TEST: the model's */
+	bool counter_sets;		/* AXON_CAP_COUNTER_SETS */
 	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
@@ -359,9 +360,12 @@ void axon_ib_unregister(struct axon_dev *adev);
 void axon_set_link(struct axon_dev *adev, bool up);
 void axon_port_update(struct axon_dev *adev);
 void axon_ib_fatal_event(struct axon_dev *adev);
+
+/* axon_stats.c */
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port);
 int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port, int index);
+extern const struct ib_device_ops axon_counter_ops;
 
 #endif /* _AXON_H_ */

@@ -438,3 +438,42 @@ int axon_cmd_wire_test(struct axon_admin_queue *aq, u32 mask,
 	*reorder_every = upper_32_bits(now);
 	return 0;
 }
+
+/*
+ * ALLOC_, FREE_, BIND_ and QUERY_COUNTER_SET: QUERY_ writes the set's
+ * counters to *counters; ALLOC_ gives the new set in *result.
+ */
+int axon_cmd_counter_set(struct axon_admin_queue *aq, u16 opcode, u32 set,
+			 u32 qpn, struct axon_qp_counters *counters,
+			 u32 *result)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+	dma_addr_t dma = 0;
+	void *buf = NULL;
+	int err;
+
+	if (counters) {
+		buf = dma_alloc_coherent(aq->dmadev, sizeof(*counters), &dma,
+					 GFP_KERNEL);
+		if (!buf)
+			return -ENOMEM;
+	}
+	cmd.opcode = cpu_to_le16(opcode);
+	cmd.counter_set.set = cpu_to_le32(set);
+	cmd.counter_set.qpn = cpu_to_le32(qpn);
+	cmd.counter_set.resp_addr = cpu_to_le64(dma);
+	err = axon_admin_exec(aq, &cmd, &cqe);
+	if (!err && result)
+		err = axon_cmd_result(aq, &cqe, "counter set", 1,
+				      AXON_MAX_COUNTER_SETS - 1, result);
+	if (!err && counters)
+		memcpy(counters, buf, sizeof(*counters));
+	if (!buf)
+		return err;
+	if (err == -ETIMEDOUT)
+		axon_admin_orphan_buf(aq, buf, dma, sizeof(*counters));
+	else
+		dma_free_coherent(aq->dmadev, sizeof(*counters), buf, dma);
+	return err;
+}

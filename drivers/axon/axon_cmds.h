@@ -91,6 +91,9 @@ int axon_cmd_query_qp_live(struct axon_admin_queue *aq, u32 qpn,
 			   struct axon_qp_live *live);
 int axon_cmd_wire_test(struct axon_admin_queue *aq, u32 mask,
 		       u32 *drop_every, u32 *reorder_every);
+int axon_cmd_counter_set(struct axon_admin_queue *aq, u16 opcode, u32 set,
+			 u32 qpn, struct axon_qp_counters *counters,
+			 u32 *result);
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);
 int axon_cmd_create_srq(struct axon_admin_queue *aq,
 			const struct axon_srq_params *p, u32 *srqn);

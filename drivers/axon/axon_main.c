@@ -67,6 +67,7 @@ static int axon_check_identity(struct axon_dev *adev)
 		      AXON_BAR_REGS_SIZE;
 	adev->qp_live = adev->rdma && caps & AXON_CAP_QP_LIVE;
 	adev->wire_test = caps & AXON_CAP_WIRE_TEST;
+	adev->counter_sets = adev->rdma && caps & AXON_CAP_COUNTER_SETS;
 	adev->clock_phys = pci_resource_start(adev->pdev, AXON_BAR_REGS) +
 			   AXON_CLOCK_PAGE;
 	return 0;

@@ -338,108 +338,6 @@ static int axon_dealloc_pd(struct ib_pd *ibpd, struct ib_udata *udata)
 	return 0;
 }
 
-/* ---- rdma hw counters (rdma statistic, sysfs hw_counters) ------------- */
-
-enum axon_hw_stat {
-	/* 32-bit wrapping registers, in adev->stats_sum */
-	AXON_STAT_TX_PKTS,
-	AXON_STAT_RX_PKTS,
-	AXON_STAT_RX_DROPS,
-	AXON_STAT_RETRANSMITS,
-	AXON_STAT_NAKS,
-	AXON_STAT_DB_REJECTS,
-	AXON_STAT_MR_INVALID,
-	AXON_STAT_DUP_REQS,
-	AXON_STAT_OUT_OF_SEQ,
-	AXON_STAT_STRAY,
-	AXON_STAT_QKEY_DROPS,
-	AXON_STAT_UD_NOBUF,
-	AXON_STAT_UC_DROPS,
-	/* 64-bit registers */
-	AXON_STAT_PEER_READ_BYTES,
-	AXON_STAT_PEER_WRITE_BYTES,
-	AXON_NUM_HW_STATS,
-};
-
-static_assert(AXON_STAT_UC_DROPS + 1 == AXON_NUM_WRAP_STATS);
-
-static const struct rdma_stat_desc axon_hw_stat_descs[] = {
-	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
-	[AXON_STAT_RX_PKTS] = { .name = "rx_pkts" },
-	[AXON_STAT_RX_DROPS] = { .name = "rx_drops" },
-	[AXON_STAT_RETRANSMITS] = { .name = "retransmits" },
-	[AXON_STAT_NAKS] = { .name = "naks" },
-	[AXON_STAT_DB_REJECTS] = { .name = "db_rejects" },
-	[AXON_STAT_MR_INVALID] = { .name = "mr_invalid_accesses" },
-	[AXON_STAT_DUP_REQS] = { .name = "duplicate_requests" },
-	[AXON_STAT_OUT_OF_SEQ] = { .name = "out_of_sequence" },
-	[AXON_STAT_STRAY] = { .name = "stray_drops" },
-	[AXON_STAT_QKEY_DROPS] = { .name = "qkey_drops" },
-	[AXON_STAT_UD_NOBUF] = { .name = "ud_nobuf_drops" },
-	[AXON_STAT_UC_DROPS] = { .name = "uc_drops" },
-	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
-	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
-};
-
-static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
-	[AXON_STAT_TX_PKTS] = AXON_REG_STAT_TX_PKTS,
-	[AXON_STAT_RX_PKTS] = AXON_REG_STAT_RX_PKTS,
-	[AXON_STAT_RX_DROPS] = AXON_REG_STAT_RX_DROPS,
-	[AXON_STAT_RETRANSMITS] = AXON_REG_STAT_RETRANS,
-	[AXON_STAT_NAKS] = AXON_REG_STAT_NAKS,
-	[AXON_STAT_DB_REJECTS] = AXON_REG_STAT_DB_REJECTS,
-	[AXON_STAT_MR_INVALID] = AXON_REG_STAT_MR_INVALID,
-	[AXON_STAT_DUP_REQS] = AXON_REG_STAT_DUP_REQS,
-	[AXON_STAT_OUT_OF_SEQ] = AXON_REG_STAT_OUT_OF_SEQ,
-	[AXON_STAT_STRAY] = AXON_REG_STAT_STRAY,
-	/* without AXON_CAP_UD or _UC these read as zero, as every hole does */
-	[AXON_STAT_QKEY_DROPS] = AXON_REG_STAT_QKEY_DROPS,
-	[AXON_STAT_UD_NOBUF] = AXON_REG_STAT_UD_NOBUF,
-	[AXON_STAT_UC_DROPS] = AXON_REG_STAT_UC_DROPS,
-};
-
-struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
-					       u32 port)
-{
-	return rdma_alloc_hw_stats_struct(axon_hw_stat_descs,
-					  ARRAY_SIZE(axon_hw_stat_descs),
-					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
-}
-
-/* A LO/HI register pair: HI, LO, HI again until HI holds still. */
-static u64 axon_rd64(struct axon_dev *adev, enum axon_reg lo, enum axon_reg hi)
-{
-	u32 h, l, h2 = axon_rd(adev, hi);
-
-	do {
-		h = h2;
-		l = axon_rd(adev, lo);
-		h2 = axon_rd(adev, hi);
-	} while (h != h2);
-	return AXON_REG_U64(h, l);
-}
-
-int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
-		      u32 port, int index)
-{
-	struct axon_dev *adev = to_adev(ibdev);
-	int i;
-
-	spin_lock(&adev->stats_lock);
-	for (i = 0; i < AXON_NUM_WRAP_STATS; i++)
-		stats->value[i] = axon_counter_widen(&adev->stats_sum[i],
-						     &adev->stats_last[i],
-						     axon_rd(adev, axon_wrap_stat_regs[i]));
-	spin_unlock(&adev->stats_lock);
-	stats->value[AXON_STAT_PEER_READ_BYTES] =
-		axon_rd64(adev, AXON_REG_STAT_PEER_RD_LO,
-			  AXON_REG_STAT_PEER_RD_HI);
-	stats->value[AXON_STAT_PEER_WRITE_BYTES] =
-		axon_rd64(adev, AXON_REG_STAT_PEER_WR_LO,
-			  AXON_REG_STAT_PEER_WR_HI);
-	return AXON_NUM_HW_STATS;
-}
-
 static const struct ib_device_ops axon_dev_ops = {
 	.owner = THIS_MODULE,
 	.driver_id = RDMA_DRIVER_UNKNOWN,
@@ -603,6 +501,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_resize_cq_ops);
 	if (adev->rereg_mr)
 		ib_set_device_ops(ibdev, &axon_rereg_mr_ops);
+	if (adev->counter_sets)
+		ib_set_device_ops(ibdev, &axon_counter_ops);
 
 	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
 	if (err)
