@@ -46,6 +46,7 @@ struct axon_dev {
 	struct axon_eq eq;
 
 	/* AXON_CAP_RDMA: MRs, CQs, QPs; without it only PDs */
+	bool roce;			/* devlink's enable_roce: an ib_device */
 	bool rdma;
 	bool peer_mr;			/* AXON_CAP_PEER_MR: dma-buf MRs */
 	bool srq;			/* AXON_CAP_SRQ */
@@ -85,8 +86,7 @@ struct axon_dev {
 	bool events_off;		/* teardown: ignore async events */
 	bool dying;			/* being removed: no CQE will come */
 	struct work_struct fatal_work;	/* an admin command timed out */
-	struct devlink *devlink;
-	struct devlink_health_reporter *fw_fatal;
+	struct devlink_health_reporter *fw_fatal;	/* the devlink's */
 	struct list_head nl_node;	/* in axon_netlink.c's device list */
 
 	/* rdma hw counters: 32-bit device registers widened to 64 bits */
@@ -243,18 +243,22 @@ static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
 	writel(AXON_DB_WORD(id, value), adev->db + offset);
 }
 
-/* axon_devlink.c; without CONFIG_NET_DEVLINK the device has no devlink */
+/*
+ * axon_main.c: the device's functions, up and down: at probe and remove,
+ * and around a devlink reload
+ */
+int axon_dev_up(struct pci_dev *pdev, bool roce,
+		struct devlink_health_reporter *fw_fatal, struct axon_dev **out);
+void axon_dev_down(struct axon_dev *adev);
+
+/*
+ * axon_devlink.c: the PCI function's devlink instance, which outlives the
+ * axon_dev it brings up and down; recovery through devlink health
+ */
 extern struct workqueue_struct *axon_wq;	/* the module's: recovery */
-#if IS_ENABLED(CONFIG_NET_DEVLINK)
-int axon_devlink_init(struct axon_dev *adev);
-void axon_devlink_fini(struct axon_dev *adev);
+int axon_devlink_probe(struct pci_dev *pdev);
+void axon_devlink_remove(struct pci_dev *pdev);
 void axon_devlink_fatal(struct axon_dev *adev, const char *reason);
-#else
-static inline int axon_devlink_init(struct axon_dev *adev) { return 0; }
-static inline void axon_devlink_fini(struct axon_dev *adev) {}
-static inline void axon_devlink_fatal(struct axon_dev *adev,
-				      const char *reason) {}
-#endif
 
 /* axon_netlink.c: the axon generic netlink family, for axonctl */
 int axon_nl_init(void);

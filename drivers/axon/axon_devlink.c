@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * axon's devlink instance: what the device is (devlink dev info), and its
- * health. The fw_fatal reporter hears of a device that failed (a fatal
- * error event, or an admin command that timed out), dumps the device's
- * state, and recovers it by probing the function again: the reset of the
- * probe brings the device back, the old RDMA device (whose users got
+ * The PCI function's devlink instance. It lives from probe to remove and
+ * brings the device's functions (struct axon_dev: the netdev and, with
+ * the enable_roce parameter, the RDMA device) up and down: at probe and
+ * remove, and around a reload (devlink dev reload, DRIVER_REINIT), which
+ * applies the driverinit parameters.
+ *
+ * It says what the device is (devlink dev info) and keeps its health. The
+ * fw_fatal reporter hears of a device that failed (a fatal error event,
+ * or an admin command that timed out), dumps the device's state, and
+ * recovers it by probing the function again: the reset of the probe
+ * brings the device back, the old RDMA device (whose users got
  * IB_EVENT_DEVICE_FATAL) goes and a new one comes for new users. The
  * reprobe runs from a work item of the module's workqueue (axon_wq),
- * outside the devlink instance and the device data it replaces.
+ * outside the devlink instance it replaces.
  */
 
 #include <linux/device.h>
@@ -17,24 +23,41 @@
 #include "axon.h"
 #include "axon_dev_attr.h"
 
+#if !IS_ENABLED(CONFIG_NET_DEVLINK)
+#error "axon needs a kernel with devlink (CONFIG_NET_DEVLINK)"
+#endif
+
 struct axon_devlink {
-	struct axon_dev *adev;
+	struct pci_dev *pdev;
+	struct axon_dev *adev;		/* NULL while reloading, or if that failed */
+	struct devlink_health_reporter *fw_fatal;
 };
 
-static struct axon_dev *axon_devlink_adev(struct devlink *devlink)
+/* The device's functions, under the instance lock; NULL if they are down. */
+static struct axon_dev *axon_devlink_adev(struct devlink *devlink,
+					  struct netlink_ext_ack *extack)
 {
-	return ((struct axon_devlink *)devlink_priv(devlink))->adev;
+	struct axon_dev *adev =
+		((struct axon_devlink *)devlink_priv(devlink))->adev;
+
+	if (!adev)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the device is down: its last reload failed");
+	return adev;
 }
 
 static int axon_devlink_info_get(struct devlink *devlink,
 				 struct devlink_info_req *req,
 				 struct netlink_ext_ack *extack)
 {
-	struct axon_dev *adev = axon_devlink_adev(devlink);
-	u32 version = axon_rd(adev, AXON_REG_VERSION);
+	struct axon_dev *adev = axon_devlink_adev(devlink, extack);
 	char buf[32];
+	u32 version;
 	int err;
 
+	if (!adev)
+		return -ENODEV;
+	version = axon_rd(adev, AXON_REG_VERSION);
 	err = devlink_info_driver_name_put(req, AXON_DRV_NAME);
 	if (err)
 		return err;
@@ -63,8 +86,68 @@ static int axon_devlink_info_get(struct devlink *devlink,
 	return devlink_info_version_running_put(req, "fw.interface", buf);
 }
 
+static int axon_devlink_up(struct devlink *devlink)
+{
+	struct axon_devlink *priv = devlink_priv(devlink);
+	union devlink_param_value roce;
+	int err;
+
+	err = devlink_param_driverinit_value_get(devlink,
+						 DEVLINK_PARAM_GENERIC_ID_ENABLE_ROCE,
+						 &roce);
+	if (err)
+		return err;
+	return axon_dev_up(priv->pdev, roce.vbool, priv->fw_fatal, &priv->adev);
+}
+
+static void axon_devlink_down(struct devlink *devlink)
+{
+	struct axon_devlink *priv = devlink_priv(devlink);
+
+	if (priv->adev)
+		axon_dev_down(priv->adev);
+	priv->adev = NULL;
+}
+
+static int axon_devlink_reload_down(struct devlink *devlink, bool netns_change,
+				    enum devlink_reload_action action,
+				    enum devlink_reload_limit limit,
+				    struct netlink_ext_ack *extack)
+{
+	if (netns_change) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "a reload into another namespace is not supported: use rdma system set netns and ip link set netns");
+		return -EOPNOTSUPP;
+	}
+	axon_devlink_down(devlink);
+	return 0;
+}
+
+static int axon_devlink_reload_up(struct devlink *devlink,
+				  enum devlink_reload_action action,
+				  enum devlink_reload_limit limit,
+				  u32 *actions_performed,
+				  struct netlink_ext_ack *extack)
+{
+	int err;
+
+	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
+	err = axon_devlink_up(devlink);
+	if (err)
+		NL_SET_ERR_MSG_MOD(extack, "bringing the device up failed");
+	return err;
+}
+
 static const struct devlink_ops axon_devlink_ops = {
 	.info_get = axon_devlink_info_get,
+	.reload_actions = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT),
+	.reload_down = axon_devlink_reload_down,
+	.reload_up = axon_devlink_reload_up,
+};
+
+static const struct devlink_param axon_devlink_params[] = {
+	DEVLINK_PARAM_GENERIC(ENABLE_ROCE, BIT(DEVLINK_PARAM_CMODE_DRIVERINIT),
+			      NULL, NULL, NULL),
 };
 
 /* The registers that tell why a device failed, and what it did last. */
@@ -103,13 +186,27 @@ static int axon_health_put_state(struct axon_dev *adev,
 	return 0;
 }
 
+/* The device a reporter's operation is about; NULL if it is down. */
+static struct axon_dev *axon_reporter_adev(struct devlink_health_reporter *r,
+					   struct netlink_ext_ack *extack)
+{
+	struct axon_devlink *priv = devlink_health_reporter_priv(r);
+
+	if (!priv->adev)
+		NL_SET_ERR_MSG_MOD(extack,
+				   "the device is down: its last reload failed");
+	return priv->adev;
+}
+
 static int axon_fw_fatal_dump(struct devlink_health_reporter *reporter,
 			      struct devlink_fmsg *fmsg, void *priv_ctx,
 			      struct netlink_ext_ack *extack)
 {
-	struct axon_dev *adev = devlink_health_reporter_priv(reporter);
+	struct axon_dev *adev = axon_reporter_adev(reporter, extack);
 	int err = 0;
 
+	if (!adev)
+		return -ENODEV;
 	if (priv_ctx)
 		err = devlink_fmsg_string_pair_put(fmsg, "reason", priv_ctx);
 	return err ?: axon_health_put_state(adev, fmsg);
@@ -119,8 +216,9 @@ static int axon_fw_fatal_diagnose(struct devlink_health_reporter *reporter,
 				  struct devlink_fmsg *fmsg,
 				  struct netlink_ext_ack *extack)
 {
-	return axon_health_put_state(devlink_health_reporter_priv(reporter),
-				     fmsg);
+	struct axon_dev *adev = axon_reporter_adev(reporter, extack);
+
+	return adev ? axon_health_put_state(adev, fmsg) : -ENODEV;
 }
 
 struct axon_reprobe {
@@ -143,9 +241,11 @@ static void axon_reprobe_work(struct work_struct *work)
 static int axon_fw_fatal_recover(struct devlink_health_reporter *reporter,
 				 void *priv_ctx, struct netlink_ext_ack *extack)
 {
-	struct axon_dev *adev = devlink_health_reporter_priv(reporter);
+	struct axon_dev *adev = axon_reporter_adev(reporter, extack);
 	struct axon_reprobe *r;
 
+	if (!adev)
+		return -ENODEV;
 	if (!READ_ONCE(adev->fatal)) {
 		NL_SET_ERR_MSG_MOD(extack, "the device has not failed");
 		return -EINVAL;
@@ -176,39 +276,62 @@ void axon_devlink_fatal(struct axon_dev *adev, const char *reason)
 		devlink_health_report(adev->fw_fatal, reason, (void *)reason);
 }
 
-int axon_devlink_init(struct axon_dev *adev)
+/* The instance, its parameters and reporter, and the device brought up. */
+int axon_devlink_probe(struct pci_dev *pdev)
 {
+	union devlink_param_value roce = { .vbool = true };
 	struct axon_devlink *priv;
+	struct devlink *devlink;
+	int err;
 
-	adev->devlink = devlink_alloc(&axon_devlink_ops, sizeof(*priv),
-				      &adev->pdev->dev);
-	if (!adev->devlink)
+	devlink = devlink_alloc(&axon_devlink_ops, sizeof(*priv), &pdev->dev);
+	if (!devlink)
 		return -ENOMEM;
-	priv = devlink_priv(adev->devlink);
-	priv->adev = adev;
+	priv = devlink_priv(devlink);
+	priv->pdev = pdev;
+	err = devlink_params_register(devlink, axon_devlink_params,
+				      ARRAY_SIZE(axon_devlink_params));
+	if (err)
+		goto err_free;
+	devlink_param_driverinit_value_set(devlink,
+					   DEVLINK_PARAM_GENERIC_ID_ENABLE_ROCE,
+					   roce);
 	/* recovered at once, automatically (recover replaces the instance) */
-	adev->fw_fatal = devlink_health_reporter_create(adev->devlink,
+	priv->fw_fatal = devlink_health_reporter_create(devlink,
 							&axon_fw_fatal_ops,
-							0, adev);
-	if (IS_ERR(adev->fw_fatal)) {
-		int err = PTR_ERR(adev->fw_fatal);
-
-		adev->fw_fatal = NULL;
-		devlink_free(adev->devlink);
-		adev->devlink = NULL;
-		return err;
+							0, priv);
+	if (IS_ERR(priv->fw_fatal)) {
+		err = PTR_ERR(priv->fw_fatal);
+		goto err_unregister_params;
 	}
-	devlink_register(adev->devlink);
+	err = axon_devlink_up(devlink);
+	if (err)
+		goto err_destroy_reporter;
+	devlink_set_features(devlink, DEVLINK_F_RELOAD);
+	pci_set_drvdata(pdev, devlink);
+	devlink_register(devlink);
 	return 0;
+
+err_destroy_reporter:
+	devlink_health_reporter_destroy(priv->fw_fatal);
+err_unregister_params:
+	devlink_params_unregister(devlink, axon_devlink_params,
+				  ARRAY_SIZE(axon_devlink_params));
+err_free:
+	devlink_free(devlink);
+	return err;
 }
 
-void axon_devlink_fini(struct axon_dev *adev)
+void axon_devlink_remove(struct pci_dev *pdev)
 {
-	if (!adev->devlink)
-		return;
-	devlink_unregister(adev->devlink);
-	devlink_health_reporter_destroy(adev->fw_fatal);
-	adev->fw_fatal = NULL;
-	devlink_free(adev->devlink);
-	adev->devlink = NULL;
+	struct devlink *devlink = pci_get_drvdata(pdev);
+	struct axon_devlink *priv = devlink_priv(devlink);
+
+	/* waits for devlink commands in flight, a reload among them */
+	devlink_unregister(devlink);
+	axon_devlink_down(devlink);
+	devlink_health_reporter_destroy(priv->fw_fatal);
+	devlink_params_unregister(devlink, axon_devlink_params,
+				  ARRAY_SIZE(axon_devlink_params));
+	devlink_free(devlink);
 }

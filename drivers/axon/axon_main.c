@@ -51,7 +51,8 @@ static int axon_check_identity(struct axon_dev *adev)
 		return -ENODEV;
 	}
 	adev->fw_version = axon_rd(adev, AXON_REG_FW_VERSION);
-	adev->rdma = caps & AXON_CAP_RDMA;
+	/* without RoCE (devlink's enable_roce): the Ethernet function only */
+	adev->rdma = adev->roce && caps & AXON_CAP_RDMA;
 	adev->peer_mr = adev->rdma && caps & AXON_CAP_PEER_MR;
 	adev->srq = adev->rdma && caps & AXON_CAP_SRQ;
 	adev->ud = adev->rdma && caps & AXON_CAP_UD;
@@ -95,9 +96,12 @@ static int axon_map_doorbells(struct axon_dev *adev)
 		adev->rdma = false;
 		return 0;
 	}
-	err = pcim_iomap_regions(pdev, BIT(AXON_BAR_DB), AXON_DRV_NAME);
-	if (err)
-		return err;
+	/* mapped until the driver unbinds: a reload finds it mapped */
+	if (!pcim_iomap_table(pdev)[AXON_BAR_DB]) {
+		err = pcim_iomap_regions(pdev, BIT(AXON_BAR_DB), AXON_DRV_NAME);
+		if (err)
+			return err;
+	}
 	adev->db = pcim_iomap_table(pdev)[AXON_BAR_DB];
 	adev->db_phys = pci_resource_start(pdev, AXON_BAR_DB);
 	return 0;
@@ -262,26 +266,27 @@ static int axon_limit_dma(struct axon_dev *adev)
 	return err;
 }
 
-static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+/*
+ * Brings the device's functions up: the Ethernet netdev, and with roce
+ * the RDMA device; at probe, and again at each devlink reload. Failures
+ * are told through fw_fatal (devlink health).
+ */
+int axon_dev_up(struct pci_dev *pdev, bool roce,
+		struct devlink_health_reporter *fw_fatal, struct axon_dev **out)
 {
 	struct axon_dev *adev;
 	int err;
 
-	err = pcim_enable_device(pdev);
-	if (err)
-		return err;
-	err = pcim_iomap_regions(pdev, BIT(AXON_BAR_REGS), AXON_DRV_NAME);
-	if (err)
-		return err;
+	/* the DMA MR's narrower mask is set once the device has said it */
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
 		return err;
-	pci_set_master(pdev);
-
 	adev = ib_alloc_device(axon_dev, ibdev);
 	if (!adev)
 		return -ENOMEM;
 	adev->pdev = pdev;
+	adev->roce = roce;
+	adev->fw_fatal = fw_fatal;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
 	mutex_init(&adev->port_mutex);
 	spin_lock_init(&adev->stats_lock);
@@ -291,8 +296,6 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	xa_init(&adev->srqs);
 	INIT_WORK(&adev->fatal_work, axon_fatal_work);
 	adev->aq.timed_out = axon_admin_timed_out;
-	pci_set_drvdata(pdev, adev);
-
 	err = axon_check_identity(adev);
 	if (err)
 		goto err_dealloc;
@@ -333,22 +336,15 @@ static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	err = axon_netdev_create(adev);
 	if (err)
 		goto err_stop_device;
-	err = axon_ib_register(adev);
-	if (err)
-		goto err_destroy_netdev;
-	err = axon_devlink_init(adev);
-	if (err)
-		goto err_unregister_ib;
-	axon_nl_dev_add(adev);
+	if (adev->roce) {
+		err = axon_ib_register(adev);
+		if (err)
+			goto err_destroy_netdev;
+		axon_nl_dev_add(adev);
+	}
+	*out = adev;
 	return 0;
 
-err_unregister_ib:
-	axon_quiesce_events(adev);
-	cancel_work_sync(&adev->fatal_work);
-	WRITE_ONCE(adev->dying, true);
-	axon_ib_unregister(adev);
-	axon_netdev_destroy(adev);
-	goto err_stop_device;
 err_destroy_netdev:
 	axon_quiesce_events(adev);
 	cancel_work_sync(&adev->fatal_work);
@@ -369,13 +365,12 @@ err_dealloc:
 	return err;
 }
 
-static void axon_remove(struct pci_dev *pdev)
+/* Takes down what axon_dev_up() brought up, and frees adev. */
+void axon_dev_down(struct axon_dev *adev)
 {
-	struct axon_dev *adev = pci_get_drvdata(pdev);
-
 	/* waits for a netlink request using the device */
-	axon_nl_dev_del(adev);
-	axon_devlink_fini(adev);
+	if (adev->roce)
+		axon_nl_dev_del(adev);
 	axon_quiesce_events(adev);
 	/* a fatal work running now is done before the netdev goes */
 	cancel_work_sync(&adev->fatal_work);
@@ -386,7 +381,8 @@ static void axon_remove(struct pci_dev *pdev)
 	 */
 	WRITE_ONCE(adev->dying, true);
 	axon_cqs_mark_dead(adev);
-	axon_ib_unregister(adev);
+	if (adev->roce)
+		axon_ib_unregister(adev);
 	axon_netdev_destroy(adev);
 	axon_reset(adev);
 	axon_free_irqs(adev);
@@ -400,6 +396,25 @@ static void axon_remove(struct pci_dev *pdev)
 	/* queued by a command that timed out during the teardown */
 	cancel_work_sync(&adev->fatal_work);
 	ib_dealloc_device(&adev->ibdev);
+}
+
+static int axon_probe(struct pci_dev *pdev, const struct pci_device_id *id)
+{
+	int err;
+
+	err = pcim_enable_device(pdev);
+	if (err)
+		return err;
+	err = pcim_iomap_regions(pdev, BIT(AXON_BAR_REGS), AXON_DRV_NAME);
+	if (err)
+		return err;
+	pci_set_master(pdev);
+	return axon_devlink_probe(pdev);
+}
+
+static void axon_remove(struct pci_dev *pdev)
+{
+	axon_devlink_remove(pdev);
 }
 
 static struct pci_driver axon_pci_driver = {

@@ -7,13 +7,16 @@
 # reported with a dump of the device's state, an open context gets
 # DEVICE_FATAL, and devlink health recover brings axon0 back; a transfer
 # on it succeeds. With it on (the default), a second failure is recovered
-# by itself. The harness fails the run on any kernel warning.
+# by itself. Then the enable_roce parameter and devlink dev reload: with
+# it false, a reload leaves the Ethernet function only (no axon0); with it
+# true again, axon0 comes back and a transfer succeeds. The harness fails
+# the run on any kernel warning.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 . "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
 
-plan 12
+plan 17
 dl=pci/$(axon_bdf)
 rep="$dl reporter fw_fatal"
 
@@ -75,4 +78,24 @@ recovered() {
 }
 check "a second failure" fail_device
 check "... is recovered automatically: axon0 back, a transfer succeeds" recovered
+
+param=$(devlink dev param show "$dl" name enable_roce)
+echo "$param" | sed 's/^/# /'
+check "enable_roce: a driverinit parameter, true" \
+	sh -c "echo '$param' | grep -q 'cmode driverinit value true'"
+devlink dev param set "$dl" name enable_roce value false cmode driverinit
+devlink dev reload "$dl"
+reload=$(devlink -s dev show "$dl")
+echo "$reload" | sed 's/^/# /'
+check "reload with enable_roce false: a driver_reinit, no axon0, the netdev there" \
+	sh -c "echo '$reload' | grep -q driver_reinit && ! rdma link | grep -q axon0 &&
+	       [ -n \"\$(ls /sys/bus/pci/devices/${dl#pci/}/net/)\" ]"
+check "the instance still answers: info, health, the parameter now false" \
+	sh -c "devlink dev info $dl | grep -q 'driver axon' &&
+	       devlink health show $rep | grep -q 'state healthy' &&
+	       devlink dev param show $dl name enable_roce | grep -q 'value false'"
+devlink dev param set "$dl" name enable_roce value true cmode driverinit
+check "reload with enable_roce true: axon0 back" \
+	sh -c "devlink dev reload $dl && rdma link | grep -q axon0"
+check "a transfer on it succeeds" transfer
 finish
