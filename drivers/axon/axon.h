@@ -322,6 +322,7 @@ void axon_cq_comp_event(struct axon_dev *adev, u32 cqn);
 
 /* axon_res.c: details for rdma res show -dd */
 int axon_fill_res_qp_entry(struct sk_buff *msg, struct ib_qp *ibqp);
+int axon_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 int axon_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int axon_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 

@@ -176,3 +176,31 @@ int axon_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr)
 {
 	return axon_res_table(msg, axon_res_mr, ibmr);
 }
+
+/*
+ * rdma res show qp -r: the device's own records of the QP, as it wrote
+ * them (little endian): QUERY_QP's struct axon_qp_attr, then, with
+ * AXON_CAP_QP_LIVE, QUERY_QP_LIVE's struct axon_qp_live.
+ */
+int axon_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp)
+{
+	struct axon_dev *adev = to_adev(ibqp->device);
+	struct axon_qp *qp = to_aqp(ibqp);
+	struct {
+		struct axon_qp_attr attr;
+		struct axon_qp_live live;
+	} __packed raw;
+	int len = sizeof(raw.attr);
+	int err;
+
+	err = axon_cmd_query_qp(&adev->aq, qp->qpn, &raw.attr);
+	if (err)
+		return err;
+	if (adev->qp_live) {
+		err = axon_cmd_query_qp_live(&adev->aq, qp->qpn, &raw.live);
+		if (err)
+			return err;
+		len = sizeof(raw);
+	}
+	return nla_put(msg, RDMA_NLDEV_ATTR_RES_RAW, len, &raw);
+}

@@ -371,6 +371,7 @@ static const struct ib_device_ops axon_rdma_ops = {
 	.fill_res_cq_entry = axon_fill_res_cq_entry,
 	.fill_res_mr_entry = axon_fill_res_mr_entry,
 	.fill_res_qp_entry = axon_fill_res_qp_entry,
+	.fill_res_qp_entry_raw = axon_fill_res_qp_entry_raw,
 	.destroy_qp = axon_destroy_qp,
 	.get_dma_mr = axon_get_dma_mr,
 	.get_hw_stats = axon_get_hw_stats,

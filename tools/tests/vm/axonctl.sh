@@ -13,7 +13,7 @@ set -u
 
 pt_require_rdma
 pt_require_two_nodes
-plan 12
+plan 13
 axonctl=$AXON_REPO/tools/axonctl
 py=/usr/bin/python3
 hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
@@ -74,6 +74,23 @@ check "qp show qpn $qpn agrees with rdma res -dd (dest $rqpn, tx_pkts $res_tx th
 	sh -c "[ '$(field dest_qpn)' = '$rqpn' ] && [ '$(field hw_state)' = RTS ] &&
 	       [ '$(field hw_sq_psn)' != '' ] && [ ${ctl_tx:-0} -ge ${res_tx:-1} ] &&
 	       [ '$(field err_naks_rcvd)' = 0 ] && [ '$(field remote_errs)' = 0 ]"
+
+# the device's records (-r, admins only; rdma prints no QPN with them,
+# and filters none): struct axon_qp_attr (80 bytes: state at 0, dest_qpn
+# at 8), then struct axon_qp_live (168: state at 0); the one whose peer
+# is the pingpong's
+out=$(rdma -r -j res show qp link "$RDMA_DEV")
+raw=$(echo "$out" | $py -c '
+import json, sys
+for e in json.load(sys.stdin):
+    b = bytes(int(x, 16) if isinstance(x, str) else int(x) for x in e.get("data", []))
+    word = lambda o: int.from_bytes(b[o:o + 4], "little")
+    if len(b) >= 12 and word(8) == int(sys.argv[1]):
+        print(len(b), word(0), word(8), word(80))
+        break
+' "$rqpn")
+check "rdma res show qp -r: the device's records of QP $qpn ($raw: length, RTS, peer, RTS)" \
+	sh -c "[ '$raw' = '248 3 $rqpn 3' ]"
 
 out=$("$axonctl" -j qp show "$RDMA_DEV" qpn "$qpn")
 check "qp show -j parses as JSON: the same QP, its PSNs and counters as numbers" \
