@@ -76,6 +76,8 @@ struct axon_dev {
 	struct net_device *netdev;	/* the Ethernet function */
 
 	struct axon_dev_attr attr;	/* from QUERY_DEVICE, little endian */
+	u32 max_cq;			/* the device's, within the CEQ */
+	atomic_t ncqs;			/* CQs, up to max_cq */
 	u32 fw_version;
 	enum ib_mtu max_mtu;		/* the port's, from QUERY_PORT */
 	struct mutex port_mutex;	/* netdev, link_up, port_state, registered */
@@ -247,7 +249,13 @@ static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
  * axon_main.c: the device's functions, up and down: at probe and remove,
  * and around a devlink reload
  */
-int axon_dev_up(struct pci_dev *pdev, bool roce,
+struct axon_dev_params {
+	bool roce;			/* enable_roce: the RDMA device */
+	u32 eq_depth;			/* event_eq_size: async events */
+	u32 ceq_depth;			/* io_eq_size: completion events */
+};
+
+int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 		struct devlink_health_reporter *fw_fatal, struct axon_dev **out);
 void axon_dev_down(struct axon_dev *adev);
 

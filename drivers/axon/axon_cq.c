@@ -125,6 +125,11 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 	u32 uar = 0;
 	int err;
 
+	/* one completion event per CQ must fit the CEQ (io_eq_size) */
+	if (atomic_inc_return(&adev->ncqs) > adev->max_cq) {
+		atomic_dec(&adev->ncqs);
+		return -ENOMEM;
+	}
 	/* timestamps for user CQs only: struct ib_wc has no room for one */
 	if (attr->flags & ~IB_UVERBS_CQ_FLAGS_TIMESTAMP_COMPLETION ||
 	    (attr->flags && (!udata || !adev->clock))) {
@@ -190,6 +195,7 @@ err_destroy_cq:
 err_free_mem:
 	axon_qmem_free(adev, &cq->mem);
 err_out:
+	atomic_dec(&adev->ncqs);
 	ibdev_dbg(&adev->ibdev, "create_cq (%d entries) failed: %d\n",
 		  attr->cqe, err);
 	return err;
@@ -220,6 +226,7 @@ int axon_destroy_cq(struct ib_cq *ibcq, struct ib_udata *udata)
 		ibdev_err_ratelimited(&adev->ibdev,
 				      "cq %u: ring leaked, the device may still write it\n",
 				      cq->cqn);
+	atomic_dec(&adev->ncqs);
 	return 0;
 }
 

@@ -4,7 +4,9 @@
  * brings the device's functions (struct axon_dev: the netdev and, with
  * the enable_roce parameter, the RDMA device) up and down: at probe and
  * remove, and around a reload (devlink dev reload, DRIVER_REINIT), which
- * applies the driverinit parameters.
+ * applies the driverinit parameters: enable_roce, and the depths of the
+ * event queues (event_eq_size: async events; io_eq_size: completion
+ * events, one per CQ at most, so it limits the CQs).
  *
  * It says what the device is (devlink dev info) and keeps its health. The
  * fw_fatal reporter hears of a device that failed (a fatal error event,
@@ -89,15 +91,27 @@ static int axon_devlink_info_get(struct devlink *devlink,
 static int axon_devlink_up(struct devlink *devlink)
 {
 	struct axon_devlink *priv = devlink_priv(devlink);
-	union devlink_param_value roce;
+	union devlink_param_value roce, eq, ceq;
+	struct axon_dev_params params;
 	int err;
 
 	err = devlink_param_driverinit_value_get(devlink,
 						 DEVLINK_PARAM_GENERIC_ID_ENABLE_ROCE,
-						 &roce);
+						 &roce) ?:
+	      devlink_param_driverinit_value_get(devlink,
+						 DEVLINK_PARAM_GENERIC_ID_EVENT_EQ_SIZE,
+						 &eq) ?:
+	      devlink_param_driverinit_value_get(devlink,
+						 DEVLINK_PARAM_GENERIC_ID_IO_EQ_SIZE,
+						 &ceq);
 	if (err)
 		return err;
-	return axon_dev_up(priv->pdev, roce.vbool, priv->fw_fatal, &priv->adev);
+	params = (struct axon_dev_params) {
+		.roce = roce.vbool,
+		.eq_depth = eq.vu32,
+		.ceq_depth = ceq.vu32,
+	};
+	return axon_dev_up(priv->pdev, &params, priv->fw_fatal, &priv->adev);
 }
 
 static void axon_devlink_down(struct devlink *devlink)
@@ -145,10 +159,46 @@ static const struct devlink_ops axon_devlink_ops = {
 	.reload_up = axon_devlink_reload_up,
 };
 
+/* An event queue's depth: what the device accepts (axon_regs_defs.h). */
+static int axon_devlink_eq_size_validate(struct devlink *devlink, u32 id,
+					 union devlink_param_value val,
+					 struct netlink_ext_ack *extack)
+{
+	if (val.vu32 < AXON_QUEUE_MIN_DEPTH || val.vu32 > AXON_QUEUE_MAX_DEPTH) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "an event queue holds 2 to 4096 events");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static const struct devlink_param axon_devlink_params[] = {
 	DEVLINK_PARAM_GENERIC(ENABLE_ROCE, BIT(DEVLINK_PARAM_CMODE_DRIVERINIT),
 			      NULL, NULL, NULL),
+	DEVLINK_PARAM_GENERIC(EVENT_EQ_SIZE,
+			      BIT(DEVLINK_PARAM_CMODE_DRIVERINIT), NULL, NULL,
+			      axon_devlink_eq_size_validate),
+	DEVLINK_PARAM_GENERIC(IO_EQ_SIZE, BIT(DEVLINK_PARAM_CMODE_DRIVERINIT),
+			      NULL, NULL, axon_devlink_eq_size_validate),
 };
+
+/* The parameters' values before anyone sets them. */
+static void axon_devlink_params_init(struct devlink *devlink)
+{
+	union devlink_param_value v = { .vbool = true };
+
+	devlink_param_driverinit_value_set(devlink,
+					   DEVLINK_PARAM_GENERIC_ID_ENABLE_ROCE,
+					   v);
+	v.vu32 = AXON_EQ_DEPTH;
+	devlink_param_driverinit_value_set(devlink,
+					   DEVLINK_PARAM_GENERIC_ID_EVENT_EQ_SIZE,
+					   v);
+	v.vu32 = AXON_CEQ_DEPTH;
+	devlink_param_driverinit_value_set(devlink,
+					   DEVLINK_PARAM_GENERIC_ID_IO_EQ_SIZE,
+					   v);
+}
 
 /* The registers that tell why a device failed, and what it did last. */
 static const struct {
@@ -183,7 +233,12 @@ static int axon_health_put_state(struct axon_dev *adev,
 		if (err)
 			return err;
 	}
-	return 0;
+	/* the event queues as the parameters made them */
+	return devlink_fmsg_u32_pair_put(fmsg, "event_eq_depth",
+					 adev->eq.depth) ?:
+	       devlink_fmsg_u32_pair_put(fmsg, "io_eq_depth",
+					 adev->rdma ? adev->ceq.depth : 0) ?:
+	       devlink_fmsg_u32_pair_put(fmsg, "max_cq", adev->max_cq);
 }
 
 /* The device a reporter's operation is about; NULL if it is down. */
@@ -279,7 +334,6 @@ void axon_devlink_fatal(struct axon_dev *adev, const char *reason)
 /* The instance, its parameters and reporter, and the device brought up. */
 int axon_devlink_probe(struct pci_dev *pdev)
 {
-	union devlink_param_value roce = { .vbool = true };
 	struct axon_devlink *priv;
 	struct devlink *devlink;
 	int err;
@@ -293,9 +347,7 @@ int axon_devlink_probe(struct pci_dev *pdev)
 				      ARRAY_SIZE(axon_devlink_params));
 	if (err)
 		goto err_free;
-	devlink_param_driverinit_value_set(devlink,
-					   DEVLINK_PARAM_GENERIC_ID_ENABLE_ROCE,
-					   roce);
+	axon_devlink_params_init(devlink);
 	/* recovered at once, automatically (recover replaces the instance) */
 	priv->fw_fatal = devlink_health_reporter_create(devlink,
 							&axon_fw_fatal_ops,

@@ -12,8 +12,9 @@
 
 #include <axon/axon_dev.h>
 
+/* defaults of devlink's event_eq_size and io_eq_size */
 #define AXON_EQ_DEPTH 64
-/* one event per armed CQ at most: at least max_cq entries */
+/* one event per armed CQ at most: the CQs are limited to its depth */
 #define AXON_CEQ_DEPTH AXON_QUEUE_MAX_DEPTH
 
 struct axon_dev;

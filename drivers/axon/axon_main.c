@@ -238,6 +238,9 @@ static int axon_query_attrs(struct axon_dev *adev)
 	err = axon_cmd_query_port(&adev->aq, AXON_PORT, &port);
 	if (err)
 		return err;
+	/* one completion event per CQ must fit the CEQ */
+	adev->max_cq = adev->rdma ? min(le32_to_cpu(adev->attr.max_cq),
+					adev->ceq.depth) : 0;
 	adev->link_up = le32_to_cpu(port.state) == AXON_PORT_ACTIVE;
 	adev->max_mtu = axon_mtu_enum(le32_to_cpu(port.max_mtu));
 	adev->port_state = IB_PORT_DOWN;
@@ -271,7 +274,7 @@ static int axon_limit_dma(struct axon_dev *adev)
  * the RDMA device; at probe, and again at each devlink reload. Failures
  * are told through fw_fatal (devlink health).
  */
-int axon_dev_up(struct pci_dev *pdev, bool roce,
+int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 		struct devlink_health_reporter *fw_fatal, struct axon_dev **out)
 {
 	struct axon_dev *adev;
@@ -285,7 +288,7 @@ int axon_dev_up(struct pci_dev *pdev, bool roce,
 	if (!adev)
 		return -ENOMEM;
 	adev->pdev = pdev;
-	adev->roce = roce;
+	adev->roce = params->roce;
 	adev->fw_fatal = fw_fatal;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
 	mutex_init(&adev->port_mutex);
@@ -312,12 +315,12 @@ int axon_dev_up(struct pci_dev *pdev, bool roce,
 	if (err)
 		goto err_dealloc;
 	err = axon_eq_init(adev, &adev->eq, AXON_REG_EQ_BASE_LO,
-			   AXON_EQ_DEPTH);
+			   params->eq_depth);
 	if (err)
 		goto err_destroy_admin;
 	if (adev->rdma) {
 		err = axon_eq_init(adev, &adev->ceq, AXON_REG_CEQ_BASE_LO,
-				   AXON_CEQ_DEPTH);
+				   params->ceq_depth);
 		if (err)
 			goto err_destroy_eq;
 	}

@@ -79,7 +79,7 @@ static int axon_query_device(struct ib_device *ibdev,
 	props->max_recv_sge = props->max_send_sge;
 	props->max_sge_rd = props->max_send_sge;
 	/* one completion event per armed CQ must fit the CEQ */
-	props->max_cq = min_t(u32, props->max_cq, AXON_CEQ_DEPTH);
+	props->max_cq = adev->max_cq;
 	props->max_cqe = min_t(u32, props->max_cqe, AXON_CQ_MAX_DEPTH);
 	props->max_res_rd_atom = props->max_qp * props->max_qp_rd_atom;
 	props->atomic_cap = IB_ATOMIC_HCA;

@@ -9,14 +9,16 @@
 # on it succeeds. With it on (the default), a second failure is recovered
 # by itself. Then the enable_roce parameter and devlink dev reload: with
 # it false, a reload leaves the Ethernet function only (no axon0); with it
-# true again, axon0 comes back and a transfer succeeds. The harness fails
-# the run on any kernel warning.
+# true again, axon0 comes back and a transfer succeeds. The event queues'
+# depths (event_eq_size, io_eq_size: it limits the CQs) out of range are
+# refused, and set and reloaded they show in diagnose and max_cq. The
+# harness fails the run on any kernel warning.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 . "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
 
-plan 17
+plan 21
 dl=pci/$(axon_bdf)
 rep="$dl reporter fw_fatal"
 
@@ -98,4 +100,32 @@ devlink dev param set "$dl" name enable_roce value true cmode driverinit
 check "reload with enable_roce true: axon0 back" \
 	sh -c "devlink dev reload $dl && rdma link | grep -q axon0"
 check "a transfer on it succeeds" transfer
+
+check "event_eq_size 1 and io_eq_size 4097 refused" \
+	sh -c "! devlink dev param set $dl name event_eq_size value 1 cmode driverinit 2>/dev/null &&
+	       ! devlink dev param set $dl name io_eq_size value 4097 cmode driverinit 2>/dev/null &&
+	       devlink dev param show $dl name io_eq_size | grep -q 'value 4096'"
+devlink dev param set "$dl" name event_eq_size value 16 cmode driverinit
+devlink dev param set "$dl" name io_eq_size value 32 cmode driverinit
+devlink dev reload "$dl"
+diag=$(devlink health diagnose $rep)
+echo "$diag" | sed 's/^/# /'
+check "event_eq_size 16 and io_eq_size 32 reloaded: the queues, max_cq 32" \
+	sh -c "echo '$diag' | grep -q 'event_eq_depth: 16 io_eq_depth: 32 max_cq: 32' &&
+	       ibv_devinfo -v -d axon0 | grep -q 'max_cq:[[:space:]]*32\$'"
+# CQs until the device refuses one: no more than io_eq_size in all
+ncq=$(/usr/bin/python3 -c '
+from pyverbs.device import Context
+from pyverbs.cq import CQ
+from pyverbs.pyverbs_error import PyverbsRDMAError
+ctx, cqs = Context(name="axon0"), []
+try:
+    while len(cqs) < 100:
+        cqs.append(CQ(ctx, 4))
+except PyverbsRDMAError as e:
+    print(len(cqs), e.error_code)
+' 2>&1)
+check "CQs stop at io_eq_size with ENOMEM ($ncq: made, errno)" \
+	sh -c "set -- $ncq; [ \$# = 2 ] && [ \$1 -ge 1 ] && [ \$1 -le 32 ] && [ \$2 = 12 ]"
+check "a transfer with them succeeds" transfer
 finish
