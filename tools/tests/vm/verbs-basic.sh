@@ -3,7 +3,9 @@
 # The basic verbs through libibverbs and the axon provider, then objects
 # changed in place: ibv_resize_cq and ibv_rereg_mr (axon-verbs-change),
 # the device clock and completion timestamps (axon-verbs-clock), then the
-# driver's details in rdma res show -dd.
+# driver's details in rdma res show -dd, the same QP in axonctl and bound
+# to a counter by hand, and bad requests to axon's netlink family
+# (axon-nl-badinput): on the debug kernel too, with its checkers.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
@@ -20,7 +22,7 @@ res_dd() {
 }
 
 pt_require_rdma
-plan 7
+plan 10
 subtest "axon-verbs-basic" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0
 subtest "axon-verbs-change: ibv_resize_cq, ibv_rereg_mr" \
 	"$AXON_REPO/tools/tests/axon-verbs-change" -g "$GID_IDX" axon0
@@ -42,7 +44,23 @@ check "rdma res show cq -dd: the device's CQ, a ring in pages" \
 	res_dd cq "hw_cqn [0-9]+" "depth [0-9]+" "ring_pages [1-9]" "cqe_size 32"
 check "rdma res show mr -dd: a user MR in 4 KiB pages" \
 	res_dd mr "kind user" "page_size 4096" "npages [1-9]"
+qpn=$(rdma res show qp | sed -n 's/.* lqpn \([0-9]*\) .*comm ibv_rc_pingpong.*/\1/p')
+out=$("$AXON_REPO/tools/axonctl" qp show axon0 qpn "$qpn" 2>&1)
+echo "$out" | sed 's/^/# axonctl: /'
+check "axonctl qp show: QP $qpn in INIT, in the device too, RQ of 512" \
+	sh -c "echo '$out' | grep -q '^ifname axon0 qpn $qpn type RC state INIT .*rq_depth 512' &&
+	       echo '$out' | grep -q 'hw_state INIT'"
+rdma statistic qp bind link axon0/1 lqpn "$qpn"
+bound=$(rdma statistic qp show link axon0/1)
+rdma statistic qp unbind link axon0/1 \
+	cntn "$(echo "$bound" | sed -n 's/.* cntn \([0-9]*\) .*/\1/p')" lqpn "$qpn"
+echo "$bound" | sed 's/^/# /'
+check "the QP bound to a counter by hand and unbound" \
+	sh -c "echo '$bound' | grep -q 'LQPN: <$qpn>' &&
+	       ! rdma statistic qp show link axon0/1 | grep -q cntn"
 kill $holder 2>/dev/null
 wait $holder 2>/dev/null
+subtest "axon-nl-badinput: bad requests to the netlink family" \
+	"$AXON_REPO/tools/tests/axon-nl-badinput" axon0
 check "no kernel warnings" kernel_quiet
 finish
