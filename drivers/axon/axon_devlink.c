@@ -88,7 +88,8 @@ static int axon_devlink_info_get(struct devlink *devlink,
 	return devlink_info_version_running_put(req, "fw.interface", buf);
 }
 
-static int axon_devlink_up(struct devlink *devlink)
+/* report: the device may report failures (the instance is registered) */
+static int axon_devlink_up(struct devlink *devlink, bool report)
 {
 	struct axon_devlink *priv = devlink_priv(devlink);
 	union devlink_param_value roce, eq, ceq;
@@ -111,7 +112,8 @@ static int axon_devlink_up(struct devlink *devlink)
 		.eq_depth = eq.vu32,
 		.ceq_depth = ceq.vu32,
 	};
-	return axon_dev_up(priv->pdev, &params, priv->fw_fatal, &priv->adev);
+	return axon_dev_up(priv->pdev, &params, report ? priv->fw_fatal : NULL,
+			   &priv->adev);
 }
 
 static void axon_devlink_down(struct devlink *devlink)
@@ -146,7 +148,7 @@ static int axon_devlink_reload_up(struct devlink *devlink,
 	int err;
 
 	*actions_performed = BIT(DEVLINK_RELOAD_ACTION_DRIVER_REINIT);
-	err = axon_devlink_up(devlink);
+	err = axon_devlink_up(devlink, true);
 	if (err)
 		NL_SET_ERR_MSG_MOD(extack, "bringing the device up failed");
 	return err;
@@ -327,8 +329,10 @@ static const struct devlink_health_reporter_ops axon_fw_fatal_ops = {
 /* After axon_ib_fatal_event(): from process context, once per failure. */
 void axon_devlink_fatal(struct axon_dev *adev, const char *reason)
 {
-	if (adev->fw_fatal && !READ_ONCE(adev->dying))
-		devlink_health_report(adev->fw_fatal, reason, (void *)reason);
+	struct devlink_health_reporter *fw_fatal = READ_ONCE(adev->fw_fatal);
+
+	if (fw_fatal && !READ_ONCE(adev->dying))
+		devlink_health_report(fw_fatal, reason, (void *)reason);
 }
 
 /* The instance, its parameters and reporter, and the device brought up. */
@@ -356,12 +360,14 @@ int axon_devlink_probe(struct pci_dev *pdev)
 		err = PTR_ERR(priv->fw_fatal);
 		goto err_unregister_params;
 	}
-	err = axon_devlink_up(devlink);
+	err = axon_devlink_up(devlink, false);
 	if (err)
 		goto err_destroy_reporter;
 	devlink_set_features(devlink, DEVLINK_F_RELOAD);
 	pci_set_drvdata(pdev, devlink);
 	devlink_register(devlink);
+	/* a report needs a registered instance: the device's from now on */
+	WRITE_ONCE(priv->adev->fw_fatal, priv->fw_fatal);
 	return 0;
 
 err_destroy_reporter:

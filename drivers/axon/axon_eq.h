@@ -14,7 +14,7 @@
 
 /* defaults of devlink's event_eq_size and io_eq_size */
 #define AXON_EQ_DEPTH 64
-/* one event per armed CQ at most: the CQs are limited to its depth */
+/* one event per armed CQ at most: it limits the CQs to its depth - 1 */
 #define AXON_CEQ_DEPTH AXON_QUEUE_MAX_DEPTH
 
 struct axon_dev;

@@ -238,9 +238,9 @@ static int axon_query_attrs(struct axon_dev *adev)
 	err = axon_cmd_query_port(&adev->aq, AXON_PORT, &port);
 	if (err)
 		return err;
-	/* one completion event per CQ must fit the CEQ */
+	/* one completion event per CQ must fit the CEQ, which holds depth - 1 */
 	adev->max_cq = adev->rdma ? min(le32_to_cpu(adev->attr.max_cq),
-					adev->ceq.depth) : 0;
+					adev->ceq.depth - 1) : 0;
 	adev->link_up = le32_to_cpu(port.state) == AXON_PORT_ACTIVE;
 	adev->max_mtu = axon_mtu_enum(le32_to_cpu(port.max_mtu));
 	adev->port_state = IB_PORT_DOWN;
@@ -271,8 +271,8 @@ static int axon_limit_dma(struct axon_dev *adev)
 
 /*
  * Brings the device's functions up: the Ethernet netdev, and with roce
- * the RDMA device; at probe, and again at each devlink reload. Failures
- * are told through fw_fatal (devlink health).
+ * the RDMA device; at probe, and again at each devlink reload. A failed
+ * device is told through fw_fatal (devlink health), if given.
  */
 int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 		struct devlink_health_reporter *fw_fatal, struct axon_dev **out)
