@@ -5,12 +5,17 @@
 
 #include "axon_cmds.h"
 
-/* QUERY_* commands return their result by DMA into a bounce buffer. */
-static int axon_cmd_query(struct axon_admin_queue *aq, u16 opcode, u32 port,
-			  void *out, size_t len)
+/*
+ * Executes @cmd with a DMA buffer of @len bytes, whose address goes to
+ * @addr (a field of @cmd): @in copied to it first (zeros without), what
+ * the device wrote copied to @out after. A command that timed out may
+ * still write the buffer: the admin queue keeps it then.
+ */
+static int axon_cmd_exec_buf(struct axon_admin_queue *aq,
+			     struct axon_admin_cmd *cmd, __le64 *addr,
+			     const void *in, void *out, size_t len,
+			     struct axon_admin_cqe *cqe)
 {
-	struct axon_admin_cmd cmd = {};
-	struct axon_admin_cqe cqe;
 	dma_addr_t dma;
 	void *buf;
 	int err;
@@ -18,13 +23,11 @@ static int axon_cmd_query(struct axon_admin_queue *aq, u16 opcode, u32 port,
 	buf = dma_alloc_coherent(aq->dmadev, len, &dma, GFP_KERNEL);
 	if (!buf)
 		return -ENOMEM;
-
-	cmd.opcode = cpu_to_le16(opcode);
-	cmd.query.resp_addr = cpu_to_le64(dma);
-	cmd.query.resp_len = cpu_to_le32(len);
-	cmd.query.port = cpu_to_le32(port);
-	err = axon_admin_exec(aq, &cmd, &cqe);
-	if (!err)
+	if (in)
+		memcpy(buf, in, len);
+	*addr = cpu_to_le64(dma);
+	err = axon_admin_exec(aq, cmd, cqe);
+	if (!err && out)
 		memcpy(out, buf, len);
 
 	if (err == -ETIMEDOUT)
@@ -32,6 +35,20 @@ static int axon_cmd_query(struct axon_admin_queue *aq, u16 opcode, u32 port,
 	else
 		dma_free_coherent(aq->dmadev, len, buf, dma);
 	return err;
+}
+
+/* QUERY_* commands return their result by DMA into a bounce buffer. */
+static int axon_cmd_query(struct axon_admin_queue *aq, u16 opcode, u32 port,
+			  void *out, size_t len)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(opcode);
+	cmd.query.resp_len = cpu_to_le32(len);
+	cmd.query.port = cpu_to_le32(port);
+	return axon_cmd_exec_buf(aq, &cmd, &cmd.query.resp_addr, NULL, out, len,
+				 &cqe);
 }
 
 int axon_cmd_query_device(struct axon_admin_queue *aq,
@@ -274,29 +291,12 @@ static int axon_cmd_qp_buf(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
-	dma_addr_t dma;
-	void *buf;
-	int err;
-
-	buf = dma_alloc_coherent(aq->dmadev, len, &dma, GFP_KERNEL);
-	if (!buf)
-		return -ENOMEM;
-	if (in)
-		memcpy(buf, in, len);
 
 	cmd.opcode = cpu_to_le16(opcode);
 	cmd.qp.qpn = cpu_to_le32(qpn);
 	cmd.qp.attr_mask = cpu_to_le32(attr_mask);
-	cmd.qp.attr_addr = cpu_to_le64(dma);
-	err = axon_admin_exec(aq, &cmd, &cqe);
-	if (!err && out)
-		memcpy(out, buf, len);
-
-	if (err == -ETIMEDOUT)
-		axon_admin_orphan_buf(aq, buf, dma, len);
-	else
-		dma_free_coherent(aq->dmadev, len, buf, dma);
-	return err;
+	return axon_cmd_exec_buf(aq, &cmd, &cmd.qp.attr_addr, in, out, len,
+				 &cqe);
 }
 
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
@@ -449,31 +449,18 @@ int axon_cmd_counter_set(struct axon_admin_queue *aq, u16 opcode, u32 set,
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
-	dma_addr_t dma = 0;
-	void *buf = NULL;
 	int err;
 
-	if (counters) {
-		buf = dma_alloc_coherent(aq->dmadev, sizeof(*counters), &dma,
-					 GFP_KERNEL);
-		if (!buf)
-			return -ENOMEM;
-	}
 	cmd.opcode = cpu_to_le16(opcode);
 	cmd.counter_set.set = cpu_to_le32(set);
 	cmd.counter_set.qpn = cpu_to_le32(qpn);
-	cmd.counter_set.resp_addr = cpu_to_le64(dma);
+	if (counters)
+		return axon_cmd_exec_buf(aq, &cmd, &cmd.counter_set.resp_addr,
+					 NULL, counters, sizeof(*counters),
+					 &cqe);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (!err && result)
 		err = axon_cmd_result(aq, &cqe, "counter set", 1,
 				      AXON_MAX_COUNTER_SETS - 1, result);
-	if (!err && counters)
-		memcpy(counters, buf, sizeof(*counters));
-	if (!buf)
-		return err;
-	if (err == -ETIMEDOUT)
-		axon_admin_orphan_buf(aq, buf, dma, sizeof(*counters));
-	else
-		dma_free_coherent(aq->dmadev, sizeof(*counters), buf, dma);
 	return err;
 }
