@@ -18,18 +18,6 @@ axonctl=$AXON_REPO/tools/axonctl
 py=/usr/bin/python3
 hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
 
-# pingpong PORT ITERS LOG: node 0 serves, node 1 connects; in the background
-pingpong() {
-	if [ "$AXON_NODE" = 0 ]; then
-		ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" \
-			-s 4096 </dev/null >"$3" 2>&1 &
-	else
-		sleep 1
-		pt_client "$3" "${AXON_PEERS%% *}" ibv_rc_pingpong \
-			-d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" -s 4096 &
-	fi
-}
-
 # field NAME: its value in the text $out
 field() {
 	echo "$out" | tr '\n' ' ' | sed -n "s/.* $1 \([^ ]*\).*/\1/p"
@@ -51,7 +39,7 @@ check "dev show -j (a dump of every device) parses as JSON" \
 	sh -c "[ \"\$(echo '$out' | $py -c 'import json, sys; print(\" \".join(d[\"ifname\"] + \":\" + str(d[\"qps\"] >= 0) for d in json.load(sys.stdin)))')\" = '$RDMA_DEV:True' ]"
 
 log=$AXON_OUT/pingpong.log
-pingpong 18920 15000 "$log"
+pingpong_pair 18920 15000 "$log"
 pp=$!
 qp_line() { rdma -dd res show qp | grep "comm ibv_rc_pingpong"; }
 wait_for 120 sh -c "rdma -dd res show qp | grep 'comm ibv_rc_pingpong' | grep -q 'drv_hw_state RTS'"
@@ -105,7 +93,7 @@ retrans0=$(cat "$hw/retransmits")
 out=$("$axonctl" dev show "$RDMA_DEV")
 check "dev set wire drop-every 23: dev show has it" \
 	sh -c "echo '$out' | grep -q 'wire_drop_every 23 '"
-pingpong 18922 300 "$log"
+pingpong_pair 18922 300 "$log"
 wait $!
 rc=$?
 retrans1=$(cat "$hw/retransmits")

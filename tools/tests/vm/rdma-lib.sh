@@ -53,3 +53,17 @@ res_back() {
 kernel_quiet() {
 	! dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace:|KASAN:|UBSAN:|general protection'
 }
+
+# pingpong_pair PORT ITERS LOG: ibv_rc_pingpong of 4096-byte messages
+# across two nodes, in the background ($! is it): node 0 serves, node 1
+# connects a second later (needs perftest-lib.sh's pt_client)
+pingpong_pair() {
+	if [ "$AXON_NODE" = 0 ]; then
+		ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" \
+			-s 4096 </dev/null >"$3" 2>&1 &
+	else
+		sleep 1
+		pt_client "$3" "${AXON_PEERS%% *}" ibv_rc_pingpong \
+			-d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" -s 4096 &
+	fi
+}

@@ -21,18 +21,6 @@ hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
 log=$AXON_OUT/pingpong.log
 py=/usr/bin/python3
 
-# pingpong PORT ITERS: node 0 serves, node 1 connects; in the background
-pingpong() {
-	if [ "$AXON_NODE" = 0 ]; then
-		ibv_rc_pingpong -d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" \
-			-s 4096 </dev/null >"$log" 2>&1 &
-	else
-		sleep 1
-		pt_client "$log" "${AXON_PEERS%% *}" ibv_rc_pingpong \
-			-d "$RDMA_DEV" -g "$GID_IDX" -p "$1" -n "$2" -s 4096 &
-	fi
-}
-
 qp_line() { rdma -dd res show qp | grep "comm ibv_rc_pingpong"; }
 rts() { qp_line | grep -q "drv_hw_state RTS"; }
 # qp_pkts: the QP's own packet counters, sent and received
@@ -82,7 +70,7 @@ check "auto mode by QP type is on" \
 	sh -c "echo '$mode' | grep -q 'auto type on'"
 
 port0=$(cat "$hw/tx_pkts")
-pingpong 18930 15000
+pingpong_pair 18930 15000 "$log"
 pp=$!
 wait_for 120 rts
 qpn=$(qp_line | sed -n 's/.* lqpn \([0-9]*\) .*/\1/p')
@@ -112,7 +100,7 @@ check "the port keeps what the counter counted: 15000 messages of 4 packets ($po
 	sh -c "[ $((port2 - port0)) -ge 60000 ]"
 
 rdma statistic qp set link "$link" auto off
-pingpong 18932 15000
+pingpong_pair 18932 15000 "$log"
 pp=$!
 wait_for 120 rts
 qpn=$(qp_line | sed -n 's/.* lqpn \([0-9]*\) .*/\1/p')
