@@ -5,7 +5,8 @@
 # the device clock and completion timestamps (axon-verbs-clock), then the
 # driver's details in rdma res show -dd, the same QP in axonctl and bound
 # to a counter by hand, and bad requests to axon's netlink family
-# (axon-nl-badinput): on the debug kernel too, with its checkers.
+# (axon-nl-badinput), and a devlink reload: on the debug kernel too, with
+# its checkers.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
@@ -22,7 +23,7 @@ res_dd() {
 }
 
 pt_require_rdma
-plan 10
+plan 11
 subtest "axon-verbs-basic" "$AXON_REPO/tools/tests/axon-verbs-basic" axon0
 subtest "axon-verbs-change: ibv_resize_cq, ibv_rereg_mr" \
 	"$AXON_REPO/tools/tests/axon-verbs-change" -g "$GID_IDX" axon0
@@ -62,5 +63,10 @@ kill $holder 2>/dev/null
 wait $holder 2>/dev/null
 subtest "axon-nl-badinput: bad requests to the netlink family" \
 	"$AXON_REPO/tools/tests/axon-nl-badinput" axon0
+dl=pci/$(axon_bdf)
+devlink dev reload "$dl"
+check "devlink dev reload: a driver_reinit, axon0 back" \
+	sh -c "devlink -s dev show $dl | grep -q driver_reinit &&
+	       rdma link | grep -q axon0"
 check "no kernel warnings" kernel_quiet
 finish
