@@ -752,7 +752,9 @@ static void kv_ud(struct kv *kv, struct ib_qp_init_attr *init)
 	kv_check(kv, wc.wc_flags & IB_WC_WITH_NETWORK_HDR_TYPE &&
 		 wc.network_hdr_type == net, what);
 	reply_ah = ib_create_ah_from_wc(kv->pd, &wc, kv->buf[1], 1);
-	kv_check(kv, !IS_ERR(reply_ah), "ib_create_ah_from_wc");
+	snprintf(what, sizeof(what), "ib_create_ah_from_wc (%d)",
+		 (int)PTR_ERR_OR_ZERO(reply_ah));
+	kv_check(kv, !IS_ERR(reply_ah), what);
 	kv_check(kv, !IS_ERR(reply_ah) &&
 		 kv_ud_send(kv, qp[1], qp[0], reply_ah, &wc),
 		 "a reply through that AH arrives");

@@ -13,7 +13,14 @@ set -u
 
 # built next to axon.ko: the work tree's, or the debug kernel's copy
 ko=${AXON_KO%/drivers/axon/axon.ko}/tools/tests/kverbs/axon-kverbs-test.ko
+# ib_create_ah_from_wc() resolves the sender's MAC through the IP stack,
+# which does not know a link-local address still in duplicate address
+# detection: the netdev came up just before this command.
+no_tentative() {
+	[ -z "$(ip -6 addr show dev "$(axon_netdev)" tentative)" ]
+}
 plan 1
+wait_for 30 no_tentative || echo "# $(axon_netdev): an address is still tentative"
 echo "axon-kverbs-test: start" > /dev/kmsg
 insmod "$ko"
 rc=$?
