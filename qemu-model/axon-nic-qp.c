@@ -1026,7 +1026,8 @@ uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
                   AXON_QP_LIVE_TIMER : 0) |
                  (qp->comp.rnr_wait ? AXON_QP_LIVE_RNR_WAIT : 0) |
                  (qp->resp.nak_sent ? AXON_QP_LIVE_NAK_SENT : 0) |
-                 (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0),
+                 (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0) |
+                 (axon_cc_paced(s, qp) ? AXON_QP_LIVE_CC_PACED : 0),
     };
     axon_qp_counters_le(&qp->stats, &st.cnt);
     if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &st,
@@ -1040,6 +1041,7 @@ static void axon_qp_free(AxonNicState *s, AxonQp *qp)
 {
     axon_roce_qp_stop(s, qp);
     timer_free(qp->comp.retry_timer);
+    axon_cc_qp_free(qp);
     qp->scq->users--;
     qp->rcq->users--;
     if (qp->srq) {
@@ -1113,6 +1115,12 @@ static uint32_t axon_rdma_stat_raw(AxonNicState *s, hwaddr addr)
         return r->stats.ud_nobuf;
     case AXON_REG_STAT_UC_DROPS:
         return r->stats.uc_drops;
+    case AXON_REG_STAT_CNP_SENT:
+        return r->stats.cnp_sent;
+    case AXON_REG_STAT_CNP_RCVD:
+        return r->stats.cnp_rcvd;
+    case AXON_REG_STAT_ECN_MARKED:
+        return r->stats.ecn_marked;
     default:
         return 0;
     }

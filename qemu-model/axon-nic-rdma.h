@@ -221,6 +221,21 @@ typedef struct AxonCounterSet {
     AxonQpStats kept;
 } AxonCounterSet;
 
+/* DCQCN's reaction and notification point of an RC QP (axon-roce-cc.c) */
+typedef struct AxonCcQp {
+    bool limited;               /* paced: a CNP cut the rate */
+    uint32_t rate, target;      /* Mb/s */
+    uint32_t alpha;             /* 1 << 16 is 1 */
+    int64_t alpha_ns;           /* alpha's last decay step */
+    int64_t incr_ns;            /* the increase timer's last step */
+    uint32_t timer_steps, byte_steps;   /* increases since the cut */
+    uint64_t bytes;             /* sent since the last byte step */
+    int64_t next_tx_ns;         /* when the next packet is due */
+    QEMUTimer *pace_timer;
+    bool cnp_sent;              /* as notification point: one sent ... */
+    int64_t last_cnp_ns;        /* ... at this time */
+} AxonCcQp;
+
 typedef struct AxonQp {
     AxonNicState *s;
     uint32_t qpn;
@@ -242,6 +257,7 @@ typedef struct AxonQp {
     AxonComp comp;
     AxonResp resp;
     AxonQpStats stats;
+    AxonCcQp cc;
     uint32_t cset;              /* the counter set it counts in; 0: port's */
     AxonQpStats cset_base;      /* stats when it joined cset */
 
@@ -274,6 +290,9 @@ typedef struct AxonRdmaStats {
     uint32_t qkey_drops;        /* UD packets with another Q_Key */
     uint32_t ud_nobuf;          /* UD packets finding no receive WQE */
     uint32_t uc_drops;          /* UC messages dropped */
+    uint32_t cnp_sent, cnp_rcvd;
+    uint32_t ecn_marked;        /* packets received marked CE */
+    uint32_t ce_count;          /* x-tx-ce-every: ECN-capable frames sent */
 } AxonRdmaStats;
 
 struct AxonRdma {

@@ -507,7 +507,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_MW | AXON_CAP_GSI | AXON_CAP_RESIZE_CQ |
               AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES | AXON_CAP_CLOCK |
               AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
-              AXON_CAP_COUNTER_SETS;
+              AXON_CAP_COUNTER_SETS | AXON_CAP_CC;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -557,7 +557,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_DB_PAGES:
         val = AXON_RDMA_DB_PAGES;
         break;
-    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_UC_DROPS:
+    case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_ECN_MARKED:
         val = axon_rdma_stat(s, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
@@ -770,6 +770,12 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
         error_setg(errp, "axon-nic: max-pd must be in 1..%u", 1U << 24);
         return;
     }
+    if (!s->cc.min_rate || s->cc.min_rate > s->cc.line_rate ||
+        !s->cc.g_shift || s->cc.g_shift > 16) {
+        error_setg(errp, "axon-nic: dcqcn-min-rate must be in "
+                   "1..dcqcn-line-rate, dcqcn-g-shift in 1..16");
+        return;
+    }
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init(&s->bar_regs, OBJECT(s), "axon-nic-bar0",
                        AXON_BAR_REGS_SIZE);
@@ -829,6 +835,18 @@ static Property axon_nic_properties[] = {
     /* Test hooks: RoCE to this device over netdev=; a lossy wire. */
     DEFINE_PROP_BOOL("x-wire-loopback", AxonNicState, wire_loopback, false),
     DEFINE_PROP_UINT32("x-tx-drop-every", AxonNicState, tx_drop_every, 0),
+    DEFINE_PROP_UINT32("x-tx-ce-every", AxonNicState, tx_ce_every, 0),
+    DEFINE_PROP_BOOL("dcqcn", AxonNicState, cc.dcqcn, false),
+    DEFINE_PROP_UINT32("dcqcn-line-rate", AxonNicState, cc.line_rate, 100000),
+    DEFINE_PROP_UINT32("dcqcn-min-rate", AxonNicState, cc.min_rate, 100),
+    DEFINE_PROP_UINT32("dcqcn-rai", AxonNicState, cc.rai, 40),
+    DEFINE_PROP_UINT32("dcqcn-rhai", AxonNicState, cc.rhai, 400),
+    DEFINE_PROP_UINT32("dcqcn-g-shift", AxonNicState, cc.g_shift, 8),
+    DEFINE_PROP_UINT32("dcqcn-alpha-us", AxonNicState, cc.alpha_us, 55),
+    DEFINE_PROP_UINT32("dcqcn-increase-us", AxonNicState, cc.increase_us, 300),
+    DEFINE_PROP_UINT32("dcqcn-byte-reset", AxonNicState, cc.byte_reset,
+                       32768),
+    DEFINE_PROP_UINT32("dcqcn-cnp-us", AxonNicState, cc.cnp_us, 50),
     DEFINE_PROP_UINT32("x-tx-reorder-every", AxonNicState, tx_reorder_every,
                        0),
     DEFINE_PROP_END_OF_LIST(),

@@ -91,6 +91,17 @@ typedef struct AxonRoceFrame {
 
 typedef struct AxonRdma AxonRdma;
 
+/* DCQCN's parameters (axon-roce-cc.c, Documentation/congestion-control.rst) */
+typedef struct AxonCcConf {
+    bool dcqcn;
+    uint32_t line_rate, min_rate;       /* Mb/s */
+    uint32_t rai, rhai;                 /* Mb/s, additive and hyper */
+    uint32_t g_shift;                   /* alpha's gain: 1 / 2^g_shift */
+    uint32_t alpha_us, increase_us;     /* the two timers */
+    uint32_t byte_reset;                /* the byte counter, bytes */
+    uint32_t cnp_us;                    /* a QP's CNPs at most this often */
+} AxonCcConf;
+
 struct AxonNicState {
     PCIDevice parent_obj;
 
@@ -130,6 +141,8 @@ struct AxonNicState {
     bool wire_loopback;     /* test hook: local QPs talk over the wire */
     uint32_t tx_drop_every; /* test hook: lose every Nth RoCE frame */
     uint32_t tx_reorder_every; /* test hook: swap it with the next one */
+    uint32_t tx_ce_every;   /* test hook: mark every Nth ECT frame CE */
+    AxonCcConf cc;          /* dcqcn=, dcqcn-* */
 };
 
 /* axon-nic.c: the core's services */

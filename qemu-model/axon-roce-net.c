@@ -76,6 +76,10 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
         stl_be_p(q, pkt->rkey);
         q += IB_IETH_LEN;
     }
+    if (flags & OP_CNP_RSVD) {
+        memset(q, 0, IB_CNP_RSVD_LEN);
+        q += IB_CNP_RSVD_LEN;
+    }
     return q - p;
 }
 
@@ -132,10 +136,11 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
                                  const uint8_t *sgid, unsigned udp_len)
 {
     uint8_t hop_limit = path->hop_limit ? path->hop_limit : 64;
+    uint8_t tclass = (path->tclass & ~AXON_ECN_CE) | path->ecn;
 
     if (axon_gid_is_v4(sgid) && axon_gid_is_v4(path->dgid)) {
         l3[0] = 0x45;
-        l3[1] = path->tclass;
+        l3[1] = tclass;
         stw_be_p(l3 + 2, 20 + udp_len);
         stw_be_p(l3 + 4, 0);
         stw_be_p(l3 + 6, IP_DF);
@@ -147,7 +152,7 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
         stw_be_p(l3 + 10, net_checksum_finish(net_checksum_add(20, l3)));
         return 20;
     }
-    stl_be_p(l3, 6u << 28 | (uint32_t)path->tclass << 20 |
+    stl_be_p(l3, 6u << 28 | (uint32_t)tclass << 20 |
              (path->flow_label & AXON_FLOW_LABEL_MASK));
     stw_be_p(l3 + 4, udp_len);
     l3[6] = IP_PROTO_UDP;
@@ -157,10 +162,14 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
     return 40;
 }
 
-/* Sends pkt as a RoCEv2 frame along path. */
+/*
+ * Sends pkt as a RoCEv2 frame along path. The x-tx-ce-every test hook
+ * plays a congested switch: it marks every Nth ECN-capable frame CE.
+ */
 static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
-                              const AxonPath *path)
+                              const AxonPath *in)
 {
+    AxonPath marked = *in, *path = &marked;
     const uint8_t *sgid = axon_mr_gid(s, path->sgid_index)->gid;
     uint8_t hdr[AXON_ETH_HLEN + 40 + 8 + IB_MAX_HDR_LEN];
     uint8_t ib_hdrs[IB_MAX_HDR_LEN];
@@ -171,6 +180,10 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     uint32_t crc;
     struct iovec iov[4];
 
+    if (s->tx_ce_every && path->ecn == AXON_ECN_ECT0 &&
+        ++s->rdma->stats.ce_count % s->tx_ce_every == 0) {
+        path->ecn = AXON_ECN_CE;
+    }
     pkt->pad = -pkt->len & 3;
     ib_len = axon_roce_put_hdrs(ib_hdrs, pkt);
     udp_len = 8 + ib_len + pkt->len + pkt->pad + IB_ICRC_LEN;
@@ -249,6 +262,7 @@ void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
         .sgid_index = a->sgid_index,
         .hop_limit = a->hop_limit,
         .tclass = a->tclass,
+        .ecn = axon_cc_ecn(s, qp, pkt),
         .flow_label = le32_to_cpu(a->flow_label),
         .udp_sport = le16_to_cpu(a->udp_sport),
         .loopback = qp->loopback,
@@ -295,6 +309,8 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
     }
     if (qp->type != (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UC ?
                      AXON_QPT_UC : AXON_QPT_RC) ||
+        (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
+         qp->state != AXON_QPS_RTS) ||
         !axon_roce_from_peer(qp, pkt, from)) {
         trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
         s->rdma->stats.rx_drops++;
@@ -303,6 +319,11 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
     s->rdma->stats.rx_pkts++;
     qp->stats.rx_pkts++;
     qp->stats.rx_bytes += pkt->len;
+    if (pkt->opcode == IB_CNP) {
+        axon_cc_cnp_rx(s, qp);
+        return;
+    }
+    axon_cc_rx(s, qp, pkt);
     if (qp->type == AXON_QPT_UC) {
         axon_uc_rx(s, qp, pkt);
     } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
@@ -410,6 +431,8 @@ void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f)
     memcpy(pkt.sgid, f->sgid, sizeof(pkt.sgid));
     pkt.l3 = f->l3;
     pkt.l3_len = f->l3_len;
+    pkt.ecn = (f->l3_len == 20 ? f->l3[1] : ldl_be_p(f->l3) >> 20) &
+              AXON_ECN_CE;
     trace_axon_nic_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
     axon_roce_rx_pkt(s, &pkt, NULL);
     return;

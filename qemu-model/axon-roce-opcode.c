@@ -43,6 +43,9 @@ const AxonIbOp axon_ib_ops[IB_NUM_OPCODES] = {
     [IB_SEND_ONLY_INV] = SEND_OP(OP_START | OP_END | OP_IETH),
 };
 
+/* RoCEv2's CNP (IBA annex 17): BTH, 16 reserved bytes, ICRC */
+const AxonIbOp axon_cnp_op = { OP_START | OP_END | OP_CNP_RSVD, KIND_CNP };
+
 /* UC: RC's SENDs and WRITEs, nothing acknowledged (IBA 9.2.1) */
 const AxonIbOp axon_uc_ops[IB_NUM_OPCODES] = {
     SEND_WRITE_OPS,

@@ -49,6 +49,8 @@ enum {
 #define IB_SERVICE_RC       0x00
 #define IB_SERVICE_UC       0x20
 #define IB_SERVICE_UD       0x60
+#define IB_SERVICE_CNP      0x80    /* RoCEv2 congestion notification */
+#define IB_CNP              (IB_SERVICE_CNP | 0x01)
 #define IB_UD_SEND_ONLY     (IB_SERVICE_UD | IB_SEND_ONLY)
 #define IB_UD_SEND_ONLY_IMM (IB_SERVICE_UD | IB_SEND_ONLY_IMM)
 
@@ -64,8 +66,12 @@ enum {
 #define OP_IMM          0x100
 #define OP_DETH         0x200   /* UD: Q_Key and source QP */
 #define OP_IETH         0x400   /* the rkey a SEND invalidates */
+#define OP_CNP_RSVD     0x800   /* a CNP's 16 reserved bytes */
 
-enum { KIND_SEND, KIND_WRITE, KIND_READ, KIND_ATOMIC, KIND_RRESP, KIND_ACK };
+enum {
+    KIND_SEND, KIND_WRITE, KIND_READ, KIND_ATOMIC, KIND_RRESP, KIND_ACK,
+    KIND_CNP,
+};
 
 typedef struct AxonIbOp {
     uint16_t flags;
@@ -81,6 +87,7 @@ typedef struct AxonIbOp {
 #define IB_DETH_LEN         8
 #define IB_IETH_LEN         4
 #define IB_ICRC_LEN         4
+#define IB_CNP_RSVD_LEN     16
 #define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
                              IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN)
 #define IB_DEFAULT_PKEY     0xffff
@@ -100,6 +107,7 @@ typedef struct AxonIbOp {
 extern const AxonIbOp axon_ib_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_uc_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_ud_ops[IB_NUM_OPCODES];
+extern const AxonIbOp axon_cnp_op;
 
 /* What opcode carries, NULL if no service of the device sends it. */
 static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
@@ -120,6 +128,8 @@ static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
     case IB_SERVICE_UD:
         op = &axon_ud_ops[operation];
         break;
+    case IB_SERVICE_CNP:
+        return opcode == IB_CNP ? &axon_cnp_op : NULL;
     default:
         return NULL;
     }
@@ -135,7 +145,8 @@ static inline unsigned axon_ib_hdr_len(uint16_t flags)
            (flags & OP_AETH ? IB_AETH_LEN : 0) +
            (flags & OP_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
            (flags & OP_IMM ? IB_IMM_LEN : 0) +
-           (flags & OP_IETH ? IB_IETH_LEN : 0);
+           (flags & OP_IETH ? IB_IETH_LEN : 0) +
+           (flags & OP_CNP_RSVD ? IB_CNP_RSVD_LEN : 0);
 }
 
 #endif /* HW_AXON_ROCE_OPCODE_H */

@@ -151,6 +151,7 @@ static void axon_roce_retry_timer(void *opaque)
 void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp)
 {
     timer_del(qp->comp.retry_timer);
+    timer_del(qp->cc.pace_timer);
     qp->comp.rnr_wait = false;
     if (qp->scheduled) {
         QTAILQ_REMOVE(&s->rdma->sched, qp, sched);
@@ -168,6 +169,7 @@ void axon_roce_qp_init(AxonNicState *s, AxonQp *qp)
     qp->resp.last_op = IB_NO_OPCODE;
     qp->comp.retry_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                         axon_roce_retry_timer, qp);
+    axon_cc_qp_init(qp);
 }
 
 bool axon_roce_dest_is_local(AxonNicState *s, const uint8_t *dmac,
@@ -207,6 +209,7 @@ void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)
     qp->req.cur_off = 0;
     qp->comp.retry_left = qp->attr.retry_cnt;
     qp->comp.rnr_left = qp->attr.rnr_retry;
+    axon_cc_qp_reset(qp);
     axon_roce_schedule(s, qp);
 }
 
@@ -258,6 +261,22 @@ void axon_roce_flush(AxonNicState *s, AxonQp *qp)
     qp->resp.recv_active = false;
 }
 
+/*
+ * RC's requester, for the packets congestion control lets it send now;
+ * a QP it holds back is brought back by its pace timer, not the engine.
+ */
+static unsigned axon_roce_rc_send(AxonNicState *s, AxonQp *qp,
+                                  unsigned budget)
+{
+    unsigned allowed = axon_cc_allowance(s, qp, budget);
+    uint64_t bytes = qp->stats.tx_bytes;
+    unsigned n = allowed ? axon_roce_req_run(s, qp, allowed) : 0;
+
+    axon_cc_sent(s, qp, n, qp->stats.tx_bytes - bytes,
+                 allowed < budget && axon_roce_unsent(qp));
+    return n;
+}
+
 /* Runs the QP's sender for up to budget packets; returns how many. */
 static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
 {
@@ -267,7 +286,7 @@ static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
     case AXON_QPT_UC:
         return axon_uc_req_run(s, qp, budget);
     default:
-        return axon_roce_req_run(s, qp, budget);
+        return axon_roce_rc_send(s, qp, budget);
     }
 }
 

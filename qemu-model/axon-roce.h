@@ -15,6 +15,7 @@
  *                          responses out
  *   axon-roce-comp.c       completer: responses in, CQEs out
  *   axon-roce-sched.c      the engine, the timers, the QP lifecycle
+ *   axon-roce-cc.c         congestion control for RC: ECN, CNPs, DCQCN
  *
  * The QP layer (axon-nic-qp.c) calls the entry points at the end of this
  * file; the transport reaches up only through the services of
@@ -57,7 +58,13 @@ typedef struct AxonPkt {
     uint8_t sgid[16];           /* received: the source IP, as a GID */
     const uint8_t *l3;          /* received: its IP header (a UD GRH) */
     unsigned l3_len;
+    uint8_t ecn;                /* received: the IP header's ECN field */
 } AxonPkt;
+
+/* The ECN field of the IP header (RFC 3168) */
+#define AXON_ECN_NOT_ECT    0
+#define AXON_ECN_ECT0       2
+#define AXON_ECN_CE         3
 
 /* Where a packet goes: the QP's path (RC), or its WQE's address (UD). */
 typedef struct AxonPath {
@@ -66,6 +73,7 @@ typedef struct AxonPath {
     uint8_t sgid_index;
     uint8_t hop_limit;
     uint8_t tclass;
+    uint8_t ecn;                /* AXON_ECN_*: into tclass's low bits */
     uint32_t flow_label;        /* host order */
     uint16_t udp_sport;         /* host order; 0: from the QPN */
     bool loopback;              /* the destination is this device */
@@ -151,6 +159,19 @@ void axon_roce_skip(AxonQp *qp, AxonSwqe *e);
 void axon_roce_rewind(AxonQp *qp, uint32_t psn);
 void axon_roce_swqe_cqe(AxonNicState *s, AxonQp *qp, AxonSwqe *e);
 uint8_t axon_wc_opcode(uint8_t wr_opcode);
+
+/* axon-roce-cc.c */
+bool axon_cc_enabled(AxonNicState *s);
+uint8_t axon_cc_ecn(AxonNicState *s, const AxonQp *qp, const AxonPkt *pkt);
+void axon_cc_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
+void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp);
+unsigned axon_cc_allowance(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_cc_sent(AxonNicState *s, AxonQp *qp, unsigned pkts, uint64_t bytes,
+                  bool more);
+bool axon_cc_paced(AxonNicState *s, AxonQp *qp);
+void axon_cc_qp_init(AxonQp *qp);
+void axon_cc_qp_reset(AxonQp *qp);
+void axon_cc_qp_free(AxonQp *qp);
 
 /* axon-roce-sched.c */
 void axon_roce_ack_later(AxonNicState *s, AxonQp *qp);

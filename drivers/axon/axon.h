@@ -30,7 +30,7 @@
  */
 #define AXON_MAX_AH 65536
 /* 32-bit wrapping device counters shown as rdma hw counters */
-#define AXON_NUM_WRAP_STATS 13
+#define AXON_NUM_WRAP_STATS 16
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \

@@ -32,13 +32,16 @@ enum axon_hw_stat {
 	AXON_STAT_QKEY_DROPS,
 	AXON_STAT_UD_NOBUF,
 	AXON_STAT_UC_DROPS,
+	AXON_STAT_CNP_SENT,
+	AXON_STAT_CNP_RCVD,
+	AXON_STAT_ECN_MARKED,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
 	AXON_NUM_HW_STATS,
 };
 
-static_assert(AXON_STAT_UC_DROPS + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_ECN_MARKED + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -54,6 +57,9 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_QKEY_DROPS] = { .name = "qkey_drops" },
 	[AXON_STAT_UD_NOBUF] = { .name = "ud_nobuf_drops" },
 	[AXON_STAT_UC_DROPS] = { .name = "uc_drops" },
+	[AXON_STAT_CNP_SENT] = { .name = "np_cnp_sent" },
+	[AXON_STAT_CNP_RCVD] = { .name = "rp_cnp_received" },
+	[AXON_STAT_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 };
@@ -73,6 +79,10 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_QKEY_DROPS] = AXON_REG_STAT_QKEY_DROPS,
 	[AXON_STAT_UD_NOBUF] = AXON_REG_STAT_UD_NOBUF,
 	[AXON_STAT_UC_DROPS] = AXON_REG_STAT_UC_DROPS,
+	/* without AXON_CAP_CC as well */
+	[AXON_STAT_CNP_SENT] = AXON_REG_STAT_CNP_SENT,
+	[AXON_STAT_CNP_RCVD] = AXON_REG_STAT_CNP_RCVD,
+	[AXON_STAT_ECN_MARKED] = AXON_REG_STAT_ECN_MARKED,
 };
 
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,

@@ -5,7 +5,8 @@
  * The device is set up once: two pairs of RC QPs connected to each other
  * over its wire (a UDP socket netdev that sends to itself), the second
  * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, MRs (one for fast
- * registration, one allowing windows), a window of each type, CQs. Each
+ * registration, one allowing windows), a window of each type, CQs; DCQCN
+ * on, and the wire marking every 5th ECN-capable frame CE. Each
  * input then runs in a fork of that device, as a list of steps: frames
  * forged around the live QPNs, PSNs and keys (with a correct ICRC or a
  * broken one), raw frames, work the QPs post themselves (so responses,
@@ -418,6 +419,7 @@ static GString *axon_roce_cmdline(FuzzTarget *t)
     g_string_append_printf(cmd_line,
         " -display none -machine q35,accel=qtest -nodefaults -m 128M "
         "-device axon-nic,addr=04.0,mac=" T_MAC ",x-wire-loopback=on,"
+        "dcqcn=on,dcqcn-line-rate=1000,x-tx-ce-every=5,"
         "netdev=n0 -netdev socket,id=n0,udp=127.0.0.1:%d,"
         "localaddr=127.0.0.1:%d", wire_port, wire_port);
     return cmd_line;

@@ -65,6 +65,10 @@ size_t forge_frame(const Forged *f, uint8_t *buf)
             q += 4;
         }
         break;
+    case F_CNP:
+        memset(q, 0, 16);       /* reserved */
+        q += 16;
+        break;
     case F_READ_RESP_ONLY:
     case F_ACK:
     case F_ATOMIC_ACK:

@@ -23,6 +23,7 @@ enum {
     F_FETCH_ADD = 0x14,
     F_UD_SEND_ONLY = 0x64,
     F_UD_SEND_ONLY_IMM = 0x65,
+    F_CNP = 0x81,
 };
 
 /* AETH syndromes */

@@ -1056,3 +1056,19 @@ uint64_t bar_size(QPCIDevice *dev, int bar, uint32_t *flags)
     }
     return ~mask + 1;
 }
+
+void forge(Rdma *r, const Forged *f, uint32_t frames)
+{
+    uint8_t buf[FORGE_MAX_FRAME];
+    uint32_t want = rd(r->a, AXON_REG_STAT_RX_ROCE) + frames;
+
+    inject(r->a, buf, forge_frame(f, buf));
+    for (int i = 0; i < POLL_LIMIT &&
+         rd(r->a, AXON_REG_STAT_RX_ROCE) != want; i++) {
+        axon_step(r->a, 1000);
+        if (i % 1000 == 999) {
+            g_usleep(1000);
+        }
+    }
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_ROCE), ==, want);
+}

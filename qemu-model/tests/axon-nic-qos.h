@@ -23,6 +23,7 @@
 
 #include "axon/axon_dev.h"
 #include "axon/axon_gpu_dev.h"
+#include "axon-nic-forge.h"
 
 /* Guest physical memory used by the tests (the VM has 128 MiB). */
 #define SQ_ADDR 0x1000000ULL
@@ -342,6 +343,14 @@ uint8_t *pattern(size_t len, uint8_t seed);
 void check_mem(Rdma *r, int mr, uint64_t off, const uint8_t *want,
                size_t len);
 
+/*
+ * Sends f (axon-nic-forge.h) and waits until the device took it and the
+ * frames it answers with (the device's wire loops back to it) came back:
+ * frames in all. The loopback is the host's, and takes real time on a
+ * busy host.
+ */
+void forge(Rdma *r, const Forged *f, uint32_t frames);
+
 /* Size and flags of a memory BAR, probed the way firmware does. */
 uint64_t bar_size(QPCIDevice *dev, int bar, uint32_t *flags);
 
@@ -350,6 +359,7 @@ void axon_nic_ctrl_tests(void);
 void axon_nic_eth_tests(void);
 void axon_nic_rdma_tests(void);
 void axon_nic_wire_tests(void);
+void axon_nic_cc_tests(void);
 void axon_nic_peer_tests(void);
 void axon_nic_srq_tests(void);
 void axon_nic_ud_tests(void);

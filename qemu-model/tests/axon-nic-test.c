@@ -17,6 +17,7 @@ int main(int argc, char **argv)
     axon_nic_eth_tests();
     axon_nic_rdma_tests();
     axon_nic_wire_tests();
+    axon_nic_cc_tests();
     axon_nic_peer_tests();
     axon_nic_srq_tests();
     axon_nic_ud_tests();

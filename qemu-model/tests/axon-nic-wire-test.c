@@ -389,27 +389,6 @@ static Stats stats(Axon *a)
     return st;
 }
 
-/*
- * Sends f and waits until the device took it and the frames it answers
- * with (the device's wire loops back to it) came back: frames in all.
- * The loopback is the host's, and takes real time on a busy host.
- */
-static void forge(Rdma *r, const Forged *f, uint32_t frames)
-{
-    uint8_t buf[1600];
-    uint32_t want = rd(r->a, AXON_REG_STAT_RX_ROCE) + frames;
-
-    inject(r->a, buf, forge_frame(f, buf));
-    for (int i = 0; i < POLL_LIMIT &&
-         rd(r->a, AXON_REG_STAT_RX_ROCE) != want; i++) {
-        axon_step(r->a, 1000);
-        if (i % 1000 == 999) {
-            g_usleep(1000);
-        }
-    }
-    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RX_ROCE), ==, want);
-}
-
 /* Counters moved by exactly this much since st. */
 static void stats_moved(Axon *a, const Stats *st, uint32_t dup, uint32_t oos,
                         uint32_t stray, uint32_t naks, uint32_t tx)

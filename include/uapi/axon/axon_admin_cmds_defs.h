@@ -633,11 +633,14 @@ struct axon_qp_attr {
  *         sequence error NAK and waits for the retransmission
  *   3:3 : sq_stopped - AXON_QP_LIVE_SQ_STOPPED, a WQE failed: the
  *         requester sends nothing new
+ *   4:4 : cc_paced - AXON_QP_LIVE_CC_PACED, ``AXON_CAP_CC``: a CNP cut the
+ *         requester's rate and it has not climbed back to line rate yet
  */
 #define AXON_QP_LIVE_TIMER		0x1
 #define AXON_QP_LIVE_RNR_WAIT		0x2
 #define AXON_QP_LIVE_NAK_SENT		0x4
 #define AXON_QP_LIVE_SQ_STOPPED	0x8
+#define AXON_QP_LIVE_CC_PACED		0x10
 
 /**
  * struct axon_qp_counters - what a QP, or a counter set's QPs, counted

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		11
+#define AXON_DEV_VERSION_MINOR		12
 
 /**
  * DOC: VERSION register
@@ -178,6 +178,12 @@ enum axon_msix_vector {
  * @AXON_REG_STAT_UC_DROPS: RO, ``AXON_CAP_UC``: UC messages dropped: a
  *	packet of theirs lost, no receive WQE, an rkey that does not allow
  *	the WRITE
+ * @AXON_REG_STAT_CNP_SENT: RO, ``AXON_CAP_CC``: CNPs sent, answering
+ *	packets the fabric marked Congestion Experienced
+ * @AXON_REG_STAT_CNP_RCVD: RO, ``AXON_CAP_CC``: CNPs received from the peer
+ *	of an RC QP in RTR or RTS
+ * @AXON_REG_STAT_ECN_MARKED: RO, ``AXON_CAP_CC``: RoCEv2 packets received
+ *	marked Congestion Experienced
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -266,6 +272,9 @@ enum axon_reg {
 	AXON_REG_STAT_QKEY_DROPS = 0xc8,
 	AXON_REG_STAT_UD_NOBUF	= 0xcc,
 	AXON_REG_STAT_UC_DROPS	= 0xd0,
+	AXON_REG_STAT_CNP_SENT	= 0xd4,
+	AXON_REG_STAT_CNP_RCVD	= 0xd8,
+	AXON_REG_STAT_ECN_MARKED = 0xdc,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -331,6 +340,20 @@ enum axon_reg {
 	(((__u64)(v) & 0xffffffffULL) | (__u64)(__u32)(hi) << 32)
 
 /**
+ * DOC: Congestion control
+ *
+ * With ``AXON_CAP_CC`` the device counts the RoCEv2 packets it receives
+ * marked Congestion Experienced (ECN CE in the IP header) and the CNPs
+ * (BTH opcode 0x81, IBA annex 17) it sends and receives. A device that
+ * runs DCQCN (the model's ``dcqcn`` property; a device setting, not the
+ * driver's) also marks the RC packets it sends ECN-capable, answers CE
+ * with a CNP to the sending QP and paces an RC requester that received
+ * CNPs. &struct axon_qp_live shows a paced QP with
+ * ``AXON_QP_LIVE_CC_PACED``. Documentation/congestion-control.rst has
+ * the algorithm and its parameters.
+ */
+
+/**
  * DOC: CAPS register
  *
  * ``AXON_REG_CAPS`` says what the device implements::
@@ -367,6 +390,9 @@ enum axon_reg {
  *   17:17 : counter_sets - AXON_CAP_COUNTER_SETS: counter sets that QPs
  *         are bound to (interface 1.11, see "Counter sets" in
  *         axon_admin_cmds_defs.h)
+ *   18:18 : cc - AXON_CAP_CC: ECN and CNPs counted, and RC congestion
+ *         control (DCQCN) when the device has it on (interface 1.12, see
+ *         "Congestion control")
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -386,6 +412,7 @@ enum axon_reg {
 #define AXON_CAP_QP_LIVE		0x8000
 #define AXON_CAP_WIRE_TEST		0x10000
 #define AXON_CAP_COUNTER_SETS		0x20000
+#define AXON_CAP_CC			0x40000
 
 /**
  * DOC: FW_VERSION register
