@@ -57,14 +57,27 @@ def parse_args(argv):
                         "IP addresses: axon (axon-nic, default) or virtio "
                         "(virtio-net-pci; axon-nic stays, unconnected, "
                         "unless --no-nic); also AXON_NIC_MODEL")
-    r.add_argument("--fabric", choices=["auto", "p2p", "bridge", "none"],
+    r.add_argument("--fabric", choices=["auto", "p2p", "bridge", "switch",
+                                        "none"],
                    default="auto",
                    help="network between the nodes: p2p (QEMU l2tpv3 "
                         "over UDP on the host's loopback, 2 nodes), bridge "
                         "(Linux bridge + taps in a private network "
-                        "namespace), none; auto (default): "
+                        "namespace), switch (l2tpv3 to tools/axon-switch: "
+                        "egress ports with a line rate, a queue and ECN "
+                        "marking; --switch-*), none; auto (default): "
                         "none for 1 node, p2p for 2, bridge for 3+ or "
-                        "with --netem")
+                        "with --netem, switch with a --switch-* option")
+    r.add_argument("--switch-rate", type=float, default=0, metavar="MBIT",
+                   help="switch fabric: each egress port's line rate "
+                        "(default 0: no rate, no queue)")
+    r.add_argument("--switch-queue", type=int, default=256, metavar="KB",
+                   help="switch fabric: each egress queue's size; a frame "
+                        "that does not fit is dropped (default 256)")
+    r.add_argument("--switch-ecn", type=int, default=0, metavar="KB",
+                   help="switch fabric: mark ECN-capable frames CE when "
+                        "more than KB wait in their queue (default 0: "
+                        "never)")
     r.add_argument("--netem", metavar="SPEC",
                    help="impair the fabric: 'tc qdisc add dev TAP root "
                         "netem SPEC' on every node's tap (bridge fabric)")

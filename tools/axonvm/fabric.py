@@ -11,6 +11,11 @@ p2p:    two nodes, QEMU's "-netdev l2tpv3" backend in UDP mode over
         segmentation offload) into a 4 MiB socket buffer
         (qemu-model/patches). No privileges needed. With --loss/--reorder
         each node sends to a relay thread instead (class Relay).
+switch: every node's QEMU sends to a port of tools/axon-switch (the same
+        l2tpv3 backend): a learning switch whose egress ports have a line
+        rate (--switch-rate), a bounded queue (--switch-queue, tail drop)
+        and ECN marking above a threshold (--switch-ecn), as a fabric
+        that can congest (an incast). Counters in fabric-switch.txt.
 bridge: a Linux bridge with one tap per node, all inside a network
         namespace "axon-vm-<pid>" that the harness creates and always
         deletes; QEMU runs inside it ("ip netns exec NS qemu ...").
@@ -90,6 +95,8 @@ class Fabric:
         self.capture_proc = None
         self.netem_at = None    # "host" (on the taps) or "guest"
         self.relay = None
+        self.switch_proc = None
+        self.switch_ports = []
 
     def tap(self, node):
         return "tap%d" % node
@@ -106,7 +113,32 @@ class Fabric:
                 self.relay.start()
         elif self.mode == "bridge":
             self.setup_bridge()
+        elif self.mode == "switch":
+            self.setup_switch()
         self.write_env()
+
+    def setup_switch(self):
+        cfg = self.cfg
+        binary = os.path.join(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))), "axon-switch")
+        if not os.access(binary, os.X_OK):
+            die("--fabric switch needs %s (make tools)" % binary, 1)
+        both = free_udp_ports(2 * cfg.nodes)
+        self.ports, self.switch_ports = both[:cfg.nodes], both[cfg.nodes:]
+        argv = [binary, "--rate", "%g" % cfg.switch_rate,
+                "--queue", str(cfg.switch_queue),
+                "--ecn", str(cfg.switch_ecn),
+                "--stats", os.path.join(self.run_dir, "fabric-switch.txt")]
+        for q, s in zip(self.ports, self.switch_ports):
+            argv += ["--node", "%d:%d" % (q, s)]
+        self.switch_proc = subprocess.Popen(
+            argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT, universal_newlines=True,
+            start_new_session=True)
+        line = self.switch_proc.stdout.readline()
+        if "ready" not in line:
+            self.switch_proc.wait()
+            die("axon-switch did not start: %s" % line.strip(), 1)
 
     def setup_bridge(self):
         cfg = self.cfg
@@ -212,7 +244,7 @@ class Fabric:
                    ("AXON_IP", node_ip(i)),
                    ("AXON_IP6", node_ip6(i)),
                    ("AXON_QMP", os.path.join(ndir, "qmp.sock"))]
-            if self.mode == "p2p":
+            if self.mode in ("p2p", "switch"):
                 env += [("AXON_INJECT", "127.0.0.1:%d" % self.ports[i]),
                         ("AXON_INJECT_HEADER", L2TPV3_HEADER.hex()),
                         ("AXON_PEER_ENDPOINT",
@@ -235,13 +267,23 @@ class Fabric:
                 a += ["-object", "filter-dump,id=capture0,netdev=f0,file=" +
                       self.cfg.capture]
             return a, ",netdev=f0"
+        if self.mode == "switch":
+            return (["-netdev", "l2tpv3,id=f0,udp=on,src=127.0.0.1,"
+                     "dst=127.0.0.1,srcport=%d,dstport=%d,txsession=%d,"
+                     "rxsession=%d" % (self.ports[node],
+                                       self.switch_ports[node],
+                                       L2TPV3_SESSION, L2TPV3_SESSION)],
+                    ",netdev=f0")
         if self.mode == "bridge":
             return (["-netdev", "tap,id=f0,ifname=%s,script=no,downscript=no"
                      % self.tap(node)], ",netdev=f0")
         return [], ""
 
     def send_port(self, node):
-        """Where node's netdev sends: the peer's port, or the relay's."""
+        """Where node's netdev sends: the peer's port, the relay's or the
+        switch's."""
+        if self.switch_ports:
+            return self.switch_ports[node]
         return self.relay.ports[node] if self.relay else self.ports[1 - node]
 
     def wrap(self, argv):
@@ -262,6 +304,23 @@ class Fabric:
             self.relay.stop(os.path.join(self.run_dir, "fabric-relay.txt"))
             self.relay = None
 
+    def stop_switch(self):
+        if not self.switch_proc:
+            return
+        self.switch_proc.terminate()
+        try:
+            self.switch_proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.switch_proc.kill()
+            self.switch_proc.wait()
+        self.switch_proc = None
+        try:
+            with open(os.path.join(self.run_dir, "fabric-switch.txt")) as f:
+                for ln in f.read().splitlines()[1:]:
+                    say("switch " + ln)
+        except OSError:
+            pass
+
     def teardown(self):
         if self.capture_proc and self.capture_proc.poll() is None:
             # tcpdump drops what it has not read yet when it stops: let it
@@ -275,6 +334,7 @@ class Fabric:
                 self.capture_proc.wait()
         self.capture_proc = None
         self.stop_relay()
+        self.stop_switch()
         if self.netns:
             try:
                 self.record_stats()
@@ -431,8 +491,13 @@ def choose_fabric(cfg, args, devices):
         cfg.fabric = "none"
         return
     fabric = args.fabric
+    switch_opts = args.switch_rate or args.switch_ecn
+    if switch_opts and fabric not in ("auto", "switch"):
+        die("--switch-rate/--switch-ecn need --fabric switch")
     if fabric == "auto":
-        if cfg.netem is not None or cfg.nodes >= 3:
+        if switch_opts:
+            fabric = "switch"
+        elif cfg.netem is not None or cfg.nodes >= 3:
             fabric = "bridge"
         elif cfg.nodes == 2:
             fabric = "p2p"
@@ -440,6 +505,10 @@ def choose_fabric(cfg, args, devices):
             fabric = "bridge"
         else:
             fabric = "none"
+    if fabric == "switch" and (cfg.nodes < 2 or cfg.netem is not None or
+                               cfg.capture or cfg.loss or cfg.reorder):
+        die("--fabric switch joins 2 or more nodes, without --netem, "
+            "--capture, --loss or --reorder")
     if fabric == "bridge" and os.geteuid() != 0:
         die("--fabric bridge (3+ nodes, --netem) needs root: it creates a "
             "network namespace with a bridge and taps", 1)

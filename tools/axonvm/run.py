@@ -69,6 +69,9 @@ def run(args):
     cfg.loss = args.loss
     cfg.reorder = args.reorder
     cfg.seed = args.seed
+    cfg.switch_rate = args.switch_rate
+    cfg.switch_queue = args.switch_queue
+    cfg.switch_ecn = args.switch_ecn
     cfg.capture = os.path.abspath(args.capture) if args.capture else None
     cfg.script = args.cmd[0] if len(args.cmd) == 1 else " ".join(
         shlex.quote(c) for c in args.cmd)
@@ -144,7 +147,7 @@ def run_nodes(args, cfg, run_dir, nodes, interrupted):
         cfg.nodes, "KVM" if cfg.kvm else "TCG", cfg.mem, cfg.smp,
         cfg.kernel.get("AXON_GUEST_ABI", "?"), run_dir))
     if cfg.fabric != "none" or cfg.nic_driver:
-        say("fabric %s%s, NIC %s%s%s%s" % (
+        say("fabric %s%s, NIC %s%s%s%s%s" % (
             cfg.fabric, " (netns %s)" % cfg.fabric_obj.netns
             if cfg.fabric_obj.netns else "", cfg.nic_model,
             ", netem %r on the %s" % (cfg.netem, "taps" if
@@ -154,6 +157,9 @@ def run_nodes(args, cfg, run_dir, nodes, interrupted):
             ", loss %g%% reorder %g%% (relay, seed %d)" % (
                 cfg.loss, cfg.reorder, cfg.seed)
             if cfg.fabric_obj.relay else "",
+            ", %g Mbit/s ports, %d KB queues, ECN above %d KB" % (
+                cfg.switch_rate, cfg.switch_queue, cfg.switch_ecn)
+            if cfg.fabric == "switch" else "",
             ", capture " + cfg.capture if cfg.capture else ""))
     t0 = time.monotonic()
     for n in nodes:

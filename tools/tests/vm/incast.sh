@@ -1,0 +1,74 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# Incast: every other node WRITEs to node 0 at once (ib_write_bw in
+# duration mode, INCAST_SECONDS, 64 KiB messages), through the switch
+# fabric's port towards node 0 (tools/axon-vm --fabric switch: its line
+# rate, queue and ECN marking make the congestion). Node 0 serves one
+# ib_write_bw per sender and reports each sender's goodput, their sum and
+# Jain's fairness index (sum x)^2 / (n sum x^2), as "incast:" lines that
+# tools/bench/incast reads. Checks that every transfer completed and its
+# bandwidth was measured (the figures are the benchmark's), and with
+# INCAST_EXPECT_CC=1 (DCQCN on, the switch marking) that node 0 received
+# marked packets and answered with CNPs, and every sender received some.
+set -u
+. "$AXON_REPO/tools/tests/vm/lib.sh"
+. "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
+
+pt_require_rdma
+[ "$AXON_NODES" -ge 3 ] || { echo "Bail out! $0 needs 3 or more nodes"; exit 1; }
+secs=${INCAST_SECONDS:-10}
+cc=${INCAST_EXPECT_CC:-0}
+senders=$((AXON_NODES - 1))
+args="-F -d $RDMA_DEV -x $GID_IDX -s 65536 -D $secs"
+PT_TIMEOUT=$((secs + 120))
+
+if [ "$AXON_NODE" = 0 ]; then
+	plan $((senders + 2 * cc))
+	pids=
+	for k in $(seq 1 "$senders"); do
+		# shellcheck disable=SC2086 # a word list
+		timeout "$PT_TIMEOUT" ib_write_bw $args -p $((18960 + k)) \
+			</dev/null >"$AXON_OUT/incast-$k.log" 2>&1 &
+		pids="$pids $!"
+	done
+	k=0
+	for pid in $pids; do
+		k=$((k + 1))
+		wait "$pid"
+		rc=$?
+		row=$(pt_row "$AXON_OUT/incast-$k.log" 65536)
+		echo "incast: sender $k status $rc row $row"
+		check "node $k's WRITEs completed (status $rc) and were measured" \
+			sh -c "[ $rc = 0 ] && [ -n '$row' ]"
+	done
+	# BW average, MB/s, is the row's fourth column
+	for k in $(seq 1 "$senders"); do
+		pt_row "$AXON_OUT/incast-$k.log" 65536
+	done | awk '{ x[NR] = $4; s += $4; q += $4 * $4 }
+		END { if (NR && q > 0) printf "incast: senders %d sum %.2f MB/s jain %.3f min %.2f max %.2f\n",
+			NR, s, s * s / (NR * q), mn(x), mx(x) }
+		function mn(a, i, m) { m = a[1]; for (i in a) if (a[i] < m) m = a[i]; return m }
+		function mx(a, i, m) { m = a[1]; for (i in a) if (a[i] > m) m = a[i]; return m }'
+	hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
+	marked=$(cat "$hw/np_ecn_marked_roce_packets")
+	cnps=$(cat "$hw/np_cnp_sent")
+	echo "incast: receiver marked $marked cnp_sent $cnps out_of_sequence $(cat "$hw/out_of_sequence")"
+	if [ "$cc" = 1 ]; then
+		check "the switch marked packets to node 0 CE ($marked)" [ "$marked" -gt 0 ]
+		check "node 0 answered with CNPs ($cnps)" [ "$cnps" -gt 0 ]
+	fi
+	finish
+else
+	plan $((1 + cc))
+	sleep 1
+	# shellcheck disable=SC2086 # a word list
+	pt_client "$AXON_OUT/incast.log" "${AXON_PEERS%% *}" ib_write_bw $args \
+		-p $((18960 + AXON_NODE))
+	rc=$?
+	hw=/sys/class/infiniband/$RDMA_DEV/ports/1/hw_counters
+	cnps=$(cat "$hw/rp_cnp_received")
+	echo "incast: node $AXON_NODE retransmits $(cat "$hw/retransmits") cnp_received $cnps"
+	check "WRITEs to node 0 completed (status $rc)" [ $rc = 0 ]
+	[ "$cc" = 0 ] || check "CNPs from node 0 slowed this node ($cnps)" [ "$cnps" -gt 0 ]
+	finish
+fi
