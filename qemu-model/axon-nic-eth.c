@@ -217,16 +217,19 @@ static void axon_nic_eth_tx_bh(void *opaque)
 }
 
 /*
- * The RDMA engine's frames leave here too, whether the Ethernet function
- * runs or not: the wire is the port's. Its test impairments (x-tx-*, or
- * WIRE_TEST) make it lossy or make a frame overtake the next one.
+ * The RDMA engine's frames leave here too, on the plane the engine chose,
+ * whether the Ethernet function runs or not: the wire is the port's. Its
+ * test impairments (x-tx-*, or WIRE_TEST) make it lossy or make a frame
+ * overtake the next one.
  */
-void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
-                            int iovcnt)
+void axon_nic_eth_wire_send(AxonNicState *s, unsigned plane,
+                            const struct iovec *iov, int iovcnt)
 {
     AxonEth *e = &s->eth;
+    NetClientState *nc = axon_nic_plane_queue(s, plane);
 
-    if (!s->nic || !s->link_up) {
+    /* nothing leaves a port that is down, nor a plane that is */
+    if (!nc || !s->link_up || nc->link_down) {
         return;
     }
     e->wire_count++;
@@ -237,11 +240,17 @@ void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
         e->wire_count % e->reorder_every == 0) {
         e->held_len = iov_to_buf_full(iov, iovcnt, 0, e->held,
                                       sizeof(e->held));
+        e->held_plane = plane;
         return;
     }
-    qemu_sendv_packet(qemu_get_queue(s->nic), iov, iovcnt);
+    e->stat_plane_tx[plane]++;
+    qemu_sendv_packet(nc, iov, iovcnt);
     if (e->held_len) {
-        qemu_send_packet(qemu_get_queue(s->nic), e->held, e->held_len);
+        nc = axon_nic_plane_queue(s, e->held_plane);
+        if (!nc->link_down) {
+            e->stat_plane_tx[e->held_plane]++;
+            qemu_send_packet(nc, e->held, e->held_len);
+        }
         e->held_len = 0;
     }
 }
@@ -401,32 +410,49 @@ static void axon_nic_eth_rx_one(AxonNicState *s, const uint8_t *buf,
     axon_nic_eth_completed(s);
 }
 
-static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
-                                    size_t size)
+/*
+ * A frame received on a plane, as far as the RDMA engine is concerned:
+ * true when it was taken (a RoCEv2 frame, handed to the engine) or
+ * dropped and counted; false when it is for the Ethernet function.
+ */
+bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
+                          const uint8_t *buf, size_t size)
 {
-    AxonNicState *s = qemu_get_nic_opaque(nc);
     AxonEth *e = &s->eth;
     AxonRoceFrame roce;
 
     if (!axon_nic_eth_running(s)) {
         trace_axon_nic_err_eth_rx_stopped(size);
         e->stat_rx_nobuf++;
-        return size;
+        return true;
     }
     if (size < AXON_ETH_HLEN) {
         trace_axon_nic_err_eth_rx_runt(size);
         e->stat_rx_runt++;
-        return size;
+        return true;
     }
     if (size > axon_nic_eth_max_frame(s)) {
         trace_axon_nic_err_eth_rx_oversize(size, axon_nic_eth_max_frame(s));
         e->stat_rx_oversize++;
-        return size;
+        return true;
     }
-    if (axon_nic_eth_parse_rocev2(s, buf, size, &roce)) {
-        trace_axon_nic_eth_rx_roce(size);
-        e->stat_rx_roce++;
-        axon_roce_rx_frame(s, &roce);
+    if (!axon_nic_eth_parse_rocev2(s, buf, size, &roce)) {
+        return false;
+    }
+    trace_axon_nic_eth_rx_roce(size);
+    e->stat_rx_roce++;
+    e->stat_plane_rx[plane]++;
+    axon_roce_rx_frame(s, &roce);
+    return true;
+}
+
+static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
+                                    size_t size)
+{
+    AxonNicState *s = qemu_get_nic_opaque(nc);
+    AxonEth *e = &s->eth;
+
+    if (axon_nic_eth_rx_roce(s, 0, buf, size)) {
         return size;
     }
     if (e->rx.idx == e->rx_tail) {

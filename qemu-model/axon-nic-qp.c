@@ -1027,7 +1027,9 @@ uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
                  (qp->comp.rnr_wait ? AXON_QP_LIVE_RNR_WAIT : 0) |
                  (qp->resp.nak_sent ? AXON_QP_LIVE_NAK_SENT : 0) |
                  (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0) |
-                 (axon_cc_paced(s, qp) ? AXON_QP_LIVE_CC_PACED : 0),
+                 (axon_cc_paced(s, qp) ? AXON_QP_LIVE_CC_PACED : 0) |
+                 (qp->type == AXON_QPT_UD ? 0 :
+                  AXON_QP_LIVE_PLANE(axon_roce_qp_plane(s, qp))),
     };
     axon_qp_counters_le(&qp->stats, &st.cnt);
     if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(m->attr_addr), &st,

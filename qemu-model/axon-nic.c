@@ -507,7 +507,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_MW | AXON_CAP_GSI | AXON_CAP_RESIZE_CQ |
               AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES | AXON_CAP_CLOCK |
               AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
-              AXON_CAP_COUNTER_SETS | AXON_CAP_CC;
+              AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
+              AXON_CAP_PLANES;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -559,6 +560,13 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
         break;
     case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_ECN_MARKED:
         val = axon_rdma_stat(s, addr);
+        break;
+    case AXON_REG_PLANES:
+        val = axon_nic_plane_reg(s);
+        break;
+    case AXON_REG_STAT_PLANE_TX(0) ...
+         AXON_REG_STAT_PLANE_DROPS(AXON_MAX_PLANES - 1):
+        val = axon_nic_plane_stat(s, addr);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         val = axon_nic_eth_mmio_read(s, addr);
@@ -800,6 +808,13 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
                                       &DEVICE(pdev)->mem_reentrancy_guard);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     axon_nic_eth_realize(s);
+    if (!axon_nic_plane_realize(s, errp)) {
+        axon_nic_plane_exit(s);
+        axon_nic_eth_exit(s);
+        qemu_bh_delete(s->admin_bh);
+        msix_uninit_exclusive_bar(pdev);
+        return;
+    }
     axon_rdma_realize(s);
 }
 
@@ -808,6 +823,7 @@ static void axon_nic_exit(PCIDevice *pdev)
     AxonNicState *s = AXON_NIC(pdev);
 
     axon_rdma_exit(s);
+    axon_nic_plane_exit(s);
     axon_nic_eth_exit(s);
     qemu_bh_delete(s->admin_bh);
     msix_uninit_exclusive_bar(pdev);
@@ -828,6 +844,9 @@ static void axon_nic_instance_init(Object *obj)
 
 static Property axon_nic_properties[] = {
     DEFINE_PROP_UINT32("max-pd", AxonNicState, max_pd, 1024),
+    DEFINE_PROP_NETDEV("plane1", AxonNicState, plane[1].conf.peers),
+    DEFINE_PROP_NETDEV("plane2", AxonNicState, plane[2].conf.peers),
+    DEFINE_PROP_NETDEV("plane3", AxonNicState, plane[3].conf.peers),
     DEFINE_NIC_PROPERTIES(AxonNicState, conf), /* mac=, netdev= */
     /* Test hook: stop completing admin commands after this many. */
     DEFINE_PROP_UINT32("x-admin-stall-after", AxonNicState,

@@ -12,6 +12,7 @@
  *   axon-roce*.c     the RC transport over RoCEv2 (axon-roce.h)
  *   axon-nic-mr.c    PDs, MRs and keys, the GID table (axon-nic-rdma.h)
  *   axon-nic-eth.c   the Ethernet function and the wire, both ways
+ *   axon-nic-plane.c the wire's other planes (RoCEv2 only)
  *
  * Calls go up only through named services: the core's below (raise an
  * interrupt, post an event or a completion event, stop the device), the
@@ -69,6 +70,12 @@ typedef struct AxonEth {
     uint32_t reorder_every; /* then WIRE_TEST's */
     uint32_t wire_count;    /* RoCEv2 frames, for the impairments */
     uint32_t held_len;      /* x-tx-reorder-every: a frame held back */
+    unsigned held_plane;    /* ... and the plane it goes out on */
+
+    /* each plane's RoCEv2 frames sent and received, other frames dropped */
+    uint32_t stat_plane_tx[AXON_MAX_PLANES];
+    uint32_t stat_plane_rx[AXON_MAX_PLANES];
+    uint32_t stat_plane_drops[AXON_MAX_PLANES];
 
     /* not cleared by reset: everything above is */
     QEMUBH *tx_bh;
@@ -90,6 +97,12 @@ typedef struct AxonRoceFrame {
 } AxonRoceFrame;
 
 typedef struct AxonRdma AxonRdma;
+
+/* A plane other than 0 (axon-nic-plane.c): its own link into its fabric. */
+typedef struct AxonPlane {
+    NICConf conf;           /* planeN=: its netdev */
+    NICState *nic;          /* NULL: the device has fewer planes */
+} AxonPlane;
 
 /* DCQCN's parameters (axon-roce-cc.c, Documentation/congestion-control.rst) */
 typedef struct AxonCcConf {
@@ -132,6 +145,8 @@ struct AxonNicState {
     bool link_up;           /* port state last reported to the driver */
 
     AxonEth eth;
+    AxonPlane plane[AXON_MAX_PLANES];   /* [0] unused: plane 0 is nic */
+    unsigned planes;        /* 1 + the planes configured */
     AxonRdma *rdma;
 
     /* properties */
@@ -169,8 +184,17 @@ void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);
 uint16_t axon_nic_eth_wire_test(AxonNicState *s,
                                 const struct axon_admin_cmd *cmd,
                                 uint64_t *result);
-void axon_nic_eth_wire_send(AxonNicState *s, const struct iovec *iov,
-                            int iovcnt);
+void axon_nic_eth_wire_send(AxonNicState *s, unsigned plane,
+                            const struct iovec *iov, int iovcnt);
+bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
+                          const uint8_t *buf, size_t size);
+
+/* axon-nic-plane.c */
+bool axon_nic_plane_realize(AxonNicState *s, Error **errp);
+void axon_nic_plane_exit(AxonNicState *s);
+NetClientState *axon_nic_plane_queue(AxonNicState *s, unsigned plane);
+uint32_t axon_nic_plane_reg(AxonNicState *s);
+uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
 /* axon-roce-net.c: the engine takes a received RoCEv2 frame */
 void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f);

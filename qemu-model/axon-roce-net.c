@@ -162,8 +162,15 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
     return 40;
 }
 
+/* The UDP source port of the QP's packets: the path's, or from its QPN. */
+static uint16_t axon_roce_udp_sport(const AxonQp *qp, const AxonPath *path)
+{
+    return path->udp_sport ? path->udp_sport : 0xc000 | (qp->qpn & 0x3fff);
+}
+
 /*
- * Sends pkt as a RoCEv2 frame along path. The x-tx-ce-every test hook
+ * Sends pkt as a RoCEv2 frame along path, on the plane its UDP source port
+ * hashes to ("Planes" in axon_regs_defs.h). The x-tx-ce-every test hook
  * plays a congested switch: it marks every Nth ECN-capable frame CE.
  */
 static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
@@ -177,6 +184,7 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     static const uint8_t zero_pad[4];
     uint8_t icrc[IB_ICRC_LEN];
     unsigned ib_len, udp_len, l3_len;
+    uint16_t sport = axon_roce_udp_sport(qp, in);
     uint32_t crc;
     struct iovec iov[4];
 
@@ -195,8 +203,7 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     memcpy(hdr, path->dmac, 6);
     memcpy(hdr + 6, s->conf.macaddr.a, 6);
     stw_be_p(hdr + 12, l3_len == 20 ? ETH_P_IP : ETH_P_IPV6);
-    stw_be_p(udp, path->udp_sport ? path->udp_sport :
-             0xc000 | (qp->qpn & 0x3fff));
+    stw_be_p(udp, sport);
     stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
     stw_be_p(udp + 4, udp_len);
     stw_be_p(udp + 6, 0);
@@ -222,7 +229,7 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     iov[2].iov_len = pkt->pad;
     iov[3].iov_base = icrc;
     iov[3].iov_len = IB_ICRC_LEN;
-    axon_nic_eth_wire_send(s, iov, 4);
+    axon_nic_eth_wire_send(s, sport % s->planes, iov, 4);
 }
 
 void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
@@ -269,6 +276,14 @@ void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
     };
 
     axon_roce_xmit_path(s, qp, pkt, &path);
+}
+
+/* The plane an RC or UC QP's packets go out on (UD: each AV's own). */
+unsigned axon_roce_qp_plane(AxonNicState *s, const AxonQp *qp)
+{
+    AxonPath path = { .udp_sport = le16_to_cpu(qp->attr.udp_sport) };
+
+    return axon_roce_udp_sport(qp, &path) % s->planes;
 }
 
 /*

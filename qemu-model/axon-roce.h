@@ -140,6 +140,7 @@ void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt);
 void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
                          const AxonPath *path);
+unsigned axon_roce_qp_plane(AxonNicState *s, const AxonQp *qp);
 bool axon_gid_is_v4(const uint8_t *gid);
 
 /* axon-roce-resp.c */

@@ -691,6 +691,87 @@ static void test_rdma_key_draw(void)
     axon_stop(a);
 }
 
+static uint8_t live_plane(Rdma *r, int i)
+{
+    struct axon_qp_live st;
+
+    qp_live(r->a, r->qp[i].qpn, &st);
+    return AXON_QP_LIVE_GET_PLANE(st.flags);
+}
+
+/*
+ * Two planes, each a socket netdev that sends to itself ("Planes" in
+ * axon_regs_defs.h): each QP keeps to the plane of its UDP source port
+ * (from its QPN here, so QPs 2n and 2n+1 differ), the traffic completes
+ * over both, each plane counts what it carried, and a frame on plane 1
+ * that is not RoCEv2 is dropped and counted. With plane 1 down its QP's
+ * packets go nowhere: a WRITE from it ends in RETRY_EXC_ERR and plane 1
+ * counts nothing more.
+ */
+static void test_rdma_planes(void)
+{
+    int port1 = free_udp_port();
+    g_autofree char *args = g_strdup_printf(
+        ",plane1=n1 -netdev socket,id=n1,udp=127.0.0.1:%d,"
+        "localaddr=127.0.0.1:%d", port1, port1);
+    Rdma *r = rdma_setup_on(args, 7, false, NULL);
+    g_autofree uint8_t *junk = make_frame(200, 0x0806, 3);
+    struct sockaddr_in to = r->a->wire_addr;
+    uint32_t tx[2], rx[2], sent;
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_WRITE,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+        .wr_id = cpu_to_le64(0x77),
+        .remote_addr = cpu_to_le64(r->mr[1].iova),
+        .rkey = cpu_to_le32(r->mr[1].key),
+    };
+    struct axon_sge sg = sge(r, 0, 300000, 4096);
+    struct axon_cqe cqe;
+    TQp *down;
+
+    g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_PLANES, ==,
+                    AXON_CAP_PLANES);
+    g_assert_cmphex(rd(r->a, AXON_REG_PLANES), ==, AXON_PLANES(2, 0x3));
+    for (int i = 0; i < 2; i++) {
+        g_assert_cmpuint(live_plane(r, i), ==, r->qp[i].qpn % 2);
+    }
+    g_assert_cmpuint(r->qp[0].qpn % 2, !=, r->qp[1].qpn % 2);
+
+    rdma_traffic(r, 2);
+    for (int k = 0; k < 2; k++) {
+        tx[k] = rd(r->a, AXON_REG_STAT_PLANE_TX(k));
+        rx[k] = rd(r->a, AXON_REG_STAT_PLANE_RX(k));
+        g_test_message("plane %d: tx %u rx %u", k, tx[k], rx[k]);
+        /* a plane's frames come back on it: each netdev sends to itself */
+        g_assert_cmpuint(tx[k], >, 0);
+        g_assert_cmpuint(tx[k], ==, rx[k]);
+        g_assert_cmpuint(rd(r->a, AXON_REG_STAT_PLANE_DROPS(k)), ==, 0);
+    }
+    g_assert_cmpuint(tx[0] + tx[1], ==, rd(r->a, AXON_REG_STAT_RX_ROCE));
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_PLANE_TX(2)), ==, 0);
+
+    /* not RoCEv2 on plane 1: dropped there, never the Ethernet function's */
+    to.sin_port = htons(port1);
+    g_assert_cmpint(sendto(r->a->wire_fd, junk, 200, 0,
+                           (struct sockaddr *)&to, sizeof(to)), ==, 200);
+    g_assert(wait_reg(r->a, AXON_REG_STAT_PLANE_DROPS(1), 1));
+
+    /* plane 1 down: its QP's WRITE is never acknowledged */
+    set_link(r->a, "n1", false);
+    g_assert_cmphex(rd(r->a, AXON_REG_PLANES), ==, AXON_PLANES(2, 0x1));
+    down = &r->qp[r->qp[0].qpn % 2 == 1 ? 0 : 1];
+    sent = rd(r->a, AXON_REG_STAT_PLANE_TX(1));
+    post_send(r, down, &w, &sg, NULL);
+    g_assert(poll_cq(r, down->scq, &cqe));
+    g_assert_cmpuint(le64_to_cpu(cqe.wr_id), ==, 0x77);
+    g_assert_cmpuint(cqe.status, ==, AXON_WC_RETRY_EXC_ERR);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_PLANE_TX(1)), ==, sent);
+    set_link(r->a, "n1", true);
+    g_assert_cmphex(rd(r->a, AXON_REG_PLANES), ==, AXON_PLANES(2, 0x3));
+    rdma_stop(r);
+}
+
 void axon_nic_wire_tests(void)
 {
     qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
@@ -703,4 +784,5 @@ void axon_nic_wire_tests(void)
     qtest_add_func("/axon-nic/rdma-forged-responses",
                    test_rdma_forged_responses);
     qtest_add_func("/axon-nic/rdma-key-draw", test_rdma_key_draw);
+    qtest_add_func("/axon-nic/rdma-planes", test_rdma_planes);
 }

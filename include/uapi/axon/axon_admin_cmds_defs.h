@@ -635,12 +635,21 @@ struct axon_qp_attr {
  *         requester sends nothing new
  *   4:4 : cc_paced - AXON_QP_LIVE_CC_PACED, ``AXON_CAP_CC``: a CNP cut the
  *         requester's rate and it has not climbed back to line rate yet
+ *   7:6 : plane - ``AXON_CAP_PLANES``: the plane an RC or UC QP sends on
+ *         (see "Planes" in axon_regs_defs.h; UD: 0, each datagram goes on
+ *         its address's plane); AXON_QP_LIVE_GET_PLANE()
  */
 #define AXON_QP_LIVE_TIMER		0x1
 #define AXON_QP_LIVE_RNR_WAIT		0x2
 #define AXON_QP_LIVE_NAK_SENT		0x4
 #define AXON_QP_LIVE_SQ_STOPPED	0x8
 #define AXON_QP_LIVE_CC_PACED		0x10
+#define AXON_QP_LIVE_PLANE_SHIFT	6
+#define AXON_QP_LIVE_PLANE_MASK		0x3
+#define AXON_QP_LIVE_GET_PLANE(flags) \
+	(((flags) >> AXON_QP_LIVE_PLANE_SHIFT) & AXON_QP_LIVE_PLANE_MASK)
+#define AXON_QP_LIVE_PLANE(plane) \
+	(((plane) & AXON_QP_LIVE_PLANE_MASK) << AXON_QP_LIVE_PLANE_SHIFT)
 
 /**
  * struct axon_qp_counters - what a QP, or a counter set's QPs, counted

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		12
+#define AXON_DEV_VERSION_MINOR		13
 
 /**
  * DOC: VERSION register
@@ -184,6 +184,8 @@ enum axon_msix_vector {
  *	of an RC QP in RTR or RTS
  * @AXON_REG_STAT_ECN_MARKED: RO, ``AXON_CAP_CC``: RoCEv2 packets received
  *	marked Congestion Experienced
+ * @AXON_REG_PLANES: RO, ``AXON_CAP_PLANES``: the planes and their links
+ *	(see "Planes")
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -212,6 +214,9 @@ enum axon_msix_vector {
  * @AXON_REG_STAT_RX_ROCE: RO, RoCEv2 frames steered to the RDMA engine
  * @AXON_REG_STAT_TX_ERRORS: RO, TX descriptors completed with ERROR
  * @AXON_REG_STAT_RX_DMA_ERRORS: RO, RX buffers that were not writable
+ * @AXON_REG_STAT_PLANE_BASE: RO, ``AXON_CAP_PLANES``: the planes'
+ *	counters, 16 bytes a plane: AXON_REG_STAT_PLANE_TX(),
+ *	AXON_REG_STAT_PLANE_RX(), AXON_REG_STAT_PLANE_DROPS()
  *
  * Registers are 32 bits wide and accessed with 32-bit accesses. The ring
  * setup registers (the admin, event and completion event rings) may only
@@ -275,6 +280,7 @@ enum axon_reg {
 	AXON_REG_STAT_CNP_SENT	= 0xd4,
 	AXON_REG_STAT_CNP_RCVD	= 0xd8,
 	AXON_REG_STAT_ECN_MARKED = 0xdc,
+	AXON_REG_PLANES		= 0xe0,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -296,6 +302,8 @@ enum axon_reg {
 	AXON_REG_STAT_RX_ROCE	= 0x14c,
 	AXON_REG_STAT_TX_ERRORS	= 0x150,
 	AXON_REG_STAT_RX_DMA_ERRORS = 0x154,
+
+	AXON_REG_STAT_PLANE_BASE = 0x160,
 };
 
 /**
@@ -354,6 +362,44 @@ enum axon_reg {
  */
 
 /**
+ * DOC: Planes
+ *
+ * A port may reach the fabric through up to ``AXON_MAX_PLANES`` planes:
+ * independent links into independent networks, with the same MAC and
+ * addresses on each (as in a multi-plane fabric). Plane 0 also carries
+ * the Ethernet function's traffic; the other planes carry RoCEv2 only and
+ * drop any other frame they receive. The device puts each RoCEv2 packet
+ * on plane (UDP source port % planes), as a switch's ECMP hashes a flow:
+ * an RC, UC or UD QP's packets keep to the plane of their UDP source
+ * port, which the flow label sets. A plane whose link is down sends and
+ * receives nothing; the port's state is plane 0's. With
+ * ``AXON_CAP_PLANES``, ``AXON_REG_PLANES`` (read only) says::
+ *
+ *   3:0  : count - the planes the device has, 1 to AXON_MAX_PLANES
+ *   11:8 : link_up - one bit per plane whose link is up
+ *
+ * AXON_PLANES_GET_COUNT() and AXON_PLANES_GET_LINK_UP() take it apart.
+ * Plane k counts the RoCEv2 frames it sent and received in
+ * AXON_REG_STAT_PLANE_TX(k) and AXON_REG_STAT_PLANE_RX(k), and the frames
+ * it dropped because they were not RoCEv2 in AXON_REG_STAT_PLANE_DROPS(k)
+ * (32-bit, wrapping, cleared by a reset).
+ */
+#define AXON_MAX_PLANES			4
+#define AXON_PLANES_COUNT_MASK		0xf
+#define AXON_PLANES_LINK_UP_SHIFT	8
+#define AXON_PLANES_LINK_UP_MASK	0xf
+#define AXON_PLANES_GET_COUNT(reg)	((reg) & AXON_PLANES_COUNT_MASK)
+#define AXON_PLANES_GET_LINK_UP(reg) \
+	(((reg) >> AXON_PLANES_LINK_UP_SHIFT) & AXON_PLANES_LINK_UP_MASK)
+#define AXON_PLANES(count, link_up) \
+	(((count) & AXON_PLANES_COUNT_MASK) | \
+	 ((link_up) & AXON_PLANES_LINK_UP_MASK) << AXON_PLANES_LINK_UP_SHIFT)
+#define AXON_REG_STAT_PLANE_TX(k)	(AXON_REG_STAT_PLANE_BASE + 0x10 * (k))
+#define AXON_REG_STAT_PLANE_RX(k)	(AXON_REG_STAT_PLANE_BASE + 0x10 * (k) + 4)
+#define AXON_REG_STAT_PLANE_DROPS(k) \
+	(AXON_REG_STAT_PLANE_BASE + 0x10 * (k) + 8)
+
+/**
  * DOC: CAPS register
  *
  * ``AXON_REG_CAPS`` says what the device implements::
@@ -393,6 +439,8 @@ enum axon_reg {
  *   18:18 : cc - AXON_CAP_CC: ECN and CNPs counted, and RC congestion
  *         control (DCQCN) when the device has it on (interface 1.12, see
  *         "Congestion control")
+ *   19:19 : planes - AXON_CAP_PLANES: AXON_REG_PLANES and the planes'
+ *         counters (interface 1.13, see "Planes")
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -413,6 +461,7 @@ enum axon_reg {
 #define AXON_CAP_WIRE_TEST		0x10000
 #define AXON_CAP_COUNTER_SETS		0x20000
 #define AXON_CAP_CC			0x40000
+#define AXON_CAP_PLANES			0x80000
 
 /**
  * DOC: FW_VERSION register
