@@ -29,8 +29,12 @@
  * above what a UD application has peers.
  */
 #define AXON_MAX_AH 65536
-/* 32-bit wrapping device counters shown as rdma hw counters */
+/* 32-bit wrapping device counters shown as rdma hw counters: the port's */
 #define AXON_NUM_WRAP_STATS 16
+/* ... and each plane's, with AXON_CAP_PLANES: tx, rx, drops */
+#define AXON_PLANE_STATS 3
+#define AXON_NUM_ALL_WRAP_STATS \
+	(AXON_NUM_WRAP_STATS + AXON_PLANE_STATS * AXON_MAX_PLANES)
 
 /* Only the capabilities the device implements today: no QP1 yet. */
 #define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \
@@ -62,6 +66,7 @@ struct axon_dev {
 	bool qp_live;			/* AXON_CAP_QP_LIVE: QUERY_QP_LIVE */
 	bool wire_test;			/* AXON_CAP_WIRE_TEST: the model's */
 	bool counter_sets;		/* AXON_CAP_COUNTER_SETS */
+	u32 planes;			/* AXON_CAP_PLANES: AXON_REG_PLANES', or 1 */
 	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;
 	void __iomem *db;		/* doorbell page 0, the kernel's */
@@ -93,8 +98,8 @@ struct axon_dev {
 
 	/* rdma hw counters: 32-bit device registers widened to 64 bits */
 	spinlock_t stats_lock;		/* stats_last, stats_sum */
-	u32 stats_last[AXON_NUM_WRAP_STATS];
-	u64 stats_sum[AXON_NUM_WRAP_STATS];
+	u32 stats_last[AXON_NUM_ALL_WRAP_STATS];
+	u64 stats_sum[AXON_NUM_ALL_WRAP_STATS];
 };
 
 struct axon_ucontext {

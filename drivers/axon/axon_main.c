@@ -69,6 +69,13 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->qp_live = adev->rdma && caps & AXON_CAP_QP_LIVE;
 	adev->wire_test = caps & AXON_CAP_WIRE_TEST;
 	adev->counter_sets = adev->rdma && caps & AXON_CAP_COUNTER_SETS;
+	adev->planes = 1;
+	if (caps & AXON_CAP_PLANES) {
+		u32 planes = axon_rd(adev, AXON_REG_PLANES);
+
+		adev->planes = clamp_t(u32, AXON_PLANES_GET_COUNT(planes), 1,
+				       AXON_MAX_PLANES);
+	}
 	adev->clock_phys = pci_resource_start(adev->pdev, AXON_BAR_REGS) +
 			   AXON_CLOCK_PAGE;
 	return 0;

@@ -74,7 +74,11 @@ static int axon_res_qp(struct sk_buff *msg, void *obj)
 
 	if (adev->qp_live) {
 		if (!axon_cmd_query_qp_live(&adev->aq, qp->qpn, &live) &&
-		    axon_res_qp_live(msg, &live))
+		    (axon_res_qp_live(msg, &live) ||
+		     (adev->planes > 1 && ibqp->qp_type != IB_QPT_UD &&
+		      ibqp->qp_type != IB_QPT_GSI &&
+		      rdma_nl_put_driver_u32(msg, "hw_plane",
+					     AXON_QP_LIVE_GET_PLANE(live.flags)))))
 			return -EMSGSIZE;
 	} else if (!axon_cmd_query_qp(&adev->aq, qp->qpn, &a) &&
 		   rdma_nl_put_driver_string(msg, "hw_state",

@@ -38,7 +38,10 @@ enum axon_hw_stat {
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
-	AXON_NUM_HW_STATS,
+	/* 32-bit wrapping, AXON_PLANE_STATS a plane, with more than one */
+	AXON_STAT_PLANE0_TX_PKTS,
+	AXON_NUM_HW_STATS = AXON_STAT_PLANE0_TX_PKTS +
+			    AXON_PLANE_STATS * AXON_MAX_PLANES,
 };
 
 static_assert(AXON_STAT_ECN_MARKED + 1 == AXON_NUM_WRAP_STATS);
@@ -62,7 +65,22 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
+	/* AXON_PLANE_STATS a plane, AXON_MAX_PLANES planes */
+	[AXON_STAT_PLANE0_TX_PKTS] = { .name = "plane0_tx_pkts" },
+	{ .name = "plane0_rx_pkts" },
+	{ .name = "plane0_non_roce_drops" },
+	{ .name = "plane1_tx_pkts" },
+	{ .name = "plane1_rx_pkts" },
+	{ .name = "plane1_non_roce_drops" },
+	{ .name = "plane2_tx_pkts" },
+	{ .name = "plane2_rx_pkts" },
+	{ .name = "plane2_non_roce_drops" },
+	{ .name = "plane3_tx_pkts" },
+	{ .name = "plane3_rx_pkts" },
+	{ .name = "plane3_non_roce_drops" },
 };
+
+static_assert(ARRAY_SIZE(axon_hw_stat_descs) == AXON_NUM_HW_STATS);
 
 static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_TX_PKTS] = AXON_REG_STAT_TX_PKTS,
@@ -85,11 +103,34 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_ECN_MARKED] = AXON_REG_STAT_ECN_MARKED,
 };
 
+/* The ith of the planes' counters: TX, RX, drops of plane 0, then 1... */
+static u32 axon_rd_plane_stat(struct axon_dev *adev, unsigned int i)
+{
+	unsigned int k = i / AXON_PLANE_STATS;
+
+	switch (i % AXON_PLANE_STATS) {
+	case 0:
+		return axon_rd(adev, AXON_REG_STAT_PLANE_TX(k));
+	case 1:
+		return axon_rd(adev, AXON_REG_STAT_PLANE_RX(k));
+	default:
+		return axon_rd(adev, AXON_REG_STAT_PLANE_DROPS(k));
+	}
+}
+
+/* The planes' counters only where there is more than one plane. */
+static unsigned int axon_num_hw_stats(struct axon_dev *adev)
+{
+	if (adev->planes < 2)
+		return AXON_STAT_PLANE0_TX_PKTS;
+	return AXON_STAT_PLANE0_TX_PKTS + AXON_PLANE_STATS * adev->planes;
+}
+
 struct rdma_hw_stats *axon_alloc_hw_port_stats(struct ib_device *ibdev,
 					       u32 port)
 {
 	return rdma_alloc_hw_stats_struct(axon_hw_stat_descs,
-					  ARRAY_SIZE(axon_hw_stat_descs),
+					  axon_num_hw_stats(to_adev(ibdev)),
 					  RDMA_HW_STATS_DEFAULT_LIFESPAN);
 }
 
@@ -110,13 +151,20 @@ int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 		      u32 port, int index)
 {
 	struct axon_dev *adev = to_adev(ibdev);
-	int i;
+	unsigned int n = axon_num_hw_stats(adev), i, w;
 
 	spin_lock(&adev->stats_lock);
 	for (i = 0; i < AXON_NUM_WRAP_STATS; i++)
 		stats->value[i] = axon_counter_widen(&adev->stats_sum[i],
 						     &adev->stats_last[i],
 						     axon_rd(adev, axon_wrap_stat_regs[i]));
+	for (i = 0; i + AXON_STAT_PLANE0_TX_PKTS < n; i++) {
+		w = AXON_NUM_WRAP_STATS + i;
+		stats->value[AXON_STAT_PLANE0_TX_PKTS + i] =
+			axon_counter_widen(&adev->stats_sum[w],
+					   &adev->stats_last[w],
+					   axon_rd_plane_stat(adev, i));
+	}
 	spin_unlock(&adev->stats_lock);
 	stats->value[AXON_STAT_PEER_READ_BYTES] =
 		axon_rd64(adev, AXON_REG_STAT_PEER_RD_LO,
@@ -124,7 +172,7 @@ int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	stats->value[AXON_STAT_PEER_WRITE_BYTES] =
 		axon_rd64(adev, AXON_REG_STAT_PEER_WR_LO,
 			  AXON_REG_STAT_PEER_WR_HI);
-	return AXON_NUM_HW_STATS;
+	return n;
 }
 
 static struct rdma_hw_stats *axon_counter_alloc_stats(struct rdma_counter *counter)
