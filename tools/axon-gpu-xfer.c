@@ -26,7 +26,7 @@
  *
  * Usage: axon-gpu-xfer [-d DEV] [-g GID_INDEX] [--gpu PATH] [--quick | --demo]
  *        [--kv-blocks N] [--server | --client HOST | --safety | --hold S]
- *        [--tcp-port N] [--timeout S]
+ *        [--tcp-port N] [--timeout S] [--flow-label N]
  */
 #define _GNU_SOURCE
 #include <endian.h>
@@ -273,7 +273,7 @@ struct side {
 
 static void side_open(struct side *s)
 {
-	rdma_open(&s->d, &opt.x.dev, opt.x.gid_index);
+	rdma_open(&s->d, &opt.x);
 	s->pd = ibv_alloc_pd(s->d.ctx);
 	if (!s->pd)
 		die("setup: ibv_alloc_pd: %s", strerror(errno));
@@ -1548,7 +1548,7 @@ static int hold(unsigned int secs)
 	struct gbuf g;
 	int st;
 
-	rdma_open(&d, &opt.x.dev, opt.x.gid_index);
+	rdma_open(&d, &opt.x);
 	pd = ibv_alloc_pd(d.ctx);
 	if (!pd)
 		die("ibv_alloc_pd: %s", strerror(errno));
@@ -1605,6 +1605,7 @@ static void usage(void)
 		"usage: axon-gpu-xfer [-d DEV] [-g GID_INDEX] [--gpu PATH] [--quick | --demo]\n"
 		"                     [--kv-blocks N] [--server | --client HOST |\n"
 		"                     --safety | --hold S] [--tcp-port N] [--timeout S]\n"
+		"                     [--flow-label N]\n"
 		"  default: loopback on one device; under tools/axon-vm with 2 nodes\n"
 		"  (AXON_NODES=2), node 0 is the server and node 1 its client\n");
 	exit(2);

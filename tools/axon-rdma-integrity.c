@@ -18,7 +18,7 @@
  *
  * Usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]
  *        [--lossy] [--soak S] [--server | --client HOST] [--tcp-port N]
- *        [--timeout S]
+ *        [--timeout S] [--flow-label N]
  *
  * --lossy: the fabric loses frames. A remote error's NAK may then be lost;
  * the responder's QP is in the error state by then and drops the requests
@@ -255,7 +255,7 @@ static void side_open(struct side *s)
 {
 	size_t len = AREA + 2 * GUARD;
 
-	rdma_open(&s->d, &opt.x.dev, opt.x.gid_index);
+	rdma_open(&s->d, &opt.x);
 	s->pd = ibv_alloc_pd(s->d.ctx);
 	s->pd2 = ibv_alloc_pd(s->d.ctx);
 	if (!s->pd || !s->pd2)
@@ -1969,7 +1969,7 @@ static void usage(void)
 	fprintf(stderr,
 		"usage: axon-rdma-integrity [-d DEV] [-g GID_INDEX] [--quick] [--only GLOB]\n"
 		"                           [--lossy] [--soak S] [--server | --client HOST]\n"
-		"                           [--tcp-port N] [--timeout S]\n"
+		"                           [--tcp-port N] [--timeout S] [--flow-label N]\n"
 		"  default: loopback on one device; under tools/axon-vm with 2 nodes\n"
 		"  (AXON_NODES=2), node 0 is the server and node 1 its client\n");
 	exit(2);

@@ -149,6 +149,9 @@ bool xfer_opt(struct xfer_opts *o, int c, const char *arg)
 	case 't':
 		o->timeout = atof(arg);
 		return true;
+	case 'f':
+		o->flow_label = strtoul(arg, NULL, 0) & 0xfffff;
+		return true;
 	}
 	return false;
 }
@@ -190,11 +193,14 @@ static int pick_gid(const struct rdma_dev *d)
 	return -1;
 }
 
-void rdma_open(struct rdma_dev *d, const char **name, int gid_index)
+void rdma_open(struct rdma_dev *d, struct xfer_opts *o)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
+	const char **name = &o->dev;
+	int gid_index = o->gid_index;
 	int i;
 
+	d->flow_label = o->flow_label;
 	if (!list || !list[0])
 		die("setup: no RDMA device");
 	for (i = 0; list[i]; i++)
@@ -235,7 +241,8 @@ int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
 		.min_rnr_timer = rnr_timer,
 		.ah_attr = {
 			.is_global = 1,
-			.grh = { .sgid_index = d->gid_index, .hop_limit = 64 },
+			.grh = { .sgid_index = d->gid_index, .hop_limit = 64,
+				 .flow_label = d->flow_label },
 			.port_num = 1,
 		},
 	};

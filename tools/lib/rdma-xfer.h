@@ -34,7 +34,9 @@ int ctl_connect(const char *host, int port);
  * role: --server, --client HOST or --loopback (none given: the role
  * under tools/axon-vm with AXON_NODES=2, 's' on node 0 and 'c' on node 1
  * with node 0 as the peer; else loopback), --tcp-port N of the control
- * channel, --timeout S for a batch of transfers.
+ * channel, --timeout S for a batch of transfers, --flow-label N of the
+ * RC QPs' GRH (on RoCE v2 it picks their UDP source port, so their path
+ * or plane; both sides should give the same).
  */
 struct xfer_opts {
 	const char *dev;	/* NULL: the first device */
@@ -43,6 +45,7 @@ struct xfer_opts {
 	const char *peer;	/* 'c': the server's address */
 	int tcp_port;
 	double timeout;
+	uint32_t flow_label;	/* 0: the kernel's, from the QPNs */
 };
 
 #define XFER_SHORT_OPTS "d:g:h"
@@ -52,6 +55,7 @@ struct xfer_opts {
 	{ "loopback", no_argument, NULL, 'l' },				\
 	{ "tcp-port", required_argument, NULL, 'p' },			\
 	{ "timeout", required_argument, NULL, 't' },			\
+	{ "flow-label", required_argument, NULL, 'f' },			\
 	{ "help", no_argument, NULL, 'h' }
 
 /* Takes option c (with its argument) if it is one of the above. */
@@ -75,14 +79,15 @@ struct rdma_dev {
 	struct ibv_port_attr port;
 	union ibv_gid gid;
 	int gid_index;
+	uint32_t flow_label;
 };
 
 /*
- * Open *name (NULL: the first device; *name is set to it) with port 1
- * active and a RoCE v2 GID: gid_index, or with -1 the first one with an
- * IPv4 address. Dies on failure.
+ * Open o->dev (NULL: the first device; o->dev is set to it) with port 1
+ * active and a RoCE v2 GID: o->gid_index, or with -1 the first one with
+ * an IPv4 address; its RC QPs get o->flow_label. Dies on failure.
  */
-void rdma_open(struct rdma_dev *d, const char **name, int gid_index);
+void rdma_open(struct rdma_dev *d, struct xfer_opts *o);
 
 /* What an RC QP needs to know of its peer. */
 struct rc_peer {
