@@ -9,6 +9,35 @@ from .common import EXIT_BOOT_HUNG, parse_pct, parse_size_mib
 from .run import run
 
 
+MAX_PLANES = 4
+
+
+def parse_plane_loss(text):
+    """--plane-loss K:PCT -> (K, PCT)."""
+    k, sep, pct = text.partition(":")
+    if not sep or not k.isdigit():
+        raise argparse.ArgumentTypeError("expected PLANE:PCT: %r" % text)
+    return int(k), parse_pct(pct)
+
+
+def parse_plane_down(text):
+    """--plane-down K:START[:DURATION] -> (K, START, DURATION or None)."""
+    parts = text.split(":")
+    try:
+        if len(parts) not in (2, 3) or not parts[0].isdigit():
+            raise ValueError
+        k, start = int(parts[0]), float(parts[1])
+        duration = float(parts[2]) if len(parts) == 3 else None
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            "expected PLANE:START[:DURATION] (seconds): %r" % text)
+    if not 0 <= start < float("inf") or duration is not None and \
+            not 0 < duration < float("inf"):
+        raise argparse.ArgumentTypeError(
+            "START must be >= 0 and DURATION > 0 seconds: %r" % text)
+    return k, start, duration
+
+
 def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="axon-vm",
@@ -67,7 +96,8 @@ def parse_args(argv):
                         "egress ports with a line rate, a queue and ECN "
                         "marking; --switch-*), none; auto (default): "
                         "none for 1 node, p2p for 2, bridge for 3+ or "
-                        "with --netem, switch with a --switch-* option")
+                        "with --netem, switch with a --switch-* option "
+                        "or for 3+ with --planes")
     r.add_argument("--switch-rate", type=float, default=0, metavar="MBIT",
                    help="switch fabric: each egress port's line rate "
                         "(default 0: no rate, no queue)")
@@ -78,22 +108,45 @@ def parse_args(argv):
                    help="switch fabric: mark ECN-capable frames CE when "
                         "more than KB wait in their queue (default 0: "
                         "never)")
+    r.add_argument("--planes", type=int, default=1, metavar="N",
+                   help="axon-nic fabric planes, 1..%d (default 1): plane "
+                        "k of every node's NIC (netdev f0, then plane<k>="
+                        "p<k>) is wired into a network of its own, built "
+                        "like plane 0; RoCE is spread over them by the "
+                        "device; p2p or switch fabric (a switch per "
+                        "plane)" % MAX_PLANES)
+    r.add_argument("--plane-loss", action="append", type=parse_plane_loss,
+                   default=[], metavar="K:PCT",
+                   help="p2p fabric: plane K's relay drops PCT%% of the "
+                        "frames instead of --loss's (seeded with --seed + "
+                        "K, counters in fabric-relay-planeK.txt; plane "
+                        "0's in fabric-relay.txt); repeatable")
+    r.add_argument("--plane-down", action="append", type=parse_plane_down,
+                   default=[], metavar="K:START[:DURATION]",
+                   help="take plane K's link down on every node START "
+                        "seconds after the start barrier (QMP set_link "
+                        "of netdev p<K>, f0 for plane 0), and up again "
+                        "DURATION seconds later (without: it stays down); "
+                        "seconds may have fractions; repeatable")
     r.add_argument("--netem", metavar="SPEC",
                    help="impair the fabric: 'tc qdisc add dev TAP root "
                         "netem SPEC' on every node's tap (bridge fabric)")
     r.add_argument("--loss", type=parse_pct, default=0, metavar="PCT",
                    help="p2p fabric: drop PCT%% of the frames, each "
                         "direction, in a relay between the two QEMUs "
-                        "(counters in fabric-relay.txt)")
+                        "(counters in fabric-relay.txt; with --planes a "
+                        "relay per plane)")
     r.add_argument("--reorder", type=parse_pct, default=0, metavar="PCT",
                    help="p2p fabric: hold back PCT%% of the frames until "
                         "the next one in the same direction has passed "
                         "(at most 5 ms), in the same relay")
     r.add_argument("--seed", type=int, default=1, metavar="N",
                    help="seed of the relay's --loss/--reorder choices "
-                        "(default 1)")
+                        "(default 1; plane k's relay: N + k)")
     r.add_argument("--capture", metavar="FILE",
-                   help="write all fabric traffic to this pcap file")
+                   help="write all fabric traffic to this pcap file "
+                        "(p2p with --planes: plane k's to FILE with "
+                        "-plane<k> before its extension)")
     r.add_argument("--no-wait-peers", action="store_true",
                    help="start CMD without waiting for every node's "
                         "fabric interface to be up (start barrier)")
@@ -134,6 +187,30 @@ def parse_args(argv):
             args.nodes != 2 or args.fabric not in ("auto", "p2p") or
             args.netem is not None):
         r.error("--loss/--reorder need the p2p fabric (2 nodes, no --netem)")
+    if not 1 <= args.planes <= MAX_PLANES:
+        r.error("--planes: 1 to %d" % MAX_PLANES)
+    if args.planes > 1 and (args.fabric not in ("auto", "p2p", "switch") or
+                            args.nodes < 2 or args.netem is not None):
+        r.error("--planes needs the p2p fabric (2 nodes) or the switch "
+                "fabric (2 or more nodes), no --netem")
+    if args.planes > 1 and (args.no_nic or args.nic_model != "axon"):
+        r.error("--planes needs the axon-nic as the fabric NIC "
+                "(--nic-model axon, no --no-nic)")
+    loss_planes = [k for k, _ in args.plane_loss]
+    if any(k >= args.planes for k in loss_planes):
+        r.error("--plane-loss: no such plane (--planes %d)" % args.planes)
+    if len(set(loss_planes)) != len(loss_planes):
+        r.error("--plane-loss: a plane given twice")
+    if args.plane_loss and (
+            args.nodes != 2 or args.fabric not in ("auto", "p2p") or
+            args.netem is not None):
+        r.error("--plane-loss needs the p2p fabric (2 nodes, no --netem)")
+    if any(k >= args.planes for k, _, _ in args.plane_down):
+        r.error("--plane-down: no such plane (--planes %d)" % args.planes)
+    if args.plane_down and (args.nodes < 2 or args.no_wait_peers or
+                            args.fabric == "none"):
+        r.error("--plane-down counts from the start barrier: it needs a "
+                "fabric, 2 or more nodes and no --no-wait-peers")
     if args.capture and args.fabric == "none":
         r.error("--capture needs a fabric")
     if args.host_kills and not args.host_cmd:

@@ -21,6 +21,20 @@ bridge: a Linux bridge with one tap per node, all inside a network
         deletes; QEMU runs inside it ("ip netns exec NS qemu ...").
 none:   the NIC has no backend (its link is up but nothing is connected).
 
+Planes (--planes N, p2p and switch): the axon-nic has up to 4 wires, its
+"netdev" (plane 0, which also carries Ethernet/IP) and "plane1".."plane3";
+the device spreads RoCE over them (a QP stays on one plane) and drops
+anything else that arrives on plane k > 0. Plane k of every node is wired
+into a network of its own, built the same way as plane 0 (class Plane):
+its own netdev (id "f0" for plane 0, "p<k>" for plane k), its own UDP
+ports, and for p2p its own relay when impaired (--loss/--reorder on every
+plane, --plane-loss K:PCT for plane K; seeded with --seed + k; counters in
+fabric-relay.txt, fabric-relay-plane<k>.txt), for switch its own
+axon-switch with the same --switch-* settings (fabric-switch.txt,
+fabric-switch-plane<k>.txt). A p2p --capture of plane k goes to FILE with
+"-plane<k>" before its extension. --plane-down takes a plane's link down
+and up again through QMP set_link on its netdev id (run.py).
+
 Node i is 192.0.2.(i+1)/24 and fd00:a0::(i+1, hex)/64 on the fabric NIC.
 """
 
@@ -68,6 +82,31 @@ def node_ip6(i):
     return "fd00:a0::%x" % (i + 1)
 
 
+def plane_netdev(k):
+    """The QEMU netdev id of plane k on every node."""
+    return "f0" if k == 0 else "p%d" % k
+
+
+def plane_nic_prop(k):
+    """The axon-nic property that takes plane k's netdev."""
+    return "netdev" if k == 0 else "plane%d" % k
+
+
+def plane_file(name, k):
+    """Where plane k keeps what plane 0 keeps in name: e.g.
+    fabric-switch.txt, fabric-switch-plane1.txt."""
+    if k == 0:
+        return name
+    root, ext = os.path.splitext(name)
+    return "%s-plane%d%s" % (root, k, ext)
+
+
+def plane_impairment(cfg, k):
+    """(loss %, reorder %) of plane k's wire (p2p): --loss/--reorder,
+    with --plane-loss K:PCT overriding the loss of plane K."""
+    return cfg.plane_loss.get(k, cfg.loss), cfg.reorder
+
+
 def free_udp_ports(n):
     """n distinct UDP ports on 127.0.0.1 that are free right now."""
     socks = []
@@ -82,6 +121,21 @@ def free_udp_ports(n):
             s.close()
 
 
+class Plane:
+    """One plane of a p2p or switch fabric: the network that joins plane
+    k of every node's NIC. Plane 0 is the only one without --planes."""
+
+    def __init__(self, k, nplanes):
+        self.k = k
+        self.netdev = plane_netdev(k)
+        # Prefix of the counters the harness prints ("" with one plane).
+        self.label = "plane%d " % k if nplanes > 1 else ""
+        self.ports = []         # where each node's netdev receives
+        self.relay = None       # p2p with loss or reordering
+        self.switch_proc = None
+        self.switch_ports = []  # where each node's netdev sends (switch)
+
+
 class Fabric:
     """The network between the nodes, set up before and torn down after
     the QEMUs (teardown is idempotent and runs on every exit path)."""
@@ -91,12 +145,10 @@ class Fabric:
         self.run_dir = run_dir
         self.mode = cfg.fabric
         self.netns = None
-        self.ports = []
         self.capture_proc = None
         self.netem_at = None    # "host" (on the taps) or "guest"
-        self.relay = None
-        self.switch_proc = None
-        self.switch_ports = []
+        # p2p and switch: one per plane, in plane order.
+        self.planes = []
 
     def tap(self, node):
         return "tap%d" % node
@@ -106,39 +158,52 @@ class Fabric:
 
     def setup(self):
         cfg = self.cfg
-        if self.mode == "p2p":
-            self.ports = free_udp_ports(2)
-            if cfg.loss or cfg.reorder:
-                self.relay = Relay(cfg, self.ports)
-                self.relay.start()
+        if self.mode in ("p2p", "switch"):
+            self.planes = [Plane(k, cfg.planes) for k in range(cfg.planes)]
+            for plane in self.planes:
+                if self.mode == "p2p":
+                    self.setup_p2p(plane)
+                else:
+                    self.setup_switch(plane)
         elif self.mode == "bridge":
             self.setup_bridge()
-        elif self.mode == "switch":
-            self.setup_switch()
         self.write_env()
 
-    def setup_switch(self):
+    def setup_p2p(self, plane):
+        plane.ports = free_udp_ports(2)
+        loss, reorder = plane_impairment(self.cfg, plane.k)
+        if loss or reorder:
+            plane.relay = Relay(plane.ports, loss, reorder,
+                                self.cfg.seed + plane.k,
+                                ("relay " + plane.label).strip())
+            plane.relay.start()
+
+    def setup_switch(self, plane):
         cfg = self.cfg
         binary = os.path.join(os.path.dirname(os.path.dirname(
             os.path.abspath(__file__))), "axon-switch")
         if not os.access(binary, os.X_OK):
             die("--fabric switch needs %s (make tools)" % binary, 1)
         both = free_udp_ports(2 * cfg.nodes)
-        self.ports, self.switch_ports = both[:cfg.nodes], both[cfg.nodes:]
+        plane.ports, plane.switch_ports = both[:cfg.nodes], both[cfg.nodes:]
         argv = [binary, "--rate", "%g" % cfg.switch_rate,
                 "--queue", str(cfg.switch_queue),
                 "--ecn", str(cfg.switch_ecn),
-                "--stats", os.path.join(self.run_dir, "fabric-switch.txt")]
-        for q, s in zip(self.ports, self.switch_ports):
+                "--stats", os.path.join(self.run_dir, plane_file(
+                    "fabric-switch.txt", plane.k))]
+        for q, s in zip(plane.ports, plane.switch_ports):
             argv += ["--node", "%d:%d" % (q, s)]
-        self.switch_proc = subprocess.Popen(
+        plane.switch_proc = subprocess.Popen(
             argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT, universal_newlines=True,
             start_new_session=True)
-        line = self.switch_proc.stdout.readline()
+        line = plane.switch_proc.stdout.readline()
         if "ready" not in line:
-            self.switch_proc.wait()
-            die("axon-switch did not start: %s" % line.strip(), 1)
+            plane.switch_proc.wait()
+            plane.switch_proc = None
+            die("axon-switch%s did not start: %s" % (
+                " of plane %d" % plane.k if plane.label else "",
+                line.strip()), 1)
 
     def setup_bridge(self):
         cfg = self.cfg
@@ -224,6 +289,7 @@ class Fabric:
         with open(os.path.join(self.run_dir, "fabric.env"), "w") as f:
             for k, v in (("AXON_FABRIC", self.mode),
                          ("AXON_NODES", str(cfg.nodes)),
+                         ("AXON_PLANES", str(cfg.planes)),
                          ("AXON_NIC_MODEL", cfg.nic_model),
                          ("AXON_NETNS", self.netns or ""),
                          ("AXON_BRIDGE", BRIDGE if self.netns else ""),
@@ -235,20 +301,29 @@ class Fabric:
                          ("AXON_PEERS", " ".join(node_ip(i) for i in
                                                  range(cfg.nodes)))):
                 f.write("%s=%s\n" % (k, shlex.quote(v)))
+        netdevs = [p.netdev for p in self.planes] or (
+            ["f0"] if self.mode != "none" else [])
         for i in range(cfg.nodes):
             ndir = os.path.join(self.run_dir, "node%d" % i)
             env = [("AXON_NODE", str(i)),
                    ("AXON_FABRIC", self.mode),
+                   ("AXON_PLANES", str(cfg.planes)),
                    ("AXON_NETDEV_ID", "f0" if self.mode != "none" else ""),
+                   ("AXON_NETDEV_IDS", " ".join(netdevs)),
                    ("AXON_MAC", node_mac(cfg, i)),
                    ("AXON_IP", node_ip(i)),
                    ("AXON_IP6", node_ip6(i)),
                    ("AXON_QMP", os.path.join(ndir, "qmp.sock"))]
-            if self.mode in ("p2p", "switch"):
-                env += [("AXON_INJECT", "127.0.0.1:%d" % self.ports[i]),
+            if self.planes:
+                # Plane 0's endpoints, then every plane's in plane order.
+                env += [("AXON_INJECT", "127.0.0.1:%d" %
+                         self.planes[0].ports[i]),
                         ("AXON_INJECT_HEADER", L2TPV3_HEADER.hex()),
-                        ("AXON_PEER_ENDPOINT",
-                         "127.0.0.1:%d" % self.send_port(i))]
+                        ("AXON_PEER_ENDPOINT", "127.0.0.1:%d" %
+                         self.send_port(self.planes[0], i)),
+                        ("AXON_INJECT_PLANES", " ".join(
+                            "127.0.0.1:%d" % p.ports[i]
+                            for p in self.planes))]
             if self.netns:
                 env += [("AXON_NETNS", self.netns), ("AXON_TAP", self.tap(i))]
             with open(os.path.join(ndir, "fabric.env"), "w") as f:
@@ -256,35 +331,58 @@ class Fabric:
                     f.write("%s=%s\n" % (k, shlex.quote(v)))
 
     def args(self, node):
-        """(QEMU arguments, ",netdev=..." for the NIC) of one node."""
-        if self.mode == "p2p":
-            a = ["-netdev", "l2tpv3,id=f0,udp=on,src=127.0.0.1,"
-                 "dst=127.0.0.1,srcport=%d,dstport=%d,txsession=%d,"
-                 "rxsession=%d" % (self.ports[node], self.send_port(node),
-                                   L2TPV3_SESSION, L2TPV3_SESSION)]
-            if self.cfg.capture and node == 0:
-                # Node 0's netdev sees every frame of the two-node link.
-                a += ["-object", "filter-dump,id=capture0,netdev=f0,file=" +
-                      self.cfg.capture]
-            return a, ",netdev=f0"
-        if self.mode == "switch":
-            return (["-netdev", "l2tpv3,id=f0,udp=on,src=127.0.0.1,"
-                     "dst=127.0.0.1,srcport=%d,dstport=%d,txsession=%d,"
-                     "rxsession=%d" % (self.ports[node],
-                                       self.switch_ports[node],
-                                       L2TPV3_SESSION, L2TPV3_SESSION)],
-                    ",netdev=f0")
+        """(QEMU arguments, NIC properties: ",netdev=f0" and, with planes,
+        ",plane1=p1..." for the axon-nic) of one node."""
+        if self.planes:
+            a, props = [], ""
+            for p in self.planes:
+                a += ["-netdev", "l2tpv3,id=%s,udp=on,src=127.0.0.1,"
+                      "dst=127.0.0.1,srcport=%d,dstport=%d,txsession=%d,"
+                      "rxsession=%d" % (p.netdev, p.ports[node],
+                                        self.send_port(p, node),
+                                        L2TPV3_SESSION, L2TPV3_SESSION)]
+                if self.mode == "p2p" and self.cfg.capture and node == 0:
+                    # Node 0's netdev sees every frame of the two-node link.
+                    a += ["-object", "filter-dump,id=capture%d,netdev=%s,"
+                          "file=%s" % (p.k, p.netdev,
+                                       self.capture_file(p.k))]
+                props += ",%s=%s" % (plane_nic_prop(p.k), p.netdev)
+            return a, props
         if self.mode == "bridge":
             return (["-netdev", "tap,id=f0,ifname=%s,script=no,downscript=no"
                      % self.tap(node)], ",netdev=f0")
         return [], ""
 
-    def send_port(self, node):
-        """Where node's netdev sends: the peer's port, the relay's or the
-        switch's."""
-        if self.switch_ports:
-            return self.switch_ports[node]
-        return self.relay.ports[node] if self.relay else self.ports[1 - node]
+    def capture_file(self, k):
+        """The p2p --capture file of plane k."""
+        return os.path.join(os.path.dirname(self.cfg.capture), plane_file(
+            os.path.basename(self.cfg.capture), k))
+
+    def send_port(self, plane, node):
+        """Where node's netdev sends on plane: the peer's port, the
+        relay's or the switch's."""
+        if plane.switch_ports:
+            return plane.switch_ports[node]
+        if plane.relay:
+            return plane.relay.ports[node]
+        return plane.ports[1 - node]
+
+    def relay_text(self):
+        """The relays, for the harness's fabric line ("" without)."""
+        relayed = [p for p in self.planes if p.relay]
+        if not relayed:
+            return ""
+        if len(relayed) == len(self.planes) and len(
+                {(p.relay.loss_pct, p.relay.reorder_pct)
+                 for p in relayed}) == 1:
+            r = relayed[0].relay
+            return ", loss %g%% reorder %g%% (%s, seed %d%s)" % (
+                r.loss_pct, r.reorder_pct,
+                "a relay per plane" if len(relayed) > 1 else "relay",
+                r.seed, " + plane" if len(relayed) > 1 else "")
+        return "".join(", plane %d loss %g%% reorder %g%% (relay, seed %d)"
+                       % (p.k, p.relay.loss_pct, p.relay.reorder_pct,
+                          p.relay.seed) for p in relayed)
 
     def wrap(self, argv):
         return self.ns(*argv) if self.netns else argv
@@ -300,26 +398,30 @@ class Fabric:
                 f.write(out)
 
     def stop_relay(self):
-        if self.relay:
-            self.relay.stop(os.path.join(self.run_dir, "fabric-relay.txt"))
-            self.relay = None
+        for p in self.planes:
+            if p.relay:
+                p.relay.stop(os.path.join(self.run_dir, plane_file(
+                    "fabric-relay.txt", p.k)))
+                p.relay = None
 
     def stop_switch(self):
-        if not self.switch_proc:
-            return
-        self.switch_proc.terminate()
-        try:
-            self.switch_proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.switch_proc.kill()
-            self.switch_proc.wait()
-        self.switch_proc = None
-        try:
-            with open(os.path.join(self.run_dir, "fabric-switch.txt")) as f:
-                for ln in f.read().splitlines()[1:]:
-                    say("switch " + ln)
-        except OSError:
-            pass
+        running = [p for p in self.planes if p.switch_proc]
+        for p in running:
+            p.switch_proc.terminate()
+        for p in running:
+            try:
+                p.switch_proc.wait(5)
+            except subprocess.TimeoutExpired:
+                p.switch_proc.kill()
+                p.switch_proc.wait()
+            p.switch_proc = None
+            try:
+                with open(os.path.join(self.run_dir, plane_file(
+                        "fabric-switch.txt", p.k))) as f:
+                    for ln in f.read().splitlines()[1:]:
+                        say("switch " + p.label + ln)
+            except OSError:
+                pass
 
     def teardown(self):
         if self.capture_proc and self.capture_proc.poll() is None:
@@ -345,23 +447,28 @@ class Fabric:
 
 
 class Relay(threading.Thread):
-    """--loss/--reorder: the p2p fabric through this relay. Each node's
-    netdev sends to its own relay port; the relay forwards every datagram
-    (one Ethernet frame) to the other node's netdev port, except that it
-    drops loss% of them and holds back reorder% until the next datagram in
-    the same direction has been forwarded, or at most HOLD seconds (then
-    the frame is only late). Choices come from a PRNG seeded with --seed.
-    The impairment is on the wire itself, so it hits whatever the NIC
-    models send (RoCEv2 from axon-nic included), unlike a guest's qdisc."""
+    """--loss/--reorder/--plane-loss: a p2p plane through this relay. Each
+    node's netdev sends to its own relay port; the relay forwards every
+    datagram (one Ethernet frame) to the other node's netdev port, except
+    that it drops loss% of them and holds back reorder% until the next
+    datagram in the same direction has been forwarded, or at most HOLD
+    seconds (then the frame is only late). Choices come from a PRNG seeded
+    with seed (--seed, plus the plane). The impairment is on the wire
+    itself, so it hits whatever the NIC models send (RoCEv2 from axon-nic
+    included), unlike a guest's qdisc. tag ("relay", "relay plane1")
+    prefixes the counters printed at the end."""
 
     HOLD = 0.005
 
-    def __init__(self, cfg, qemu_ports):
+    def __init__(self, qemu_ports, loss_pct, reorder_pct, seed, tag):
         super().__init__(daemon=True)
-        self.loss = cfg.loss / 100.0
-        self.reorder = cfg.reorder / 100.0
-        self.seed = cfg.seed
-        self.rng = random.Random(cfg.seed)
+        self.tag = tag
+        self.loss_pct = loss_pct
+        self.reorder_pct = reorder_pct
+        self.loss = loss_pct / 100.0
+        self.reorder = reorder_pct / 100.0
+        self.seed = seed
+        self.rng = random.Random(seed)
         self.dest = [("127.0.0.1", qemu_ports[1]), ("127.0.0.1", qemu_ports[0])]
         self.socks = []
         for _ in range(2):
@@ -431,15 +538,15 @@ class Relay(threading.Thread):
         self.join(5)
         for s in self.socks:
             s.close()
-        lines = ["# axon-vm fabric relay: --loss %g --reorder %g --seed %d" %
-                 (self.loss * 100, self.reorder * 100, self.seed)]
+        lines = ["# axon-vm fabric %s: --loss %g --reorder %g --seed %d" %
+                 (self.tag, self.loss_pct, self.reorder_pct, self.seed)]
         for d in range(2):
             lines.append("node%d->node%d %s" % (d, 1 - d, " ".join(
                 "%s=%d" % kv for kv in self.stats[d].items())))
         with open(path, "w") as f:
             f.write("\n".join(lines) + "\n")
         for ln in lines[1:]:
-            say("relay " + ln)
+            say(self.tag + " " + ln)
 
 
 def prune_stale_netns():
@@ -457,8 +564,8 @@ def node_mac(cfg, node):
 
 def fabric_args(cfg, node):
     """QEMU arguments joining node's fabric NIC to the other nodes: the
-    -netdev backend (and capture filter), and the ",netdev=ID" property to
-    add to the NIC's -device."""
+    -netdev backends (and capture filters), and the ",netdev=ID" (with
+    planes also ",plane<k>=ID") properties to add to the NIC's -device."""
     return cfg.fabric_obj.args(node)
 
 
@@ -482,11 +589,17 @@ def choose_fabric(cfg, args, devices):
             fabric_nic = False
             why = "this axon-nic has no netdev property yet " \
                   "(try --nic-model virtio)"
+        elif cfg.planes > 1 and not re.search(
+                r"^\s*plane%d=" % (cfg.planes - 1), out, re.M):
+            die("--planes %d: this axon-nic has no plane%d property "
+                "(rebuild QEMU: qemu-model/build-qemu)" % (
+                    cfg.planes, cfg.planes - 1), 1)
         cfg.nic_driver = "" if cfg.no_axon else "axon"
     if not fabric_nic:
         cfg.nic_driver = ""
         if args.fabric in ("p2p", "bridge") or cfg.netem is not None or \
-                cfg.capture or cfg.loss or cfg.reorder:
+                cfg.capture or cfg.loss or cfg.reorder or \
+                cfg.planes > 1 or cfg.plane_loss or cfg.plane_down:
             die("no fabric NIC: %s" % why)
         cfg.fabric = "none"
         return
@@ -495,7 +608,8 @@ def choose_fabric(cfg, args, devices):
     if switch_opts and fabric not in ("auto", "switch"):
         die("--switch-rate/--switch-ecn need --fabric switch")
     if fabric == "auto":
-        if switch_opts:
+        if switch_opts or (cfg.planes > 1 and cfg.nodes >= 3 and
+                           cfg.netem is None and not cfg.capture):
             fabric = "switch"
         elif cfg.netem is not None or cfg.nodes >= 3:
             fabric = "bridge"
@@ -506,9 +620,15 @@ def choose_fabric(cfg, args, devices):
         else:
             fabric = "none"
     if fabric == "switch" and (cfg.nodes < 2 or cfg.netem is not None or
-                               cfg.capture or cfg.loss or cfg.reorder):
+                               cfg.capture or cfg.loss or cfg.reorder or
+                               cfg.plane_loss):
         die("--fabric switch joins 2 or more nodes, without --netem, "
-            "--capture, --loss or --reorder")
+            "--capture, --loss, --reorder or --plane-loss")
+    if cfg.planes > 1 and fabric not in ("p2p", "switch"):
+        die("--planes %d needs the p2p fabric (2 nodes) or the switch "
+            "fabric, not %s" % (cfg.planes, fabric))
+    if cfg.plane_down and fabric == "none":
+        die("--plane-down needs a fabric")
     if fabric == "bridge" and os.geteuid() != 0:
         die("--fabric bridge (3+ nodes, --netem) needs root: it creates a "
             "network namespace with a bridge and taps", 1)

@@ -109,6 +109,7 @@ def write_guest_env(cfg, node, ndir):
         "AXON_NIC_MODEL": cfg.nic_model,
         "AXON_NIC_DRIVER": cfg.nic_driver,
         "AXON_FABRIC": cfg.fabric,
+        "AXON_PLANES": str(cfg.planes),
         "AXON_MAC": node_mac(cfg, node),
         "AXON_IP": node_ip(node),
         "AXON_IP6": node_ip6(node),

@@ -16,9 +16,10 @@ import time
 from .common import EXIT_BOOT_HUNG, KEEP_RUNS, REPO, RUNS, die, say
 from .guest import (guest_kernel, module_path, qemu_binary, qemu_devices,
     write_guest_env)
-from .fabric import Fabric, choose_fabric
+from .fabric import Fabric, choose_fabric, plane_netdev
 from .node import Node, boot_hung, kill_node, node_qemu_args, pump_output
 from .logscan import check_node
+from .qmp import qmp_command, qmp_error
 
 
 def make_run_dir(args):
@@ -72,6 +73,9 @@ def run(args):
     cfg.switch_rate = args.switch_rate
     cfg.switch_queue = args.switch_queue
     cfg.switch_ecn = args.switch_ecn
+    cfg.planes = args.planes
+    cfg.plane_loss = dict(args.plane_loss)
+    cfg.plane_down = list(args.plane_down)
     cfg.capture = os.path.abspath(args.capture) if args.capture else None
     cfg.script = args.cmd[0] if len(args.cmd) == 1 else " ".join(
         shlex.quote(c) for c in args.cmd)
@@ -147,16 +151,15 @@ def run_nodes(args, cfg, run_dir, nodes, interrupted):
         cfg.nodes, "KVM" if cfg.kvm else "TCG", cfg.mem, cfg.smp,
         cfg.kernel.get("AXON_GUEST_ABI", "?"), run_dir))
     if cfg.fabric != "none" or cfg.nic_driver:
-        say("fabric %s%s, NIC %s%s%s%s%s" % (
+        say("fabric %s%s, NIC %s%s%s%s%s%s" % (
             cfg.fabric, " (netns %s)" % cfg.fabric_obj.netns
             if cfg.fabric_obj.netns else "", cfg.nic_model,
+            ", %d planes" % cfg.planes if cfg.planes > 1 else "",
             ", netem %r on the %s" % (cfg.netem, "taps" if
                                       cfg.fabric_obj.netem_at == "host"
                                       else "guests' NICs")
             if cfg.netem is not None else "",
-            ", loss %g%% reorder %g%% (relay, seed %d)" % (
-                cfg.loss, cfg.reorder, cfg.seed)
-            if cfg.fabric_obj.relay else "",
+            cfg.fabric_obj.relay_text(),
             ", %g Mbit/s ports, %d KB queues, ECN above %d KB" % (
                 cfg.switch_rate, cfg.switch_queue, cfg.switch_ecn)
             if cfg.fabric == "switch" else "",
@@ -186,8 +189,13 @@ def run_nodes(args, cfg, run_dir, nodes, interrupted):
     barrier_state = {}
     cfg.wait_peers = (cfg.fabric != "none" and cfg.nodes > 1 and
                       not cfg.no_wait_peers)
+    link_events = plane_link_events(cfg)
+    link_failures = []
     while True:
         barrier(cfg, nodes, barrier_state)
+        if link_events and barrier_state.get("done"):
+            set_plane_links(link_events, nodes, barrier_state["t_go"],
+                            link_failures)
         live = [n for n in nodes if n.proc.poll() is None]
         for n in nodes:
             if n.t_end is None and n.proc.returncode is not None:
@@ -219,8 +227,11 @@ def run_nodes(args, cfg, run_dir, nodes, interrupted):
     for n in nodes:
         n.reader.join(10)
     cfg.fabric_obj.stop_relay()
+    for t, k, up in link_events:
+        say("plane %d %s at %g s: not done, the run ended first" % (
+            k, "up" if up else "down", t))
 
-    failures = []
+    failures = list(link_failures)
     for n in nodes:
         failures += check_node(n, args, cfg)
     if host:
@@ -267,6 +278,43 @@ def barrier(cfg, nodes, state):
         except OSError:
             pass
     state["done"] = True
+    state["t_go"] = time.monotonic()
+
+
+def plane_link_events(cfg):
+    """--plane-down as [seconds after the start barrier, plane, up], in
+    the order they happen."""
+    events = []
+    for k, start, duration in cfg.plane_down:
+        events.append((start, k, False))
+        if duration is not None:
+            events.append((start + duration, k, True))
+    return sorted(events, key=lambda e: e[0])
+
+
+def set_plane_links(events, nodes, t_go, failures):
+    """Carry out (and remove from events) the --plane-down events that are
+    due: QMP set_link of the plane's netdev on every node still running.
+    An error answer from QEMU, or no answer from a running node, goes to
+    failures. Called from the main loop; each node answers at once."""
+    while events and events[0][0] <= time.monotonic() - t_go:
+        _, k, up = events.pop(0)
+        say("plane %d %s at %.1f s" % (k, "up" if up else "down",
+                                       time.monotonic() - t_go))
+        args = {"name": plane_netdev(k), "up": up}
+        for n in nodes:
+            if n.proc.poll() is not None:
+                continue
+            try:
+                err = qmp_error(qmp_command(n.path("qmp.sock"), "set_link",
+                                            args))
+            except (OSError, ValueError) as e:
+                if n.proc.poll() is not None:
+                    continue    # it ended meanwhile
+                err = "no answer: %s" % e
+            if err:
+                failures.append("node%d: QMP set_link %s up=%s: %s" % (
+                    n.idx, args["name"], str(up).lower(), err))
 
 
 def start_host_cmd(args, cfg, run_dir):
