@@ -44,6 +44,26 @@ soak() {
 		>"$AXON_OUT/$1.log" 2>&1 &
 }
 
+# soak_start PHASE PORT SECONDS: a soak on plane 0 (PORT) and one on
+# plane 1 (PORT + 1) at once; soak_wait: wait for both, their statuses in
+# rc0 and rc1, the packets each plane sent meanwhile in n0 and n1
+soak_start() {
+	tx0=$(counter plane0_tx_pkts)
+	tx1=$(counter plane1_tx_pkts)
+	soak "$1-plane0" 2 "$2" "$3"
+	p0=$!
+	soak "$1-plane1" 1 $(($2 + 1)) "$3"
+	p1=$!
+}
+soak_wait() {
+	wait $p0
+	rc0=$?
+	wait $p1
+	rc1=$?
+	n0=$(($(counter plane0_tx_pkts) - tx0))
+	n1=$(($(counter plane1_tx_pkts) - tx1))
+}
+
 # planes_seen: the hw_plane of this node's QPs on $dev (RC and UC have
 # one), sorted
 planes_seen() {
@@ -58,58 +78,38 @@ else
 fi
 
 # 1. both planes up
-tx0=$(counter plane0_tx_pkts)
-tx1=$(counter plane1_tx_pkts)
-soak both-plane0 2 18981 4
-p0=$!
-soak both-plane1 1 18982 4
-p1=$!
+soak_start both 18981 4
 if [ "$AXON_NODE" = 1 ]; then
 	seen() { [ "$(planes_seen)" = "0 1" ]; }
 	check "rdma res: QPs on plane 0 and on plane 1" wait_for 20 seen
 	diag "planes of the QPs: $(planes_seen)"
 fi
-wait $p0
-rc=$?
-check "plane 0: soak verified (status $rc)" [ $rc = 0 ]
-wait $p1
-rc=$?
-check "plane 1: soak verified (status $rc)" [ $rc = 0 ]
-n0=$(($(counter plane0_tx_pkts) - tx0))
-n1=$(($(counter plane1_tx_pkts) - tx1))
+soak_wait
+check "plane 0: soak verified (status $rc0)" [ $rc0 = 0 ]
+check "plane 1: soak verified (status $rc1)" [ $rc1 = 0 ]
 check "both planes sent: plane 0 $n0, plane 1 $n1 packets" \
 	sh -c "[ $n0 -gt 100 ] && [ $n1 -gt 100 ]"
 
 # 2. plane 1 down
 check "phase 1 ended before plane 1 went down ($(elapsed) s < $down s)" \
 	until_t $((down + 1))
-tx0=$(counter plane0_tx_pkts)
-tx1=$(counter plane1_tx_pkts)
-soak down-plane0 2 18983 3
-p0=$!
-soak down-plane1 1 18984 3
-p1=$!
-wait $p0
-rc=$?
-check "plane 1 down: the soak on plane 0 verified (status $rc)" [ $rc = 0 ]
-wait $p1
-rc=$?
+soak_start down 18983 3
+soak_wait
+check "plane 1 down: the soak on plane 0 verified (status $rc0)" [ $rc0 = 0 ]
 if [ "$AXON_NODE" = 1 ]; then
-	check "plane 1 down: the run on plane 1 failed (status $rc)" [ $rc != 0 ]
+	check "plane 1 down: the run on plane 1 failed (status $rc1)" [ $rc1 != 0 ]
 	check "... with its transfers' retries exhausted" \
 		grep -qi "retry_exc\|retry exceeded\|transport retry" \
 		"$AXON_OUT/down-plane1.log"
 	tail -n 3 "$AXON_OUT/down-plane1.log" | sed 's/^/# /'
 fi
-n0=$(($(counter plane0_tx_pkts) - tx0))
-n1=$(($(counter plane1_tx_pkts) - tx1))
 check "plane 1 down: plane 0 sent $n0, plane 1 sent $n1 packets" \
 	sh -c "[ $n0 -gt 100 ] && [ $n1 = 0 ]"
 
 # 3. plane 1 up again
 check "phase 2 ended before plane 1 came back ($(elapsed) s < $up s)" \
 	until_t $((up + 1))
-soak up-plane1 1 18985 3
+soak up-plane1 1 18986 3
 wait $!
 rc=$?
 check "plane 1 up again: soak verified (status $rc)" [ $rc = 0 ]
