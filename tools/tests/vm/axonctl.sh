@@ -30,9 +30,10 @@ json() {
 
 out=$("$axonctl" dev show "$RDMA_DEV" 2>&1)
 echo "$out" | sed 's/^/# /'
-check "dev show: the device, its netdev, PCI function, interface and wire" \
+iface=$(axon_interface)
+check "dev show: the device, its netdev, PCI function, interface $iface and wire" \
 	sh -c "echo '$out' | grep -q '^ifname $RDMA_DEV ifindex [0-9]* netdev $AXON_NETDEV pci 0000:' &&
-	       echo '$out' | grep -q 'interface 1\.11 ' &&
+	       echo '$out' | grep -q 'interface $iface ' &&
 	       echo '$out' | grep -q 'wire_drop_every 0 wire_reorder_every 0'"
 out=$("$axonctl" -j dev show)
 check "dev show -j (a dump of every device) parses as JSON" \

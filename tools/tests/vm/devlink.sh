@@ -42,9 +42,7 @@ fail_device() {
 		grep -q 'failed: Connection timed out'
 }
 
-# the interface this tree's device speaks, from the header both share
-regs=$AXON_REPO/include/uapi/axon/axon_regs_defs.h
-iface=$(awk '$2 == "AXON_DEV_VERSION_MAJOR" { M = $3 } $2 == "AXON_DEV_VERSION_MINOR" { m = $3 } END { print M "." m }' "$regs")
+iface=$(axon_interface)
 info=$(devlink dev info "$dl")
 echo "$info" | sed 's/^/# /'
 check "devlink dev info: driver, serial, ASIC id and revision, firmware, interface $iface" \

@@ -38,6 +38,14 @@ quietly() { "$@" >/dev/null 2>&1; }
 has_ibdev() { [ -e "/sys/class/infiniband/$1" ]; }
 no_ibdev() { [ ! -e "/sys/class/infiniband/$1" ]; }
 
+# axon_interface: the device interface version (MAJOR.MINOR) of this tree,
+# from the header the driver and the model share
+axon_interface() {
+	awk '$2 == "AXON_DEV_VERSION_MAJOR" { M = $3 }
+	     $2 == "AXON_DEV_VERSION_MINOR" { m = $3 }
+	     END { print M "." m }' "$AXON_REPO/include/uapi/axon/axon_regs_defs.h"
+}
+
 axon_bdf() {
 	basename "$(readlink -f /sys/class/infiniband/axon0/device)"
 }
