@@ -602,7 +602,7 @@ uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (!buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "reserved bytes set");
     }
-    if (c->type > AXON_QPT_GSI) {
+    if (c->type > AXON_QPT_RUD) {
         return axon_nic_bad_cmd(AXON_ADMIN_CREATE_QP, "bad type");
     }
     if (!axon_mr_pd_valid(s, pdn) || !scq || !rcq || (srqn && !srq)) {
@@ -1028,7 +1028,7 @@ uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
                  (qp->resp.nak_sent ? AXON_QP_LIVE_NAK_SENT : 0) |
                  (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0) |
                  (axon_cc_paced(s, qp) ? AXON_QP_LIVE_CC_PACED : 0) |
-                 (qp->type == AXON_QPT_UD ? 0 :
+                 (qp->type == AXON_QPT_UD || qp->type == AXON_QPT_RUD ? 0 :
                   AXON_QP_LIVE_PLANE(axon_roce_qp_plane(s, qp))),
     };
     axon_qp_counters_le(&qp->stats, &st.cnt);
@@ -1044,6 +1044,7 @@ static void axon_qp_free(AxonNicState *s, AxonQp *qp)
     axon_roce_qp_stop(s, qp);
     timer_free(qp->comp.retry_timer);
     axon_cc_qp_free(qp);
+    axon_rud_qp_free(qp);
     qp->scq->users--;
     qp->rcq->users--;
     if (qp->srq) {
@@ -1121,6 +1122,10 @@ static uint32_t axon_rdma_stat_raw(AxonNicState *s, hwaddr addr)
         return r->stats.cnp_sent;
     case AXON_REG_STAT_CNP_RCVD:
         return r->stats.cnp_rcvd;
+    case AXON_REG_STAT_RUD_DROPS:
+        return r->stats.rud_drops;
+    case AXON_REG_STAT_RUD_DUPS:
+        return r->stats.rud_dups;
     case AXON_REG_STAT_ECN_MARKED:
         return r->stats.ecn_marked;
     default:

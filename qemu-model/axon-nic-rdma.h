@@ -7,7 +7,7 @@
  *   axon-nic-mr.c  PDs, MRs and keys, memory access through keys, the
  *                  GID table
  *   axon-nic-mr-wqe.c fast registration, memory windows, rkeys
- *   axon-roce*.c   the RC transport (axon-roce.h), below the QP layer
+ *   axon-roce*.c   the transports (axon-roce.h), below the QP layer
  *
  * The structs here are the device's own copies of what the guest
  * programmed, validated once when they were created or fetched.
@@ -143,6 +143,10 @@ typedef struct AxonSwqe {
             bool loopback;
             struct axon_ud_av av;
         } ud;
+        struct {                /* RUD: the message's number ... */
+            uint32_t msg_id;
+            uint32_t left;      /* ... and its packets not acknowledged */
+        } rud;
         struct axon_reg_mr_seg reg;     /* REG_MR, as in the WQE */
         struct axon_bind_mw_seg bind;   /* BIND_MW, as in the WQE */
     };
@@ -236,6 +240,8 @@ typedef struct AxonCcQp {
     int64_t last_cnp_ns;        /* ... at this time */
 } AxonCcQp;
 
+typedef struct AxonRud AxonRud;    /* axon-roce-rud.c */
+
 typedef struct AxonQp {
     AxonNicState *s;
     uint32_t qpn;
@@ -258,6 +264,7 @@ typedef struct AxonQp {
     AxonResp resp;
     AxonQpStats stats;
     AxonCcQp cc;
+    AxonRud *rud;               /* RUD QPs' transport state */
     uint32_t cset;              /* the counter set it counts in; 0: port's */
     AxonQpStats cset_base;      /* stats when it joined cset */
 
@@ -293,6 +300,8 @@ typedef struct AxonRdmaStats {
     uint32_t cnp_sent, cnp_rcvd;
     uint32_t ecn_marked;        /* packets received marked CE */
     uint32_t ce_count;          /* x-tx-ce-every: ECN-capable frames sent */
+    uint32_t rud_drops;         /* RUD packets dropped */
+    uint32_t rud_dups;          /* RUD packets received again */
 } AxonRdmaStats;
 
 struct AxonRdma {

@@ -80,6 +80,28 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
         memset(q, 0, IB_CNP_RSVD_LEN);
         q += IB_CNP_RSVD_LEN;
     }
+    if (flags & OP_RUDETH) {
+        stl_be_p(q, pkt->token);
+        stl_be_p(q + 4, pkt->msg_id);
+        stl_be_p(q + 8, pkt->msg_len);
+        stl_be_p(q + 12, pkt->offset);
+        q[16] = pkt->rud_op;
+        memset(q + 17, 0, 3);
+        memcpy(q + 20, &pkt->imm, IB_IMM_LEN);
+        stl_be_p(q + 24, pkt->rkey);
+        stl_be_p(q + 28, pkt->req_len);
+        stq_be_p(q + 32, pkt->va);
+        q += IB_RUDETH_LEN;
+    }
+    if (flags & OP_SACKETH) {
+        stl_be_p(q, pkt->token);
+        q[4] = pkt->syndrome;
+        q[5] = pkt->ce;
+        stw_be_p(q + 6, 0);
+        stl_be_p(q + 8, pkt->ack_psn);
+        stl_be_p(q + 12, pkt->err_psn);
+        q += IB_SACKETH_LEN;
+    }
     return q - p;
 }
 
@@ -259,11 +281,13 @@ void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     }
 }
 
-/* RC: along the QP's path. */
-void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+/* The path of a connected QP's packet, as its attributes say. */
+void axon_roce_qp_path(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+                       AxonPath *path)
 {
     const struct axon_qp_attr *a = &qp->attr;
-    AxonPath path = {
+
+    *path = (AxonPath) {
         .dmac = a->dmac,
         .dgid = a->dgid,
         .sgid_index = a->sgid_index,
@@ -274,7 +298,14 @@ void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
         .udp_sport = le16_to_cpu(a->udp_sport),
         .loopback = qp->loopback,
     };
+}
 
+/* RC and UC: along the QP's path. */
+void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+{
+    AxonPath path;
+
+    axon_roce_qp_path(s, qp, pkt, &path);
     axon_roce_xmit_path(s, qp, pkt, &path);
 }
 
@@ -320,6 +351,19 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         qp->stats.rx_pkts++;
         qp->stats.rx_bytes += pkt->len;
         axon_ud_rx(s, qp, pkt);
+        return;
+    }
+    if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RUD) {
+        if (qp->type != AXON_QPT_RUD || !axon_roce_from_peer(qp, pkt, from)) {
+            trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
+            s->rdma->stats.rx_drops++;
+            return;
+        }
+        s->rdma->stats.rx_pkts++;
+        qp->stats.rx_pkts++;
+        qp->stats.rx_bytes += pkt->len;
+        axon_cc_rx(s, qp, pkt);
+        axon_rud_rx(s, qp, pkt);
         return;
     }
     if (qp->type != (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UC ?
@@ -413,6 +457,24 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
     }
     if (flags & OP_IETH) {
         pkt->rkey = ldl_be_p(q);
+    }
+    if (flags & OP_RUDETH) {
+        pkt->token = ldl_be_p(q);
+        pkt->msg_id = ldl_be_p(q + 4);
+        pkt->msg_len = ldl_be_p(q + 8);
+        pkt->offset = ldl_be_p(q + 12);
+        pkt->rud_op = q[16];
+        memcpy(&pkt->imm, q + 20, IB_IMM_LEN);
+        pkt->rkey = ldl_be_p(q + 24);
+        pkt->req_len = ldl_be_p(q + 28);
+        pkt->va = ldq_be_p(q + 32);
+    }
+    if (flags & OP_SACKETH) {
+        pkt->token = ldl_be_p(q);
+        pkt->syndrome = q[4];
+        pkt->ce = q[5];
+        pkt->ack_psn = ldl_be_p(q + 8) & AXON_PSN_MASK;
+        pkt->err_psn = ldl_be_p(q + 12) & AXON_PSN_MASK;
     }
     pkt->payload = ib + n;
     *hdr_len = n;

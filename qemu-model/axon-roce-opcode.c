@@ -1,5 +1,5 @@
 /*
- * axon-nic: what each IB opcode of the RC, UC and UD services carries
+ * axon-nic: what each IB opcode of the RC, UC, UD and RUD services carries
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -55,4 +55,16 @@ const AxonIbOp axon_uc_ops[IB_NUM_OPCODES] = {
 const AxonIbOp axon_ud_ops[IB_NUM_OPCODES] = {
     [IB_SEND_ONLY] = SEND_OP(OP_START | OP_END | OP_DETH),
     [IB_SEND_ONLY_IMM] = SEND_OP(OP_START | OP_END | OP_DETH | OP_IMM),
+};
+
+/* RUD: every packet a message of its own as far as headers go */
+const AxonIbOp axon_rud_ops[4] = {
+    [IB_RUD_DATA & 3] = { OP_REQ | OP_START | OP_END | OP_PAYLOAD | OP_RUDETH,
+                          KIND_RUD },
+    [IB_RUD_READ_REQ & 3] = { OP_REQ | OP_START | OP_END | OP_RUDETH,
+                              KIND_RUD },
+    [IB_RUD_READ_RESP & 3] = { OP_START | OP_END | OP_PAYLOAD | OP_RUDETH,
+                               KIND_RUD },
+    [IB_RUD_ACK & 3] = { OP_START | OP_END | OP_PAYLOAD | OP_SACKETH,
+                         KIND_RUD },
 };

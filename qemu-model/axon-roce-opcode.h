@@ -51,6 +51,7 @@ enum {
 #define IB_SERVICE_UD       0x60
 #define IB_SERVICE_CNP      0x80    /* RoCEv2 congestion notification */
 #define IB_CNP              (IB_SERVICE_CNP | 0x01)
+#define IB_SERVICE_RUD      0xc0    /* manufacturer specific: axon's RUD */
 #define IB_UD_SEND_ONLY     (IB_SERVICE_UD | IB_SEND_ONLY)
 #define IB_UD_SEND_ONLY_IMM (IB_SERVICE_UD | IB_SEND_ONLY_IMM)
 
@@ -67,10 +68,26 @@ enum {
 #define OP_DETH         0x200   /* UD: Q_Key and source QP */
 #define OP_IETH         0x400   /* the rkey a SEND invalidates */
 #define OP_CNP_RSVD     0x800   /* a CNP's 16 reserved bytes */
+#define OP_RUDETH       0x1000  /* RUD: token, message, offset, key */
+#define OP_SACKETH      0x2000  /* RUD: token, ECN echo, error */
+
+/* The RUD service's operations (Documentation/rud.rst) */
+enum {
+    IB_RUD_DATA = IB_SERVICE_RUD | 0x00,        /* SEND or WRITE payload */
+    IB_RUD_READ_REQ = IB_SERVICE_RUD | 0x01,
+    IB_RUD_READ_RESP = IB_SERVICE_RUD | 0x02,
+    IB_RUD_ACK = IB_SERVICE_RUD | 0x03,         /* SACK bitmap as payload */
+};
+
+/* RUDETH's operation: what the message is */
+enum {
+    RUD_OP_SEND, RUD_OP_SEND_IMM, RUD_OP_WRITE, RUD_OP_WRITE_IMM, RUD_OP_READ,
+    RUD_OP_MAX = RUD_OP_READ,
+};
 
 enum {
     KIND_SEND, KIND_WRITE, KIND_READ, KIND_ATOMIC, KIND_RRESP, KIND_ACK,
-    KIND_CNP,
+    KIND_CNP, KIND_RUD,
 };
 
 typedef struct AxonIbOp {
@@ -88,6 +105,9 @@ typedef struct AxonIbOp {
 #define IB_IETH_LEN         4
 #define IB_ICRC_LEN         4
 #define IB_CNP_RSVD_LEN     16
+#define IB_RUDETH_LEN       40
+#define IB_SACKETH_LEN      16
+#define IB_RUD_SACK_BYTES   128     /* an ACK's bitmap: 1024 PSNs */
 #define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
                              IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN)
 #define IB_DEFAULT_PKEY     0xffff
@@ -108,6 +128,7 @@ extern const AxonIbOp axon_ib_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_uc_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_ud_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_cnp_op;
+extern const AxonIbOp axon_rud_ops[4];
 
 /* What opcode carries, NULL if no service of the device sends it. */
 static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
@@ -130,6 +151,9 @@ static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
         break;
     case IB_SERVICE_CNP:
         return opcode == IB_CNP ? &axon_cnp_op : NULL;
+    case IB_SERVICE_RUD:
+        return operation < ARRAY_SIZE(axon_rud_ops) ?
+               &axon_rud_ops[operation] : NULL;
     default:
         return NULL;
     }
@@ -146,7 +170,9 @@ static inline unsigned axon_ib_hdr_len(uint16_t flags)
            (flags & OP_ATOMIC_ACK ? IB_ATOMIC_ACK_LEN : 0) +
            (flags & OP_IMM ? IB_IMM_LEN : 0) +
            (flags & OP_IETH ? IB_IETH_LEN : 0) +
-           (flags & OP_CNP_RSVD ? IB_CNP_RSVD_LEN : 0);
+           (flags & OP_CNP_RSVD ? IB_CNP_RSVD_LEN : 0) +
+           (flags & OP_RUDETH ? IB_RUDETH_LEN : 0) +
+           (flags & OP_SACKETH ? IB_SACKETH_LEN : 0);
 }
 
 #endif /* HW_AXON_ROCE_OPCODE_H */

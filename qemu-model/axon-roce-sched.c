@@ -53,7 +53,12 @@ void axon_roce_ack_owed(AxonNicState *s, AxonQp *qp)
     }
     QTAILQ_REMOVE(&s->rdma->acks, qp, acks);
     qp->in_acks = false;
-    if (qp->state == AXON_QPS_RTR || qp->state == AXON_QPS_RTS) {
+    if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
+        return;
+    }
+    if (qp->type == AXON_QPT_RUD) {
+        axon_rud_send_ack(s, qp);
+    } else {
         axon_roce_send_ack(s, qp, AETH_NO_CREDIT,
                            axon_psn_add(qp->resp.epsn, -1));
     }
@@ -152,6 +157,7 @@ void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp)
 {
     timer_del(qp->comp.retry_timer);
     timer_del(qp->cc.pace_timer);
+    axon_rud_stop(qp);
     qp->comp.rnr_wait = false;
     if (qp->scheduled) {
         QTAILQ_REMOVE(&s->rdma->sched, qp, sched);
@@ -170,6 +176,9 @@ void axon_roce_qp_init(AxonNicState *s, AxonQp *qp)
     qp->comp.retry_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL,
                                         axon_roce_retry_timer, qp);
     axon_cc_qp_init(qp);
+    if (qp->type == AXON_QPT_RUD) {
+        axon_rud_qp_init(qp);
+    }
 }
 
 bool axon_roce_dest_is_local(AxonNicState *s, const uint8_t *dmac,
@@ -198,6 +207,9 @@ void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp)
     qp->resp.nak_sent = false;
     qp->resp.last_op = IB_NO_OPCODE;
     qp->resp.recv_active = false;
+    if (qp->rud) {
+        axon_rud_rtr(s, qp);
+    }
 }
 
 void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)
@@ -210,6 +222,9 @@ void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp)
     qp->comp.retry_left = qp->attr.retry_cnt;
     qp->comp.rnr_left = qp->attr.rnr_retry;
     axon_cc_qp_reset(qp);
+    if (qp->rud) {
+        axon_rud_rts(s, qp);
+    }
     axon_roce_schedule(s, qp);
 }
 
@@ -218,6 +233,9 @@ void axon_roce_flush(AxonNicState *s, AxonQp *qp)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
 
+    if (qp->rud) {
+        axon_rud_flush(s, qp);
+    }
     while (qp->comp.sq_comp != qp->req.sq_fetch) {
         AxonSwqe *e = axon_win(qp, qp->comp.sq_comp++);
 
@@ -285,6 +303,8 @@ static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
         return axon_ud_req_run(s, qp, budget);
     case AXON_QPT_UC:
         return axon_uc_req_run(s, qp, budget);
+    case AXON_QPT_RUD:
+        return axon_rud_req_run(s, qp, budget);
     default:
         return axon_roce_rc_send(s, qp, budget);
     }

@@ -1,5 +1,5 @@
 /*
- * axon-nic: the RC, UC and UD transports over RoCEv2, their stages and
+ * axon-nic: the RC, UC, UD and RUD transports over RoCEv2, their stages and
  * what they share
  *
  * One file per protocol stage, in the manner of the kernel's rxe:
@@ -9,6 +9,9 @@
  *                          WQE fetch both services share
  *   axon-roce-uc.c         the UC service: messages out, in PSN order in
  *   axon-roce-ud.c         the UD service: datagrams out and in
+ *   axon-roce-rud.c        the RUD service: packets sprayed over the
+ *                          planes, placed as they come, acknowledged
+ *                          selectively
  *   axon-roce-net.c        packets to and from the wire: encode, ICRC,
  *                          decode, dispatch to the stages below
  *   axon-roce-resp.c       responder: requests in, ACKs, NAKs and READ
@@ -59,6 +62,16 @@ typedef struct AxonPkt {
     const uint8_t *l3;          /* received: its IP header (a UD GRH) */
     unsigned l3_len;
     uint8_t ecn;                /* received: the IP header's ECN field */
+    /* RUD (RUDETH, SACKETH) */
+    uint32_t token;
+    uint32_t msg_id;
+    uint32_t msg_len;
+    uint32_t offset;
+    uint32_t req_len;           /* READ request: bytes asked for */
+    uint8_t rud_op;             /* RUD_OP_* */
+    uint8_t ce;                 /* ACK: CE-marked packets since the last */
+    uint32_t ack_psn;           /* ACK: the packet that asked for it */
+    uint32_t err_psn;           /* ACK with a NAK syndrome: the refused one */
 } AxonPkt;
 
 /* The ECN field of the IP header (RFC 3168) */
@@ -136,10 +149,23 @@ bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,
 unsigned axon_ud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
 void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 
+/* axon-roce-rud.c */
+void axon_rud_qp_init(AxonQp *qp);
+void axon_rud_qp_free(AxonQp *qp);
+void axon_rud_rtr(AxonNicState *s, AxonQp *qp);
+void axon_rud_rts(AxonNicState *s, AxonQp *qp);
+void axon_rud_stop(AxonQp *qp);
+void axon_rud_flush(AxonNicState *s, AxonQp *qp);
+unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_rud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
+void axon_rud_send_ack(AxonNicState *s, AxonQp *qp);
+
 /* axon-roce-net.c */
 void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt);
 void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
                          const AxonPath *path);
+void axon_roce_qp_path(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+                       AxonPath *path);
 unsigned axon_roce_qp_plane(AxonNicState *s, const AxonQp *qp);
 bool axon_gid_is_v4(const uint8_t *gid);
 

@@ -364,6 +364,7 @@ void axon_nic_peer_tests(void);
 void axon_nic_srq_tests(void);
 void axon_nic_ud_tests(void);
 void axon_nic_uc_tests(void);
+void axon_nic_rud_tests(void);
 void axon_nic_frmr_tests(void);
 void axon_nic_mw_tests(void);
 void axon_gpu_tests(void);

@@ -22,6 +22,7 @@ int main(int argc, char **argv)
     axon_nic_srq_tests();
     axon_nic_ud_tests();
     axon_nic_uc_tests();
+    axon_nic_rud_tests();
     axon_nic_frmr_tests();
     axon_nic_mw_tests();
     axon_gpu_tests();

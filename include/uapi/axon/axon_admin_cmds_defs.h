@@ -372,12 +372,16 @@ struct axon_admin_cq {
  *	number is ``AXON_GSI_QPN``, one at a time (another CREATE_QP of this
  *	type fails with NO_RESOURCES until it is destroyed; see "The GSI QP"
  *	in axon_io_defs.h)
+ * @AXON_QPT_RUD: reliable unordered delivery, ``AXON_CAP_RUD``: connected
+ *	like an RC QP, its packets sprayed over the planes and placed as they
+ *	arrive (see "Reliable unordered delivery" in axon_io_defs.h)
  */
 enum axon_qp_type {
 	AXON_QPT_RC	= 0,
 	AXON_QPT_UD	= 1,
 	AXON_QPT_UC	= 2,
 	AXON_QPT_GSI	= 3,
+	AXON_QPT_RUD	= 4,
 };
 
 /**

@@ -275,6 +275,50 @@ struct axon_sge {
  */
 
 /**
+ * DOC: Reliable unordered delivery
+ *
+ * With ``AXON_CAP_RUD``. A RUD QP (&axon_admin_create_qp.type
+ * ``AXON_QPT_RUD``) is connected to one peer RUD QP and takes an RC QP's
+ * attributes and transitions, but its packets carry their own placement
+ * (the message, its length and the packet's offset in it) and go out
+ * sprayed over the device's planes ("Planes" in axon_regs_defs.h), so
+ * they may arrive in any order. It sends SEND, SEND_IMM, RDMA_WRITE,
+ * RDMA_WRITE_IMM and RDMA_READ WQEs (an atomic or SEND_INV completes
+ * with ``AXON_WC_LOC_QP_OP_ERR``) and REG_MR, LOCAL_INV and BIND_MW.
+ *
+ * What is promised:
+ *
+ * - A message is placed whole or not at all as far as completions go:
+ *   its receive completion (SEND, RDMA_WRITE_IMM) is written only after
+ *   every byte of it is placed, and its send completion only after the
+ *   peer acknowledged every packet of it (for a READ: after every byte
+ *   of the response is placed locally).
+ * - Send completions are written in SQ order.
+ * - Messages are not ordered with each other: a later message may be
+ *   placed, and complete at the receiver, before an earlier one. A WQE
+ *   with ``AXON_WQE_FENCE`` is not begun until every WQE before it has
+ *   completed, so a notification posted with the fence follows the data
+ *   it announces.
+ * - A SEND or RDMA_WRITE_IMM takes its receive WQE when the first of its
+ *   packets to arrive does; receive completions come in the order the
+ *   messages complete.
+ * - A packet that finds no receive WQE is dropped and sent again later;
+ *   the send WQE fails with ``AXON_WC_RETRY_EXC_ERR`` if one packet is
+ *   lost more than (retry_cnt + 1) times in a row.
+ * - A remote access error (rkey, bounds, access rights) or a SEND longer
+ *   than its receive WQE fails the send WQE with ``AXON_WC_REM_ACCESS_ERR``
+ *   or ``AXON_WC_REM_INV_REQ_ERR`` and the sender's QP goes to ERR; the
+ *   receiver's QP stays in RTS (a receive WQE too short completes with
+ *   ``AXON_WC_LOC_LEN_ERR``).
+ *
+ * Every packet carries a connection token derived from the sender's
+ * initial PSN and both QPNs; the receiver drops one whose token is not
+ * its peer's, so the initial PSNs must be drawn at random (perftest and
+ * the RDMA CM do). The wire format, the acknowledgements and the
+ * congestion window are in Documentation/rud.rst.
+ */
+
+/**
  * DOC: UD address vector flags
  *
  * &struct axon_ud_av ``flags``; other bits must be 0 (else the WQE

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		13
+#define AXON_DEV_VERSION_MINOR		14
 
 /**
  * DOC: VERSION register
@@ -186,6 +186,13 @@ enum axon_msix_vector {
  *	marked Congestion Experienced
  * @AXON_REG_PLANES: RO, ``AXON_CAP_PLANES``: the planes and their links
  *	(see "Planes")
+ * @AXON_REG_STAT_RUD_DROPS: RO, ``AXON_CAP_RUD``: RUD packets dropped: a
+ *	wrong connection token, a PSN outside the window, offsets or lengths
+ *	that do not fit their message, no receive WQE, a key that does not
+ *	allow the access, a response for nothing outstanding
+ * @AXON_REG_STAT_RUD_DUPS: RO, ``AXON_CAP_RUD``: RUD packets received
+ *	again (retransmitted, or duplicated by the fabric): acknowledged,
+ *	not placed again
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -281,6 +288,8 @@ enum axon_reg {
 	AXON_REG_STAT_CNP_RCVD	= 0xd8,
 	AXON_REG_STAT_ECN_MARKED = 0xdc,
 	AXON_REG_PLANES		= 0xe0,
+	AXON_REG_STAT_RUD_DROPS	= 0xe4,
+	AXON_REG_STAT_RUD_DUPS	= 0xe8,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -441,6 +450,9 @@ enum axon_reg {
  *         "Congestion control")
  *   19:19 : planes - AXON_CAP_PLANES: AXON_REG_PLANES and the planes'
  *         counters (interface 1.13, see "Planes")
+ *   20:20 : rud - AXON_CAP_RUD: RUD QPs, reliable unordered delivery
+ *         sprayed over the planes (interface 1.14, see "Reliable
+ *         unordered delivery" in axon_io_defs.h)
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -462,6 +474,7 @@ enum axon_reg {
 #define AXON_CAP_COUNTER_SETS		0x20000
 #define AXON_CAP_CC			0x40000
 #define AXON_CAP_PLANES			0x80000
+#define AXON_CAP_RUD			0x100000
 
 /**
  * DOC: FW_VERSION register

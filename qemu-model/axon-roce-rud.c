@@ -1,0 +1,1155 @@
+/*
+ * axon-nic: the RUD service, reliable unordered delivery over the planes
+ *
+ * Send: a RUD QP's WQEs are cut into packets at the path MTU (a READ into
+ * requests of at most AXON_RUD_READ_PKTS responses), each with a PSN of
+ * its own and a RUDETH saying where it goes: its message, the message's
+ * length, its offset in it and, for a WRITE, the key and address. Each
+ * packet goes out on the next plane the sender trusts (the UDP source
+ * port picks the plane), within a congestion window.
+ *
+ * Receive: each packet is checked (connection token, PSN window, offsets,
+ * key) and placed as it arrives, whatever its order. The receiver
+ * acknowledges selectively: the PSN before which everything arrived and
+ * a bitmap of the window after it, with the count of CE-marked packets.
+ * A message completes (its receive CQE, if it has one) once all of its
+ * bytes are placed.
+ *
+ * Recovery: the sender sends again only what is missing: a packet three
+ * sends older than one acknowledged, or one its timer gives up on, goes
+ * again on another plane. A plane that loses packets is avoided for a
+ * while (doubling while it keeps losing), one that marks them for a round
+ * trip. The window follows delay and ECN, after NSCC: it grows while the
+ * round trip stays under its target and nothing is marked, and shrinks in
+ * proportion to the excess delay when packets are marked.
+ *
+ * Nothing from the wire moves a RUD QP to ERR except a NAK for a packet
+ * the sender has outstanding, with its connection token. Wire format and
+ * rules: Documentation/rud.rst.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "qemu/osdep.h"
+#include "qemu/log.h"
+#include "hw/pci/pci.h"
+#include "sysemu/dma.h"
+#include "trace.h"
+
+#include "axon-roce.h"
+
+#define AXON_RUD_WINDOW         1024    /* PSNs in flight; the SACK bitmap */
+#define AXON_RUD_MSGS           AXON_RDMA_WINDOW    /* messages in progress */
+#define AXON_RUD_READ_PKTS      16      /* responses per READ request */
+#define AXON_RUD_ACK_EVERY      64      /* packets before an ACK goes at once */
+#define AXON_RUD_REORDER        3       /* later sends acknowledged: lost */
+#define AXON_RUD_CWND_ONE       256     /* the window in 1/256 packets */
+#define AXON_RUD_CWND_INIT      256
+#define AXON_RUD_CWND_MIN       8
+#define AXON_RUD_CWND_MAX       AXON_RUD_WINDOW
+#define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
+#define AXON_RUD_RTO_MIN_NS     (4 * SCALE_MS)  /* TCG guests are slow */
+#define AXON_RUD_RTO_MAX_NS     (500 * SCALE_MS)
+#define AXON_RUD_TARGET_Q_NS    (2 * SCALE_MS)  /* queueing the window allows */
+#define AXON_RUD_AVOID_MIN_NS   (5 * SCALE_MS)
+#define AXON_RUD_AVOID_MAX_NS   (1000 * SCALE_MS)
+
+QEMU_BUILD_BUG_ON(AXON_RUD_WINDOW != IB_RUD_SACK_BYTES * 8);
+QEMU_BUILD_BUG_ON(AXON_RUD_READ_PKTS > 64);
+
+/* A PSN the sender has used: what it carries, and its fate. */
+typedef struct AxonRudSlot {
+    bool live;                  /* sent, not acknowledged */
+    bool read;                  /* a READ request: its responses ack it */
+    bool queued;                /* waits in the resend queue */
+    uint8_t plane;              /* last sent on */
+    uint8_t tries;              /* times sent */
+    uint16_t wqe;               /* its WQE's index */
+    uint32_t off, len;          /* its bytes of the message */
+    uint64_t got;               /* READ: responses placed, a bit each */
+    uint64_t seq;               /* send order of its last send */
+    int64_t sent_ns;
+} AxonRudSlot;
+
+/* A message the receiver is placing. */
+typedef struct AxonRudMsg {
+    bool active;
+    bool se;
+    uint8_t op;                 /* RUD_OP_* */
+    uint32_t msg_id;
+    uint32_t len, placed;
+    uint32_t imm;
+    uint64_t recv_wr_id;        /* SEND, WRITE_IMM: its receive WQE */
+    uint16_t recv_idx;
+    uint8_t recv_nsge;
+    AxonSge recv_sge[AXON_MAX_SGE];
+} AxonRudMsg;
+
+struct AxonRud {
+    /* sender */
+    uint32_t tx_token;
+    uint32_t next_psn, una;     /* PSNs in flight: [una, next_psn) */
+    uint32_t msg_next;
+    uint32_t inflight;          /* live slots */
+    uint32_t cwnd;              /* AXON_RUD_CWND_ONE per packet */
+    uint64_t seq, acked_seq;    /* send order: last used, newest acked */
+    int64_t srtt_ns, rttvar_ns, base_rtt_ns;
+    int64_t cut_ns;             /* last window decrease */
+    unsigned rr;                /* next plane to try */
+    int64_t avoid_until[AXON_MAX_PLANES];
+    int64_t avoid_ns[AXON_MAX_PLANES];  /* next avoidance, 0: none yet */
+    uint32_t resend[AXON_RUD_WINDOW];
+    unsigned rs_head, rs_count;
+    QEMUTimer *rto_timer;
+    AxonRudSlot slot[AXON_RUD_WINDOW];
+
+    /* receiver */
+    uint32_t rx_token;
+    uint32_t epsn;              /* every PSN before it arrived */
+    uint64_t seen[AXON_RUD_WINDOW / 64];    /* by PSN % window */
+    uint32_t unacked;
+    uint8_t ce;
+    uint32_t ack_psn;
+    uint8_t err_syndrome;       /* a NAK owed: 0, or AETH_NAK << 5 | code */
+    uint32_t err_psn;
+    AxonRudMsg msg[AXON_RUD_MSGS];
+};
+
+static AxonRudSlot *axon_rud_slot(AxonRud *r, uint32_t psn)
+{
+    return &r->slot[psn % AXON_RUD_WINDOW];
+}
+
+static int64_t axon_rud_now(void)
+{
+    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+}
+
+/*
+ * The connection token of the packets from the QP src_qpn, whose initial
+ * PSN is init_psn, to dst_qpn: what a forger who sees no traffic cannot
+ * know, as long as initial PSNs are random. A mix, not a MAC.
+ */
+static uint32_t axon_rud_token(uint32_t init_psn, uint32_t src_qpn,
+                               uint32_t dst_qpn)
+{
+    uint64_t x = ((uint64_t)init_psn << 40) ^ ((uint64_t)src_qpn << 20) ^
+                 dst_qpn ^ 0x9e3779b97f4a7c15ULL;
+
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static void axon_rud_drop(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+                          const char *why)
+{
+    trace_axon_nic_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
+    s->rdma->stats.rud_drops++;
+    qp->stats.stray++;
+}
+
+/* ---- planes -------------------------------------------------------------- */
+
+/* Is plane k usable: its link up here, and not avoided? */
+static bool axon_rud_plane_ok(AxonNicState *s, AxonRud *r, unsigned k,
+                              int64_t now)
+{
+    uint32_t up = axon_nic_plane_reg(s) >> 8;
+
+    return (up & (1u << k)) && r->avoid_until[k] <= now;
+}
+
+/*
+ * The plane for the next packet: the next trusted one round robin; for a
+ * packet sent again, another than its last if one is trusted; if none
+ * is, the one whose avoidance ends first.
+ */
+static unsigned axon_rud_pick_plane(AxonNicState *s, AxonRud *r, int not)
+{
+    int64_t now = axon_rud_now(), soonest = INT64_MAX;
+    unsigned n = s->planes, i, k, best = 0;
+    int pass;
+
+    for (pass = 0; pass < 2; pass++) {
+        for (i = 0; i < n; i++) {
+            k = (r->rr + i) % n;
+            if ((pass || (int)k != not) && axon_rud_plane_ok(s, r, k, now)) {
+                r->rr = k + 1;
+                return k;
+            }
+        }
+    }
+    for (k = 0; k < n; k++) {
+        if (r->avoid_until[k] < soonest) {
+            soonest = r->avoid_until[k];
+            best = k;
+        }
+    }
+    r->rr = best + 1;
+    return best;
+}
+
+/* Packets sent on plane k were lost: avoid it, longer each time. */
+static void axon_rud_plane_lost(AxonRud *r, unsigned k)
+{
+    int64_t now = axon_rud_now();
+
+    if (r->avoid_until[k] > now) {
+        return;                 /* already avoided, for this loss */
+    }
+    r->avoid_ns[k] = r->avoid_ns[k] ?
+                     MIN(r->avoid_ns[k] * 2, AXON_RUD_AVOID_MAX_NS) :
+                     MAX(2 * r->srtt_ns, AXON_RUD_AVOID_MIN_NS);
+    r->avoid_until[k] = now + r->avoid_ns[k];
+}
+
+/* A UDP source port that hashes to plane k (Planes, axon_regs_defs.h). */
+static uint16_t axon_rud_sport(AxonNicState *s, AxonQp *qp, unsigned k)
+{
+    unsigned span = 0x4000 / s->planes;
+
+    return 0xc000 + k + s->planes * (qp->qpn % span);
+}
+
+static void axon_rud_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+                          unsigned plane)
+{
+    AxonPath path;
+
+    pkt->dqpn = le32_to_cpu(qp->attr.dest_qpn);
+    axon_roce_qp_path(s, qp, pkt, &path);
+    path.ecn = AXON_ECN_ECT0;   /* the window reacts to marks */
+    path.udp_sport = axon_rud_sport(s, qp, plane);
+    axon_roce_xmit_path(s, qp, pkt, &path);
+}
+
+/* ---- the window and the timer -------------------------------------------- */
+
+static int64_t axon_rud_rto(AxonRud *r)
+{
+    if (!r->srtt_ns) {
+        return AXON_RUD_RTO_INIT_NS;
+    }
+    return MIN(MAX(r->srtt_ns + 4 * r->rttvar_ns, AXON_RUD_RTO_MIN_NS),
+               AXON_RUD_RTO_MAX_NS);
+}
+
+static void axon_rud_rtt(AxonRud *r, int64_t rtt)
+{
+    if (!r->srtt_ns) {
+        r->srtt_ns = rtt;
+        r->rttvar_ns = rtt / 2;
+        r->base_rtt_ns = rtt;
+        return;
+    }
+    r->rttvar_ns += (ABS(r->srtt_ns - rtt) - r->rttvar_ns) / 4;
+    r->srtt_ns += (rtt - r->srtt_ns) / 8;
+    r->base_rtt_ns = MIN(r->base_rtt_ns, rtt);
+}
+
+static void axon_rud_cwnd_cut(AxonRud *r, uint32_t num, uint32_t den)
+{
+    int64_t now = axon_rud_now();
+
+    if (now - r->cut_ns < r->srtt_ns) {
+        return;                 /* once a round trip */
+    }
+    r->cut_ns = now;
+    r->cwnd = MAX(r->cwnd - (uint64_t)r->cwnd * num / den,
+                  AXON_RUD_CWND_MIN * AXON_RUD_CWND_ONE);
+}
+
+/*
+ * n packets acknowledged, ce of them marked: NSCC's four cases, by
+ * whether the delay is over its target and whether packets were marked.
+ */
+static void axon_rud_cwnd_acked(AxonRud *r, unsigned n, unsigned ce)
+{
+    int64_t target = r->base_rtt_ns + AXON_RUD_TARGET_Q_NS;
+    int64_t delay = r->srtt_ns;
+    uint32_t pkts = MAX(r->cwnd / AXON_RUD_CWND_ONE, 1);
+
+    if (!n) {
+        return;
+    }
+    if (ce) {
+        if (delay > target) {
+            /* queues build: back off in proportion to the excess */
+            axon_rud_cwnd_cut(r, MIN(delay - target, delay), 2 * delay);
+        } else {
+            axon_rud_cwnd_cut(r, 1, 8);
+        }
+    } else if (delay > target) {
+        r->cwnd += n * AXON_RUD_CWND_ONE / pkts;    /* fair: one a trip */
+    } else {
+        r->cwnd += n * AXON_RUD_CWND_ONE * (target - delay) / target;
+    }
+    r->cwnd = MIN(r->cwnd, AXON_RUD_CWND_MAX * AXON_RUD_CWND_ONE);
+}
+
+/* When a slot sent tries times counts as lost: the timeout, backed off. */
+static int64_t axon_rud_due(AxonRud *r, const AxonRudSlot *sl)
+{
+    return sl->sent_ns + (axon_rud_rto(r) << MIN(MAX(sl->tries, 1) - 1, 6));
+}
+
+static void axon_rud_arm(AxonRud *r, int64_t when)
+{
+    if (!timer_pending(r->rto_timer) || timer_expire_time_ns(r->rto_timer) >
+        when) {
+        timer_mod(r->rto_timer, when);
+    }
+}
+
+static void axon_rud_queue(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
+                           uint32_t psn)
+{
+    AxonRud *r = qp->rud;
+
+    if (sl->queued) {
+        return;
+    }
+    sl->queued = true;
+    r->resend[(r->rs_head + r->rs_count++) % AXON_RUD_WINDOW] = psn;
+    axon_rud_plane_lost(r, sl->plane);
+    axon_roce_schedule(s, qp);
+}
+
+/* A WQE is done once it is all sent and every packet of it answered. */
+static void axon_rud_wqe_acked(AxonQp *qp, AxonSwqe *e)
+{
+    if (!--e->rud.left && e->idx != qp->req.cur && !e->done) {
+        e->done = true;
+        e->status = AXON_WC_SUCCESS;
+    }
+}
+
+static void axon_rud_slot_done(AxonQp *qp, AxonRudSlot *sl)
+{
+    AxonRud *r = qp->rud;
+
+    sl->live = false;
+    r->inflight--;
+    r->avoid_ns[sl->plane] = 0;
+    r->acked_seq = MAX(r->acked_seq, sl->seq);
+    axon_rud_wqe_acked(qp, axon_win(qp, sl->wqe));
+}
+
+static void axon_rud_advance_una(AxonRud *r)
+{
+    while (r->una != r->next_psn && !axon_rud_slot(r, r->una)->live) {
+        r->una = axon_psn_add(r->una, 1);
+    }
+}
+
+/* A WQE fails; it completes (in order) and the QP goes to ERR. */
+static void axon_rud_fail(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
+                          uint8_t status)
+{
+    axon_roce_fail(qp, e, status);
+    axon_roce_complete(s, qp);
+}
+
+static void axon_rud_timer(void *opaque)
+{
+    AxonQp *qp = opaque;
+    AxonNicState *s = qp->s;
+    AxonRud *r = qp->rud;
+    int64_t now = axon_rud_now(), next = INT64_MAX;
+    bool lost = false;
+    uint32_t psn;
+
+    if (!axon_nic_ready(s) || qp->state != AXON_QPS_RTS) {
+        return;
+    }
+    for (psn = r->una; psn != r->next_psn; psn = axon_psn_add(psn, 1)) {
+        AxonRudSlot *sl = axon_rud_slot(r, psn);
+        int64_t due = axon_rud_due(r, sl);
+
+        if (!sl->live || sl->queued) {
+            continue;
+        }
+        if (now < due) {
+            next = MIN(next, due);
+            continue;
+        }
+        if (sl->tries > qp->attr.retry_cnt + 1) {
+            trace_axon_nic_roce_timeout(qp->qpn, psn, 0);
+            axon_rud_fail(s, qp, axon_win(qp, sl->wqe), AXON_WC_RETRY_EXC_ERR);
+            return;
+        }
+        lost = true;
+        axon_rud_queue(s, qp, sl, psn);
+    }
+    if (lost) {
+        qp->stats.timeouts++;
+        axon_rud_cwnd_cut(r, 1, 2);
+    }
+    if (next != INT64_MAX) {
+        timer_mod(r->rto_timer, next);
+    }
+}
+
+/* ---- sender -------------------------------------------------------------- */
+
+static uint8_t axon_rud_op(uint8_t wr_opcode)
+{
+    switch (wr_opcode) {
+    case AXON_WR_SEND_IMM:
+        return RUD_OP_SEND_IMM;
+    case AXON_WR_RDMA_WRITE:
+        return RUD_OP_WRITE;
+    case AXON_WR_RDMA_WRITE_IMM:
+        return RUD_OP_WRITE_IMM;
+    case AXON_WR_RDMA_READ:
+        return RUD_OP_READ;
+    default:
+        return RUD_OP_SEND;
+    }
+}
+
+/* Sends (again) the packet at psn; false if its payload is unreadable. */
+static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
+                              bool again)
+{
+    AxonRud *r = qp->rud;
+    AxonRudSlot *sl = axon_rud_slot(r, psn);
+    AxonSwqe *e = axon_win(qp, sl->wqe);
+    AxonPkt pkt = {
+        .opcode = sl->read ? IB_RUD_READ_REQ : IB_RUD_DATA,
+        .psn = psn,
+        .token = r->tx_token,
+        .msg_id = e->rud.msg_id,
+        .msg_len = e->len,
+        .offset = sl->off,
+        .rud_op = axon_rud_op(e->opcode),
+        .imm = e->imm,
+        .rkey = e->rkey,
+        .va = e->raddr,
+        .se = (e->flags & AXON_WQE_SOLICITED) &&
+              e->opcode != AXON_WR_RDMA_WRITE,
+    };
+    unsigned plane;
+
+    if (sl->read) {
+        pkt.req_len = sl->len;
+    } else if (e->flags & AXON_WQE_INLINE) {
+        pkt.payload = e->inline_data + sl->off;
+        pkt.len = sl->len;
+    } else {
+        if (sl->len &&
+            !axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, sl->off,
+                            s->rdma->txbuf, sl->len,
+                            DMA_DIRECTION_TO_DEVICE)) {
+            return false;
+        }
+        pkt.payload = s->rdma->txbuf;
+        pkt.len = sl->len;
+    }
+    plane = axon_rud_pick_plane(s, r, again ? sl->plane : -1);
+    sl->plane = plane;
+    sl->tries++;
+    sl->seq = ++r->seq;
+    sl->sent_ns = axon_rud_now();
+    if (again) {
+        s->rdma->stats.retrans++;
+        qp->stats.retrans++;
+    }
+    axon_rud_arm(r, axon_rud_due(r, sl));
+    axon_rud_xmit(s, qp, &pkt, plane);
+    return true;
+}
+
+/* Takes the next packet of the WQE at the cursor into a slot; its PSN. */
+static uint32_t axon_rud_next_pkt(AxonQp *qp, AxonSwqe *e)
+{
+    AxonRud *r = qp->rud;
+    uint32_t psn = r->next_psn, off = qp->req.cur_off;
+    AxonRudSlot *sl = axon_rud_slot(r, psn);
+    uint32_t max = e->opcode == AXON_WR_RDMA_READ ?
+                   AXON_RUD_READ_PKTS * qp->mtu : qp->mtu;
+
+    memset(sl, 0, sizeof(*sl));
+    sl->live = true;
+    sl->read = e->opcode == AXON_WR_RDMA_READ;
+    sl->wqe = e->idx;
+    sl->off = off;
+    sl->len = MIN(max, e->len - off);
+    e->rud.left++;
+    r->inflight++;
+    r->next_psn = axon_psn_add(psn, 1);
+    /* the cursor moves first: a loopback answer may come back at once */
+    qp->req.cur_off = off + sl->len;
+    if (qp->req.cur_off >= e->len) {
+        qp->req.cur++;
+        qp->req.cur_off = 0;
+    }
+    return psn;
+}
+
+/* RUD WQEs: what axon_roce_fetch() cannot tell from the opcode alone. */
+static bool axon_rud_wqe_ok(const AxonSwqe *e)
+{
+    return !axon_wr_atomic(e->opcode) && e->opcode != AXON_WR_SEND_INV;
+}
+
+unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
+{
+    AxonRud *r = qp->rud;
+    unsigned sent = 0;
+
+    while (sent < budget && qp->state == AXON_QPS_RTS) {
+        AxonSwqe *e;
+        uint32_t psn;
+
+        if (r->rs_count) {
+            AxonRudSlot *sl;
+
+            psn = r->resend[r->rs_head];
+            r->rs_head = (r->rs_head + 1) % AXON_RUD_WINDOW;
+            r->rs_count--;
+            sl = axon_rud_slot(r, psn);
+            sl->queued = false;
+            if (sl->live) {
+                if (!axon_rud_send_pkt(s, qp, psn, true)) {
+                    axon_rud_fail(s, qp, axon_win(qp, sl->wqe),
+                                  AXON_WC_LOC_PROT_ERR);
+                }
+                sent++;
+            }
+            continue;
+        }
+        if (r->inflight >= MAX(r->cwnd / AXON_RUD_CWND_ONE, 1) ||
+            axon_psn_diff(r->next_psn, r->una) >= AXON_RUD_WINDOW) {
+            break;
+        }
+        if (qp->req.cur == qp->req.sq_fetch) {
+            if (qp->req.sq_stopped || qp->req.sq_fetch == qp->sq.pi ||
+                (uint16_t)(qp->req.sq_fetch - qp->comp.sq_comp) >=
+                AXON_RUD_MSGS) {
+                break;
+            }
+            axon_roce_fetch(s, qp);
+            e = axon_win(qp, qp->req.cur);
+            if (!e->done && !axon_rud_wqe_ok(e)) {
+                axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
+            }
+        }
+        e = axon_win(qp, qp->req.cur);
+        if (e->done) {
+            /* failed when fetched; completes in order */
+            axon_roce_skip(qp, e);
+            axon_roce_complete(s, qp);
+            continue;
+        }
+        if (!qp->req.cur_off) {
+            /* a fence waits for every WQE before it to complete */
+            if ((e->flags & AXON_WQE_FENCE) &&
+                qp->comp.sq_comp != qp->req.cur) {
+                break;
+            }
+            if (axon_roce_local_op(s, qp, e)) {
+                axon_roce_skip(qp, e);
+                axon_roce_complete(s, qp);
+                continue;
+            }
+            e->rud.msg_id = r->msg_next++;
+            e->rud.left = 0;
+        }
+        psn = axon_rud_next_pkt(qp, e);
+        if (!axon_rud_send_pkt(s, qp, psn, false)) {
+            axon_rud_fail(s, qp, e, AXON_WC_LOC_PROT_ERR);
+            continue;
+        }
+        sent++;
+    }
+    if (sent == budget && r->rs_count) {
+        axon_roce_schedule(s, qp);
+    }
+    return sent;
+}
+
+/* ---- receiver ------------------------------------------------------------ */
+
+static bool axon_rud_seen(AxonRud *r, uint32_t psn)
+{
+    unsigned b = psn % AXON_RUD_WINDOW;
+
+    return r->seen[b / 64] & (1ULL << (b % 64));
+}
+
+/* psn arrived and is placed: move the cumulative PSN past what has. */
+static void axon_rud_mark(AxonRud *r, uint32_t psn)
+{
+    unsigned b = psn % AXON_RUD_WINDOW;
+
+    r->seen[b / 64] |= 1ULL << (b % 64);
+    while (axon_rud_seen(r, r->epsn)) {
+        b = r->epsn % AXON_RUD_WINDOW;
+        r->seen[b / 64] &= ~(1ULL << (b % 64));
+        r->epsn = axon_psn_add(r->epsn, 1);
+    }
+}
+
+/* The receiver owes an ACK: now if many packets wait for one. */
+static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
+                              const AxonPkt *pkt)
+{
+    AxonRud *r = qp->rud;
+
+    r->ack_psn = pkt->psn;
+    if (pkt->ecn == AXON_ECN_CE && r->ce < UINT8_MAX) {
+        r->ce++;
+    }
+    if (++r->unacked >= AXON_RUD_ACK_EVERY || r->err_syndrome) {
+        axon_rud_send_ack(s, qp);
+        return;
+    }
+    axon_roce_ack_later(s, qp);
+}
+
+/* The ACK: the cumulative PSN, the bitmap after it, marks, a NAK. */
+void axon_rud_send_ack(AxonNicState *s, AxonQp *qp)
+{
+    AxonRud *r = qp->rud;
+    uint8_t bitmap[IB_RUD_SACK_BYTES] = {};
+    AxonPkt pkt = {
+        .opcode = IB_RUD_ACK,
+        .psn = r->epsn,
+        .token = r->rx_token,
+        .syndrome = r->err_syndrome,
+        .ce = r->ce,
+        .ack_psn = r->ack_psn,
+        .err_psn = r->err_psn,
+        .payload = bitmap,
+        .len = sizeof(bitmap),
+    };
+    unsigned i;
+
+    for (i = 1; i < AXON_RUD_WINDOW; i++) {
+        if (axon_rud_seen(r, axon_psn_add(r->epsn, i))) {
+            bitmap[i / 8] |= 1 << (i % 8);
+        }
+    }
+    if (r->err_syndrome) {
+        s->rdma->stats.naks++;
+        qp->stats.err_naks_sent++;
+    }
+    r->unacked = 0;
+    r->ce = 0;
+    r->err_syndrome = 0;
+    axon_rud_xmit(s, qp, &pkt, axon_rud_pick_plane(s, r, -1));
+}
+
+/* The packet at psn is refused: the sender gets a NAK for it. */
+static void axon_rud_nak(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+                         uint8_t code, const char *why)
+{
+    AxonRud *r = qp->rud;
+
+    axon_rud_drop(s, qp, pkt, why);
+    r->err_syndrome = AETH_NAK << AETH_TYPE_SHIFT | code;
+    r->err_psn = pkt->psn;
+    axon_rud_ack_owed(s, qp, pkt);
+}
+
+/* The receive WQE of a message, taken now; false if there is none. */
+static bool axon_rud_take_recv(AxonNicState *s, AxonQp *qp, AxonRudMsg *m)
+{
+    AxonWq *wq = axon_qp_recv_wq(qp);
+
+    if (wq->ci == wq->pi) {
+        return false;
+    }
+    if (!axon_roce_recv_fetch(s, qp)) {
+        /* the consumer's WQE is bad: its QP goes to ERR, as RC's does */
+        axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+                    AXON_WC_RECV, AXON_WC_LOC_QP_OP_ERR, 0, 0, 0);
+        axon_roce_recv_done(qp);
+        axon_qp_error(s, qp);
+        return false;
+    }
+    m->recv_wr_id = qp->resp.recv_wr_id;
+    m->recv_idx = qp->resp.recv_idx;
+    m->recv_nsge = qp->resp.recv_nsge;
+    memcpy(m->recv_sge, qp->resp.recv_sge, sizeof(m->recv_sge));
+    axon_roce_recv_done(qp);    /* the message holds it from now on */
+    return true;
+}
+
+static bool axon_rud_op_recv(uint8_t op)
+{
+    return op == RUD_OP_SEND || op == RUD_OP_SEND_IMM ||
+           op == RUD_OP_WRITE_IMM;
+}
+
+static uint32_t axon_rud_room(const AxonRudMsg *m)
+{
+    uint64_t room = 0;
+    unsigned i;
+
+    for (i = 0; i < m->recv_nsge; i++) {
+        room += m->recv_sge[i].length;
+    }
+    return MIN(room, UINT32_MAX);
+}
+
+/* The message's last byte is placed: its receive completes. */
+static void axon_rud_msg_done(AxonNicState *s, AxonQp *qp, AxonRudMsg *m)
+{
+    m->active = false;
+    if (!axon_rud_op_recv(m->op)) {
+        return;
+    }
+    axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx,
+                m->op == RUD_OP_WRITE_IMM ? AXON_WC_RECV_RDMA_WITH_IMM :
+                AXON_WC_RECV, AXON_WC_SUCCESS, m->len, m->imm,
+                (m->op != RUD_OP_SEND ? AXON_CQE_WITH_IMM : 0) |
+                (m->se ? AXON_CQE_SOLICITED : 0));
+}
+
+/* The message a packet belongs to, opened by its first packet to come. */
+static AxonRudMsg *axon_rud_msg(AxonNicState *s, AxonQp *qp,
+                                const AxonPkt *pkt, const char **why)
+{
+    AxonRudMsg *m = &qp->rud->msg[pkt->msg_id % AXON_RUD_MSGS];
+
+    if (m->active) {
+        if (m->msg_id != pkt->msg_id) {
+            *why = "message slot busy";
+            return NULL;
+        }
+        if (m->op != pkt->rud_op || m->len != pkt->msg_len ||
+            m->imm != pkt->imm) {
+            *why = "packet of another message";
+            return NULL;
+        }
+        return m;
+    }
+    memset(m, 0, sizeof(*m));
+    m->msg_id = pkt->msg_id;
+    m->op = pkt->rud_op;
+    m->len = pkt->msg_len;
+    m->imm = pkt->imm;
+    m->se = pkt->se;
+    if (axon_rud_op_recv(m->op) && !axon_rud_take_recv(s, qp, m)) {
+        *why = "no receive WQE";
+        return NULL;
+    }
+    m->active = true;
+    return m;
+}
+
+/* A SEND's packet into its receive WQE; false (NAKed) if it cannot be. */
+static bool axon_rud_place_send(AxonNicState *s, AxonQp *qp, AxonRudMsg *m,
+                                const AxonPkt *pkt)
+{
+    if (m->len > axon_rud_room(m)) {
+        axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+                    AXON_WC_LOC_LEN_ERR, 0, 0, 0);
+        m->active = false;
+        axon_rud_nak(s, qp, pkt, NAK_INV_REQ, "SEND longer than its WQE");
+        return false;
+    }
+    if (!axon_mr_sge_rw(s, axon_roce_recv_pdn(qp), m->recv_sge, m->recv_nsge,
+                        pkt->offset, (uint8_t *)pkt->payload, pkt->len,
+                        DMA_DIRECTION_FROM_DEVICE)) {
+        axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+                    AXON_WC_LOC_PROT_ERR, 0, 0, 0);
+        m->active = false;
+        axon_rud_nak(s, qp, pkt, NAK_REM_OP, "receive WQE not writable");
+        return false;
+    }
+    return true;
+}
+
+/* A WRITE's packet through its key; false (NAKed) if not allowed. */
+static bool axon_rud_place_write(AxonNicState *s, AxonQp *qp,
+                                 const AxonPkt *pkt)
+{
+    uint64_t va = pkt->va + pkt->offset;
+    AxonMr *mr;
+
+    if (!pkt->len) {
+        return true;
+    }
+    mr = axon_mr_check_remote(s, qp, pkt->rkey, va, pkt->len,
+                              AXON_ACCESS_REMOTE_WRITE);
+    if (!mr || !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_WRITE)) ||
+        !axon_mr_rw(s, mr, va, (uint8_t *)pkt->payload, pkt->len,
+                    DMA_DIRECTION_FROM_DEVICE)) {
+        axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "WRITE not allowed");
+        return false;
+    }
+    return true;
+}
+
+/* A READ request: the responses, sprayed; false (NAKed) if not allowed. */
+static bool axon_rud_answer_read(AxonNicState *s, AxonQp *qp,
+                                 const AxonPkt *pkt)
+{
+    uint64_t va = pkt->va + pkt->offset;
+    AxonMr *mr = NULL;
+    uint32_t done = 0;
+
+    if (pkt->req_len) {
+        mr = axon_mr_check_remote(s, qp, pkt->rkey, va, pkt->req_len,
+                                  AXON_ACCESS_REMOTE_READ);
+        if (!mr ||
+            !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ))) {
+            axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ not allowed");
+            return false;
+        }
+    }
+    do {
+        uint32_t n = MIN(qp->mtu, pkt->req_len - done);
+        AxonPkt rsp = {
+            .opcode = IB_RUD_READ_RESP,
+            .psn = pkt->psn,
+            .token = pkt->token,
+            .msg_id = pkt->msg_id,
+            .msg_len = pkt->msg_len,
+            .offset = pkt->offset + done,
+            .rud_op = RUD_OP_READ,
+            .payload = s->rdma->rspbuf,
+            .len = n,
+        };
+
+        if (n && !axon_mr_rw(s, mr, va + done, s->rdma->rspbuf, n,
+                             DMA_DIRECTION_TO_DEVICE)) {
+            axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ unreadable");
+            return false;
+        }
+        axon_rud_xmit(s, qp, &rsp, axon_rud_pick_plane(s, qp->rud, -1));
+        done += n;
+    } while (done < pkt->req_len);
+    return true;
+}
+
+/* Does the packet fit its message, as RUDETH describes them? */
+static const char *axon_rud_check_req(const AxonQp *qp, const AxonPkt *pkt)
+{
+    bool read = pkt->opcode == IB_RUD_READ_REQ;
+    uint64_t end = (uint64_t)pkt->offset + (read ? pkt->req_len : pkt->len);
+
+    if (pkt->rud_op > RUD_OP_MAX || read != (pkt->rud_op == RUD_OP_READ)) {
+        return "operation";
+    }
+    if (pkt->msg_len > AXON_MAX_MSG_SIZE || end > pkt->msg_len) {
+        return "offset outside the message";
+    }
+    if (read) {
+        return pkt->req_len > AXON_RUD_READ_PKTS * qp->mtu ||
+               pkt->offset % qp->mtu ? "READ request size" : NULL;
+    }
+    if (pkt->len > qp->mtu || pkt->offset % qp->mtu ||
+        (pkt->len != qp->mtu && end != pkt->msg_len)) {
+        return "packet size";
+    }
+    return NULL;
+}
+
+/* A DATA packet or READ request, from the peer. */
+static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+{
+    AxonRud *r = qp->rud;
+    int32_t d = axon_psn_diff(pkt->psn, r->epsn);
+    const char *why;
+    AxonRudMsg *m;
+    bool dup;
+
+    if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
+        axon_rud_drop(s, qp, pkt, "QP not receiving");
+        return;
+    }
+    if (pkt->token != r->rx_token) {
+        axon_rud_drop(s, qp, pkt, "connection token");
+        return;
+    }
+    if (d >= AXON_RUD_WINDOW || d < -AXON_RUD_WINDOW) {
+        axon_rud_drop(s, qp, pkt, "PSN outside the window");
+        qp->stats.out_of_seq++;
+        return;
+    }
+    why = axon_rud_check_req(qp, pkt);
+    if (why) {
+        axon_rud_drop(s, qp, pkt, why);
+        return;
+    }
+    dup = d < 0 || axon_rud_seen(r, pkt->psn);
+    if (dup) {
+        s->rdma->stats.rud_dups++;
+        qp->stats.dup_reqs++;
+    }
+    if (qp->state == AXON_QPS_RTR && !qp->comm_est) {
+        qp->comm_est = true;
+        axon_qp_event(s, qp, AXON_EVENT_COMM_EST);
+    }
+    if (pkt->opcode == IB_RUD_READ_REQ) {
+        /* reading again is harmless: a duplicate is answered again */
+        if (!axon_rud_answer_read(s, qp, pkt)) {
+            return;
+        }
+    } else if (!dup) {
+        m = axon_rud_msg(s, qp, pkt, &why);
+        if (!m) {
+            axon_rud_drop(s, qp, pkt, why);  /* sent again later */
+            return;
+        }
+        if (m->op == RUD_OP_WRITE || m->op == RUD_OP_WRITE_IMM ?
+            !axon_rud_place_write(s, qp, pkt) :
+            !axon_rud_place_send(s, qp, m, pkt)) {
+            return;
+        }
+        m->placed += pkt->len;
+        if (m->placed == m->len) {
+            axon_rud_msg_done(s, qp, m);
+        }
+    }
+    if (!dup) {
+        axon_rud_mark(r, pkt->psn);
+    }
+    axon_rud_ack_owed(s, qp, pkt);
+}
+
+/* ---- the sender's answers ------------------------------------------------ */
+
+/* A READ response, for a READ request outstanding at its PSN. */
+static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+{
+    AxonRud *r = qp->rud;
+    AxonRudSlot *sl = axon_rud_slot(r, pkt->psn);
+    AxonSwqe *e = axon_win(qp, sl->wqe);
+    uint32_t k, chunks;
+
+    if (qp->state != AXON_QPS_RTS || pkt->token != r->tx_token ||
+        axon_psn_diff(pkt->psn, r->una) < 0 ||
+        axon_psn_diff(pkt->psn, r->next_psn) >= 0 || !sl->live || !sl->read ||
+        e->rud.msg_id != pkt->msg_id || pkt->offset < sl->off ||
+        (pkt->offset - sl->off) % qp->mtu) {
+        axon_rud_drop(s, qp, pkt, "response for nothing outstanding");
+        return;
+    }
+    k = (pkt->offset - sl->off) / qp->mtu;
+    chunks = MAX(DIV_ROUND_UP(sl->len, qp->mtu), 1);
+    if (k >= chunks ||
+        pkt->len != MIN(qp->mtu, sl->off + sl->len - pkt->offset)) {
+        axon_rud_drop(s, qp, pkt, "response size");
+        return;
+    }
+    if (sl->got & (1ULL << k)) {
+        s->rdma->stats.rud_dups++;
+        qp->stats.dup_reqs++;
+        return;
+    }
+    if (pkt->len && !axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge,
+                                    pkt->offset, (uint8_t *)pkt->payload,
+                                    pkt->len, DMA_DIRECTION_FROM_DEVICE)) {
+        axon_rud_fail(s, qp, e, AXON_WC_LOC_PROT_ERR);
+        return;
+    }
+    sl->got |= 1ULL << k;
+    if (sl->got != (chunks == 64 ? UINT64_MAX : (1ULL << chunks) - 1)) {
+        return;
+    }
+    if (sl->tries == 1) {
+        axon_rud_rtt(r, axon_rud_now() - sl->sent_ns);
+    }
+    axon_rud_slot_done(qp, sl);
+    axon_rud_cwnd_acked(r, 1, pkt->ecn == AXON_ECN_CE);
+    axon_rud_advance_una(r);
+    axon_roce_complete(s, qp);
+}
+
+/* The slot at psn is acknowledged by an ACK; true if that is news. */
+static bool axon_rud_sacked(AxonQp *qp, uint32_t psn)
+{
+    AxonRudSlot *sl = axon_rud_slot(qp->rud, psn);
+
+    if (!sl->live || sl->read) {
+        return false;           /* a READ waits for its responses */
+    }
+    axon_rud_slot_done(qp, sl);
+    return true;
+}
+
+static uint8_t axon_rud_nak_status(uint8_t syndrome)
+{
+    switch (syndrome & 0x1f) {
+    case NAK_INV_REQ:
+        return AXON_WC_REM_INV_REQ_ERR;
+    case NAK_REM_ACCESS:
+        return AXON_WC_REM_ACCESS_ERR;
+    default:
+        return AXON_WC_REM_OP_ERR;
+    }
+}
+
+static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+{
+    AxonRud *r = qp->rud;
+    AxonRudSlot *trig = axon_rud_slot(r, pkt->ack_psn);
+    bool trig_live = trig->live && trig->tries == 1 &&
+                     axon_psn_diff(pkt->ack_psn, r->una) >= 0 &&
+                     axon_psn_diff(pkt->ack_psn, r->next_psn) < 0;
+    int64_t trig_sent = trig->sent_ns, now;
+    unsigned n = 0, i;
+    uint32_t psn;
+
+    if (qp->state != AXON_QPS_RTS || pkt->token != r->tx_token ||
+        axon_psn_diff(pkt->psn, r->una) < -AXON_RUD_WINDOW ||
+        axon_psn_diff(pkt->psn, r->next_psn) > 0 ||
+        pkt->len != IB_RUD_SACK_BYTES) {
+        axon_rud_drop(s, qp, pkt, "ACK for nothing sent");
+        return;
+    }
+    if (pkt->syndrome >> AETH_TYPE_SHIFT == AETH_NAK) {
+        AxonRudSlot *sl = axon_rud_slot(r, pkt->err_psn);
+
+        if (sl->live && axon_psn_diff(pkt->err_psn, r->una) >= 0 &&
+            axon_psn_diff(pkt->err_psn, r->next_psn) < 0) {
+            qp->stats.err_naks_rcvd++;
+            axon_rud_fail(s, qp, axon_win(qp, sl->wqe),
+                          axon_rud_nak_status(pkt->syndrome));
+            return;
+        }
+    }
+    for (psn = r->una; axon_psn_diff(psn, pkt->psn) < 0;
+         psn = axon_psn_add(psn, 1)) {
+        n += axon_rud_sacked(qp, psn);
+    }
+    for (i = 1; i < AXON_RUD_WINDOW; i++) {
+        psn = axon_psn_add(pkt->psn, i);
+        if (axon_psn_diff(psn, r->next_psn) >= 0) {
+            break;
+        }
+        if (pkt->payload[i / 8] & (1 << (i % 8))) {
+            n += axon_rud_sacked(qp, psn);
+        }
+    }
+    now = axon_rud_now();
+    if (trig_live && !trig->live) {
+        axon_rud_rtt(r, now - trig_sent);
+    }
+    if (pkt->ce) {
+        /* the plane that carried the marked packet queues: avoid it */
+        r->avoid_until[trig->plane] = MAX(r->avoid_until[trig->plane],
+                                          now + r->srtt_ns);
+    }
+    axon_rud_cwnd_acked(r, n, pkt->ce);
+    axon_rud_advance_una(r);
+    /* lost: sent before several that arrived, and a while ago */
+    for (psn = r->una; psn != r->next_psn; psn = axon_psn_add(psn, 1)) {
+        AxonRudSlot *sl = axon_rud_slot(r, psn);
+
+        if (sl->live && !sl->read && !sl->queued &&
+            sl->seq + AXON_RUD_REORDER < r->acked_seq &&
+            now - sl->sent_ns > r->srtt_ns / 4) {
+            axon_rud_queue(s, qp, sl, psn);
+        }
+    }
+    axon_roce_complete(s, qp);
+}
+
+void axon_rud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+{
+    switch (pkt->opcode) {
+    case IB_RUD_ACK:
+        axon_rud_ack_rx(s, qp, pkt);
+        break;
+    case IB_RUD_READ_RESP:
+        axon_rud_resp_rx(s, qp, pkt);
+        break;
+    default:
+        axon_rud_req_rx(s, qp, pkt);
+    }
+}
+
+/* ---- lifecycle ----------------------------------------------------------- */
+
+void axon_rud_qp_init(AxonQp *qp)
+{
+    qp->rud = g_new0(AxonRud, 1);
+    qp->rud->rto_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, axon_rud_timer, qp);
+}
+
+void axon_rud_qp_free(AxonQp *qp)
+{
+    if (qp->rud) {
+        timer_free(qp->rud->rto_timer);
+        g_free(qp->rud);
+        qp->rud = NULL;
+    }
+}
+
+void axon_rud_stop(AxonQp *qp)
+{
+    if (qp->rud) {
+        timer_del(qp->rud->rto_timer);
+    }
+}
+
+/* INIT -> RTR: what the peer's packets must carry, from the PSN on. */
+void axon_rud_rtr(AxonNicState *s, AxonQp *qp)
+{
+    AxonRud *r = qp->rud;
+    uint32_t rq_psn = le32_to_cpu(qp->attr.rq_psn);
+
+    r->rx_token = axon_rud_token(rq_psn, le32_to_cpu(qp->attr.dest_qpn),
+                                 qp->qpn);
+    r->epsn = rq_psn;
+    memset(r->seen, 0, sizeof(r->seen));
+    memset(r->msg, 0, sizeof(r->msg));
+    r->unacked = 0;
+    r->ce = 0;
+    r->err_syndrome = 0;
+}
+
+/* RTR -> RTS: the sender starts at the SQ PSN, with a full window. */
+void axon_rud_rts(AxonNicState *s, AxonQp *qp)
+{
+    AxonRud *r = qp->rud;
+    uint32_t sq_psn = le32_to_cpu(qp->attr.sq_psn);
+    unsigned k;
+
+    r->tx_token = axon_rud_token(sq_psn, qp->qpn,
+                                 le32_to_cpu(qp->attr.dest_qpn));
+    r->next_psn = r->una = sq_psn;
+    r->msg_next = 0;
+    r->inflight = 0;
+    r->cwnd = AXON_RUD_CWND_INIT * AXON_RUD_CWND_ONE;
+    r->seq = r->acked_seq = 0;
+    r->srtt_ns = r->rttvar_ns = r->base_rtt_ns = 0;
+    r->cut_ns = 0;
+    r->rs_head = r->rs_count = 0;
+    for (k = 0; k < AXON_MAX_PLANES; k++) {
+        r->avoid_until[k] = 0;
+        r->avoid_ns[k] = 0;
+    }
+    memset(r->slot, 0, sizeof(r->slot));
+}
+
+/* In ERR: the receive WQEs messages had taken complete flushed too. */
+void axon_rud_flush(AxonNicState *s, AxonQp *qp)
+{
+    AxonRud *r = qp->rud;
+    unsigned i;
+
+    for (i = 0; i < AXON_RUD_MSGS; i++) {
+        AxonRudMsg *m = &r->msg[i];
+
+        if (m->active && axon_rud_op_recv(m->op)) {
+            axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+                        AXON_WC_WR_FLUSH_ERR, 0, 0, 0);
+        }
+        m->active = false;
+    }
+    memset(r->slot, 0, sizeof(r->slot));
+    r->inflight = 0;
+    r->rs_count = 0;
+    timer_del(r->rto_timer);
+}
