@@ -91,7 +91,8 @@ static void axon_resp_udata_test(struct kunit *test)
 struct axon_qp_req_case {
 	const char *name;
 	u32 comp_mask;
-	u32 reserved;
+	u32 driver_qp_type;
+	bool driver;
 	bool tail_zero;
 	size_t outlen;
 	int err;
@@ -100,14 +101,24 @@ struct axon_qp_req_case {
 #define AXON_QP_RESP_LEN sizeof(struct axon_create_qp_resp)
 
 static const struct axon_qp_req_case axon_qp_req_cases[] = {
-	{ "zero request", 0, 0, true, AXON_QP_RESP_LEN, 0 },
-	{ "longer response buffer", 0, 0, true, AXON_QP_RESP_LEN + 8, 0 },
-	{ "comp_mask bit 0", 1, 0, true, AXON_QP_RESP_LEN, -EOPNOTSUPP },
-	{ "reserved set", 0, 0x80000000, true, AXON_QP_RESP_LEN,
+	{ "zero request", 0, 0, false, true, AXON_QP_RESP_LEN, 0 },
+	{ "longer response buffer", 0, 0, false, true, AXON_QP_RESP_LEN + 8,
+	  0 },
+	{ "comp_mask bit 0", 1, 0, false, true, AXON_QP_RESP_LEN,
 	  -EOPNOTSUPP },
-	{ "non-zero trailing bytes", 0, 0, false, AXON_QP_RESP_LEN, -EINVAL },
-	{ "response too short", 0, 0, true, AXON_QP_RESP_LEN - 8, -EINVAL },
-	{ "no response", 0, 0, true, 0, -EINVAL },
+	{ "driver type on an RC QP", 0, AXON_QP_DRIVER_TYPE_RUD, false, true,
+	  AXON_QP_RESP_LEN, -EINVAL },
+	{ "RUD driver QP", 0, AXON_QP_DRIVER_TYPE_RUD, true, true,
+	  AXON_QP_RESP_LEN, 0 },
+	{ "driver QP without a type", 0, 0, true, true, AXON_QP_RESP_LEN,
+	  -EOPNOTSUPP },
+	{ "unknown driver type", 0, 0x80000000, true, true, AXON_QP_RESP_LEN,
+	  -EOPNOTSUPP },
+	{ "non-zero trailing bytes", 0, 0, false, false, AXON_QP_RESP_LEN,
+	  -EINVAL },
+	{ "response too short", 0, 0, false, true, AXON_QP_RESP_LEN - 8,
+	  -EINVAL },
+	{ "no response", 0, 0, false, true, 0, -EINVAL },
 };
 
 AXON_KUNIT_DESC(axon_qp_req_case)
@@ -118,10 +129,11 @@ static void axon_qp_req_test(struct kunit *test)
 	const struct axon_qp_req_case *c = test->param_value;
 	struct axon_create_qp_req req = {
 		.comp_mask = c->comp_mask,
-		.reserved = c->reserved,
+		.driver_qp_type = c->driver_qp_type,
 	};
 
-	KUNIT_EXPECT_EQ(test, axon_check_create_qp_req(&req, c->tail_zero,
+	KUNIT_EXPECT_EQ(test, axon_check_create_qp_req(&req, c->driver,
+						       c->tail_zero,
 						       c->outlen), c->err);
 }
 

@@ -57,6 +57,7 @@ struct axon_dev {
 	bool ud;			/* AXON_CAP_UD: UD QPs, AHs */
 	bool mw;			/* AXON_CAP_MW: memory windows */
 	bool uc;			/* AXON_CAP_UC: UC QPs */
+	bool rud;			/* AXON_CAP_RUD: RUD driver QPs */
 	bool gsi;			/* AXON_CAP_GSI: QP1, for the CM */
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */

@@ -28,7 +28,10 @@
  * of fast-registration MRs (axon_mr.c), and RC ones SEND_WITH_INV.
  */
 
+#include <linux/completion.h>
 #include <linux/slab.h>
+#include <net/net_namespace.h>
+#include <rdma/ib_addr.h>
 #include <rdma/uverbs_ioctl.h>
 
 #include "axon.h"
@@ -50,6 +53,8 @@ static int axon_qp_type(const struct axon_dev *adev, enum ib_qp_type type)
 		return adev->uc ? AXON_QPT_UC : -EOPNOTSUPP;
 	case IB_QPT_GSI:
 		return adev->gsi ? AXON_QPT_GSI : -EOPNOTSUPP;
+	case IB_QPT_DRIVER:
+		return adev->rud ? AXON_QPT_RUD : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -68,8 +73,9 @@ static int axon_check_create_qp(struct axon_dev *adev,
 		return -EOPNOTSUPP;
 	if (!init_attr->send_cq || !init_attr->recv_cq)
 		return -EINVAL;
+	/* a driver QP is a process's, named by its request */
 	if (!udata)
-		return 0;
+		return init_attr->qp_type == IB_QPT_DRIVER ? -EOPNOTSUPP : 0;
 
 	tail_zero = udata->inlen <= sizeof(req) ||
 		    ib_is_udata_cleared(udata, sizeof(req),
@@ -77,7 +83,9 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
 	if (err)
 		return err;
-	return axon_check_create_qp_req(&req, tail_zero, udata->outlen);
+	return axon_check_create_qp_req(&req,
+					init_attr->qp_type == IB_QPT_DRIVER,
+					tail_zero, udata->outlen);
 }
 
 int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
@@ -289,6 +297,62 @@ static void axon_qp_purge(struct axon_qp *qp, bool reset)
 	mutex_unlock(&first->resize_mutex);
 }
 
+struct axon_dmac_wait {
+	struct completion done;
+	int status;
+};
+
+static void axon_dmac_resolved(int status, struct sockaddr *src,
+			       struct rdma_dev_addr *addr, void *context)
+{
+	struct axon_dmac_wait *wait = context;
+
+	wait->status = status;
+	complete(&wait->done);
+}
+
+/*
+ * The destination MAC of a driver QP's path. The core resolves it for
+ * the QP types it knows to be connected, not for driver QPs: resolve the
+ * path's GIDs the same way, through the neighbour table of the source
+ * GID's netdev, waiting for the answer (1 s at most).
+ */
+static int axon_qp_resolve_dmac(struct ib_qp *ibqp, struct ib_qp_attr *attr,
+				int mask)
+{
+	struct rdma_ah_attr *ah = &attr->ah_attr;
+	const struct ib_global_route *grh;
+	union {
+		struct sockaddr_in in4;
+		struct sockaddr_in6 in6;
+	} src, dst;
+	struct rdma_dev_addr dev_addr = { .net = &init_net };
+	struct axon_dmac_wait wait;
+	int err;
+
+	if (ibqp->qp_type != IB_QPT_DRIVER || !(mask & IB_QP_AV))
+		return 0;
+	if (ah->type != RDMA_AH_ATTR_TYPE_ROCE ||
+	    !(rdma_ah_get_ah_flags(ah) & IB_AH_GRH))
+		return -EINVAL;
+	grh = rdma_ah_read_grh(ah);
+	if (!grh->sgid_attr)
+		return -EINVAL;
+	rdma_gid2ip((struct sockaddr *)&src, &grh->sgid_attr->gid);
+	rdma_gid2ip((struct sockaddr *)&dst, &grh->dgid);
+	dev_addr.sgid_attr = grh->sgid_attr;
+	init_completion(&wait.done);
+	err = rdma_resolve_ip((struct sockaddr *)&src, (struct sockaddr *)&dst,
+			      &dev_addr, 1000, axon_dmac_resolved, true, &wait);
+	if (err)
+		return err;
+	wait_for_completion(&wait.done);
+	if (wait.status)
+		return wait.status;
+	memcpy(ah->roce.dmac, dev_addr.dst_dev_addr, ETH_ALEN);
+	return 0;
+}
+
 /*
  * The QP's current state for modify_qp: the consumer's if it gives one,
  * else the device's, which may have moved the QP to ERR on its own.
@@ -318,7 +382,7 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct axon_dev *adev = to_adev(ibqp->device);
 	struct axon_qp *qp = to_aqp(ibqp);
 	struct axon_qp_conv conv = {
-		.type = ibqp->qp_type,
+		.type = axon_qp_verbs_type(ibqp->qp_type),
 		.qpn = qp->qpn,
 		.active_mtu = axon_active_mtu(adev),
 		.max_rd_atomic = min_t(u32, AXON_MAX_RD_ATOMIC,
@@ -349,10 +413,13 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto err_unlock;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, ibqp->qp_type, mask)) {
+	if (!ib_modify_qp_is_ok(cur, next, conv.type, mask)) {
 		err = -EINVAL;
 		goto err_unlock;
 	}
+	err = axon_qp_resolve_dmac(ibqp, attr, mask);
+	if (err)
+		goto err_unlock;
 	conv.dest_qpn = qp->dest_qpn;
 	err = axon_qp_attr_from_ib(attr, mask, &conv, &aattr, &amask);
 	if (err)
@@ -391,7 +458,7 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		return err;
 
 	memset(attr, 0, sizeof(*attr));
-	axon_qp_attr_to_ib(&aattr, ibqp->qp_type, attr);
+	axon_qp_attr_to_ib(&aattr, axon_qp_verbs_type(ibqp->qp_type), attr);
 	attr->cap.max_send_wr = qp->sq.depth;
 	attr->cap.max_recv_wr = qp->rq.depth;
 	attr->cap.max_send_sge = qp->sq.max_sge;

@@ -41,6 +41,16 @@ static inline bool axon_qp_is_ud(enum ib_qp_type type)
 	return type == IB_QPT_UD || type == IB_QPT_GSI;
 }
 
+/*
+ * The verbs semantics of a QP of @type: a RUD driver QP (the only driver
+ * QP axon has) is connected like an RC QP and takes RC's attributes and
+ * transitions.
+ */
+static inline enum ib_qp_type axon_qp_verbs_type(enum ib_qp_type type)
+{
+	return type == IB_QPT_DRIVER ? IB_QPT_RC : type;
+}
+
 /* What a modify_qp conversion needs to know besides the attributes. */
 struct axon_qp_conv {
 	enum ib_qp_type type;

@@ -77,6 +77,7 @@ static int axon_res_qp(struct sk_buff *msg, void *obj)
 		    (axon_res_qp_live(msg, &live) ||
 		     (adev->planes > 1 && ibqp->qp_type != IB_QPT_UD &&
 		      ibqp->qp_type != IB_QPT_GSI &&
+		      ibqp->qp_type != IB_QPT_DRIVER &&
 		      rdma_nl_put_driver_u32(msg, "hw_plane",
 					     AXON_QP_LIVE_GET_PLANE(live.flags)))))
 			return -EMSGSIZE;

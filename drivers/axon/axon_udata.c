@@ -39,14 +39,18 @@ int axon_check_resp_only_udata(bool in_zero, size_t outlen, size_t resp_size)
 
 /*
  * create_qp udata: @req as far as userspace sent it, zero-filled;
- * @tail_zero: every byte beyond it is zero; the response must fit.
+ * @tail_zero: every byte beyond it is zero; the response must fit. A
+ * driver QP (@driver) names a type axon has; any other QP names none.
  */
 int axon_check_create_qp_req(const struct axon_create_qp_req *req,
-			     bool tail_zero, size_t outlen)
+			     bool driver, bool tail_zero, size_t outlen)
 {
 	if (!tail_zero || outlen < sizeof(struct axon_create_qp_resp))
 		return -EINVAL;
-	if (req->comp_mask || req->reserved)
+	if (req->comp_mask)
 		return -EOPNOTSUPP;
-	return 0;
+	if (!driver)
+		return req->driver_qp_type ? -EINVAL : 0;
+	return req->driver_qp_type == AXON_QP_DRIVER_TYPE_RUD ? 0 :
+	       -EOPNOTSUPP;
 }

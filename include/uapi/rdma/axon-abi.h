@@ -153,13 +153,22 @@ struct axon_resize_cq_resp {
 };
 
 /**
+ * enum axon_qp_driver_type - &axon_create_qp_req.driver_qp_type
+ * @AXON_QP_DRIVER_TYPE_RUD: reliable unordered delivery (axondv.h)
+ */
+enum axon_qp_driver_type {
+	AXON_QP_DRIVER_TYPE_RUD = 1,
+};
+
+/**
  * struct axon_create_qp_req - CREATE_QP driver data
  * @comp_mask: none defined yet, must be 0
- * @reserved: must be 0
+ * @driver_qp_type: for an IB_QPT_DRIVER QP, its &enum axon_qp_driver_type;
+ *	0 for any other type
  */
 struct axon_create_qp_req {
 	__u32 comp_mask;
-	__u32 reserved;
+	__u32 driver_qp_type;
 };
 
 /**
