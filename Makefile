@@ -13,8 +13,8 @@
 #   make fuzz       coverage-guided fuzzing of the models, FUZZ_TIME
 #                   seconds a target (Documentation/fuzzing.rst)
 #   make install    the modules (axon.ko, axon_gpu.ko) for KDIR's kernel,
-#                   the provider with its axon.driver file, axonctl and its
-#                   man page; DESTDIR stages
+#                   the provider with its axon.driver file, axondv.h and
+#                   its man page, axonctl and its man page; DESTDIR stages
 #   make uninstall  removes what make install installed
 #   make dkms-install   the driver sources under /usr/src/axon-VERSION,
 #                   added to DKMS, built and installed for the running

@@ -221,6 +221,11 @@ static const struct verbs_device_ops axon_dev_ops = {
 	.alloc_context = axon_alloc_context,
 };
 
+bool axon_is_axon_dev(struct ibv_device *ibdev)
+{
+	return verbs_get_device(ibdev)->ops == &axon_dev_ops;
+}
+
 /*
  * libibverbs dlopen()s the provider; registering from a constructor is all
  * a shared provider does at load time (rdma-core's PROVIDER_DRIVER()).

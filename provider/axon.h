@@ -17,6 +17,8 @@
 #include "ibverbs_private.h"
 
 #define __maybe_unused __attribute__((unused))
+/* A symbol of axondv.h: exported (axon.map), all else is hidden. */
+#define AXON_EXPORT __attribute__((visibility("default")))
 
 struct axon_device {
 	struct verbs_device vdev;	/* must stay first */
@@ -225,6 +227,8 @@ static inline struct axon_qp *to_axon_qp_ex(struct ibv_qp_ex *ibqp)
 }
 
 /* axon.c */
+/* Whether ibdev is an axon device, so its contexts are axon_contexts. */
+bool axon_is_axon_dev(struct ibv_device *ibdev);
 /* Map one page of the context's at key into *page, once, under its lock. */
 int axon_map_ctx_page(struct axon_context *ctx, void **page, uint64_t key,
 		      int prot, const char *what);

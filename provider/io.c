@@ -44,7 +44,7 @@ static void axon_sq_ring(struct axon_qp *qp, uint32_t pi)
 
 /*
  * wr as a WQE in slot; a UD QP's carries an address, a UC QP has no READs
- * or atomics.
+ * or atomics, a RUD QP (axon's only driver QP type) no atomics.
  */
 static int axon_qp_build_send_wqe(struct axon_qp *qp, struct ibv_send_wr *wr,
 				  void *slot)
@@ -54,6 +54,8 @@ static int axon_qp_build_send_wqe(struct axon_qp *qp, struct ibv_send_wr *wr,
 		return axon_build_ud_send_wqe(&qp->sq, wr, qp->vqp.qp.pd, slot);
 	case IBV_QPT_UC:
 		return axon_build_uc_send_wqe(&qp->sq, wr, slot);
+	case IBV_QPT_DRIVER:
+		return axon_build_rud_send_wqe(&qp->sq, wr, slot);
 	default:
 		return axon_build_send_wqe(&qp->sq, wr, slot);
 	}
@@ -787,13 +789,15 @@ static void axon_wr_abort(struct ibv_qp_ex *ibqp)
 
 /*
  * Chosen by QP type: a UD QP sends SENDs, each to an address handle; a UC
- * QP SENDs and WRITEs; an RC QP READs and atomics too.
+ * QP SENDs and WRITEs; a RUD QP (IBV_QPT_DRIVER) READs too; an RC QP
+ * atomics and window operations too.
  */
 void axon_qp_ex_set_ops(struct axon_qp *qp)
 {
 	struct ibv_qp_ex *ibqp = &qp->vqp.qp_ex;
+	enum ibv_qp_type type = qp->vqp.qp.qp_type;
 
-	if (qp->vqp.qp.qp_type == IBV_QPT_UD) {
+	if (type == IBV_QPT_UD) {
 		ibqp->wr_send = axon_wr_ud_send;
 		ibqp->wr_send_imm = axon_wr_ud_send_imm;
 		ibqp->wr_set_ud_addr = axon_wr_set_ud_addr;
@@ -803,8 +807,9 @@ void axon_qp_ex_set_ops(struct axon_qp *qp)
 		ibqp->wr_rdma_write = axon_wr_rdma_write;
 		ibqp->wr_rdma_write_imm = axon_wr_rdma_write_imm;
 	}
-	if (qp->vqp.qp.qp_type == IBV_QPT_RC) {
+	if (type == IBV_QPT_RC || type == IBV_QPT_DRIVER)
 		ibqp->wr_rdma_read = axon_wr_rdma_read;
+	if (type == IBV_QPT_RC) {
 		ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
 		ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;
 		ibqp->wr_send_inv = axon_wr_send_inv;

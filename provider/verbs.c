@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 
 #include "axon.h"
+#include "axondv.h"
 
 int axon_query_device_ex(struct ibv_context *context,
 			 const struct ibv_query_device_ex_input *input,
@@ -417,7 +418,7 @@ int axon_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /*
- * What ibv_wr_*() can do on an RC, a UC and a UD QP; other
+ * What ibv_wr_*() can do on an RC, a UC, a UD and a RUD QP; other
  * send_ops_flags fail with EOPNOTSUPP.
  */
 #define AXON_UD_SEND_OPS_FLAGS						\
@@ -430,9 +431,15 @@ int axon_destroy_cq(struct ibv_cq *ibcq)
 	 IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |				\
 	 IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD | IBV_QP_EX_WITH_BIND_MW |	\
 	 IBV_QP_EX_WITH_LOCAL_INV | IBV_QP_EX_WITH_SEND_WITH_INV)
+#define AXON_RUD_SEND_OPS_FLAGS						\
+	(AXON_UC_SEND_OPS_FLAGS | IBV_QP_EX_WITH_RDMA_READ)
 
-/* The send_ops_flags of a QP type; 0 for a type axon does not have. */
-static uint64_t axon_send_ops_flags(enum ibv_qp_type type)
+/*
+ * The send_ops_flags of a QP type and, for IBV_QPT_DRIVER, driver type
+ * (enum axon_qp_driver_type, 0 for none); 0 for a type axon does not have.
+ */
+static uint64_t axon_send_ops_flags(enum ibv_qp_type type,
+				    uint32_t driver_qp_type)
 {
 	switch (type) {
 	case IBV_QPT_RC:
@@ -441,20 +448,25 @@ static uint64_t axon_send_ops_flags(enum ibv_qp_type type)
 		return AXON_UC_SEND_OPS_FLAGS;
 	case IBV_QPT_UD:
 		return AXON_UD_SEND_OPS_FLAGS;
+	case IBV_QPT_DRIVER:
+		return driver_qp_type == AXON_QP_DRIVER_TYPE_RUD ?
+		       AXON_RUD_SEND_OPS_FLAGS : 0;
 	default:
 		return 0;
 	}
 }
 
 /*
- * RC, UC and UD QPs; a device without UD or UC fails them in the kernel,
- * with EOPNOTSUPP too.
+ * RC, UC and UD QPs, and RUD ones from axondv_create_qp_ex() (an
+ * IBV_QPT_DRIVER QP without a driver type is EOPNOTSUPP); a device
+ * without UD, UC or RUD fails them in the kernel, with EOPNOTSUPP too.
  */
 static int axon_check_qp_attr(struct axon_context *ctx,
-			      const struct ibv_qp_init_attr_ex *attr)
+			      const struct ibv_qp_init_attr_ex *attr,
+			      uint32_t driver_qp_type)
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
-	uint64_t send_ops = axon_send_ops_flags(attr->qp_type);
+	uint64_t send_ops = axon_send_ops_flags(attr->qp_type, driver_qp_type);
 
 	if (!send_ops ||
 	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
@@ -532,8 +544,10 @@ static void axon_qp_cap(const struct axon_qp *qp, struct ibv_qp_cap *cap)
 	cap->max_inline_data = qp->sq.max_inline;
 }
 
+/* A QP of attr, of driver type driver_qp_type (0 but for IBV_QPT_DRIVER). */
 static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
-				     struct ibv_qp_init_attr_ex *attr)
+				     struct ibv_qp_init_attr_ex *attr,
+				     uint32_t driver_qp_type)
 {
 	struct axon_context *ctx = to_axon_ctx(context);
 	struct axon_create_qp_cmd_resp resp = {};
@@ -543,7 +557,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	struct axon_qp *qp;
 	int err;
 
-	err = axon_check_qp_attr(ctx, attr);
+	err = axon_check_qp_attr(ctx, attr, driver_qp_type);
 	if (err) {
 		errno = err;
 		return NULL;
@@ -554,6 +568,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 
 	/* No optional request fields are defined yet. */
 	cmd.drv_payload.comp_mask = 0;
+	cmd.drv_payload.driver_qp_type = driver_qp_type;
 	/* create_flags is 0, and the command refuses the bit that says so. */
 	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
 	err = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd.ibv_cmd,
@@ -633,8 +648,74 @@ err_free:
 struct ibv_qp *axon_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
-	struct axon_qp *qp = axon_qp_alloc(context, attr);
+	struct axon_qp *qp = axon_qp_alloc(context, attr, 0);
 
+	return qp ? &qp->vqp.qp : NULL;
+}
+
+/* Whether the len bytes at p are all zero. */
+static bool axon_mem_is_zero(const void *p, size_t len)
+{
+	const uint8_t *b = p;
+
+	while (len--)
+		if (*b++)
+			return false;
+	return true;
+}
+
+static_assert((int)AXONDV_QP_DRIVER_TYPE_RUD == (int)AXON_QP_DRIVER_TYPE_RUD,
+	      "axondv.h and axon-abi.h number driver QP types alike");
+
+/*
+ * axondv.h. The attributes are checked as far as inlen gives them: the
+ * fields through driver_qp_type must be there, reserved bytes and bytes
+ * of a later axondv.h beyond this one's must be zero (EINVAL); then what
+ * they ask for must be known (EOPNOTSUPP). The QP is made as an RC one,
+ * with the driver type in the request.
+ */
+AXON_EXPORT
+struct ibv_qp *axondv_create_qp_ex(struct ibv_context *ibvctx,
+				   struct ibv_qp_init_attr_ex *attr_ex,
+				   struct axondv_qp_init_attr *axondv_attr,
+				   uint32_t inlen)
+{
+	/* the fields through driver_qp_type: up to reserved */
+	const uint32_t min_len = offsetof(struct axondv_qp_init_attr, reserved);
+	struct axon_qp *qp;
+
+	if (!axon_is_axon_dev(ibvctx->device)) {
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (inlen < min_len ||
+	    (inlen > sizeof(*axondv_attr) &&
+	     !axon_mem_is_zero(axondv_attr + 1,
+			       inlen - sizeof(*axondv_attr))) ||
+	    (inlen > min_len &&
+	     !axon_mem_is_zero(axondv_attr->reserved,
+			       axon_min(inlen - min_len,
+					sizeof(axondv_attr->reserved))))) {
+		verbs_debug(verbs_get_ctx(ibvctx),
+			    "bad axondv_qp_init_attr (inlen %u)\n", inlen);
+		errno = EINVAL;
+		return NULL;
+	}
+	if (axondv_attr->comp_mask ||
+	    axondv_attr->driver_qp_type != AXONDV_QP_DRIVER_TYPE_RUD) {
+		verbs_debug(verbs_get_ctx(ibvctx),
+			    "unsupported axondv_qp_init_attr\n");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (attr_ex->qp_type != IBV_QPT_DRIVER) {
+		verbs_debug(verbs_get_ctx(ibvctx),
+			    "a RUD QP is of type IBV_QPT_DRIVER\n");
+		errno = EINVAL;
+		return NULL;
+	}
+
+	qp = axon_qp_alloc(ibvctx, attr_ex, AXON_QP_DRIVER_TYPE_RUD);
 	return qp ? &qp->vqp.qp : NULL;
 }
 
@@ -654,7 +735,7 @@ struct ibv_qp *axon_create_qp(struct ibv_pd *ibpd,
 	};
 	struct axon_qp *qp;
 
-	qp = axon_qp_alloc(ibpd->context, &attr_ex);
+	qp = axon_qp_alloc(ibpd->context, &attr_ex, 0);
 	if (!qp)
 		return NULL;
 

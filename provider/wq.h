@@ -399,6 +399,21 @@ static inline int axon_build_uc_send_wqe(const struct axon_wq *sq,
 	}
 }
 
+/*
+ * Encode the wr of a RUD QP (axondv.h) into the SQ slot: what a UC QP
+ * may post, and an RDMA READ, as an RC QP's. EINVAL for an atomic,
+ * SEND_WITH_INV, LOCAL_INV or BIND_MW (RUD has none of them yet) and
+ * whatever axon_build_send_wqe() refuses.
+ */
+static inline int axon_build_rud_send_wqe(const struct axon_wq *sq,
+					  const struct ibv_send_wr *wr,
+					  void *slot)
+{
+	if (wr->opcode == IBV_WR_RDMA_READ)
+		return axon_build_send_wqe(sq, wr, slot);
+	return axon_build_uc_send_wqe(sq, wr, slot);
+}
+
 /* Encode wr into the RQ slot; EINVAL for too many SGEs. */
 static inline int axon_build_recv_wqe(const struct axon_wq *rq,
 				      const struct ibv_recv_wr *wr, void *slot)

@@ -1024,6 +1024,93 @@ static void test_uc(void)
 	      uc->sq.ci == 2, "the WRITE's completion retires both WQEs");
 }
 
+/*
+ * A RUD QP (axondv.h: IBV_QPT_DRIVER, axon's only driver type) on the
+ * shared CQ: an RC QP's opcodes but atomics, invalidation and windows.
+ */
+#define RUD_QPN	0x46
+
+static struct axon_qp *rud;
+
+static void setup_rud(void)
+{
+	rud = calloc(1, sizeof(*rud));
+	*rud = (struct axon_qp){ .ctx = ctx, .qpn = RUD_QPN, .dest_qpn = 0x97,
+				 .sq = qp->sq, .rq = qp->rq,
+				 .sq_db = qp->sq_db, .rq_db = qp->rq_db };
+	rud->sq.buf = calloc(4, 128);
+	rud->rq.buf = calloc(4, 32);
+	rud->sq.pi = rud->sq.ci = rud->rq.pi = rud->rq.ci = 0;
+	rud->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+				       .pd = &pd,
+				       .send_cq = &cq->vcq.cq,
+				       .recv_cq = &cq->vcq.cq,
+				       .qp_type = IBV_QPT_DRIVER,
+				       .state = IBV_QPS_RTS };
+	pthread_spin_init(&rud->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&rud->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0][RUD_QPN] = rud;
+	axon_qp_ex_set_ops(rud);
+}
+
+static void test_rud(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr wr[3] = {
+		{ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_RDMA_READ, .send_flags = IBV_SEND_FENCE,
+		  .wr.rdma = { .remote_addr = 0x2000, .rkey = 0x201 } },
+		{ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_ATOMIC_FETCH_AND_ADD,
+		  .wr.atomic = { .remote_addr = 0x3000, .rkey = 0x201,
+				 .compare_add = 1 } },
+		{ .wr_id = 3, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_SEND },
+	}, *bad = NULL;
+	struct ibv_qp_ex *qpx = &rud->vqp.qp_ex;
+	struct axon_send_wqe *w;
+	struct ibv_wc wc[4];
+	int err, n;
+
+	poll_all(cq, wc);
+	wr[0].next = &wr[1];
+	wr[1].next = &wr[2];
+	err = axon_post_send(&rud->vqp.qp, &wr[0], &bad);
+	w = axon_wq_slot(&rud->sq, 0);
+	check("rud-post-atomic", err == EINVAL && bad == &wr[1] &&
+	      rud->sq.pi == 1 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(RUD_QPN, 1) &&
+	      w->opcode == AXON_WR_RDMA_READ && w->flags == AXON_WQE_FENCE &&
+	      le64toh(w->remote_addr) == 0x2000 && le32toh(w->rkey) == 0x201,
+	      "the fenced READ posted, the atomic refused, the SEND not posted");
+
+	check("rud-wr-ops", qpx->wr_send && qpx->wr_send_imm &&
+	      qpx->wr_rdma_write && qpx->wr_rdma_write_imm &&
+	      qpx->wr_rdma_read && !qpx->wr_atomic_cmp_swp &&
+	      !qpx->wr_atomic_fetch_add && !qpx->wr_send_inv &&
+	      !qpx->wr_local_inv && !qpx->wr_bind_mw && !qpx->wr_set_ud_addr,
+	      "RUD QPs get SENDs, WRITEs and READs only");
+	ibv_wr_start(qpx);
+	qpx->wr_id = 8;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_rdma_read(qpx, 0x301, 0x3000);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 64);
+	err = ibv_wr_complete(qpx);
+	w = axon_wq_slot(&rud->sq, 1);
+	check("rud-wr-read", !err && rud->sq.pi == 2 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(RUD_QPN, 2) &&
+	      w->opcode == AXON_WR_RDMA_READ && w->flags == AXON_WQE_SIGNALED &&
+	      le64toh(w->remote_addr) == 0x3000 && le32toh(w->rkey) == 0x301,
+	      "ibv_wr_rdma_read() on a RUD QP");
+
+	/* a RUD QP has one peer, as an RC one */
+	dev_cqe(RUD_QPN, 1, AXON_WC_RDMA_READ, 0, 8);
+	n = poll_all(cq, wc);
+	check("rud-poll", n == 1 && wc[0].wr_id == 8 &&
+	      wc[0].opcode == IBV_WC_RDMA_READ && wc[0].src_qp == 0x97 &&
+	      rud->sq.ci == 2, "the READ's completion retires both WQEs");
+}
+
 /* The checks each test makes (the plan). */
 #define POST_SEND_CHECKS	4
 #define POLL_CHECKS		10
@@ -1038,6 +1125,7 @@ static void test_uc(void)
 #define UD_POLL_CHECKS		2
 #define MW_CHECKS		8
 #define UC_CHECKS		4
+#define RUD_CHECKS		4
 
 int main(void)
 {
@@ -1046,7 +1134,7 @@ int main(void)
 	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
 		 2 * CQ_EX_CHECKS + CQ_TS_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
 		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
-		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS);
+		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS + RUD_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -1067,5 +1155,7 @@ int main(void)
 	test_mw();
 	setup_uc();
 	test_uc();
+	setup_rud();
+	test_rud();
 	return tap_done();
 }

@@ -10,15 +10,27 @@
  * libibverbs' default and fails with EOPNOTSUPP. A wrong verbs_context_ops
  * layout would swap these.
  *
+ * The program is linked against the provider itself, as axondv.h asks
+ * of its users, so the direct verbs are tried here too: their argument
+ * checks, each against a control that passes them. A request that passes
+ * every check before the command is shown by an error the provider
+ * reports later (EINVAL for the missing CQs, EOPNOTSUPP for an atomic in
+ * send_ops_flags): a command that reached the null device would "create"
+ * a QP, whose zero response the provider refuses and whose DESTROY_QP
+ * libibverbs answers from an uninitialised response.
+ *
  * Prints TAP (tools/lib/tap.h): the plan, one result per check; exits
  * non-zero if a check failed or did not run.
  */
+#include <assert.h>
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
 #include <infiniband/verbs.h>
 
+#include "axondv.h"
 #include "tap.h"
 
 /* One TAP result (tools/lib/tap.h), why it failed as a diagnostic. */
@@ -51,6 +63,133 @@ static void expect_eopnotsupp_ret(const char *name, int ret)
 	result(name, ret == EOPNOTSUPP, why);
 }
 
+/* What a RUD QP may send, and the same with an atomic it may not. */
+#define RUD_SEND_OPS							\
+	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |		\
+	 IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |	\
+	 IBV_QP_EX_WITH_RDMA_READ)
+#define RUD_BAD_SEND_OPS	(RUD_SEND_OPS | IBV_QP_EX_WITH_ATOMIC_FETCH_AND_ADD)
+
+/*
+ * axondv_create_qp_ex() of a RUD QP on pd, without CQs, with send_ops;
+ * dv is the driver attributes, followed by ext (a later axondv.h's
+ * fields), inlen bytes of them given. errno, or 0 if a QP came back.
+ */
+static int axondv_try(struct ibv_pd *pd, enum ibv_qp_type type,
+		      uint64_t send_ops, struct axondv_qp_init_attr dv,
+		      uint64_t ext, uint32_t inlen)
+{
+	struct {
+		struct axondv_qp_init_attr dv;
+		uint64_t ext;
+	} in = { dv, ext };
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = type,
+		.comp_mask = IBV_QP_INIT_ATTR_PD |
+			     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS,
+		.pd = pd,
+		.send_ops_flags = send_ops,
+	};
+	struct ibv_qp *qp;
+
+	static_assert(sizeof(in) == sizeof(dv) + sizeof(ext), "padding");
+	errno = 0;
+	qp = axondv_create_qp_ex(pd->context, &attr, &in.dv, inlen);
+	if (qp) {
+		ibv_destroy_qp(qp);
+		return 0;
+	}
+	return errno;
+}
+
+static void expect_axondv(const char *name, int err, int expect)
+{
+	char why[96];
+
+	snprintf(why, sizeof(why), "errno %d (%s), expected %s", err,
+		 strerror(err), strerror(expect));
+	result(name, err == expect, why);
+}
+
+/* The direct verbs' checks, each next to a request that passes it. */
+static void test_axondv(struct ibv_pd *pd)
+{
+	const struct axondv_qp_init_attr rud = {
+		.driver_qp_type = AXONDV_QP_DRIVER_TYPE_RUD,
+	};
+	/* how far an older axondv.h's struct goes */
+	const uint32_t min_len = offsetof(struct axondv_qp_init_attr, reserved);
+	const uint32_t len = sizeof(rud), ext_len = len + sizeof(uint64_t);
+	struct axondv_qp_init_attr dv;
+	/* a device of another provider: its verbs_device ops are not axon's */
+	static union {
+		struct ibv_device dev;
+		char raw[4096];
+	} other_dev;
+	struct ibv_context other_ctx = { .device = &other_dev.dev };
+	struct ibv_qp_init_attr_ex attr = {
+		.qp_type = IBV_QPT_DRIVER,
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = pd,
+	};
+	int err;
+
+	/* the controls: past every check of the direct verb */
+	expect_axondv("axondv-rud-no-cq-einval",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_SEND_OPS, rud, 0, len),
+		      EINVAL);
+	expect_axondv("axondv-rud-atomic-eopnotsupp",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, rud, 0,
+				 len), EOPNOTSUPP);
+
+	dv = rud;
+	errno = 0;
+	expect_axondv("axondv-other-device-eopnotsupp",
+		      axondv_create_qp_ex(&other_ctx, &attr, &dv, len) ? 0 :
+		      errno, EOPNOTSUPP);
+	dv = rud;
+	dv.comp_mask = 1;
+	expect_axondv("axondv-comp-mask-eopnotsupp",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_SEND_OPS, dv, 0, len),
+		      EOPNOTSUPP);
+	dv = rud;
+	dv.driver_qp_type = 0;
+	err = axondv_try(pd, IBV_QPT_DRIVER, RUD_SEND_OPS, dv, 0, len);
+	dv.driver_qp_type = AXONDV_QP_DRIVER_TYPE_RUD + 1;
+	expect_axondv("axondv-driver-type-eopnotsupp",
+		      err == EOPNOTSUPP ?
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_SEND_OPS, dv, 0, len) :
+		      err, EOPNOTSUPP);
+	err = axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, rud, 0, 0);
+	expect_axondv("axondv-inlen-einval",
+		      err == EINVAL ?
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, rud, 0,
+				 min_len - 1) : err, EINVAL);
+	/* reserved is beyond what the caller gave: not looked at */
+	dv = rud;
+	dv.reserved[0] = 1;
+	expect_axondv("axondv-inlen-short-accepted",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, dv, 0,
+				 min_len), EOPNOTSUPP);
+	dv = rud;
+	dv.reserved[3] = 1;
+	expect_axondv("axondv-reserved-einval",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, dv, 0,
+				 len), EINVAL);
+	expect_axondv("axondv-ext-nonzero-einval",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, rud,
+				 1ull << 63, ext_len), EINVAL);
+	expect_axondv("axondv-ext-zero-accepted",
+		      axondv_try(pd, IBV_QPT_DRIVER, RUD_BAD_SEND_OPS, rud, 0,
+				 ext_len), EOPNOTSUPP);
+	/* TSO: what an RC or UD QP would refuse with EOPNOTSUPP */
+	err = axondv_try(pd, IBV_QPT_RC, IBV_QP_EX_WITH_TSO, rud, 0, len);
+	expect_axondv("axondv-qp-type-einval",
+		      err == EINVAL ?
+		      axondv_try(pd, IBV_QPT_UD, IBV_QP_EX_WITH_TSO, rud, 0,
+				 len) : err, EINVAL);
+}
+
 int main(int argc, char **argv)
 {
 	const char *want = argc > 1 ? argv[1] : "axon0";
@@ -78,8 +217,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 17 on the PD, 4 on the context, close */
-	tap_plan(26);
+	/* open, 3 queries, 19 on the PD and 11 axondv, 4 on the context, close */
+	tap_plan(39);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -144,6 +283,15 @@ int main(int argc, char **argv)
 					  IBV_QP_EX_WITH_RDMA_WRITE;
 		expect_eopnotsupp_ptr("ops-create-qp-ex-ud-write-eopnotsupp",
 				      ibv_create_qp_ex(ctx, &qpx_attr));
+		/* A driver QP needs its type: axondv_create_qp_ex(). */
+		qp_attr.qp_type = IBV_QPT_DRIVER;
+		expect_eopnotsupp_ptr("ops-create-qp-driver-eopnotsupp",
+				      ibv_create_qp(pd, &qp_attr));
+		qpx_attr.qp_type = IBV_QPT_DRIVER;
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_SEND;
+		expect_eopnotsupp_ptr("ops-create-qp-ex-driver-eopnotsupp",
+				      ibv_create_qp_ex(ctx, &qpx_attr));
+		test_axondv(pd);
 		/*
 		 * The provider's create_ah: the null device "creates" it
 		 * (libibverbs' default would fail with EOPNOTSUPP).

@@ -2,7 +2,8 @@
 /*
  * The provider's WQE encoding and CQE parsing (wq.h) against rings in
  * ordinary memory, playing the device's side by hand: what a WQE looks
- * like byte for byte (RC, UD, what UC may post, memory windows), when a
+ * like byte for byte (RC, UD, what UC and RUD may post, memory windows),
+ * when a
  * queue is full, which CQEs are valid on which pass, how completions
  * retire WQEs across the 16-bit wrap.
  *
@@ -456,6 +457,71 @@ static void test_uc_encoding(void)
 	free(sq.buf);
 }
 
+/* A RUD QP (axondv.h) SENDs, WRITEs and READs, as an RC one; no more. */
+static void test_rud_encoding(void)
+{
+	static const enum ibv_wr_opcode accepted[] = {
+		IBV_WR_SEND, IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_WRITE,
+		IBV_WR_RDMA_WRITE_WITH_IMM,
+	};
+	static const enum ibv_wr_opcode refused[] = {
+		IBV_WR_ATOMIC_CMP_AND_SWP, IBV_WR_ATOMIC_FETCH_AND_ADD,
+		IBV_WR_SEND_WITH_INV, IBV_WR_LOCAL_INV, IBV_WR_BIND_MW,
+		IBV_WR_TSO, IBV_WR_DRIVER1,
+	};
+	struct axon_wq sq = make_sq();
+	struct ibv_sge sg = { .addr = 0x2000, .length = 4096, .lkey = 0x1301 };
+	struct ibv_send_wr wr = {
+		.wr_id = 6,
+		.sg_list = &sg,
+		.num_sge = 1,
+		.opcode = IBV_WR_RDMA_READ,
+		.send_flags = IBV_SEND_SIGNALED | IBV_SEND_FENCE |
+			      IBV_SEND_SOLICITED,
+		.wr.rdma = { .remote_addr = 0x7f0000002000ull, .rkey = 0x4401 },
+	};
+	uint8_t *w = axon_wq_slot(&sq, 3);
+	uint8_t rc[256];
+	unsigned int i, bad = 0;
+
+	/* byte for byte what an RC QP's READ is */
+	memset(w, 0xff, 1u << sq.wqe_shift);
+	memset(rc, 0xff, sizeof(rc));
+	check("rud-read",
+	      !axon_build_rud_send_wqe(&sq, &wr, w) &&
+	      !axon_build_send_wqe(&sq, &wr, rc) &&
+	      !memcmp(w, rc, sizeof(rc)) && w[0] == AXON_WR_RDMA_READ &&
+	      w[1] == (AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
+		       AXON_WQE_FENCE) &&
+	      rd64(w + 16) == 0x7f0000002000ull && rd32(w + 24) == 0x4401 &&
+	      rd64(w + 64) == 0x2000 && rd32(w + 72) == 4096,
+	      "a RUD READ, fenced and solicited, differs from an RC one");
+	for (i = 0; i < sizeof(accepted) / sizeof(accepted[0]); i++) {
+		wr.opcode = accepted[i];
+		if (axon_build_rud_send_wqe(&sq, &wr, w) ||
+		    w[0] != axon_wr_opcode(accepted[i])) {
+			tap_diag("opcode %d refused", accepted[i]);
+			bad++;
+		}
+	}
+	check("rud-send-write", !bad, "a RUD SEND or WRITE refused");
+	bad = 0;
+	for (i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		wr.opcode = refused[i];
+		if (axon_build_rud_send_wqe(&sq, &wr, w) != EINVAL) {
+			tap_diag("opcode %d accepted", refused[i]);
+			bad++;
+		}
+	}
+	check("rud-no-atomic-inv-mw", !bad,
+	      "atomics, invalidation, MW bind or TSO on a RUD QP accepted");
+	wr.opcode = IBV_WR_RDMA_READ;
+	wr.send_flags = IBV_SEND_INLINE;
+	check("rud-inline-read", axon_build_rud_send_wqe(&sq, &wr, w) == EINVAL,
+	      "an inline RUD READ accepted");
+	free(sq.buf);
+}
+
 static void test_recv_and_full(void)
 {
 	struct axon_wq rq = {
@@ -678,6 +744,7 @@ static void test_doorbell(void)
 #define UD_AV_CHECKS		3
 #define UD_ENCODING_CHECKS	8
 #define UC_ENCODING_CHECKS	3
+#define RUD_ENCODING_CHECKS	4
 #define CQ_CHECKS		11
 #define CQ_PURGE_CHECKS		2
 #define DOORBELL_CHECKS		1
@@ -686,6 +753,7 @@ int main(void)
 {
 	tap_plan(SEND_ENCODING_CHECKS + INLINE_CHECKS + MW_ENCODING_CHECKS +
 		 UD_AV_CHECKS + UD_ENCODING_CHECKS + UC_ENCODING_CHECKS +
+		 RUD_ENCODING_CHECKS +
 		 RECV_AND_FULL_CHECKS + SQ_RETIRE_CHECKS + CQ_CHECKS +
 		 CQ_PURGE_CHECKS + DOORBELL_CHECKS);
 	test_send_encoding();
@@ -694,6 +762,7 @@ int main(void)
 	test_ud_av();
 	test_ud_encoding();
 	test_uc_encoding();
+	test_rud_encoding();
 	test_recv_and_full();
 	test_sq_retire();
 	test_cq();
