@@ -35,6 +35,8 @@ enum axon_hw_stat {
 	AXON_STAT_CNP_SENT,
 	AXON_STAT_CNP_RCVD,
 	AXON_STAT_ECN_MARKED,
+	AXON_STAT_RUD_DROPS,
+	AXON_STAT_RUD_DUPS,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
@@ -44,7 +46,7 @@ enum axon_hw_stat {
 			    AXON_PLANE_STATS * AXON_MAX_PLANES,
 };
 
-static_assert(AXON_STAT_ECN_MARKED + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_RUD_DUPS + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -63,6 +65,8 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_CNP_SENT] = { .name = "np_cnp_sent" },
 	[AXON_STAT_CNP_RCVD] = { .name = "rp_cnp_received" },
 	[AXON_STAT_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
+	[AXON_STAT_RUD_DROPS] = { .name = "rud_drops" },
+	[AXON_STAT_RUD_DUPS] = { .name = "rud_duplicates" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 	/* AXON_PLANE_STATS a plane, AXON_MAX_PLANES planes */
@@ -101,6 +105,9 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_CNP_SENT] = AXON_REG_STAT_CNP_SENT,
 	[AXON_STAT_CNP_RCVD] = AXON_REG_STAT_CNP_RCVD,
 	[AXON_STAT_ECN_MARKED] = AXON_REG_STAT_ECN_MARKED,
+	/* without AXON_CAP_RUD as well */
+	[AXON_STAT_RUD_DROPS] = AXON_REG_STAT_RUD_DROPS,
+	[AXON_STAT_RUD_DUPS] = AXON_REG_STAT_RUD_DUPS,
 };
 
 /* The ith of the planes' counters: TX, RX, drops of plane 0, then 1... */
