@@ -125,25 +125,6 @@ static int64_t axon_rud_now(void)
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-/*
- * The connection token of the packets from the QP src_qpn, whose initial
- * PSN is init_psn, to dst_qpn: what a forger who sees no traffic cannot
- * know, as long as initial PSNs are random. A mix, not a MAC.
- */
-static uint32_t axon_rud_token(uint32_t init_psn, uint32_t src_qpn,
-                               uint32_t dst_qpn)
-{
-    uint64_t x = ((uint64_t)init_psn << 40) ^ ((uint64_t)src_qpn << 20) ^
-                 dst_qpn ^ 0x9e3779b97f4a7c15ULL;
-
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 static void axon_rud_drop(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
                           const char *why)
 {

@@ -4,7 +4,9 @@
  *
  * The device is set up once: two pairs of RC QPs connected to each other
  * over its wire (a UDP socket netdev that sends to itself), the second
- * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, MRs (one for fast
+ * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, a pair of RUD QPs
+ * (frames for them carry the connection's token unless the step spoils
+ * it), MRs (one for fast
  * registration, one allowing windows), a window of each type, CQs; DCQCN
  * on, and the wire marking every 5th ECN-capable frame CE. Each
  * input then runs in a fork of that device, as a list of steps: frames
@@ -68,12 +70,18 @@ enum {
 #define UD_RQ (R_BASE + 0x3e0000)
 #define UD_QKEY 0x11110000u
 #define FR_PBL (R_BASE + 0x370000)      /* the fast-registration MR's list */
+#define RUD_SQ(i) (R_BASE + 0x380000 + (i) * 0x8000)
+#define RUD_RQ(i) (R_BASE + 0x3f0000 + (i) * 0x8000)
+#define RUD_SERVICE 0xc0                /* BTH opcodes of RUD */
+#define RUD_STEP_POST 0x80              /* Step.syndrome: RUD pair posts */
+#define RUD_BAD_TOKEN 0x80000000u       /* Step.key_xor: a guessed token */
 #define FR_PAGES 8
 
 static Rdma *rdma;
 static TQp pair1[2];
 static TQp pair2[2];                /* UC */
 static TQp ud_qp;                   /* its own peer */
+static TQp rud[2];                  /* with pair 0's PSNs */
 /*
  * The keys the local operations work on: [0] a fast-registration MR, [1]
  * and [2] windows of type 1 and 2 over [3], an MR over MR 1's pages that
@@ -104,6 +112,57 @@ static TQp *aimed_qp(const Step *st, int second)
     return &pair[!(st->aim & AIM_QP1) != !second];
 }
 
+/*
+ * A RUD frame at rud[QP1 ? 1 : 0]: a request carries the other QP's
+ * direction's token, an ACK or READ response the aimed QP's own; then
+ * RUDETH (or SACKETH) from the step, the fuzzer's bytes after it.
+ */
+static void forged_rud(const Step *st, const uint8_t *payload)
+{
+    int to = !!(st->aim & AIM_QP1);
+    bool answer = (st->opcode & 3) >= 2;
+    int from = answer ? to : !to;
+    TMr *mr = &rdma->mr[st->aim & AIM_MR1 ? 1 : 0];
+    uint32_t token = axon_rud_token(from ? QP1_SQ_PSN : QP0_SQ_PSN,
+                                    rud[from].qpn, rud[!from].qpn) ^
+                     (st->key_xor & RUD_BAD_TOKEN);
+    uint8_t p[40 + FORGE_MAX_PAYLOAD] = {};
+    uint32_t hdr = (st->opcode & 3) == 3 ? 16 : 40;
+    uint32_t len = MIN(st->len, FORGE_MAX_PAYLOAD - hdr);
+    uint8_t buf[FORGE_MAX_FRAME];
+    Forged f = {
+        .opcode = RUD_SERVICE | (st->opcode & 3),
+        .dqpn = rud[to].qpn,
+        .psn = ((from ? QP1_SQ_PSN : QP0_SQ_PSN) + st->psn_delta) &
+               AXON_PSN_MASK,
+        .payload = p,
+        .len = hdr + len,
+    };
+    size_t n;
+
+    stl_be_p(p, token);
+    if (hdr == 16) {
+        p[4] = st->syndrome;
+        p[5] = st->dmalen;
+        stl_be_p(p + 8, f.psn - (st->dmalen >> 8));
+        stl_be_p(p + 12, f.psn - (st->offset & 0xffff));
+    } else {
+        stl_be_p(p + 4, st->syndrome);                  /* message */
+        stl_be_p(p + 8, st->dmalen);                    /* its length */
+        stl_be_p(p + 12, st->offset % (MEM_PAGES * 4096));
+        p[16] = st->swap_add % 6;
+        stl_be_p(p + 24, mr->key ^ (st->key_xor & ~RUD_BAD_TOKEN));
+        stl_be_p(p + 28, st->swap_add >> 8 & 0xffff);   /* READ length */
+        stq_be_p(p + 32, mr->iova);
+    }
+    memcpy(p + hdr, payload, len);
+    n = forge_frame(&f, buf);
+    if (st->aim & AIM_BAD_ICRC) {
+        buf[n - 1] ^= 0x01;
+    }
+    inject(rdma->a, buf, n);
+}
+
 static void forged_frame(const Step *st, const uint8_t *payload)
 {
     TQp *qp = aimed_qp(st, 0);
@@ -128,8 +187,13 @@ static void forged_frame(const Step *st, const uint8_t *payload)
         .payload = payload,
         .len = MIN(st->len, FORGE_MAX_PAYLOAD),
     };
-    size_t n = forge_frame(&f, buf);
+    size_t n;
 
+    if ((st->opcode & 0xe0) == RUD_SERVICE) {
+        forged_rud(st, payload);
+        return;
+    }
+    n = forge_frame(&f, buf);
     if (st->aim & AIM_BAD_ICRC) {
         buf[n - 1] ^= 0x01;
     }
@@ -146,7 +210,9 @@ static void post_work(const Step *st)
         AXON_WR_LOCAL_INV, AXON_WR_BIND_MW,
     };
     int from = st->aim & AIM_QP1 ? 1 : 0;
-    TQp *qp = aimed_qp(st, 0), *peer = aimed_qp(st, 1);
+    bool rud_pair = st->syndrome & RUD_STEP_POST;
+    TQp *qp = rud_pair ? &rud[from] : aimed_qp(st, 0);
+    TQp *peer = rud_pair ? &rud[!from] : aimed_qp(st, 1);
     uint32_t len = st->len;
     uint8_t op = ops[st->opcode % ARRAY_SIZE(ops)];
     struct axon_sge sg = sge(rdma, from, st->offset % (MEM_PAGES * 4096), len);
@@ -345,7 +411,7 @@ static void bring_up_pair1(void)
     connect_qp(rdma, &pair1[1], pair1[0].qpn, QP1_SQ_PSN, QP0_SQ_PSN, 7);
 }
 
-/* The UC pair, with pair 0's PSNs, and the UD QP. */
+/* The UC pair, with pair 0's PSNs, the UD QP and the RUD pair. */
 static void bring_up_uc_ud(void)
 {
     for (int i = 0; i < 2; i++) {
@@ -358,6 +424,13 @@ static void bring_up_uc_ud(void)
     g_assert_cmpuint(create_qp_type(rdma, &ud_qp, AXON_QPT_UD, UD_SQ, UD_RQ,
                                     &rdma->cq[0]), ==, AXON_ADMIN_SUCCESS);
     ud_to_rts(rdma, &ud_qp, UD_QKEY, QP0_SQ_PSN);
+    for (int i = 0; i < 2; i++) {
+        g_assert_cmpuint(create_qp_type(rdma, &rud[i], AXON_QPT_RUD,
+                                        RUD_SQ(i), RUD_RQ(i), &rdma->cq[i]),
+                         ==, AXON_ADMIN_SUCCESS);
+    }
+    connect_qp(rdma, &rud[0], rud[1].qpn, QP0_SQ_PSN, QP1_SQ_PSN, 7);
+    connect_qp(rdma, &rud[1], rud[0].qpn, QP1_SQ_PSN, QP0_SQ_PSN, 7);
 }
 
 /*

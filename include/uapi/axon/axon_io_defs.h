@@ -319,6 +319,30 @@ struct axon_sge {
  */
 
 /**
+ * axon_rud_token() - the connection token of RUD packets
+ * @init_psn: the sending QP's initial PSN (its SQ PSN at RTS)
+ * @src_qpn: the sending QP
+ * @dst_qpn: its peer
+ *
+ * Carried by the packets of the direction @src_qpn -> @dst_qpn and by
+ * the ACKs and READ responses that answer them. A mix, not a MAC: what
+ * a forger lacks is @init_psn.
+ */
+static inline __u32 axon_rud_token(__u32 init_psn, __u32 src_qpn,
+				   __u32 dst_qpn)
+{
+	__u64 x = ((__u64)init_psn << 40) ^ ((__u64)src_qpn << 20) ^ dst_qpn ^
+		  0x9e3779b97f4a7c15ULL;
+
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	x ^= x >> 33;
+	return (__u32)x;
+}
+
+/**
  * DOC: UD address vector flags
  *
  * &struct axon_ud_av ``flags``; other bits must be 0 (else the WQE
