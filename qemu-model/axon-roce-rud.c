@@ -48,9 +48,16 @@
 #define AXON_RUD_CWND_MIN       8
 #define AXON_RUD_CWND_MAX       AXON_RUD_WINDOW
 #define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
-#define AXON_RUD_RTO_MIN_NS     (4 * SCALE_MS)  /* TCG guests are slow */
+#define AXON_RUD_RTO_MIN_NS     (10 * SCALE_MS) /* TCG guests are slow */
+/*
+ * How late a packet may be, behind one sent after it, before it counts
+ * as lost: packets queue for milliseconds in TCG guests' fabric, far
+ * more than their round trip samples say, and planes add their own.
+ */
+#define AXON_RUD_LATE_MIN_NS    (8 * SCALE_MS)
 #define AXON_RUD_RTO_MAX_NS     (500 * SCALE_MS)
 #define AXON_RUD_TARGET_Q_NS    (2 * SCALE_MS)  /* queueing the window allows */
+#define AXON_RUD_PLANE_LOSSES   3       /* in a row: the plane is avoided */
 #define AXON_RUD_AVOID_MIN_NS   (5 * SCALE_MS)
 #define AXON_RUD_AVOID_MAX_NS   (1000 * SCALE_MS)
 
@@ -64,6 +71,7 @@ typedef struct AxonRudSlot {
     bool queued;                /* waits in the resend queue */
     uint8_t plane;              /* last sent on */
     uint8_t tries;              /* times sent */
+    uint8_t expired;            /* times its timer gave up on it */
     uint16_t wqe;               /* its WQE's index */
     uint32_t off, len;          /* its bytes of the message */
     uint64_t got;               /* READ: responses placed, a bit each */
@@ -98,6 +106,7 @@ struct AxonRud {
     unsigned rr;                /* next plane to try */
     int64_t avoid_until[AXON_MAX_PLANES];
     int64_t avoid_ns[AXON_MAX_PLANES];  /* next avoidance, 0: none yet */
+    uint8_t lost_run[AXON_MAX_PLANES];  /* losses since one arrived */
     uint32_t resend[AXON_RUD_WINDOW];
     unsigned rs_head, rs_count;
     QEMUTimer *rto_timer;
@@ -106,6 +115,7 @@ struct AxonRud {
     /* receiver */
     uint32_t rx_token;
     uint32_t epsn;              /* every PSN before it arrived */
+    uint32_t rx_high;           /* one after the highest PSN arrived */
     uint64_t seen[AXON_RUD_WINDOW / 64];    /* by PSN % window */
     uint32_t unacked;
     uint8_t ce;
@@ -135,37 +145,36 @@ static void axon_rud_drop(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
 
 /* ---- planes -------------------------------------------------------------- */
 
-/* Is plane k usable: its link up here, and not avoided? */
-static bool axon_rud_plane_ok(AxonNicState *s, AxonRud *r, unsigned k,
-                              int64_t now)
+/* The planes whose link is up at this device: a bit each. */
+static uint32_t axon_rud_planes_up(AxonNicState *s)
 {
-    uint32_t up = axon_nic_plane_reg(s) >> 8;
-
-    return (up & (1u << k)) && r->avoid_until[k] <= now;
+    return axon_nic_plane_reg(s) >> 8;
 }
 
 /*
- * The plane for the next packet: the next trusted one round robin; for a
- * packet sent again, another than its last if one is trusted; if none
- * is, the one whose avoidance ends first.
+ * The plane for the next packet: the next trusted one round robin (up,
+ * and not avoided); for a packet sent again, another than its last if
+ * one is trusted; if none is, the one up whose avoidance ends first.
  */
 static unsigned axon_rud_pick_plane(AxonNicState *s, AxonRud *r, int not)
 {
     int64_t now = axon_rud_now(), soonest = INT64_MAX;
-    unsigned n = s->planes, i, k, best = 0;
+    uint32_t up = axon_rud_planes_up(s);
+    unsigned n = s->planes, i, k, best = r->rr % n;
     int pass;
 
     for (pass = 0; pass < 2; pass++) {
         for (i = 0; i < n; i++) {
             k = (r->rr + i) % n;
-            if ((pass || (int)k != not) && axon_rud_plane_ok(s, r, k, now)) {
+            if ((pass || (int)k != not) && (up & (1u << k)) &&
+                r->avoid_until[k] <= now) {
                 r->rr = k + 1;
                 return k;
             }
         }
     }
     for (k = 0; k < n; k++) {
-        if (r->avoid_until[k] < soonest) {
+        if ((up & (1u << k)) && r->avoid_until[k] < soonest) {
             soonest = r->avoid_until[k];
             best = k;
         }
@@ -174,13 +183,18 @@ static unsigned axon_rud_pick_plane(AxonNicState *s, AxonRud *r, int not)
     return best;
 }
 
-/* Packets sent on plane k were lost: avoid it, longer each time. */
+/*
+ * A packet sent on plane k was lost. Random loss hits every plane alike
+ * and moves nothing; a plane that loses several in a row, with none
+ * arriving, is avoided, longer each time it does it again.
+ */
 static void axon_rud_plane_lost(AxonRud *r, unsigned k)
 {
     int64_t now = axon_rud_now();
 
-    if (r->avoid_until[k] > now) {
-        return;                 /* already avoided, for this loss */
+    if (++r->lost_run[k] < AXON_RUD_PLANE_LOSSES ||
+        r->avoid_until[k] > now) {
+        return;
     }
     r->avoid_ns[k] = r->avoid_ns[k] ?
                      MIN(r->avoid_ns[k] * 2, AXON_RUD_AVOID_MAX_NS) :
@@ -272,10 +286,10 @@ static void axon_rud_cwnd_acked(AxonRud *r, unsigned n, unsigned ce)
     r->cwnd = MIN(r->cwnd, AXON_RUD_CWND_MAX * AXON_RUD_CWND_ONE);
 }
 
-/* When a slot sent tries times counts as lost: the timeout, backed off. */
+/* When the timer gives up on a slot: the timeout, backed off. */
 static int64_t axon_rud_due(AxonRud *r, const AxonRudSlot *sl)
 {
-    return sl->sent_ns + (axon_rud_rto(r) << MIN(MAX(sl->tries, 1) - 1, 6));
+    return sl->sent_ns + (axon_rud_rto(r) << MIN(sl->expired, 6));
 }
 
 static void axon_rud_arm(AxonRud *r, int64_t when)
@@ -287,13 +301,16 @@ static void axon_rud_arm(AxonRud *r, int64_t when)
 }
 
 static void axon_rud_queue(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
-                           uint32_t psn)
+                           uint32_t psn, bool timer)
 {
     AxonRud *r = qp->rud;
 
     if (sl->queued) {
         return;
     }
+    trace_axon_nic_rud_lost(qp->qpn, psn, timer, sl->plane,
+                            (axon_rud_now() - sl->sent_ns) / SCALE_US,
+                            r->srtt_ns / SCALE_US, r->rttvar_ns / SCALE_US);
     sl->queued = true;
     r->resend[(r->rs_head + r->rs_count++) % AXON_RUD_WINDOW] = psn;
     axon_rud_plane_lost(r, sl->plane);
@@ -316,6 +333,7 @@ static void axon_rud_slot_done(AxonQp *qp, AxonRudSlot *sl)
     sl->live = false;
     r->inflight--;
     r->avoid_ns[sl->plane] = 0;
+    r->lost_run[sl->plane] = 0;
     r->acked_seq = MAX(r->acked_seq, sl->seq);
     axon_rud_wqe_acked(qp, axon_win(qp, sl->wqe));
 }
@@ -358,13 +376,13 @@ static void axon_rud_timer(void *opaque)
             next = MIN(next, due);
             continue;
         }
-        if (sl->tries > qp->attr.retry_cnt + 1) {
+        if (++sl->expired > qp->attr.retry_cnt + 1) {
             trace_axon_nic_roce_timeout(qp->qpn, psn, 0);
             axon_rud_fail(s, qp, axon_win(qp, sl->wqe), AXON_WC_RETRY_EXC_ERR);
             return;
         }
         lost = true;
-        axon_rud_queue(s, qp, sl, psn);
+        axon_rud_queue(s, qp, sl, psn, true);
     }
     if (lost) {
         qp->stats.timeouts++;
@@ -569,6 +587,9 @@ static void axon_rud_mark(AxonRud *r, uint32_t psn)
     unsigned b = psn % AXON_RUD_WINDOW;
 
     r->seen[b / 64] |= 1ULL << (b % 64);
+    if (axon_psn_diff(psn, r->rx_high) >= 0) {
+        r->rx_high = axon_psn_add(psn, 1);
+    }
     while (axon_rud_seen(r, r->epsn)) {
         b = r->epsn % AXON_RUD_WINDOW;
         r->seen[b / 64] &= ~(1ULL << (b % 64));
@@ -593,10 +614,14 @@ static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
     axon_roce_ack_later(s, qp);
 }
 
-/* The ACK: the cumulative PSN, the bitmap after it, marks, a NAK. */
+/*
+ * The ACK: the cumulative PSN, the bitmap after it as far as the highest
+ * PSN that arrived (none when all came in order), marks, a NAK.
+ */
 void axon_rud_send_ack(AxonNicState *s, AxonQp *qp)
 {
     AxonRud *r = qp->rud;
+    int32_t span = axon_psn_diff(r->rx_high, r->epsn);
     uint8_t bitmap[IB_RUD_SACK_BYTES] = {};
     AxonPkt pkt = {
         .opcode = IB_RUD_ACK,
@@ -607,11 +632,11 @@ void axon_rud_send_ack(AxonNicState *s, AxonQp *qp)
         .ack_psn = r->ack_psn,
         .err_psn = r->err_psn,
         .payload = bitmap,
-        .len = sizeof(bitmap),
     };
-    unsigned i;
+    unsigned i, n = MIN(MAX(span, 0), AXON_RUD_WINDOW);
 
-    for (i = 1; i < AXON_RUD_WINDOW; i++) {
+    pkt.len = DIV_ROUND_UP(n, 8);
+    for (i = 1; i < n; i++) {
         if (axon_rud_seen(r, axon_psn_add(r->epsn, i))) {
             bitmap[i / 8] |= 1 << (i % 8);
         }
@@ -851,8 +876,8 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_rud_drop(s, qp, pkt, "connection token");
         return;
     }
-    if (d >= AXON_RUD_WINDOW || d < -AXON_RUD_WINDOW) {
-        axon_rud_drop(s, qp, pkt, "PSN outside the window");
+    if (d >= AXON_RUD_WINDOW) {
+        axon_rud_drop(s, qp, pkt, "PSN ahead of the window");
         qp->stats.out_of_seq++;
         return;
     }
@@ -907,6 +932,15 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     AxonSwqe *e = axon_win(qp, sl->wqe);
     uint32_t k, chunks;
 
+    if (qp->state == AXON_QPS_RTS && pkt->token == r->tx_token &&
+        axon_psn_diff(pkt->psn, r->next_psn) < 0 &&
+        axon_psn_diff(pkt->psn, r->next_psn) >= -AXON_RUD_WINDOW &&
+        (axon_psn_diff(pkt->psn, r->una) < 0 || !sl->live)) {
+        /* a request asked twice, answered twice: one answer is late */
+        s->rdma->stats.rud_dups++;
+        qp->stats.dup_reqs++;
+        return;
+    }
     if (qp->state != AXON_QPS_RTS || pkt->token != r->tx_token ||
         axon_psn_diff(pkt->psn, r->una) < 0 ||
         axon_psn_diff(pkt->psn, r->next_psn) >= 0 || !sl->live || !sl->read ||
@@ -977,14 +1011,14 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     bool trig_live = trig->live && trig->tries == 1 &&
                      axon_psn_diff(pkt->ack_psn, r->una) >= 0 &&
                      axon_psn_diff(pkt->ack_psn, r->next_psn) < 0;
-    int64_t trig_sent = trig->sent_ns, now;
+    int64_t trig_sent = trig->sent_ns, now, late;
     unsigned n = 0, i;
-    uint32_t psn;
+    uint32_t psn, high;
 
     if (qp->state != AXON_QPS_RTS || pkt->token != r->tx_token ||
         axon_psn_diff(pkt->psn, r->una) < -AXON_RUD_WINDOW ||
         axon_psn_diff(pkt->psn, r->next_psn) > 0 ||
-        pkt->len != IB_RUD_SACK_BYTES) {
+        pkt->len > IB_RUD_SACK_BYTES) {
         axon_rud_drop(s, qp, pkt, "ACK for nothing sent");
         return;
     }
@@ -1003,13 +1037,19 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
          psn = axon_psn_add(psn, 1)) {
         n += axon_rud_sacked(qp, psn);
     }
-    for (i = 1; i < AXON_RUD_WINDOW; i++) {
+    high = pkt->psn;
+    for (i = 1; i < pkt->len * 8; i++) {
         psn = axon_psn_add(pkt->psn, i);
         if (axon_psn_diff(psn, r->next_psn) >= 0) {
             break;
         }
+        /* a late ACK's bits before una: their slots hold newer PSNs */
+        if (axon_psn_diff(psn, r->una) < 0) {
+            continue;
+        }
         if (pkt->payload[i / 8] & (1 << (i % 8))) {
             n += axon_rud_sacked(qp, psn);
+            high = psn;
         }
     }
     now = axon_rud_now();
@@ -1023,14 +1063,16 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     }
     axon_rud_cwnd_acked(r, n, pkt->ce);
     axon_rud_advance_una(r);
-    /* lost: sent before several that arrived, and a while ago */
-    for (psn = r->una; psn != r->next_psn; psn = axon_psn_add(psn, 1)) {
+    /* lost: sent before one that arrived, and late by more than a trip */
+    late = MAX(2 * r->srtt_ns + 4 * r->rttvar_ns, AXON_RUD_LATE_MIN_NS);
+    for (psn = r->una; axon_psn_diff(psn, high) < 0;
+         psn = axon_psn_add(psn, 1)) {
         AxonRudSlot *sl = axon_rud_slot(r, psn);
 
         if (sl->live && !sl->read && !sl->queued &&
             sl->seq + AXON_RUD_REORDER < r->acked_seq &&
-            now - sl->sent_ns > r->srtt_ns / 4) {
-            axon_rud_queue(s, qp, sl, psn);
+            now - sl->sent_ns > late) {
+            axon_rud_queue(s, qp, sl, psn, false);
         }
     }
     axon_roce_complete(s, qp);
@@ -1082,7 +1124,7 @@ void axon_rud_rtr(AxonNicState *s, AxonQp *qp)
 
     r->rx_token = axon_rud_token(rq_psn, le32_to_cpu(qp->attr.dest_qpn),
                                  qp->qpn);
-    r->epsn = rq_psn;
+    r->epsn = r->rx_high = rq_psn;
     memset(r->seen, 0, sizeof(r->seen));
     memset(r->msg, 0, sizeof(r->msg));
     r->unacked = 0;
@@ -1110,6 +1152,7 @@ void axon_rud_rts(AxonNicState *s, AxonQp *qp)
     for (k = 0; k < AXON_MAX_PLANES; k++) {
         r->avoid_until[k] = 0;
         r->avoid_ns[k] = 0;
+        r->lost_run[k] = 0;
     }
     memset(r->slot, 0, sizeof(r->slot));
 }
