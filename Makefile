@@ -47,7 +47,8 @@ modules:
 provider:
 	$(MAKE) -C provider
 
-tools:
+# after the provider: axon-rud-xfer links it
+tools: provider
 	$(MAKE) -C tools
 
 qemu:
