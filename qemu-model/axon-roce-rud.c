@@ -44,11 +44,16 @@
 #define AXON_RUD_ACK_EVERY      64      /* packets before an ACK goes at once */
 #define AXON_RUD_REORDER        3       /* later sends acknowledged: lost */
 #define AXON_RUD_CWND_ONE       256     /* the window in 1/256 packets */
-#define AXON_RUD_CWND_INIT      256
+#define AXON_RUD_CWND_INIT      512
 #define AXON_RUD_CWND_MIN       8
 #define AXON_RUD_CWND_MAX       AXON_RUD_WINDOW
 #define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
-#define AXON_RUD_RTO_MIN_NS     (10 * SCALE_MS) /* TCG guests are slow */
+/*
+ * The timer only catches what SACKs cannot (the last packets of a burst):
+ * a TCG guest stalls for 10 ms and more now and then, and a timer that
+ * fires in a stall sends a window again and halves it for nothing.
+ */
+#define AXON_RUD_RTO_MIN_NS     (40 * SCALE_MS)
 /*
  * How late a packet may be, behind one sent after it, before it counts
  * as lost: packets queue for milliseconds in TCG guests' fabric, far
@@ -56,7 +61,8 @@
  */
 #define AXON_RUD_LATE_MIN_NS    (8 * SCALE_MS)
 #define AXON_RUD_RTO_MAX_NS     (500 * SCALE_MS)
-#define AXON_RUD_TARGET_Q_NS    (2 * SCALE_MS)  /* queueing the window allows */
+/* queueing the window allows: TCG guests' fabric queues for ms */
+#define AXON_RUD_TARGET_Q_NS    (8 * SCALE_MS)
 #define AXON_RUD_PLANE_LOSSES   3       /* in a row: the plane is avoided */
 #define AXON_RUD_AVOID_MIN_NS   (5 * SCALE_MS)
 #define AXON_RUD_AVOID_MAX_NS   (1000 * SCALE_MS)
