@@ -330,6 +330,21 @@ static bool axon_roce_from_peer(const AxonQp *qp, const AxonPkt *pkt,
     return !qp->loopback && !memcmp(pkt->sgid, qp->attr.dgid, 16);
 }
 
+/* The type of QP a packet's service is for (the CNP: RC's). */
+static uint8_t axon_roce_service_qpt(uint8_t opcode)
+{
+    switch (IB_OPCODE_SERVICE(opcode)) {
+    case IB_SERVICE_UD:
+        return AXON_QPT_UD;
+    case IB_SERVICE_UC:
+        return AXON_QPT_UC;
+    case IB_SERVICE_RUD:
+        return AXON_QPT_RUD;
+    default:
+        return AXON_QPT_RC;
+    }
+}
+
 /* A packet for this device: from its wire, or (from) one of its QPs. */
 static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
                              const AxonQp *from)
@@ -341,36 +356,11 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         s->rdma->stats.rx_drops++;
         return;
     }
-    if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UD) {
-        if (qp->type != AXON_QPT_UD) {
-            trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
-            s->rdma->stats.rx_drops++;
-            return;
-        }
-        s->rdma->stats.rx_pkts++;
-        qp->stats.rx_pkts++;
-        qp->stats.rx_bytes += pkt->len;
-        axon_ud_rx(s, qp, pkt);
-        return;
-    }
-    if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RUD) {
-        if (qp->type != AXON_QPT_RUD || !axon_roce_from_peer(qp, pkt, from)) {
-            trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
-            s->rdma->stats.rx_drops++;
-            return;
-        }
-        s->rdma->stats.rx_pkts++;
-        qp->stats.rx_pkts++;
-        qp->stats.rx_bytes += pkt->len;
-        axon_cc_rx(s, qp, pkt);
-        axon_rud_rx(s, qp, pkt);
-        return;
-    }
-    if (qp->type != (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UC ?
-                     AXON_QPT_UC : AXON_QPT_RC) ||
+    /* connected QPs take packets from their peer only */
+    if (qp->type != axon_roce_service_qpt(pkt->opcode) ||
         (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
          qp->state != AXON_QPS_RTS) ||
-        !axon_roce_from_peer(qp, pkt, from)) {
+        (qp->type != AXON_QPT_UD && !axon_roce_from_peer(qp, pkt, from))) {
         trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
         s->rdma->stats.rx_drops++;
         return;
@@ -378,12 +368,18 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
     s->rdma->stats.rx_pkts++;
     qp->stats.rx_pkts++;
     qp->stats.rx_bytes += pkt->len;
+    if (qp->type == AXON_QPT_UD) {
+        axon_ud_rx(s, qp, pkt);
+        return;
+    }
     if (pkt->opcode == IB_CNP) {
         axon_cc_cnp_rx(s, qp);
         return;
     }
     axon_cc_rx(s, qp, pkt);
-    if (qp->type == AXON_QPT_UC) {
+    if (qp->type == AXON_QPT_RUD) {
+        axon_rud_rx(s, qp, pkt);
+    } else if (qp->type == AXON_QPT_UC) {
         axon_uc_rx(s, qp, pkt);
     } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
         axon_roce_resp_rx(s, qp, pkt);
