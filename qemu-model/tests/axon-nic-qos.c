@@ -959,6 +959,32 @@ void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
     ring(r, R_UAR, AXON_DB_RQ, qp->qpn, qp->rq_pi);
 }
 
+void post_sge_wqe(Rdma *r, TQp *qp, uint8_t opcode, uint8_t flags,
+                  uint64_t wr_id, uint64_t off, uint32_t len, uint64_t roff,
+                  uint32_t rkey)
+{
+    struct axon_send_wqe w = {
+        .opcode = opcode,
+        .flags = AXON_WQE_SIGNALED | flags,
+        .num_sge = 1,
+        .wr_id = cpu_to_le64(wr_id),
+        .imm_data = cpu_to_be32(0xc0de0000 | (uint8_t)wr_id),
+        .remote_addr = cpu_to_le64(r->mr[1].iova + roff),
+        .rkey = cpu_to_le32(rkey),
+    };
+    struct axon_sge sg = sge(r, 0, off, len);
+
+    post_send(r, qp, &w, &sg, NULL);
+}
+
+void post_sge_recv(Rdma *r, TQp *qp, uint64_t wr_id, uint64_t off,
+                   uint32_t len)
+{
+    struct axon_sge sg = sge(r, 1, off, len);
+
+    post_recv(r, qp, wr_id, &sg, 1);
+}
+
 uint64_t tcq_addr(const TCq *cq, uint64_t off)
 {
     return cq->pages ? cq->pages[off / 4096] + off % 4096 : cq->ring + off;

@@ -330,6 +330,19 @@ void post_rdma0(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t raddr,
 void post_recv(Rdma *r, TQp *qp, uint64_t wr_id,
                const struct axon_sge *sg, int n);
 
+/*
+ * A signaled WQE of one SGE on qp: len bytes at MR 0's offset off, a
+ * WRITE's or READ's remote side at MR 1's offset roff with rkey; its
+ * immediate data is 0xc0de0000 | (uint8_t)wr_id.
+ */
+void post_sge_wqe(Rdma *r, TQp *qp, uint8_t opcode, uint8_t flags,
+                  uint64_t wr_id, uint64_t off, uint32_t len, uint64_t roff,
+                  uint32_t rkey);
+
+/* A receive on qp of one SGE: len bytes at MR 1's offset off. */
+void post_sge_recv(Rdma *r, TQp *qp, uint64_t wr_id, uint64_t off,
+                   uint32_t len);
+
 bool poll_cq(Rdma *r, TCq *cq, struct axon_cqe *cqe);
 
 /* A CQE that comes without the virtual clock moving: no timer in its way. */

@@ -31,32 +31,6 @@ static void make_rud_pair(Rdma *r, TQp *u)
     connect_qp(r, &u[1], u[0].qpn, D_PSN(1), D_PSN(0), 7);
 }
 
-static void rud_post(Rdma *r, TQp *qp, uint8_t opcode, uint8_t flags,
-                     uint64_t wr_id, uint64_t off, uint32_t len,
-                     uint64_t roff, uint32_t rkey)
-{
-    struct axon_send_wqe w = {
-        .opcode = opcode,
-        .flags = AXON_WQE_SIGNALED | flags,
-        .num_sge = 1,
-        .wr_id = cpu_to_le64(wr_id),
-        .imm_data = cpu_to_be32(0xc0de0000 | (uint8_t)wr_id),
-        .remote_addr = cpu_to_le64(r->mr[1].iova + roff),
-        .rkey = cpu_to_le32(rkey),
-    };
-    struct axon_sge sg = sge(r, 0, off, len);
-
-    post_send(r, qp, &w, &sg, NULL);
-}
-
-static void rud_recv(Rdma *r, TQp *qp, uint64_t wr_id, uint64_t off,
-                     uint32_t len)
-{
-    struct axon_sge sg = sge(r, 1, off, len);
-
-    post_recv(r, qp, wr_id, &sg, 1);
-}
-
 /* n receive completions, in any order: each wr_id once, with its length */
 static void expect_recvs(Rdma *r, TCq *cq, uint64_t first, unsigned n,
                          uint32_t len)
@@ -113,15 +87,15 @@ static void rud_traffic(Rdma *r, TQp *u)
 
         for (i = 0; i < D_MSGS; i++) {
             if (recv) {
-                rud_recv(r, &u[1], 0x100 + i, i * 12288, 12288);
+                post_sge_recv(r, &u[1], 0x100 + i, i * 12288, 12288);
             }
         }
         for (i = 0; i < D_MSGS; i++) {
             bool write = ops[o] == AXON_WR_RDMA_WRITE ||
                          ops[o] == AXON_WR_RDMA_WRITE_IMM;
 
-            rud_post(r, &u[0], ops[o], 0, 0x200 + i, 0, D_MSG,
-                     write ? i * 12288 : 0, r->mr[1].key);
+            post_sge_wqe(r, &u[0], ops[o], 0, 0x200 + i, 0, D_MSG,
+                         write ? i * 12288 : 0, r->mr[1].key);
         }
         for (i = 0; i < D_MSGS; i++) {
             expect_cqe(r, u[0].scq, 0x200 + i,
@@ -139,8 +113,8 @@ static void rud_traffic(Rdma *r, TQp *u)
     /* READs: the responses land in MR 0 */
     mr_access(r, 1, r->mr[1].iova + 500000, back, D_MSG, true);
     for (i = 0; i < 4; i++) {
-        rud_post(r, &u[0], AXON_WR_RDMA_READ, 0, 0x300 + i, 100000 + i * 12288,
-                 D_MSG, 500000, r->mr[1].key);
+        post_sge_wqe(r, &u[0], AXON_WR_RDMA_READ, 0, 0x300 + i,
+                     100000 + i * 12288, D_MSG, 500000, r->mr[1].key);
     }
     for (i = 0; i < 4; i++) {
         expect_cqe(r, u[0].scq, 0x300 + i, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
@@ -296,14 +270,14 @@ static void test_rud_remote_errors(void)
 
         make_rud_pair(r, u);
         if (send) {
-            rud_recv(r, &u[1], 0x100, 0, D_MSG - 1);
-            rud_post(r, &u[0], AXON_WR_SEND, 0, 0x200, 0, D_MSG, 0, 0);
+            post_sge_recv(r, &u[1], 0x100, 0, D_MSG - 1);
+            post_sge_wqe(r, &u[0], AXON_WR_SEND, 0, 0x200, 0, D_MSG, 0, 0);
             expect_cqe(r, u[0].scq, 0x200, AXON_WC_SEND,
                        AXON_WC_REM_INV_REQ_ERR);
             expect_cqe(r, u[1].rcq, 0x100, AXON_WC_RECV, AXON_WC_LOC_LEN_ERR);
         } else {
-            rud_post(r, &u[0], AXON_WR_RDMA_WRITE, 0, 0x200, 0, D_MSG, 0,
-                     r->mr[1].key ^ 0x80);
+            post_sge_wqe(r, &u[0], AXON_WR_RDMA_WRITE, 0, 0x200, 0, D_MSG,
+                         0, r->mr[1].key ^ 0x80);
             expect_cqe(r, u[0].scq, 0x200, AXON_WC_RDMA_WRITE,
                        AXON_WC_REM_ACCESS_ERR);
         }
@@ -325,7 +299,7 @@ static void test_rud_bad_wqe(void)
         TQp u[2];
 
         make_rud_pair(r, u);
-        rud_post(r, &u[0], ops[i], 0, 0x200, 0, 8, 0, r->mr[1].key);
+        post_sge_wqe(r, &u[0], ops[i], 0, 0x200, 0, 8, 0, r->mr[1].key);
         expect_cqe(r, u[0].scq, 0x200, 0, AXON_WC_LOC_QP_OP_ERR);
         g_assert_cmpuint(qp_state(r->a, u[0].qpn), ==, AXON_QPS_ERR);
         g_assert_cmpuint(qp_state(r->a, u[1].qpn), ==, AXON_QPS_RTS);

@@ -29,31 +29,6 @@ static void make_uc_pair(Rdma *r, TQp *u)
     uc_connect(r, &u[1], u[0].qpn, C_PSN(1), C_PSN(0));
 }
 
-static void uc_post(Rdma *r, TQp *qp, uint8_t opcode, uint64_t wr_id,
-                    uint64_t off, uint32_t len, uint64_t roff, uint32_t rkey)
-{
-    struct axon_send_wqe w = {
-        .opcode = opcode,
-        .flags = AXON_WQE_SIGNALED,
-        .num_sge = 1,
-        .wr_id = cpu_to_le64(wr_id),
-        .imm_data = cpu_to_be32(0xc0de0000 | (uint8_t)wr_id),
-        .remote_addr = cpu_to_le64(r->mr[1].iova + roff),
-        .rkey = cpu_to_le32(rkey),
-    };
-    struct axon_sge sg = sge(r, 0, off, len);
-
-    post_send(r, qp, &w, &sg, NULL);
-}
-
-static void uc_recv(Rdma *r, TQp *qp, uint64_t wr_id, uint64_t off,
-                    uint32_t len)
-{
-    struct axon_sge sg = sge(r, 1, off, len);
-
-    post_recv(r, qp, wr_id, &sg, 1);
-}
-
 static void expect_recv(Rdma *r, TCq *cq, uint64_t wr_id, uint8_t opcode,
                         uint32_t len, bool imm, uint8_t seed)
 {
@@ -108,15 +83,15 @@ static void uc_traffic(Rdma *r, TQp *u)
     uint32_t tx = rd(r->a, AXON_REG_STAT_TX_PKTS);
 
     mr_access(r, 0, r->mr[0].iova, data, C_MSG, true);
-    uc_recv(r, &u[1], 0x100, 0, 4096);
-    uc_recv(r, &u[1], 0x101, 4096, 4096);
-    uc_recv(r, &u[1], 0x102, 8192, 0);
-    uc_post(r, &u[0], AXON_WR_SEND, 0x200, 0, C_MSG, 0, 0);
-    uc_post(r, &u[0], AXON_WR_SEND_IMM, 0x201, 0, C_MSG, 0, 0);
-    uc_post(r, &u[0], AXON_WR_RDMA_WRITE, 0x202, 0, C_MSG, 16384,
-            r->mr[1].key);
-    uc_post(r, &u[0], AXON_WR_RDMA_WRITE_IMM, 0x203, 0, C_MSG, 32768,
-            r->mr[1].key);
+    post_sge_recv(r, &u[1], 0x100, 0, 4096);
+    post_sge_recv(r, &u[1], 0x101, 4096, 4096);
+    post_sge_recv(r, &u[1], 0x102, 8192, 0);
+    post_sge_wqe(r, &u[0], AXON_WR_SEND, 0, 0x200, 0, C_MSG, 0, 0);
+    post_sge_wqe(r, &u[0], AXON_WR_SEND_IMM, 0, 0x201, 0, C_MSG, 0, 0);
+    post_sge_wqe(r, &u[0], AXON_WR_RDMA_WRITE, 0, 0x202, 0, C_MSG, 16384,
+                 r->mr[1].key);
+    post_sge_wqe(r, &u[0], AXON_WR_RDMA_WRITE_IMM, 0, 0x203, 0, C_MSG,
+                 32768, r->mr[1].key);
     expect_cqe(r, u[0].scq, 0x200, AXON_WC_SEND, AXON_WC_SUCCESS);
     expect_cqe(r, u[0].scq, 0x201, AXON_WC_SEND, AXON_WC_SUCCESS);
     expect_cqe(r, u[0].scq, 0x202, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
@@ -174,10 +149,11 @@ static void test_uc_loss(void)
     for (i = 0; i < 10; i++) {
         data[i] = pattern(C_MSG, 0x10 * i);
         mr_access(r, 0, r->mr[0].iova + i * 4096, data[i], C_MSG, true);
-        uc_recv(r, &u[1], 0x100 + i, i * 4096, 4096);
+        post_sge_recv(r, &u[1], 0x100 + i, i * 4096, 4096);
     }
     for (i = 0; i < 10; i++) {
-        uc_post(r, &u[0], AXON_WR_SEND, 0x200 + i, i * 4096, C_MSG, 0, 0);
+        post_sge_wqe(r, &u[0], AXON_WR_SEND, 0, 0x200 + i, i * 4096, C_MSG,
+                     0, 0);
     }
     for (i = 0; i < 10; i++) {
         expect_cqe(r, u[0].scq, 0x200 + i, AXON_WC_SEND, AXON_WC_SUCCESS);
@@ -214,22 +190,22 @@ static void test_uc_drops(void)
 
     make_uc_pair(r, u);
     mr_access(r, 0, r->mr[0].iova, data, C_MSG, true);
-    uc_post(r, &u[0], AXON_WR_RDMA_WRITE, 0x200, 0, C_MSG, 0,
-            r->mr[1].key ^ 0x80);
+    post_sge_wqe(r, &u[0], AXON_WR_RDMA_WRITE, 0, 0x200, 0, C_MSG, 0,
+                 r->mr[1].key ^ 0x80);
     expect_cqe(r, u[0].scq, 0x200, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_UC_DROPS), ==, 1);
-    uc_post(r, &u[0], AXON_WR_SEND, 0x201, 0, C_MSG, 0, 0);
+    post_sge_wqe(r, &u[0], AXON_WR_SEND, 0, 0x201, 0, C_MSG, 0, 0);
     expect_cqe(r, u[0].scq, 0x201, AXON_WC_SEND, AXON_WC_SUCCESS);
     g_assert_cmpuint(rd(r->a, AXON_REG_STAT_UC_DROPS), ==, 2);
     g_assert_false(poll_cq_now(r, u[1].rcq, &cqe));
 
-    uc_recv(r, &u[1], 0x100, 0, C_MSG - 1);
-    uc_post(r, &u[0], AXON_WR_SEND, 0x202, 0, C_MSG, 0, 0);
+    post_sge_recv(r, &u[1], 0x100, 0, C_MSG - 1);
+    post_sge_wqe(r, &u[0], AXON_WR_SEND, 0, 0x202, 0, C_MSG, 0, 0);
     expect_cqe(r, u[0].scq, 0x202, AXON_WC_SEND, AXON_WC_SUCCESS);
     expect_cqe(r, u[1].rcq, 0x100, AXON_WC_RECV, AXON_WC_LOC_LEN_ERR);
 
-    uc_recv(r, &u[1], 0x101, 0, C_MSG);
-    uc_post(r, &u[0], AXON_WR_SEND, 0x203, 0, C_MSG, 0, 0);
+    post_sge_recv(r, &u[1], 0x101, 0, C_MSG);
+    post_sge_wqe(r, &u[0], AXON_WR_SEND, 0, 0x203, 0, C_MSG, 0, 0);
     expect_cqe(r, u[0].scq, 0x203, AXON_WC_SEND, AXON_WC_SUCCESS);
     expect_recv(r, u[1].rcq, 0x101, AXON_WC_RECV, C_MSG, false, 0);
     check_mem(r, 1, 0, data, C_MSG);
@@ -248,7 +224,7 @@ static void test_uc_bad_wqe(void)
         TQp u[2];
 
         make_uc_pair(r, u);
-        uc_post(r, &u[0], op, 0x200, 0, 8, 0, r->mr[1].key);
+        post_sge_wqe(r, &u[0], op, 0, 0x200, 0, 8, 0, r->mr[1].key);
         expect_cqe(r, u[0].scq, 0x200, 0, AXON_WC_LOC_QP_OP_ERR);
         g_assert_cmpuint(qp_state(r->a, u[0].qpn), ==, AXON_QPS_ERR);
         g_assert_cmpuint(qp_state(r->a, u[1].qpn), ==, AXON_QPS_RTS);
