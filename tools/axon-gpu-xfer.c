@@ -35,7 +35,6 @@
 #include <getopt.h>
 #include <inttypes.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -44,7 +43,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -370,20 +368,7 @@ static void qp_connect(struct side *s, const struct qp_info *peer)
 /* One completion from cq within the timeout (false: none came). */
 static bool poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
-	double end = now() + opt.x.timeout;
-	unsigned int idle = 0;
-	int n;
-
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			die("ibv_poll_cq: %d", n);
-		if (n)
-			return true;
-		if (++idle % 1024 == 0 && now() > end)
-			return false;
-		sched_yield();
-	}
+	return wait_wc(cq, wc, opt.x.timeout);
 }
 
 /* One of the device's hw_counters (UINT64_MAX: none). */
@@ -456,7 +441,7 @@ static struct kv_block *kv_layout(unsigned int n, uint64_t seed,
 	struct kv_block *b = calloc(n, sizeof(*b));
 	unsigned int *ord = calloc(n, sizeof(*ord));
 	uint64_t at = 0, dat = 0;
-	unsigned int i, j, t;
+	unsigned int i;
 
 	if (!b || !ord)
 		die("out of memory");
@@ -471,12 +456,7 @@ static struct kv_block *kv_layout(unsigned int n, uint64_t seed,
 	}
 	if (at > MR_LEN)
 		die("--kv-blocks %u: the blocks do not fit %u bytes", n, MR_LEN);
-	for (i = n - 1; i > 0; i--) {
-		j = splitmix(&seed) % (i + 1);
-		t = ord[i];
-		ord[i] = ord[j];
-		ord[j] = t;
-	}
+	shuffle(ord, n, &seed);
 	for (i = 0; i < n; i++) {
 		b[ord[i]].dst = dat + KV_GAP;
 		dat += b[ord[i]].len + KV_GAP;
@@ -547,8 +527,10 @@ static bool agent_kv(struct side *s, const struct req *r, char *why,
 	return ok;
 }
 
-static int agent_run(struct side *s)
+/* The agent: arg is its struct side (an xfer_loopback() agent). */
+static int agent_run(void *arg)
 {
+	struct side *s = arg;
 	struct ibv_recv_wr wr = { 0 }, *bad;
 	struct ibv_sge sge;
 	struct reply rep, kv = { .ok = 1 };
@@ -989,7 +971,8 @@ fail:
 	call(e, (struct req){ .cmd = CMD_KV_WAIT });
 }
 
-static int requester(struct env *e)
+/* The requester: arg is its struct env (an xfer_loopback() requester). */
+static int requester(void *arg)
 {
 	static const uint64_t full[] = {
 		1, 2, 3, 63, 4095, 4096, 4097, 65535, 65536 + 13,
@@ -1000,6 +983,7 @@ static int requester(struct env *e)
 		IBV_WR_RDMA_WRITE, IBV_WR_RDMA_WRITE_WITH_IMM, IBV_WR_RDMA_READ,
 		IBV_WR_SEND,
 	};
+	struct env *e = arg;
 	const uint64_t *sizes = opt.quick ? quick : full;
 	unsigned int n = opt.quick ? sizeof(quick) / 8 : sizeof(full) / 8;
 	unsigned int i, j;
@@ -1570,33 +1554,17 @@ static int hold(unsigned int secs)
 
 /* ---- modes ---------------------------------------------------------------- */
 
-static void *agent_thread(void *arg)
-{
-	agent_run(arg);
-	return NULL;
-}
-
 static int loopback(void)
 {
 	static struct side a;
 	static struct env e;
-	pthread_t t;
-	int sv[2], ret;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		die("setup: socketpair: %s", strerror(errno));
 	side_open(&e.s);
 	side_open(&a);
 	a.seed = 7;
-	e.s.fd = sv[0];
-	a.fd = sv[1];
 	e.loop = true;
-	if (pthread_create(&t, NULL, agent_thread, &a))
-		die("setup: pthread_create");
 	tap_diag("loopback");
-	ret = requester(&e);
-	pthread_join(t, NULL);
-	return ret;
+	return xfer_loopback(agent_run, &a, &a.fd, requester, &e, &e.s.fd);
 }
 
 static void usage(void)

@@ -43,7 +43,6 @@
 #include <fnmatch.h>
 #include <getopt.h>
 #include <inttypes.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -52,8 +51,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <infiniband/verbs.h>
@@ -84,28 +81,6 @@ static struct {
 } opt = { .x = { .gid_index = -1, .timeout = 60, .tcp_port = TCP_PORT } };
 
 /* ---- patterns --------------------------------------------------------- */
-
-struct gen {
-	uint64_t s, word;
-	unsigned int left;
-};
-
-static void gen_bytes(struct gen *g, uint8_t *p, uint64_t n)
-{
-	uint64_t v;
-
-	for (; n && g->left; n--, g->left--, g->word >>= 8)
-		*p++ = g->word;
-	for (; n >= 8; n -= 8, p += 8) {
-		v = splitmix(&g->s);
-		memcpy(p, &v, 8);
-	}
-	if (n) {
-		g->word = splitmix(&g->s);
-		for (g->left = 8; n; n--, g->left--, g->word >>= 8)
-			*p++ = g->word;
-	}
-}
 
 /* A message scattered over pieces of a buffer (offsets in its area). */
 struct piece {
@@ -142,21 +117,21 @@ static unsigned int layout(int64_t off, uint64_t len, unsigned int n,
 static void put_stream(uint8_t *base, int64_t base_off, const struct piece *p,
 		       unsigned int n, uint64_t len, uint64_t seed)
 {
-	struct gen g = { .s = seed };
+	struct stream g = stream_at(seed, 0);
 	uint64_t l;
 	unsigned int i;
 
 	for (i = 0; i < n && len; i++, len -= l) {
 		l = p[i].len < len ? p[i].len : len;
-		gen_bytes(&g, base + (p[i].off - base_off), l);
+		stream_bytes(&g, base + (p[i].off - base_off), l);
 	}
 }
 
 static void put_bg(uint8_t *dst, uint64_t n, uint64_t seed)
 {
-	struct gen g = { .s = seed ^ BG_SALT };
+	struct stream g = stream_at(seed ^ BG_SALT, 0);
 
-	gen_bytes(&g, dst, n);
+	stream_bytes(&g, dst, n);
 }
 
 /* The area span [*lo, *hi) of pieces plus margins (at: where n == 0). */
@@ -457,64 +432,17 @@ struct xfer {
 	uint64_t add_cmp, swap, init, old, final;
 };
 
-static bool is_atomic(uint32_t op)
-{
-	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
-	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
-}
-
-static bool is_send(uint32_t op)
-{
-	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
-}
-
-static bool has_imm(uint32_t op)
-{
-	return op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
-
-static bool has_recv(const struct xfer *x)
-{
-	return has_imm(x->op) || is_send(x->op);
-}
-
 /* The agent's receive of x completes (with rexpect). */
 static bool recv_completes(const struct xfer *x)
 {
-	return has_recv(x) && !(x->flags & XF_NORECV) &&
+	return wr_has_recv(x->op) && !(x->flags & XF_NORECV) &&
 	       (x->expect == IBV_WC_SUCCESS || x->rexpect != IBV_WC_SUCCESS);
-}
-
-static const char *op_name(uint32_t op)
-{
-	switch (op) {
-	case IBV_WR_SEND: return "send";
-	case IBV_WR_SEND_WITH_IMM: return "send_imm";
-	case IBV_WR_RDMA_WRITE: return "rdma_write";
-	case IBV_WR_RDMA_WRITE_WITH_IMM: return "rdma_write_imm";
-	case IBV_WR_RDMA_READ: return "rdma_read";
-	case IBV_WR_ATOMIC_CMP_AND_SWP: return "cmp_swap";
-	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "fetch_add";
-	}
-	return "?";
-}
-
-static enum ibv_wc_opcode wc_opcode(uint32_t op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
-	case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
-	case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
-	}
-	return IBV_WC_SEND;
 }
 
 /* The pieces of x in the requester's area. */
 static unsigned int local_pieces(const struct xfer *x, struct piece *p)
 {
-	if (is_atomic(x->op)) {
+	if (wr_is_atomic(x->op)) {
 		p[0] = (struct piece){ x->loff, 8 };
 		return 1;
 	}
@@ -524,11 +452,11 @@ static unsigned int local_pieces(const struct xfer *x, struct piece *p)
 /* The pieces of x in the agent's area. */
 static unsigned int remote_pieces(const struct xfer *x, struct piece *p)
 {
-	if (is_atomic(x->op)) {
+	if (wr_is_atomic(x->op)) {
 		p[0] = (struct piece){ x->roff, 8 };
 		return 1;
 	}
-	if (is_send(x->op))
+	if (wr_is_send(x->op))
 		return layout(x->roff, x->len + x->rextra, x->rsge, p);
 	return layout(x->roff, x->len, 1, p);
 }
@@ -571,7 +499,7 @@ static bool agent_post_recv(struct agent *a, unsigned int i, char *why,
 	unsigned int n = 0, k;
 	int ret;
 
-	if (is_send(x->op))
+	if (wr_is_send(x->op))
 		n = layout(x->roff, x->len + x->rextra, x->rsge, p);
 	for (k = 0; k < n; k++)
 		sge[k] = (struct ibv_sge){ (uintptr_t)a->s.area + p[k].off,
@@ -598,16 +526,17 @@ static bool agent_prep(struct agent *a, char *why, size_t whylen)
 			snprintf(why, whylen, "bad transfer %u", i);
 			return false;
 		}
-		if (is_atomic(x->op) && !(x->flags & XF_INIT))
+		if (wr_is_atomic(x->op) && !(x->flags & XF_INIT))
 			continue;
 		n = remote_pieces(x, p);
 		span(p, n, x->roff, &lo, &hi);
 		put_bg(a->s.area + lo, hi - lo, x->seed);
 		if (x->op == IBV_WR_RDMA_READ && inside(p, n))
 			put_stream(a->s.area, 0, p, n, x->len, x->seed);
-		if (is_atomic(x->op))
+		if (wr_is_atomic(x->op))
 			memcpy(a->s.area + x->roff, &x->init, 8);
-		if (has_recv(x) && !(x->flags & (XF_NORECV | XF_LATE_RECV)) &&
+		if (wr_has_recv(x->op) &&
+		    !(x->flags & (XF_NORECV | XF_LATE_RECV)) &&
 		    !agent_post_recv(a, i, why, whylen))
 			return false;
 	}
@@ -642,14 +571,14 @@ static bool agent_check_wc(struct agent *a, const struct ibv_wc *wc,
 		if (wc->status == IBV_WC_WR_FLUSH_ERR)
 			return true;
 		snprintf(why, whylen, "unexpected receive completion for %s #%"
-			 PRIu64 ": %s", op_name(x->op), wc->wr_id,
+			 PRIu64 ": %s", wr_op_name(x->op), wc->wr_id,
 			 ibv_wc_status_str(wc->status));
 		return false;
 	}
 	if (wc->status != x->rexpect &&
 	    !(a->rxe && x->rxe_rexpect && wc->status == x->rxe_rexpect)) {
 		snprintf(why, whylen, "receive of %s #%" PRIu64 " (%" PRIu64
-			 " B): status %s, want %s", op_name(x->op), wc->wr_id,
+			 " B): status %s, want %s", wr_op_name(x->op), wc->wr_id,
 			 x->len, ibv_wc_status_str(wc->status),
 			 ibv_wc_status_str(x->rexpect));
 		return false;
@@ -667,21 +596,20 @@ static bool agent_check_wc(struct agent *a, const struct ibv_wc *wc,
 	last[x->qp] = wc->wr_id;
 	if (wc->status != IBV_WC_SUCCESS)
 		return true;
-	if (wc->opcode != (x->op == IBV_WR_RDMA_WRITE_WITH_IMM ?
-			   IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV)) {
+	if (wc->opcode != wr_recv_wc_opcode(x->op)) {
 		snprintf(why, whylen, "receive #%" PRIu64 ": opcode %d",
 			 wc->wr_id, wc->opcode);
 		return false;
 	}
 	if (wc->byte_len != x->len) {
 		snprintf(why, whylen, "receive of %s #%" PRIu64 ": byte_len %u, want %"
-			 PRIu64, op_name(x->op), wc->wr_id, wc->byte_len, x->len);
+			 PRIu64, wr_op_name(x->op), wc->wr_id, wc->byte_len, x->len);
 		return false;
 	}
-	if (!!(wc->wc_flags & IBV_WC_WITH_IMM) != has_imm(x->op) ||
-	    (has_imm(x->op) && ntohl(wc->imm_data) != x->imm)) {
+	if (!!(wc->wc_flags & IBV_WC_WITH_IMM) != wr_has_imm(x->op) ||
+	    (wr_has_imm(x->op) && ntohl(wc->imm_data) != x->imm)) {
 		snprintf(why, whylen, "receive of %s #%" PRIu64 ": immediate %s0x%08x, want 0x%08x",
-			 op_name(x->op), wc->wr_id,
+			 wr_op_name(x->op), wc->wr_id,
 			 wc->wc_flags & IBV_WC_WITH_IMM ? "" : "(none) ",
 			 ntohl(wc->imm_data), x->imm);
 		return false;
@@ -699,16 +627,16 @@ static bool agent_check_mem(struct agent *a, const struct xfer *x,
 	int64_t lo, hi;
 	uint8_t *img = a->s.scratch;
 
-	if (is_atomic(x->op) && !(x->flags & XF_FINAL))
+	if (wr_is_atomic(x->op) && !(x->flags & XF_FINAL))
 		return true;
 	n = remote_pieces(x, p);
 	span(p, n, x->roff, &lo, &hi);
 	put_bg(img, hi - lo, x->seed);
-	if (is_atomic(x->op))
+	if (wr_is_atomic(x->op))
 		memcpy(img + (x->roff - lo), ok ? &x->final : &x->init, 8);
 	else if ((x->op == IBV_WR_RDMA_READ || ok) && inside(p, n))
 		put_stream(img, lo, p, n, x->len, x->seed);
-	return same(a->s.area + lo, img, hi - lo, lo, op_name(x->op), why, whylen);
+	return same(a->s.area + lo, img, hi - lo, lo, wr_op_name(x->op), why, whylen);
 }
 
 static bool agent_check(struct agent *a, bool quick, char *why, size_t whylen)
@@ -769,8 +697,10 @@ static bool agent_mr(struct agent *a, const struct req *r, struct reply *rep)
 	return true;
 }
 
-static int agent_run(struct agent *a)
+/* The agent: arg is its struct agent (an xfer_loopback() agent). */
+static int agent_run(void *arg)
 {
+	struct agent *a = arg;
 	struct req r;
 	struct reply rep;
 	int fd = a->s.fd;
@@ -975,21 +905,21 @@ static bool post(struct env *e, const struct xfer *x, unsigned int id,
 	wr.num_sge = n;
 	wr.opcode = x->op;
 	wr.send_flags = x->send_flags;
-	if (has_imm(x->op))
+	if (wr_has_imm(x->op))
 		wr.imm_data = htonl(x->imm);
-	if (is_atomic(x->op)) {
+	if (wr_is_atomic(x->op)) {
 		wr.wr.atomic.remote_addr = raddr;
 		wr.wr.atomic.compare_add = x->add_cmp;
 		wr.wr.atomic.swap = x->swap;
 		wr.wr.atomic.rkey = rkey_of(e, x);
-	} else if (!is_send(x->op)) {
+	} else if (!wr_is_send(x->op)) {
 		wr.wr.rdma.remote_addr = raddr;
 		wr.wr.rdma.rkey = rkey_of(e, x);
 	}
 	ret = ibv_post_send(e->c.qp[x->qp], &wr, &bad);
 	if (ret) {
 		snprintf(why, whylen, "ibv_post_send of %s #%u: %s",
-			 op_name(x->op), id, strerror(ret));
+			 wr_op_name(x->op), id, strerror(ret));
 		return false;
 	}
 	if (x->flags & XF_SCRIBBLE)
@@ -1009,7 +939,7 @@ static void local_prep(struct env *e, const struct xfer *x)
 		return;
 	span(p, n, x->loff, &lo, &hi);
 	put_bg(e->s.area + lo, hi - lo, x->seed ^ 1);
-	if (!is_atomic(x->op) && x->op != IBV_WR_RDMA_READ)
+	if (!wr_is_atomic(x->op) && x->op != IBV_WR_RDMA_READ)
 		put_stream(e->s.area, 0, p, n, x->len, x->seed);
 }
 
@@ -1023,21 +953,21 @@ static bool local_check(struct env *e, const struct xfer *x, char *why,
 	int64_t lo, hi;
 	uint8_t *img = e->s.scratch;
 
-	if (x->op != IBV_WR_RDMA_READ && !is_atomic(x->op))
+	if (x->op != IBV_WR_RDMA_READ && !wr_is_atomic(x->op))
 		return true;
 	n = local_pieces(x, p);
 	span(p, n, x->loff, &lo, &hi);
 	put_bg(img, hi - lo, x->seed ^ 1);
-	if (ok && is_atomic(x->op))
+	if (ok && wr_is_atomic(x->op))
 		memcpy(img + (x->loff - lo), &x->old, 8);
 	else if (ok)
 		put_stream(img, lo, p, n, x->len, x->seed);
-	if (ok && is_atomic(x->op) && memcmp(e->s.area + x->loff, &x->old, 8)) {
+	if (ok && wr_is_atomic(x->op) && memcmp(e->s.area + x->loff, &x->old, 8)) {
 		uint64_t got;
 
 		memcpy(&got, e->s.area + x->loff, 8);
 		snprintf(why, whylen, "%s returned 0x%" PRIx64 ", want 0x%" PRIx64,
-			 op_name(x->op), got, x->old);
+			 wr_op_name(x->op), got, x->old);
 		return false;
 	}
 	return same(e->s.area + lo, img, hi - lo, lo, "local", why, whylen);
@@ -1084,7 +1014,7 @@ static void on_wc(struct env *e, struct batch *b, const struct ibv_wc *wc)
 	x = &b->xs[wc->wr_id];
 	if ((int64_t)wc->wr_id <= b->last[x->qp])
 		batch_fail(b, "%s #%" PRIu64 " completed after #%" PRId64 " on QP %u",
-			   op_name(x->op), wc->wr_id, b->last[x->qp], x->qp);
+			   wr_op_name(x->op), wc->wr_id, b->last[x->qp], x->qp);
 	b->last[x->qp] = wc->wr_id;
 	if (e->rxe && x->rxe_expect && wc->status == x->rxe_expect) {
 		snprintf(b->note, sizeof(b->note), " [rxe deviation: %s]",
@@ -1096,22 +1026,22 @@ static void on_wc(struct env *e, struct batch *b, const struct ibv_wc *wc)
 			 ibv_wc_status_str(wc->status));
 	} else if (wc->status != x->expect) {
 		batch_fail(b, "%s #%" PRIu64 " (%" PRIu64 " B, QP %u): status %s, want %s",
-			   op_name(x->op), wc->wr_id, x->len, x->qp,
+			   wr_op_name(x->op), wc->wr_id, x->len, x->qp,
 			   ibv_wc_status_str(wc->status),
 			   ibv_wc_status_str(x->expect));
 		return;
 	}
 	if (wc->qp_num != e->c.qp[x->qp]->qp_num)
-		batch_fail(b, "%s #%" PRIu64 ": qp_num %u, want %u", op_name(x->op),
+		batch_fail(b, "%s #%" PRIu64 ": qp_num %u, want %u", wr_op_name(x->op),
 			   wc->wr_id, wc->qp_num, e->c.qp[x->qp]->qp_num);
 	if (wc->status == IBV_WC_SUCCESS) {
 		if (!(x->send_flags & IBV_SEND_SIGNALED))
 			batch_fail(b, "a completion for unsignaled %s #%" PRIu64,
-				   op_name(x->op), wc->wr_id);
-		if (wc->opcode != wc_opcode(x->op))
+				   wr_op_name(x->op), wc->wr_id);
+		if (wc->opcode != wr_wc_opcode(x->op))
 			batch_fail(b, "%s #%" PRIu64 ": completion opcode %d, want %d",
-				   op_name(x->op), wc->wr_id, wc->opcode,
-				   wc_opcode(x->op));
+				   wr_op_name(x->op), wc->wr_id, wc->opcode,
+				   wr_wc_opcode(x->op));
 		return;
 	}
 	/* an error completion moves the QP to the error state */
@@ -1264,7 +1194,7 @@ static struct xfer xf(struct env *e, struct cursor *cur, uint32_t qp,
 	lext = len + (uint64_t)(lsge ? lsge - 1 : 0) * SGE_GAP;
 	rext = len + (uint64_t)(rsge ? rsge - 1 : 0) * SGE_GAP;
 
-	if (is_atomic(op)) {
+	if (wr_is_atomic(op)) {
 		lmis = rmis = 0;
 		lext = rext = 8;
 	}
@@ -1317,7 +1247,7 @@ static void t_sizes(struct env *e)
 			len = sizes[k];
 			if (len > e->caps.max_msg) {
 				snprintf(name, sizeof(name), "%s %" PRIu64 " B",
-					 op_name(data_ops[o]), len);
+					 wr_op_name(data_ops[o]), len);
 				snprintf(why, sizeof(why), "above max_msg_sz, "
 					 "%" PRIu64 " B instead", e->caps.max_msg);
 				skip(e, name, why);
@@ -1328,7 +1258,7 @@ static void t_sizes(struct env *e)
 			rm = (k * 11 + o) % 59;
 			x = xf(e, &cur, 0, data_ops[o], len, lm, rm, 1, 1);
 			run(e, &x, 1, "%s %" PRIu64 " B (offsets +%u/+%u)",
-			    op_name(data_ops[o]), len, lm, rm);
+			    wr_op_name(data_ops[o]), len, lm, rm);
 		}
 	}
 }
@@ -1353,7 +1283,7 @@ static void t_offsets(struct env *e)
 				     mis[i][0], 1, 1);
 		}
 		run(e, xs, n, "%s: %u transfers at unaligned offsets",
-		    op_name(data_ops[o]), n);
+		    wr_op_name(data_ops[o]), n);
 	}
 }
 
@@ -1372,17 +1302,17 @@ static void t_sge(struct env *e)
 	for (o = 0; o < sizeof(data_ops) / sizeof(data_ops[0]); o++) {
 		m = sge_max(e, data_ops[o]);
 		/* the remote side of RDMA is one contiguous range */
-		nc = is_send(data_ops[o]) ? 5 : 1;
+		nc = wr_is_send(data_ops[o]) ? 5 : 1;
 		for (c = 0; c < nc; c++) {
 			ls = combos[c][0] < m ? combos[c][0] : m;
-			rs = is_send(data_ops[o]) ? combos[c][1] < m ?
+			rs = wr_is_send(data_ops[o]) ? combos[c][1] < m ?
 			     combos[c][1] : m : 1;
 			for (k = 0; k < ns; k++) {
 				cur = (struct cursor){ 0, 0 };
 				x = xf(e, &cur, 0, data_ops[o], sizes[k], k + c,
 				       2 * k + 1, ls, rs);
 				run(e, &x, 1, "%s %" PRIu64 " B, %u/%u SGEs",
-				    op_name(data_ops[o]), sizes[k], ls, rs);
+				    wr_op_name(data_ops[o]), sizes[k], ls, rs);
 			}
 		}
 	}
@@ -1418,7 +1348,7 @@ static void t_inline(struct env *e)
 			if (sge > e->c.cap.max_send_sge)
 				sge = 1;
 			snprintf(name, sizeof(name), "%s inline %" PRIu64
-				 " B, %u SGE(s)", op_name(ops[o]), sizes[k], sge);
+				 " B, %u SGE(s)", wr_op_name(ops[o]), sizes[k], sge);
 			if (none) {
 				skip(e, name, "the device takes no inline data");
 				continue;
@@ -1450,7 +1380,7 @@ static void t_many_qps(struct env *e)
 	for (k = 0; k < 8; k++) {
 		for (q = 0; q < nqp; q++) {
 			op = ops[(k + q) % 8];
-			if (is_atomic(op) && !atomics)
+			if (wr_is_atomic(op) && !atomics)
 				op = IBV_WR_RDMA_WRITE;
 			xs[n] = xf(e, &cur, q, op, sizes[(k * 3 + q) % 8], q % 5,
 				   k % 3, 1 + (q + k) % 3, 1 + q % 2);
@@ -1474,14 +1404,6 @@ static void t_many_qps(struct env *e)
 	run(e, xs, n, "%u QPs interleaved, %u sends in order", nqp, n);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 static void t_soak(struct env *e)
 {
 	static const uint64_t sizes[] = {
@@ -1493,7 +1415,7 @@ static void t_soak(struct env *e)
 		IBV_WR_SEND_WITH_IMM, IBV_WR_RDMA_READ,
 	};
 	bool atomics = e->caps.atomic != IBV_ATOMIC_NONE;
-	double end = now_s() + opt.soak;
+	double end = now() + opt.soak;
 	unsigned int nqp = 4, round = 0, failed = 0, q, k, n;
 	struct xfer xs[32];
 	struct cursor cur;
@@ -1512,7 +1434,7 @@ static void t_soak(struct env *e)
 		for (k = 0; k < 7; k++) {
 			for (q = 0; q < nqp; q++) {
 				op = ops[(k + q + round) % 7];
-				if (is_atomic(op) && !atomics)
+				if (wr_is_atomic(op) && !atomics)
 					op = IBV_WR_RDMA_WRITE;
 				xs[n] = xf(e, &cur, q, op,
 					   sizes[(k * 3 + q + round) % 10],
@@ -1532,7 +1454,7 @@ static void t_soak(struct env *e)
 					 e->group_why);
 		}
 		round++;
-	} while (now_s() < end);
+	} while (now() < end);
 	e->group = false;
 	report(e, !failed, "soak: mixed traffic on 4 QPs, every round checked",
 	       why);
@@ -1560,7 +1482,7 @@ static void t_fence(struct env *e)
 			xs[1].send_flags |= IBV_SEND_FENCE;
 			xs[1].flags |= XF_NOFILL | XF_CHAIN;
 			run(e, xs, 2, "rdma_read then fenced %s of the data read, %"
-			    PRIu64 " B", op_name(then[i]), sizes[k]);
+			    PRIu64 " B", wr_op_name(then[i]), sizes[k]);
 		}
 	}
 }
@@ -1744,7 +1666,7 @@ static void t_errors(struct env *e)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		if (!wanted(cases[i].name))
 			continue;
-		if (is_atomic(cases[i].op) && !atomics) {
+		if (wr_is_atomic(cases[i].op) && !atomics) {
 			skip(e, cases[i].name, "the device reports no atomics");
 			continue;
 		}
@@ -1874,8 +1796,10 @@ static unsigned int count_tests(struct env *e)
 	return counted;
 }
 
-static int requester(struct env *e)
+/* The requester: arg is its struct env (an xfer_loopback() requester). */
+static int requester(void *arg)
 {
+	struct env *e = arg;
 	struct req r = { .cmd = CMD_HELLO };
 	struct reply rep = call(e, &r, NULL, 0);
 	struct caps me = side_caps(&e->s), *p = &rep.caps;
@@ -1915,33 +1839,15 @@ static int requester(struct env *e)
 
 /* ---- modes ---------------------------------------------------------------- */
 
-static void *agent_thread(void *arg)
-{
-	struct agent *a = arg;
-
-	agent_run(a);
-	return NULL;
-}
-
 static int loopback(void)
 {
 	static struct agent a;
 	static struct env e;
-	pthread_t t;
-	int sv[2], ret;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		die("setup: socketpair: %s", strerror(errno));
 	side_open(&e.s);
 	side_open(&a.s);
-	e.s.fd = sv[0];
-	a.s.fd = sv[1];
-	if (pthread_create(&t, NULL, agent_thread, &a))
-		die("setup: pthread_create");
 	tap_diag("loopback on %s", opt.x.dev);
-	ret = requester(&e);
-	pthread_join(t, NULL);
-	return ret;
+	return xfer_loopback(agent_run, &a, &a.s.fd, requester, &e, &e.s.fd);
 }
 
 static int server(void)

@@ -62,7 +62,6 @@
 #include <inttypes.h>
 #include <math.h>
 #include <poll.h>
-#include <pthread.h>
 #include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,7 +70,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -95,7 +93,6 @@
 #define KV_SLACK	2048	/* up to this much more between two blocks */
 #define SIGNAL_EVERY	16	/* --kv: one signaled WRITE in this many */
 #define SERIES_STEP	0.1	/* s */
-#define GOLDEN		0x9e3779b97f4a7c15ULL
 #define BG_SALT		0x6a09e667f3bcc908ULL
 #define GUARD_SEED	0xbb67ae8584caa73bULL
 #define KV_SALT		0x3c6ef372fe94f82bULL
@@ -133,46 +130,12 @@ static const char *qp_name(const struct params *p)
 
 /* ---- patterns ------------------------------------------------------------ */
 
-/* The byte stream of a seed: byte k is byte k % 8 of splitmix output k / 8. */
-struct gen {
-	uint64_t s, word;
-	unsigned int left;
-};
-
-/* A generator at byte pos of stream seed. */
-static struct gen gen_at(uint64_t seed, uint64_t pos)
-{
-	struct gen g = { .s = seed + (pos / 8) * GOLDEN };
-
-	if (pos % 8) {
-		g.word = splitmix(&g.s) >> (8 * (pos % 8));
-		g.left = 8 - pos % 8;
-	}
-	return g;
-}
-
-static void gen_bytes(struct gen *g, uint8_t *p, uint64_t n)
-{
-	uint64_t v;
-
-	for (; n && g->left; n--, g->left--, g->word >>= 8)
-		*p++ = g->word;
-	for (; n >= 8; n -= 8, p += 8) {
-		v = splitmix(&g->s);
-		memcpy(p, &v, 8);
-	}
-	if (n) {
-		g->word = splitmix(&g->s);
-		for (g->left = 8; n; n--, g->left--, g->word >>= 8)
-			*p++ = g->word;
-	}
-}
-
+/* Payloads and backgrounds are streams (rdma-xfer.h) of their seeds. */
 static void fill(uint8_t *p, uint64_t n, uint64_t seed)
 {
-	struct gen g = gen_at(seed, 0);
+	struct stream g = stream_at(seed, 0);
 
-	gen_bytes(&g, p, n);
+	stream_bytes(&g, p, n);
 }
 
 /*
@@ -182,13 +145,13 @@ static void fill(uint8_t *p, uint64_t n, uint64_t seed)
 static bool holds(const uint8_t *p, uint64_t n, uint64_t seed, uint64_t pos,
 		  const char *what, char *why, size_t whylen)
 {
-	struct gen g = gen_at(seed, pos);
+	struct stream g = stream_at(seed, pos);
 	uint64_t done, l, i, bad = 0, first = 0;
 	uint8_t want[4096], got = 0, exp = 0;
 
 	for (done = 0; done < n; done += l) {
 		l = n - done < sizeof(want) ? n - done : sizeof(want);
-		gen_bytes(&g, want, l);
+		stream_bytes(&g, want, l);
 		if (!memcmp(p + done, want, l))
 			continue;
 		for (i = 0; i < l; i++) {
@@ -272,7 +235,7 @@ static struct kv_block *kv_layout(unsigned int n, uint64_t seed,
 	struct kv_block *b = calloc(n, sizeof(*b));
 	unsigned int *ord = calloc(n, sizeof(*ord));
 	uint64_t at = 0;
-	unsigned int i, j, t;
+	unsigned int i;
 
 	if (!b || !ord)
 		die("out of memory");
@@ -284,12 +247,7 @@ static struct kv_block *kv_layout(unsigned int n, uint64_t seed,
 		ord[i] = i;
 	}
 	*src_end = at;
-	for (i = n - 1; i > 0; i--) {
-		j = splitmix(&seed) % (i + 1);
-		t = ord[i];
-		ord[i] = ord[j];
-		ord[j] = t;
-	}
+	shuffle(ord, n, &seed);
 	for (at = 0, i = 0; i < n; i++) {
 		b[ord[i]].dst = at + MARGIN + splitmix(&seed) % KV_SLACK;
 		at = b[ord[i]].dst + b[ord[i]].len + MARGIN;
@@ -494,28 +452,6 @@ static int qp_connect(struct side *s, const struct qp_info *peer,
 	return rc_connect(&s->d, s->qp, &peer->p, s->psn, rd, 12, 7, what);
 }
 
-/* One completion of cq within secs (false: none came). */
-static bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
-{
-	double end = now() + secs;
-	unsigned int idle = 0;
-	int n;
-
-	for (;;) {
-		n = ibv_poll_cq(cq, 1, wc);
-		if (n < 0)
-			die("ibv_poll_cq: %d", n);
-		if (n)
-			return true;
-		if (++idle % 256 == 0 && now() > end)
-			return false;
-		if (idle > 65536)
-			usleep(50);
-		else
-			sched_yield();
-	}
-}
-
 /* ---- the control channel ----------------------------------------------------- */
 
 enum cmd {
@@ -594,43 +530,6 @@ struct xfer {
 	uint64_t seed;
 };
 
-static bool is_send(uint32_t op)
-{
-	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
-}
-
-static bool has_imm(uint32_t op)
-{
-	return op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
-
-static bool has_recv(uint32_t op)
-{
-	return is_send(op) || op == IBV_WR_RDMA_WRITE_WITH_IMM;
-}
-
-static const char *op_name(uint32_t op)
-{
-	switch (op) {
-	case IBV_WR_SEND: return "send";
-	case IBV_WR_SEND_WITH_IMM: return "send_imm";
-	case IBV_WR_RDMA_WRITE: return "rdma_write";
-	case IBV_WR_RDMA_WRITE_WITH_IMM: return "rdma_write_imm";
-	case IBV_WR_RDMA_READ: return "rdma_read";
-	}
-	return "?";
-}
-
-static enum ibv_wc_opcode wc_opcode(uint32_t op)
-{
-	switch (op) {
-	case IBV_WR_RDMA_WRITE:
-	case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
-	case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
-	}
-	return IBV_WC_SEND;
-}
-
 /* ---- the server (agent) -------------------------------------------------------- */
 
 struct agent {
@@ -649,7 +548,7 @@ static bool agent_prep(struct agent *a, char *why, size_t whylen)
 
 	for (i = 0; i < a->n; i++) {
 		const struct xfer *x = &a->xs[i];
-		uint64_t ext = is_send(x->op) ? x->cap : x->len;
+		uint64_t ext = wr_is_send(x->op) ? x->cap : x->len;
 
 		if (x->roff < MARGIN || ext > a->s.len ||
 		    x->roff + ext + MARGIN > a->s.len || x->len > ext) {
@@ -660,12 +559,12 @@ static bool agent_prep(struct agent *a, char *why, size_t whylen)
 			prep_source(a->s.area, x->roff, x->len, x->seed);
 		else
 			prep_target(a->s.area, x->roff, ext, x->seed);
-		if (!has_recv(x->op))
+		if (!wr_has_recv(x->op))
 			continue;
 		sge = (struct ibv_sge){ .addr = (uintptr_t)a->s.area + x->roff,
 					.length = x->cap, .lkey = a->s.mr->lkey };
 		wr = (struct ibv_recv_wr){ .wr_id = i, .sg_list = &sge,
-					   .num_sge = is_send(x->op) };
+					   .num_sge = wr_is_send(x->op) };
 		ret = ibv_post_recv(a->s.qp, &wr, &bad);
 		if (ret) {
 			snprintf(why, whylen, "ibv_post_recv: %s", strerror(ret));
@@ -693,12 +592,12 @@ static int agent_match(struct agent *a, const struct ibv_wc *wc,
 		/* receive j's own message first */
 		i = k ? k - (k <= wc->wr_id) : wc->wr_id;
 		x = &a->xs[i];
-		if (taken[i] || !has_recv(x->op) || x->op != r->op ||
+		if (taken[i] || !wr_has_recv(x->op) || x->op != r->op ||
 		    wc->byte_len != x->len)
 			continue;
-		if (has_imm(x->op) && ntohl(wc->imm_data) != x->imm)
+		if (wr_has_imm(x->op) && ntohl(wc->imm_data) != x->imm)
 			continue;
-		snprintf(w, sizeof(w), "against %s #%u", op_name(x->op), i);
+		snprintf(w, sizeof(w), "against %s #%u", wr_op_name(x->op), i);
 		if (x->op == IBV_WR_RDMA_WRITE_WITH_IMM ||
 		    holds(a->s.area + r->roff, x->len, x->seed, 0, w,
 			  diff[0] ? other : diff, sizeof(diff)))
@@ -706,7 +605,7 @@ static int agent_match(struct agent *a, const struct ibv_wc *wc,
 	}
 	l = snprintf(why, whylen, "receive #%" PRIu64 " (%s, byte_len %u, imm "
 		     "%s0x%08x) matches no message of the batch",
-		     wc->wr_id, op_name(r->op), wc->byte_len,
+		     wc->wr_id, wr_op_name(r->op), wc->byte_len,
 		     wc->wc_flags & IBV_WC_WITH_IMM ? "" : "(none) ",
 		     ntohl(wc->imm_data));
 	/* the closest: the first message of its length (and immediate) */
@@ -722,7 +621,7 @@ static bool agent_check_wc(struct agent *a, const struct ibv_wc *wc,
 	const struct xfer *r;
 	int i;
 
-	if (wc->wr_id >= a->n || !has_recv(a->xs[wc->wr_id].op)) {
+	if (wc->wr_id >= a->n || !wr_has_recv(a->xs[wc->wr_id].op)) {
 		snprintf(why, whylen, "a receive completion with unknown wr_id %"
 			 PRIu64 " (%s)", wc->wr_id, ibv_wc_status_str(wc->status));
 		return false;
@@ -736,7 +635,7 @@ static bool agent_check_wc(struct agent *a, const struct ibv_wc *wc,
 	seen[wc->wr_id] = true;
 	if (wc->status != IBV_WC_SUCCESS) {
 		snprintf(why, whylen, "receive #%" PRIu64 " of %s: %s (vendor error 0x%x)",
-			 wc->wr_id, op_name(r->op), ibv_wc_status_str(wc->status),
+			 wc->wr_id, wr_op_name(r->op), ibv_wc_status_str(wc->status),
 			 wc->vendor_err);
 		return false;
 	}
@@ -745,15 +644,14 @@ static bool agent_check_wc(struct agent *a, const struct ibv_wc *wc,
 			 wc->wr_id, wc->qp_num, a->s.qp->qp_num);
 		return false;
 	}
-	if (wc->opcode != (r->op == IBV_WR_RDMA_WRITE_WITH_IMM ?
-			   IBV_WC_RECV_RDMA_WITH_IMM : IBV_WC_RECV)) {
+	if (wc->opcode != wr_recv_wc_opcode(r->op)) {
 		snprintf(why, whylen, "receive #%" PRIu64 " of %s: opcode %d",
-			 wc->wr_id, op_name(r->op), wc->opcode);
+			 wc->wr_id, wr_op_name(r->op), wc->opcode);
 		return false;
 	}
-	if (!(wc->wc_flags & IBV_WC_WITH_IMM) != !has_imm(r->op)) {
+	if (!(wc->wc_flags & IBV_WC_WITH_IMM) != !wr_has_imm(r->op)) {
 		snprintf(why, whylen, "receive #%" PRIu64 " of %s: %s immediate data",
-			 wc->wr_id, op_name(r->op), has_imm(r->op) ? "no" : "with");
+			 wc->wr_id, wr_op_name(r->op), wr_has_imm(r->op) ? "no" : "with");
 		return false;
 	}
 	/* RC: receives complete in order, each with its own message */
@@ -787,7 +685,7 @@ static bool agent_check(struct agent *a, bool failed, char *why, size_t whylen)
 	char w[64];
 
 	for (i = 0; i < a->n; i++) {
-		want += has_recv(a->xs[i].op);
+		want += wr_has_recv(a->xs[i].op);
 		msg[i] = -1;
 	}
 	while (got < want) {
@@ -810,17 +708,17 @@ static bool agent_check(struct agent *a, bool failed, char *why, size_t whylen)
 	for (i = 0; i < a->n; i++) {
 		const struct xfer *x = &a->xs[i], *m = x;
 
-		snprintf(w, sizeof(w), "%s #%u", op_name(x->op), i);
-		if (is_send(x->op)) {
+		snprintf(w, sizeof(w), "%s #%u", wr_op_name(x->op), i);
+		if (wr_is_send(x->op)) {
 			if (msg[i] < 0) {
 				snprintf(why, whylen, "receive #%u never completed", i);
 				return false;
 			}
 			m = &a->xs[msg[i]];
 			snprintf(w, sizeof(w), "receive #%u (%s #%d)", i,
-				 op_name(x->op), msg[i]);
+				 wr_op_name(x->op), msg[i]);
 		}
-		if (!check_region(a->s.area, x->roff, is_send(x->op) ? x->cap :
+		if (!check_region(a->s.area, x->roff, wr_is_send(x->op) ? x->cap :
 				  x->len, x->seed, m->len, m->seed, w, why,
 				  whylen))
 			return false;
@@ -963,8 +861,10 @@ static bool agent_bw_check(struct agent *a, const struct req *r, char *why,
 	return guards_ok(&a->s, why, whylen);
 }
 
-static int agent_run(struct agent *a)
+/* The server: arg is its struct agent (an xfer_loopback() agent). */
+static int agent_run(void *arg)
 {
+	struct agent *a = arg;
 	struct reply rep, kv;
 	const char *what;
 	struct req r;
@@ -1083,9 +983,9 @@ static int post_xfer(struct env *e, const struct xfer *x, unsigned int id)
 		.send_flags = IBV_SEND_SIGNALED,
 	}, *bad;
 
-	if (has_imm(x->op))
+	if (wr_has_imm(x->op))
 		wr.imm_data = htonl(x->imm);
-	if (!is_send(x->op)) {
+	if (!wr_is_send(x->op)) {
 		wr.wr.rdma.remote_addr = e->remote.addr + x->roff;
 		wr.wr.rdma.rkey = e->remote.rkey;
 	}
@@ -1130,7 +1030,7 @@ static bool run_batch(struct env *e, struct xfer *xs, unsigned int n,
 			ret = post_xfer(e, &xs[posted], posted);
 			if (ret) {
 				snprintf(why, whylen, "ibv_post_send of %s #%u: %s",
-					 op_name(xs[posted].op), posted,
+					 wr_op_name(xs[posted].op), posted,
 					 strerror(ret));
 				ok = false;
 				break;
@@ -1146,7 +1046,7 @@ static bool run_batch(struct env *e, struct xfer *xs, unsigned int n,
 		} else if (wc.status != IBV_WC_SUCCESS) {
 			snprintf(why, whylen, "%s #%" PRIu64 " (%" PRIu64 " B): %s "
 				 "(vendor error 0x%x)", wc.wr_id < n ?
-				 op_name(xs[wc.wr_id].op) : "?", wc.wr_id,
+				 wr_op_name(xs[wc.wr_id].op) : "?", wc.wr_id,
 				 wc.wr_id < n ? xs[wc.wr_id].len : 0,
 				 ibv_wc_status_str(wc.status), wc.vendor_err);
 			ok = false;
@@ -1155,10 +1055,10 @@ static bool run_batch(struct env *e, struct xfer *xs, unsigned int n,
 				 "was due: send completions come in posting order",
 				 wc.wr_id, done);
 			ok = false;
-		} else if (wc.opcode != wc_opcode(xs[done].op) ||
+		} else if (wc.opcode != wr_wc_opcode(xs[done].op) ||
 			   wc.qp_num != e->s.qp->qp_num) {
 			snprintf(why, whylen, "%s #%u: completion opcode %d, qp_num "
-				 "0x%x", op_name(xs[done].op), done, wc.opcode,
+				 "0x%x", wr_op_name(xs[done].op), done, wc.opcode,
 				 wc.qp_num);
 			ok = false;
 		}
@@ -1193,7 +1093,7 @@ struct cursor {
 static struct xfer xf(const struct env *e, struct cursor *c, uint32_t op,
 		      uint64_t len, uint64_t cap, unsigned int k)
 {
-	struct xfer x = { .op = op, .len = len, .cap = is_send(op) ? cap : len };
+	struct xfer x = { .op = op, .len = len, .cap = wr_is_send(op) ? cap : len };
 
 	x.loff = ((c->l + MARGIN + 63) & ~63ULL) + (k * 5) % 53;
 	x.roff = ((c->r + MARGIN + 63) & ~63ULL) + (k * 11 + 7) % 59;
@@ -1245,7 +1145,7 @@ static void t_size(struct env *e, uint32_t op, uint64_t len)
 	while (n > 1 && n * (len + 3 * MARGIN + 128) > e->s.len)
 		n--;
 	snprintf(name, sizeof(name), "%s %s %" PRIu64 " B, %u at once",
-		 qp_name(&opt.p), op_name(op), len, n);
+		 qp_name(&opt.p), wr_op_name(op), len, n);
 	if (len > e->max_msg) {
 		snprintf(why, sizeof(why), "above max_msg_sz (%u B)", e->max_msg);
 		tap_skip(why, "%s", name);
@@ -1277,8 +1177,8 @@ static void t_mixed(struct env *e, uint32_t op)
 	for (i = 0; i < MAX_BATCH; i++)
 		xs[i] = xf(e, &c, op, mixed[i], cap, i);
 	snprintf(name, sizeof(name), "%s %s: %u of mixed sizes (1 B to %" PRIu64
-		 " B), %u at once%s", qp_name(&opt.p), op_name(op), MAX_BATCH,
-		 cap, IN_FLIGHT, has_recv(op) ? ", receives matched by wr_id" :
+		 " B), %u at once%s", qp_name(&opt.p), wr_op_name(op), MAX_BATCH,
+		 cap, IN_FLIGHT, wr_has_recv(op) ? ", receives matched by wr_id" :
 		 "");
 	report(run_batch(e, xs, MAX_BATCH, why, sizeof(why)), name, why);
 }
@@ -1607,8 +1507,10 @@ static int bw_mode(struct env *e)
 
 /* ---- roles --------------------------------------------------------------------- */
 
-static int client_run(struct env *e)
+/* The client: arg is its struct env (an xfer_loopback() requester). */
+static int client_run(void *arg)
 {
+	struct env *e = arg;
 	struct req r = { .cmd = CMD_HELLO, .p = opt.p };
 	struct reply rep;
 	int ret = 0;
@@ -1637,28 +1539,12 @@ static int client_run(struct env *e)
 	return ret;
 }
 
-static void *agent_thread(void *arg)
-{
-	agent_run(arg);
-	return NULL;
-}
-
 static int loopback(void)
 {
 	static struct agent a;
 	static struct env e;
-	pthread_t t;
-	int sv[2], ret;
 
-	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
-		die("setup: socketpair: %s", strerror(errno));
-	e.s.fd = sv[0];
-	a.s.fd = sv[1];
-	if (pthread_create(&t, NULL, agent_thread, &a))
-		die("setup: pthread_create");
-	ret = client_run(&e);
-	pthread_join(t, NULL);
-	return ret;
+	return xfer_loopback(agent_run, &a, &a.s.fd, client_run, &e, &e.s.fd);
 }
 
 static void usage(void)

@@ -7,6 +7,8 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +176,132 @@ void xfer_role(struct xfer_opts *o)
 		die("setup: AXON_NODES=2 but no AXON_PEERS");
 	o->peer = strndup(peers, strcspn(peers, " "));
 	o->mode = 'c';
+}
+
+struct loopback_agent {
+	int (*run)(void *);
+	void *arg;
+};
+
+static void *loopback_agent_thread(void *p)
+{
+	struct loopback_agent *a = p;
+
+	a->run(a->arg);
+	return NULL;
+}
+
+int xfer_loopback(int (*agent)(void *), void *agent_arg, int *agent_fd,
+		  int (*requester)(void *), void *requester_arg,
+		  int *requester_fd)
+{
+	struct loopback_agent a = { .run = agent, .arg = agent_arg };
+	pthread_t t;
+	int sv[2], ret;
+
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
+		die("setup: socketpair: %s", strerror(errno));
+	*requester_fd = sv[0];
+	*agent_fd = sv[1];
+	if (pthread_create(&t, NULL, loopback_agent_thread, &a))
+		die("setup: pthread_create");
+	ret = requester(requester_arg);
+	pthread_join(t, NULL);
+	return ret;
+}
+
+struct stream stream_at(uint64_t seed, uint64_t pos)
+{
+	/* splitmix adds this to its state for every output */
+	struct stream g = { .s = seed + (pos / 8) * 0x9e3779b97f4a7c15ULL };
+
+	if (pos % 8) {
+		g.word = splitmix(&g.s) >> (8 * (pos % 8));
+		g.left = 8 - pos % 8;
+	}
+	return g;
+}
+
+void stream_bytes(struct stream *g, uint8_t *p, uint64_t n)
+{
+	uint64_t v;
+
+	for (; n && g->left; n--, g->left--, g->word >>= 8)
+		*p++ = g->word;
+	for (; n >= 8; n -= 8, p += 8) {
+		v = splitmix(&g->s);
+		memcpy(p, &v, 8);
+	}
+	if (n) {
+		g->word = splitmix(&g->s);
+		for (g->left = 8; n; n--, g->left--, g->word >>= 8)
+			*p++ = g->word;
+	}
+}
+
+void shuffle(unsigned int *v, unsigned int n, uint64_t *seed)
+{
+	unsigned int i, j, t;
+
+	for (i = n; i > 1; i--) {
+		j = splitmix(seed) % i;
+		t = v[i - 1];
+		v[i - 1] = v[j];
+		v[j] = t;
+	}
+}
+
+const char *wr_op_name(uint32_t op)
+{
+	switch (op) {
+	case IBV_WR_SEND: return "send";
+	case IBV_WR_SEND_WITH_IMM: return "send_imm";
+	case IBV_WR_RDMA_WRITE: return "rdma_write";
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return "rdma_write_imm";
+	case IBV_WR_RDMA_READ: return "rdma_read";
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return "cmp_swap";
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return "fetch_add";
+	}
+	return "?";
+}
+
+enum ibv_wc_opcode wr_wc_opcode(uint32_t op)
+{
+	switch (op) {
+	case IBV_WR_RDMA_WRITE:
+	case IBV_WR_RDMA_WRITE_WITH_IMM: return IBV_WC_RDMA_WRITE;
+	case IBV_WR_RDMA_READ: return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP: return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD: return IBV_WC_FETCH_ADD;
+	}
+	return IBV_WC_SEND;
+}
+
+enum ibv_wc_opcode wr_recv_wc_opcode(uint32_t op)
+{
+	return op == IBV_WR_RDMA_WRITE_WITH_IMM ? IBV_WC_RECV_RDMA_WITH_IMM :
+	       IBV_WC_RECV;
+}
+
+bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double secs)
+{
+	double end = now() + secs;
+	unsigned int idle = 0;
+	int n;
+
+	for (;;) {
+		n = ibv_poll_cq(cq, 1, wc);
+		if (n < 0)
+			die("ibv_poll_cq: %d", n);
+		if (n)
+			return true;
+		if (++idle % 256 == 0 && now() > end)
+			return false;
+		if (idle > 65536)
+			usleep(50);
+		else
+			sched_yield();
+	}
 }
 
 static int pick_gid(const struct rdma_dev *d)

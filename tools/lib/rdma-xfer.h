@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The library of the two-sided RDMA transfer tools (axon-rdma-integrity,
- * axon-gpu-xfer): fatal errors, the options and roles every one takes,
- * the TCP control channel, opening a RoCE device, taking an RC QP from
- * INIT to RTS, and the PRNG their data patterns come from.
+ * axon-gpu-xfer, axon-rud-xfer): fatal errors, the options and roles
+ * every one takes, the TCP control channel and loopback, opening a RoCE
+ * device, taking an RC QP from INIT to RTS, waiting for a completion,
+ * what a work request opcode asks for, and the PRNG their data patterns
+ * come from.
  */
 #ifndef AXON_RDMA_XFER_H
 #define AXON_RDMA_XFER_H
@@ -63,6 +65,16 @@ bool xfer_opt(struct xfer_opts *o, int c, const char *arg);
 /* After the options: the role, if none was given. */
 void xfer_role(struct xfer_opts *o);
 
+/*
+ * Loopback: both roles in one process, joined by a socketpair. Its ends
+ * go to *agent_fd and *requester_fd; agent(agent_arg) then runs in a
+ * thread and requester(requester_arg) in this one. Returns what the
+ * requester returns, once the agent has ended too.
+ */
+int xfer_loopback(int (*agent)(void *), void *agent_arg, int *agent_fd,
+		  int (*requester)(void *), void *requester_arg,
+		  int *requester_fd);
+
 /* splitmix64: the PRNG every pattern is drawn from. */
 static inline uint64_t splitmix(uint64_t *s)
 {
@@ -72,6 +84,60 @@ static inline uint64_t splitmix(uint64_t *s)
 	z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
 	return z ^ (z >> 31);
 }
+
+/* The byte stream of a seed: byte k is byte k % 8 of splitmix output k / 8. */
+struct stream {
+	uint64_t s, word;
+	unsigned int left;	/* bytes of word not yet taken */
+};
+
+/* The stream of seed from its byte pos on. */
+struct stream stream_at(uint64_t seed, uint64_t pos);
+/* Its next n bytes, to p. */
+void stream_bytes(struct stream *g, uint8_t *p, uint64_t n);
+
+/* Shuffle v[0..n) (Fisher-Yates), drawing from splitmix(seed). */
+void shuffle(unsigned int *v, unsigned int n, uint64_t *seed);
+
+/*
+ * Work request opcodes (enum ibv_wr_opcode, as the tools carry them):
+ * what each asks of the responder, its name in results and the opcode of
+ * its completions.
+ */
+static inline bool wr_is_send(uint32_t op)
+{
+	return op == IBV_WR_SEND || op == IBV_WR_SEND_WITH_IMM;
+}
+
+static inline bool wr_has_imm(uint32_t op)
+{
+	return op == IBV_WR_SEND_WITH_IMM || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+static inline bool wr_is_atomic(uint32_t op)
+{
+	return op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+	       op == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/* The message takes a receive WQE of the responder. */
+static inline bool wr_has_recv(uint32_t op)
+{
+	return wr_is_send(op) || op == IBV_WR_RDMA_WRITE_WITH_IMM;
+}
+
+/* "send", "send_imm", "rdma_write", ..., "cmp_swap", "fetch_add"; "?". */
+const char *wr_op_name(uint32_t op);
+/* The opcode of its completion at the requester. */
+enum ibv_wc_opcode wr_wc_opcode(uint32_t op);
+/* The opcode of the receive completion it gives (wr_has_recv()). */
+enum ibv_wc_opcode wr_recv_wc_opcode(uint32_t op);
+
+/*
+ * One completion of cq within secs (false: none came). It spins, yielding
+ * the CPU, and sleeps between polls once the wait is long.
+ */
+bool wait_wc(struct ibv_cq *cq, struct ibv_wc *wc, double secs);
 
 struct rdma_dev {
 	struct ibv_context *ctx;
