@@ -41,10 +41,11 @@
 #define AXON_RUD_WINDOW         1024    /* PSNs in flight; the SACK bitmap */
 #define AXON_RUD_MSGS           AXON_RDMA_WINDOW    /* messages in progress */
 #define AXON_RUD_READ_PKTS      16      /* responses per READ request */
-#define AXON_RUD_ACK_EVERY      64      /* packets before an ACK goes at once */
+#define AXON_RUD_ACK_EVERY      256     /* packets before an ACK goes at once */
+#define AXON_RUD_ACK_REQ        64      /* PSNs between the sender's AckReqs */
 #define AXON_RUD_REORDER        3       /* later sends acknowledged: lost */
 #define AXON_RUD_CWND_ONE       256     /* the window in 1/256 packets */
-#define AXON_RUD_CWND_INIT      512
+#define AXON_RUD_CWND_INIT      1024
 #define AXON_RUD_CWND_MIN       8
 #define AXON_RUD_CWND_MAX       AXON_RUD_WINDOW
 #define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
@@ -437,6 +438,9 @@ static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
         .va = e->raddr,
         .se = (e->flags & AXON_WQE_SOLICITED) &&
               e->opcode != AXON_WR_RDMA_WRITE,
+        /* an ACK for a message's end, and now and then within one */
+        .ackreq = again || sl->off + sl->len >= e->len ||
+                  psn % AXON_RUD_ACK_REQ == 0,
     };
     unsigned plane;
 
@@ -603,9 +607,15 @@ static void axon_rud_mark(AxonRud *r, uint32_t psn)
     }
 }
 
-/* The receiver owes an ACK: now if many packets wait for one. */
+/*
+ * A packet arrived: the receiver owes an ACK when the sender asked for
+ * one (a message's last packet, and every AXON_RUD_ACK_REQ PSNs), when
+ * the packet came twice (the ACK that answered it was lost) or out of
+ * order (the SACK tells the sender of the hole), and at the end of the
+ * engine's batch; at once if many wait for it, or with a NAK.
+ */
 static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
-                              const AxonPkt *pkt)
+                              const AxonPkt *pkt, bool dup)
 {
     AxonRud *r = qp->rud;
 
@@ -617,7 +627,10 @@ static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
         axon_rud_send_ack(s, qp);
         return;
     }
-    axon_roce_ack_later(s, qp);
+    if (pkt->ackreq || dup || r->rx_high != r->epsn || pkt->ecn ==
+        AXON_ECN_CE) {
+        axon_roce_ack_later(s, qp);
+    }
 }
 
 /*
@@ -666,7 +679,7 @@ static void axon_rud_nak(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
     axon_rud_drop(s, qp, pkt, why);
     r->err_syndrome = AETH_NAK << AETH_TYPE_SHIFT | code;
     r->err_psn = pkt->psn;
-    axon_rud_ack_owed(s, qp, pkt);
+    axon_rud_ack_owed(s, qp, pkt, false);
 }
 
 /* The receive WQE of a message, taken now; false if there is none. */
@@ -925,7 +938,7 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (!dup) {
         axon_rud_mark(r, pkt->psn);
     }
-    axon_rud_ack_owed(s, qp, pkt);
+    axon_rud_ack_owed(s, qp, pkt, dup);
 }
 
 /* ---- the sender's answers ------------------------------------------------ */
