@@ -53,8 +53,13 @@ fi
 elapsed() { echo $(($(date +%s) - t0)); }
 counter() { cat "$hw/$1" 2>/dev/null || echo 0; }
 
-# tx_all: every plane's tx_pkts, one word each
+# tx_all: every plane's tx_pkts, one word each (one plane: the port's
+# tx_pkts, as the driver shows plane counters only with two or more)
 tx_all() {
+	if [ "$planes" -lt 2 ]; then
+		counter tx_pkts
+		return
+	fi
 	k=0
 	while [ $k -lt "$planes" ]; do
 		printf '%s ' "$(counter plane${k}_tx_pkts)"
