@@ -327,6 +327,8 @@ struct axon_sge {
  * Carried by the packets of the direction @src_qpn -> @dst_qpn and by
  * the ACKs and READ responses that answer them. A mix, not a MAC: what
  * a forger lacks is @init_psn.
+ *
+ * Return: the 32-bit token.
  */
 static inline __u32 axon_rud_token(__u32 init_psn, __u32 src_qpn,
 				   __u32 dst_qpn)
