@@ -868,6 +868,7 @@ static Property axon_nic_properties[] = {
     DEFINE_PROP_UINT32("dcqcn-byte-reset", AxonNicState, cc.byte_reset,
                        32768),
     DEFINE_PROP_UINT32("dcqcn-cnp-us", AxonNicState, cc.cnp_us, 50),
+    DEFINE_PROP_BOOL("rud-window", AxonNicState, cc.rud_window, true),
     DEFINE_PROP_UINT32("x-tx-reorder-every", AxonNicState, tx_reorder_every,
                        0),
     DEFINE_PROP_END_OF_LIST(),

@@ -113,6 +113,7 @@ typedef struct AxonCcConf {
     uint32_t alpha_us, increase_us;     /* the two timers */
     uint32_t byte_reset;                /* the byte counter, bytes */
     uint32_t cnp_us;                    /* a QP's CNPs at most this often */
+    bool rud_window;                    /* RUD's congestion window */
 } AxonCcConf;
 
 struct AxonNicState {

@@ -22,20 +22,9 @@
 
 #include "axon-roce.h"
 
-/*
- * PSNs in flight on the wire at most: what the fabric's buffers hold (the
- * test fabric's sockets take 4 MiB, see qemu-model/patches); a larger
- * burst only gets lost and sent again. 256 KiB keeps two VMs busy at
- * path MTU 1024; more measured no faster. (Growing the window on success
- * and halving it on loss did worse between two loaded VMs.) Loopback is
- * not limited.
- */
-#define AXON_ROCE_WIRE_WINDOW   (256 * KiB)
-
 static uint32_t axon_roce_window(AxonQp *qp)
 {
-    return qp->loopback ? AXON_PSN_MASK / 2 :
-           MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
+    return qp->loopback ? AXON_PSN_MASK / 2 : axon_roce_wire_pkts(qp);
 }
 
 /*

@@ -45,9 +45,7 @@
 #define AXON_RUD_ACK_REQ        64      /* PSNs between the sender's AckReqs */
 #define AXON_RUD_REORDER        3       /* later sends acknowledged: lost */
 #define AXON_RUD_CWND_ONE       256     /* the window in 1/256 packets */
-#define AXON_RUD_CWND_INIT      1024
 #define AXON_RUD_CWND_MIN       8
-#define AXON_RUD_CWND_MAX       AXON_RUD_WINDOW
 #define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
 /*
  * The timer only catches what SACKs cannot (the last packets of a burst):
@@ -107,6 +105,8 @@ struct AxonRud {
     uint32_t msg_next;
     uint32_t inflight;          /* live slots */
     uint32_t cwnd;              /* AXON_RUD_CWND_ONE per packet */
+    uint32_t cwnd_max;          /* the wire window, or AXON_RUD_WINDOW */
+    bool cc;                    /* cwnd moves; else it stays at its max */
     uint64_t seq, acked_seq;    /* send order: last used, newest acked */
     int64_t srtt_ns, rttvar_ns, base_rtt_ns;
     int64_t cut_ns;             /* last window decrease */
@@ -257,7 +257,7 @@ static void axon_rud_cwnd_cut(AxonRud *r, uint32_t num, uint32_t den)
 {
     int64_t now = axon_rud_now();
 
-    if (now - r->cut_ns < r->srtt_ns) {
+    if (!r->cc || now - r->cut_ns < r->srtt_ns) {
         return;                 /* once a round trip */
     }
     r->cut_ns = now;
@@ -275,7 +275,7 @@ static void axon_rud_cwnd_acked(AxonRud *r, unsigned n, unsigned ce)
     int64_t delay = r->srtt_ns;
     uint32_t pkts = MAX(r->cwnd / AXON_RUD_CWND_ONE, 1);
 
-    if (!n) {
+    if (!r->cc || !n) {
         return;
     }
     if (ce) {
@@ -290,7 +290,7 @@ static void axon_rud_cwnd_acked(AxonRud *r, unsigned n, unsigned ce)
     } else {
         r->cwnd += n * AXON_RUD_CWND_ONE * (target - delay) / target;
     }
-    r->cwnd = MIN(r->cwnd, AXON_RUD_CWND_MAX * AXON_RUD_CWND_ONE);
+    r->cwnd = MIN(r->cwnd, r->cwnd_max);
 }
 
 /* When the timer gives up on a slot: the timeout, backed off. */
@@ -1163,7 +1163,11 @@ void axon_rud_rts(AxonNicState *s, AxonQp *qp)
     r->next_psn = r->una = sq_psn;
     r->msg_next = 0;
     r->inflight = 0;
-    r->cwnd = AXON_RUD_CWND_INIT * AXON_RUD_CWND_ONE;
+    /* as RC's: the fabric's buffers, and the doorbell stays short */
+    r->cwnd_max = MAX(MIN(axon_roce_wire_pkts(qp), AXON_RUD_WINDOW),
+                      AXON_RUD_CWND_MIN) * AXON_RUD_CWND_ONE;
+    r->cwnd = r->cwnd_max;
+    r->cc = s->cc.rud_window;
     r->seq = r->acked_seq = 0;
     r->srtt_ns = r->rttvar_ns = r->base_rtt_ns = 0;
     r->cut_ns = 0;

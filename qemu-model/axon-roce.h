@@ -31,12 +31,25 @@
 #ifndef HW_AXON_ROCE_H
 #define HW_AXON_ROCE_H
 
+#include "qemu/units.h"
 #include "axon-nic-rdma.h"
 #include "axon-roce-opcode.h"
 
 #define AXON_ROCE_BH_BUDGET         256             /* packets per run */
 #define AXON_ROCE_QP_BUDGET         64
 #define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
+
+/*
+ * Bytes a QP has in flight on the wire at most: what the fabric's buffers
+ * hold (the test fabric's sockets take 4 MiB, see qemu-model/patches); a
+ * larger burst only gets lost and sent again. 256 KiB keeps two VMs busy
+ * at path MTU 1024; more measured no faster, and a sender whose window
+ * covers all it is given sends it from the doorbell, in the vCPU thread
+ * that posted it, instead of as ACKs open the window. (Growing RC's
+ * window on success and halving it on loss did worse between two loaded
+ * VMs.)
+ */
+#define AXON_ROCE_WIRE_WINDOW       (256 * KiB)
 
 /* A RoCEv2 packet, headers decoded into host order. */
 typedef struct AxonPkt {
@@ -131,6 +144,12 @@ static inline bool axon_roce_outstanding(AxonQp *qp)
 static inline bool axon_roce_unsent(AxonQp *qp)
 {
     return qp->req.cur != qp->req.sq_fetch || qp->req.sq_fetch != qp->sq.pi;
+}
+
+/* The wire window in packets of the QP's path MTU. */
+static inline uint32_t axon_roce_wire_pkts(const AxonQp *qp)
+{
+    return MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
 }
 
 /* axon-roce-req.c */
