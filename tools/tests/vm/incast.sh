@@ -77,7 +77,7 @@ elif [ -n "$xfer" ]; then
 	echo "incast-xfer: node $AXON_NODE qp $xfer status $rc $(grep '^goodput_MBps=' "$log" | tail -n 1)"
 	[ $rc = 0 ] || grep -v '^goodput_MBps=' "$log" | tail -n 3 | sed 's/^/# /'
 	cnps=$(cat "$hw/rp_cnp_received")
-	echo "incast: node $AXON_NODE retransmits $(cat "$hw/retransmits") cnp_received $cnps rud_duplicates $(cat "$hw/rud_duplicates")"
+	echo "incast: node $AXON_NODE retransmits $(cat "$hw/retransmits") cnp_received $cnps"
 	check "WRITEs to node 0 completed (status $rc)" [ $rc = 0 ]
 	[ "$cnp_checks" = 0 ] ||
 		check "CNPs from node 0 slowed this node ($cnps)" [ "$cnps" -gt 0 ]
