@@ -46,6 +46,8 @@
 #define AXON_RUD_REORDER        3       /* later sends acknowledged: lost */
 #define AXON_RUD_CWND_ONE       256     /* the window in 1/256 packets */
 #define AXON_RUD_CWND_MIN       8
+/* packets a round trip the window grows by at most: additive, so fair */
+#define AXON_RUD_CWND_GAIN      8
 #define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
 /*
  * The timer only catches what SACKs cannot (the last packets of a burst):
@@ -108,8 +110,11 @@ struct AxonRud {
     uint32_t cwnd_max;          /* the wire window, or AXON_RUD_WINDOW */
     bool cc;                    /* cwnd moves; else it stays at its max */
     uint64_t seq, acked_seq;    /* send order: last used, newest acked */
+    uint64_t probe_seq;         /* acked_seq when the last probe went */
     int64_t srtt_ns, rttvar_ns, base_rtt_ns;
     int64_t cut_ns;             /* last window decrease */
+    int64_t ep_start_ns;        /* this round trip's marks: since, ... */
+    uint32_t ep_acked, ep_marked;   /* ... packets acked, marked */
     unsigned rr;                /* next plane to try */
     int64_t avoid_until[AXON_MAX_PLANES];
     int64_t avoid_ns[AXON_MAX_PLANES];  /* next avoidance, 0: none yet */
@@ -253,44 +258,70 @@ static void axon_rud_rtt(AxonRud *r, int64_t rtt)
     r->base_rtt_ns = MIN(r->base_rtt_ns, rtt);
 }
 
-static void axon_rud_cwnd_cut(AxonRud *r, uint32_t num, uint32_t den)
+/* A round trip: the smoothed one, before the first sample the timeout. */
+static int64_t axon_rud_trip(AxonRud *r)
 {
+    return r->srtt_ns ? r->srtt_ns : AXON_RUD_RTO_INIT_NS;
+}
+
+static void axon_rud_cwnd_cut(AxonQp *qp, uint32_t num, uint32_t den,
+                              const char *why)
+{
+    AxonRud *r = qp->rud;
     int64_t now = axon_rud_now();
 
-    if (!r->cc || now - r->cut_ns < r->srtt_ns) {
+    if (!r->cc || now - r->cut_ns < axon_rud_trip(r)) {
         return;                 /* once a round trip */
     }
     r->cut_ns = now;
     r->cwnd = MAX(r->cwnd - (uint64_t)r->cwnd * num / den,
                   AXON_RUD_CWND_MIN * AXON_RUD_CWND_ONE);
+    trace_axon_nic_rud_cwnd(qp->qpn, why, r->cwnd / AXON_RUD_CWND_ONE,
+                            r->srtt_ns / SCALE_US, r->base_rtt_ns / SCALE_US);
 }
 
 /*
  * n packets acknowledged, ce of them marked: NSCC's four cases, by
  * whether the delay is over its target and whether packets were marked.
  */
-static void axon_rud_cwnd_acked(AxonRud *r, unsigned n, unsigned ce)
+static void axon_rud_cwnd_acked(AxonQp *qp, unsigned n, unsigned ce)
 {
+    AxonRud *r = qp->rud;
     int64_t target = r->base_rtt_ns + AXON_RUD_TARGET_Q_NS;
-    int64_t delay = r->srtt_ns;
+    int64_t delay = r->srtt_ns, now = axon_rud_now();
     uint32_t pkts = MAX(r->cwnd / AXON_RUD_CWND_ONE, 1);
 
     if (!r->cc || !n) {
         return;
     }
+    r->ep_acked += n;
+    r->ep_marked += MIN(ce, n);
     if (ce) {
         if (delay > target) {
             /* queues build: back off in proportion to the excess */
-            axon_rud_cwnd_cut(r, MIN(delay - target, delay), 2 * delay);
-        } else {
-            axon_rud_cwnd_cut(r, 1, 8);
+            axon_rud_cwnd_cut(qp, MIN(delay - target, delay), 2 * delay,
+                              "marked, over the target");
         }
     } else if (delay > target) {
         r->cwnd += n * AXON_RUD_CWND_ONE / pkts;    /* fair: one a trip */
     } else {
-        r->cwnd += n * AXON_RUD_CWND_ONE * (target - delay) / target;
+        /* up to AXON_RUD_CWND_GAIN a trip, by the room under the target */
+        r->cwnd += (int64_t)n * AXON_RUD_CWND_ONE * AXON_RUD_CWND_GAIN *
+                   (target - delay) / (target * pkts);
     }
     r->cwnd = MIN(r->cwnd, r->cwnd_max);
+    /*
+     * Marks under the target: a queue builds somewhere. Once a round trip,
+     * by half the share of packets marked in it (as DCTCP does), so that
+     * a few marks of a burst cost little and marks on all cost half.
+     */
+    if (now - r->ep_start_ns >= axon_rud_trip(r)) {
+        if (r->ep_marked) {
+            axon_rud_cwnd_cut(qp, r->ep_marked, 2 * r->ep_acked, "marked");
+        }
+        r->ep_start_ns = now;
+        r->ep_acked = r->ep_marked = 0;
+    }
 }
 
 /* When the timer gives up on a slot: the timeout, backed off. */
@@ -307,6 +338,32 @@ static void axon_rud_arm(AxonRud *r, int64_t when)
     }
 }
 
+/*
+ * SACK's rule: a packet sent before later ones that were acknowledged is
+ * lost once it is late by two round trips and four deviations (at least
+ * AXON_RUD_LATE_MIN_NS). When that is, or 0 if the rule does not apply.
+ */
+static int64_t axon_rud_late_at(AxonRud *r, const AxonRudSlot *sl)
+{
+    if (!sl->live || sl->read || sl->queued ||
+        sl->seq + AXON_RUD_REORDER >= r->acked_seq) {
+        return 0;
+    }
+    return sl->sent_ns + MAX(2 * r->srtt_ns + 4 * r->rttvar_ns,
+                             AXON_RUD_LATE_MIN_NS);
+}
+
+/* The packet at psn goes again, before anything new. */
+static void axon_rud_resend(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
+                            uint32_t psn)
+{
+    AxonRud *r = qp->rud;
+
+    sl->queued = true;
+    r->resend[(r->rs_head + r->rs_count++) % AXON_RUD_WINDOW] = psn;
+    axon_roce_schedule(s, qp);
+}
+
 static void axon_rud_queue(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
                            uint32_t psn, bool timer)
 {
@@ -318,10 +375,8 @@ static void axon_rud_queue(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
     trace_axon_nic_rud_lost(qp->qpn, psn, timer, sl->plane,
                             (axon_rud_now() - sl->sent_ns) / SCALE_US,
                             r->srtt_ns / SCALE_US, r->rttvar_ns / SCALE_US);
-    sl->queued = true;
-    r->resend[(r->rs_head + r->rs_count++) % AXON_RUD_WINDOW] = psn;
     axon_rud_plane_lost(r, sl->plane);
-    axon_roce_schedule(s, qp);
+    axon_rud_resend(s, qp, sl, psn);
 }
 
 /* A WQE is done once it is all sent and every packet of it answered. */
@@ -360,6 +415,40 @@ static void axon_rud_fail(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
     axon_roce_complete(s, qp);
 }
 
+/* How long after the last packet sent, with no news, a probe goes. */
+static int64_t axon_rud_pto(AxonRud *r)
+{
+    return MAX(2 * r->srtt_ns, AXON_RUD_LATE_MIN_NS);
+}
+
+/*
+ * A tail loss probe: a burst lost whole at a full queue leaves no later
+ * packet whose SACK could tell, and the timeout is long. So when nothing
+ * was acknowledged for a probe time after the last packet sent, that
+ * packet goes again, asking for an ACK, whose SACK then names what is
+ * missing. Once per ACK that brought news; returns when to look again
+ * (INT64_MAX: not before news).
+ */
+static int64_t axon_rud_probe(AxonNicState *s, AxonQp *qp, int64_t now)
+{
+    AxonRud *r = qp->rud;
+    uint32_t psn = axon_psn_add(r->next_psn, AXON_PSN_MASK);
+    AxonRudSlot *sl = axon_rud_slot(r, psn);
+    int64_t at = sl->sent_ns + axon_rud_pto(r);
+
+    if (r->next_psn == r->una || !sl->live || sl->queued || sl->read ||
+        r->probe_seq == r->acked_seq) {
+        return INT64_MAX;
+    }
+    if (now < at) {
+        return at;
+    }
+    r->probe_seq = r->acked_seq;
+    trace_axon_nic_rud_probe(qp->qpn, psn, (now - sl->sent_ns) / SCALE_US);
+    axon_rud_resend(s, qp, sl, psn);
+    return INT64_MAX;
+}
+
 static void axon_rud_timer(void *opaque)
 {
     AxonQp *qp = opaque;
@@ -374,13 +463,17 @@ static void axon_rud_timer(void *opaque)
     }
     for (psn = r->una; psn != r->next_psn; psn = axon_psn_add(psn, 1)) {
         AxonRudSlot *sl = axon_rud_slot(r, psn);
-        int64_t due = axon_rud_due(r, sl);
+        int64_t due = axon_rud_due(r, sl), late = axon_rud_late_at(r, sl);
 
         if (!sl->live || sl->queued) {
             continue;
         }
+        if (late && now > late) {
+            axon_rud_queue(s, qp, sl, psn, false);
+            continue;
+        }
         if (now < due) {
-            next = MIN(next, due);
+            next = MIN(next, late ? MIN(due, late + 1) : due);
             continue;
         }
         if (++sl->expired > qp->attr.retry_cnt + 1) {
@@ -393,7 +486,9 @@ static void axon_rud_timer(void *opaque)
     }
     if (lost) {
         qp->stats.timeouts++;
-        axon_rud_cwnd_cut(r, 1, 2);
+        axon_rud_cwnd_cut(qp, 1, 2, "timeout");
+    } else {
+        next = MIN(next, axon_rud_probe(s, qp, now));
     }
     if (next != INT64_MAX) {
         timer_mod(r->rto_timer, next);
@@ -418,6 +513,17 @@ static uint8_t axon_rud_op(uint8_t wr_opcode)
     }
 }
 
+/*
+ * The packets in flight reach half the window, or all of it: a window
+ * smaller than the AckReq interval would otherwise wait for the probe.
+ */
+static bool axon_rud_window_mark(AxonRud *r)
+{
+    uint32_t pkts = MAX(r->cwnd / AXON_RUD_CWND_ONE, 1);
+
+    return r->inflight == pkts / 2 || r->inflight >= pkts;
+}
+
 /* Sends (again) the packet at psn; false if its payload is unreadable. */
 static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
                               bool again)
@@ -440,7 +546,7 @@ static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
               e->opcode != AXON_WR_RDMA_WRITE,
         /* an ACK for a message's end, and now and then within one */
         .ackreq = again || sl->off + sl->len >= e->len ||
-                  psn % AXON_RUD_ACK_REQ == 0,
+                  psn % AXON_RUD_ACK_REQ == 0 || axon_rud_window_mark(r),
     };
     unsigned plane;
 
@@ -468,7 +574,7 @@ static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
         s->rdma->stats.retrans++;
         qp->stats.retrans++;
     }
-    axon_rud_arm(r, axon_rud_due(r, sl));
+    axon_rud_arm(r, MIN(axon_rud_due(r, sl), sl->sent_ns + axon_rud_pto(r)));
     axon_rud_xmit(s, qp, &pkt, plane);
     return true;
 }
@@ -994,7 +1100,7 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_rud_rtt(r, axon_rud_now() - sl->sent_ns);
     }
     axon_rud_slot_done(qp, sl);
-    axon_rud_cwnd_acked(r, 1, pkt->ecn == AXON_ECN_CE);
+    axon_rud_cwnd_acked(qp, 1, pkt->ecn == AXON_ECN_CE);
     axon_rud_advance_una(r);
     axon_roce_complete(s, qp);
 }
@@ -1080,18 +1186,18 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         r->avoid_until[trig->plane] = MAX(r->avoid_until[trig->plane],
                                           now + r->srtt_ns);
     }
-    axon_rud_cwnd_acked(r, n, pkt->ce);
+    axon_rud_cwnd_acked(qp, n, pkt->ce);
     axon_rud_advance_una(r);
-    /* lost: sent before one that arrived, and late by more than a trip */
-    late = MAX(2 * r->srtt_ns + 4 * r->rttvar_ns, AXON_RUD_LATE_MIN_NS);
     for (psn = r->una; axon_psn_diff(psn, high) < 0;
          psn = axon_psn_add(psn, 1)) {
         AxonRudSlot *sl = axon_rud_slot(r, psn);
 
-        if (sl->live && !sl->read && !sl->queued &&
-            sl->seq + AXON_RUD_REORDER < r->acked_seq &&
-            now - sl->sent_ns > late) {
+        late = axon_rud_late_at(r, sl);
+        if (late && now > late) {
             axon_rud_queue(s, qp, sl, psn, false);
+        } else if (late) {
+            /* a full window may bring no further ACK to tell */
+            axon_rud_arm(r, late + 1);
         }
     }
     axon_roce_complete(s, qp);
@@ -1168,9 +1274,10 @@ void axon_rud_rts(AxonNicState *s, AxonQp *qp)
                       AXON_RUD_CWND_MIN) * AXON_RUD_CWND_ONE;
     r->cwnd = r->cwnd_max;
     r->cc = s->cc.rud_window;
-    r->seq = r->acked_seq = 0;
+    r->seq = r->acked_seq = r->probe_seq = 0;
     r->srtt_ns = r->rttvar_ns = r->base_rtt_ns = 0;
-    r->cut_ns = 0;
+    r->cut_ns = r->ep_start_ns = 0;
+    r->ep_acked = r->ep_marked = 0;
     r->rs_head = r->rs_count = 0;
     for (k = 0; k < AXON_MAX_PLANES; k++) {
         r->avoid_until[k] = 0;

@@ -3,7 +3,7 @@
  * delivery" in axon_io_defs.h): every operation of several packets inside
  * the device and over its wire; a wire that loses and reorders frames,
  * sprayed over two planes, with every message placed whole and sent again
- * only where lost; a plane whose link is down avoided; forged packets
+ * only where lost; a lost last packet found by a probe; a plane whose link is down avoided; forged packets
  * (wrong token, outside the window, a message that is not there) dropped
  * and counted with the QPs in RTS; remote errors failing the sender only;
  * WQEs RUD cannot send.
@@ -187,6 +187,42 @@ static void test_rud_loss(void)
     rdma_stop(r);
 }
 
+/*
+ * A message's last packet lost, with nothing sent after it: no SACK can
+ * tell, so the sender probes with that packet after the probe time (8 ms
+ * here) and the message completes long before the 40 ms timeout, with
+ * one packet sent again. Frames on the wire: the first WRITE's three and
+ * its ACK, then the second WRITE's, whose third (frame 7) is dropped.
+ */
+static void test_rud_tail_loss(void)
+{
+    Rdma *r = rdma_setup_on(",x-tx-drop-every=7", 7, false, NULL);
+    uint8_t *data = pattern(D_MSG, 0x3c);
+    int64_t t0;
+    TQp u[2];
+
+    make_rud_pair(r, u);
+    mr_access(r, 0, r->mr[0].iova, data, D_MSG, true);
+    post_sge_wqe(r, &u[0], AXON_WR_RDMA_WRITE, 0, 0x200, 0, D_MSG, 0,
+                 r->mr[1].key);
+    expect_cqe(r, u[0].scq, 0x200, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), ==, 0);
+
+    t0 = qtest_clock_step(r->a->qts, 0);
+    post_sge_wqe(r, &u[0], AXON_WR_RDMA_WRITE, 0, 0x201, 0, D_MSG, 12288,
+                 r->mr[1].key);
+    expect_cqe(r, u[0].scq, 0x201, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    g_test_message("second WRITE completed after %" PRId64 " us",
+                   (qtest_clock_step(r->a->qts, 0) - t0) / 1000);
+    g_assert_cmpint(qtest_clock_step(r->a->qts, 0) - t0, >=, 8000000);
+    g_assert_cmpint(qtest_clock_step(r->a->qts, 0) - t0, <, 20000000);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_RETRANS), ==, 1);
+    check_mem(r, 1, 12288, data, D_MSG);
+    g_assert_cmpuint(qp_state(r->a, u[0].qpn), ==, AXON_QPS_RTS);
+    g_free(data);
+    rdma_stop(r);
+}
+
 /* Plane 1's link down: everything goes on plane 0, and completes. */
 static void test_rud_plane_down(void)
 {
@@ -313,6 +349,7 @@ void axon_nic_rud_tests(void)
     qtest_add_func("/axon-nic/rud-loopback", test_rud_loopback);
     qtest_add_func("/axon-nic/rud-wire", test_rud_wire);
     qtest_add_func("/axon-nic/rud-loss", test_rud_loss);
+    qtest_add_func("/axon-nic/rud-tail-loss", test_rud_tail_loss);
     qtest_add_func("/axon-nic/rud-plane-down", test_rud_plane_down);
     qtest_add_func("/axon-nic/rud-forged", test_rud_forged);
     qtest_add_func("/axon-nic/rud-remote-errors", test_rud_remote_errors);
