@@ -3,10 +3,10 @@
  * delivery" in axon_io_defs.h): every operation of several packets inside
  * the device and over its wire; a wire that loses and reorders frames,
  * sprayed over two planes, with every message placed whole and sent again
- * only where lost; a lost last packet found by a probe; a plane whose link is down avoided; forged packets
- * (wrong token, outside the window, a message that is not there) dropped
- * and counted with the QPs in RTS; remote errors failing the sender only;
- * WQEs RUD cannot send.
+ * only where lost; a lost last packet found by a probe; a plane whose
+ * link is down avoided; forged packets (wrong token, outside the window,
+ * a message that is not there) dropped and counted with the QPs in RTS;
+ * remote errors failing the sender only; WQEs RUD cannot send.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
