@@ -20,6 +20,25 @@ def parse_plane_loss(text):
     return int(k), parse_pct(pct)
 
 
+def parse_ms(text):
+    """A delay in milliseconds, 0..10000."""
+    try:
+        v = float(text)
+    except ValueError:
+        v = -1
+    if not 0 <= v <= 10000:
+        raise argparse.ArgumentTypeError("expected 0..10000 ms: %r" % text)
+    return v
+
+
+def parse_plane_delay(text):
+    """--plane-delay K:MS -> (K, MS)."""
+    k, sep, ms = text.partition(":")
+    if not sep or not k.isdigit():
+        raise argparse.ArgumentTypeError("expected PLANE:MS: %r" % text)
+    return int(k), parse_ms(ms)
+
+
 def parse_plane_down(text):
     """--plane-down K:START[:DURATION] -> (K, START, DURATION or None)."""
     parts = text.split(":")
@@ -121,6 +140,11 @@ def parse_args(argv):
                         "frames instead of --loss's (seeded with --seed + "
                         "K, counters in fabric-relay-planeK.txt; plane "
                         "0's in fabric-relay.txt); repeatable")
+    r.add_argument("--plane-delay", action="append", type=parse_plane_delay,
+                   default=[], metavar="K:MS",
+                   help="p2p fabric: plane K's relay delays every frame "
+                        "by MS milliseconds, each direction, instead of "
+                        "--delay's; repeatable")
     r.add_argument("--plane-down", action="append", type=parse_plane_down,
                    default=[], metavar="K:START[:DURATION]",
                    help="take plane K's link down on every node START "
@@ -140,6 +164,10 @@ def parse_args(argv):
                    help="p2p fabric: hold back PCT%% of the frames until "
                         "the next one in the same direction has passed "
                         "(at most 5 ms), in the same relay")
+    r.add_argument("--delay", type=parse_ms, default=0, metavar="MS",
+                   help="p2p fabric: delay every frame by MS milliseconds "
+                        "(fractions allowed), each direction, in the same "
+                        "relay (frames keep their order)")
     r.add_argument("--seed", type=int, default=1, metavar="N",
                    help="seed of the relay's --loss/--reorder choices "
                         "(default 1; plane k's relay: N + k)")
@@ -183,10 +211,11 @@ def parse_args(argv):
         r.error("--fabric p2p needs exactly 2 nodes")
     if args.netem is not None and args.fabric in ("p2p", "none"):
         r.error("--netem needs the bridge fabric (--fabric auto|bridge)")
-    if (args.loss or args.reorder) and (
+    if (args.loss or args.reorder or args.delay) and (
             args.nodes != 2 or args.fabric not in ("auto", "p2p") or
             args.netem is not None):
-        r.error("--loss/--reorder need the p2p fabric (2 nodes, no --netem)")
+        r.error("--loss/--reorder/--delay need the p2p fabric (2 nodes, "
+                "no --netem)")
     if not 1 <= args.planes <= MAX_PLANES:
         r.error("--planes: 1 to %d" % MAX_PLANES)
     if args.planes > 1 and (args.fabric not in ("auto", "p2p", "switch") or
@@ -205,6 +234,15 @@ def parse_args(argv):
             args.nodes != 2 or args.fabric not in ("auto", "p2p") or
             args.netem is not None):
         r.error("--plane-loss needs the p2p fabric (2 nodes, no --netem)")
+    delay_planes = [k for k, _ in args.plane_delay]
+    if any(k >= args.planes for k in delay_planes):
+        r.error("--plane-delay: no such plane (--planes %d)" % args.planes)
+    if len(set(delay_planes)) != len(delay_planes):
+        r.error("--plane-delay: a plane given twice")
+    if args.plane_delay and (
+            args.nodes != 2 or args.fabric not in ("auto", "p2p") or
+            args.netem is not None):
+        r.error("--plane-delay needs the p2p fabric (2 nodes, no --netem)")
     if any(k >= args.planes for k, _, _ in args.plane_down):
         r.error("--plane-down: no such plane (--planes %d)" % args.planes)
     if args.plane_down and (args.nodes < 2 or args.no_wait_peers or

@@ -9,8 +9,9 @@ p2p:    two nodes, QEMU's "-netdev l2tpv3" backend in UDP mode over
         a small host that per-frame pass bounded both RDMA stacks. The
         QEMU that build-qemu builds sends a burst in one sendmsg (UDP
         segmentation offload) into a 4 MiB socket buffer
-        (qemu-model/patches). No privileges needed. With --loss/--reorder
-        each node sends to a relay thread instead (class Relay).
+        (qemu-model/patches). No privileges needed. With --loss,
+        --reorder or --delay each node sends to a relay thread instead
+        (class Relay).
 switch: every node's QEMU sends to a port of tools/axon-switch (the same
         l2tpv3 backend): a learning switch whose egress ports have a line
         rate (--switch-rate), a bounded queue (--switch-queue, tail drop)
@@ -27,8 +28,10 @@ the device spreads RoCE over them (a QP stays on one plane) and drops
 anything else that arrives on plane k > 0. Plane k of every node is wired
 into a network of its own, built the same way as plane 0 (class Plane):
 its own netdev (id "f0" for plane 0, "p<k>" for plane k), its own UDP
-ports, and for p2p its own relay when impaired (--loss/--reorder on every
-plane, --plane-loss K:PCT for plane K; seeded with --seed + k; counters in
+ports, and for p2p its own relay when impaired (--loss/--reorder/--delay
+on every plane, --plane-loss K:PCT and --plane-delay K:MS for plane K:
+planes that differ in delay, as paths through a real fabric do; seeded
+with --seed + k; counters in
 fabric-relay.txt, fabric-relay-plane<k>.txt), for switch its own
 axon-switch with the same --switch-* settings (fabric-switch.txt,
 fabric-switch-plane<k>.txt). A p2p --capture of plane k goes to FILE with
@@ -38,6 +41,7 @@ and up again through QMP set_link on its netdev id (run.py).
 Node i is 192.0.2.(i+1)/24 and fd00:a0::(i+1, hex)/64 on the fabric NIC.
 """
 
+import collections
 import os
 import random
 import re
@@ -102,9 +106,11 @@ def plane_file(name, k):
 
 
 def plane_impairment(cfg, k):
-    """(loss %, reorder %) of plane k's wire (p2p): --loss/--reorder,
-    with --plane-loss K:PCT overriding the loss of plane K."""
-    return cfg.plane_loss.get(k, cfg.loss), cfg.reorder
+    """(loss %, reorder %, delay ms) of plane k's wire (p2p):
+    --loss/--reorder/--delay, with --plane-loss K:PCT and --plane-delay
+    K:MS overriding those of plane K."""
+    return (cfg.plane_loss.get(k, cfg.loss), cfg.reorder,
+            cfg.plane_delay.get(k, cfg.delay))
 
 
 def free_udp_ports(n):
@@ -171,9 +177,9 @@ class Fabric:
 
     def setup_p2p(self, plane):
         plane.ports = free_udp_ports(2)
-        loss, reorder = plane_impairment(self.cfg, plane.k)
-        if loss or reorder:
-            plane.relay = Relay(plane.ports, loss, reorder,
+        loss, reorder, delay = plane_impairment(self.cfg, plane.k)
+        if loss or reorder or delay:
+            plane.relay = Relay(plane.ports, loss, reorder, delay,
                                 self.cfg.seed + plane.k,
                                 ("relay " + plane.label).strip())
             plane.relay.start()
@@ -298,6 +304,7 @@ class Fabric:
                          ("AXON_CAPTURE", cfg.capture or ""),
                          ("AXON_LOSS", "%g" % cfg.loss),
                          ("AXON_REORDER", "%g" % cfg.reorder),
+                         ("AXON_DELAY", "%g" % cfg.delay),
                          ("AXON_PEERS", " ".join(node_ip(i) for i in
                                                  range(cfg.nodes)))):
                 f.write("%s=%s\n" % (k, shlex.quote(v)))
@@ -373,16 +380,15 @@ class Fabric:
         if not relayed:
             return ""
         if len(relayed) == len(self.planes) and len(
-                {(p.relay.loss_pct, p.relay.reorder_pct)
-                 for p in relayed}) == 1:
+                {p.relay.impairment() for p in relayed}) == 1:
             r = relayed[0].relay
-            return ", loss %g%% reorder %g%% (%s, seed %d%s)" % (
-                r.loss_pct, r.reorder_pct,
+            return ", %s (%s, seed %d%s)" % (
+                r.impairment_text(),
                 "a relay per plane" if len(relayed) > 1 else "relay",
                 r.seed, " + plane" if len(relayed) > 1 else "")
-        return "".join(", plane %d loss %g%% reorder %g%% (relay, seed %d)"
-                       % (p.k, p.relay.loss_pct, p.relay.reorder_pct,
-                          p.relay.seed) for p in relayed)
+        return "".join(", plane %d %s (relay, seed %d)"
+                       % (p.k, p.relay.impairment_text(), p.relay.seed)
+                       for p in relayed)
 
     def wrap(self, argv):
         return self.ns(*argv) if self.netns else argv
@@ -447,12 +453,14 @@ class Fabric:
 
 
 class Relay(threading.Thread):
-    """--loss/--reorder/--plane-loss: a p2p plane through this relay. Each
-    node's netdev sends to its own relay port; the relay forwards every
-    datagram (one Ethernet frame) to the other node's netdev port, except
-    that it drops loss% of them and holds back reorder% until the next
-    datagram in the same direction has been forwarded, or at most HOLD
-    seconds (then the frame is only late). Choices come from a PRNG seeded
+    """--loss/--reorder/--delay/--plane-loss/--plane-delay: a p2p plane
+    through this relay. Each node's netdev sends to its own relay port;
+    the relay forwards every datagram (one Ethernet frame) to the other
+    node's netdev port, except that it drops loss% of them and holds back
+    reorder% until the next datagram in the same direction has been
+    forwarded, or at most HOLD seconds (then the frame is only late); with
+    a delay, every frame it forwards leaves that many ms after it arrived,
+    in order (a FIFO per direction). Choices come from a PRNG seeded
     with seed (--seed, plus the plane). The impairment is on the wire
     itself, so it hits whatever the NIC models send (RoCEv2 from axon-nic
     included), unlike a guest's qdisc. tag ("relay", "relay plane1")
@@ -460,11 +468,15 @@ class Relay(threading.Thread):
 
     HOLD = 0.005
 
-    def __init__(self, qemu_ports, loss_pct, reorder_pct, seed, tag):
+    def __init__(self, qemu_ports, loss_pct, reorder_pct, delay_ms, seed,
+                 tag):
         super().__init__(daemon=True)
         self.tag = tag
         self.loss_pct = loss_pct
         self.reorder_pct = reorder_pct
+        self.delay_ms = delay_ms
+        self.delay = delay_ms / 1000.0
+        self.delayed = [collections.deque(), collections.deque()]
         self.loss = loss_pct / 100.0
         self.reorder = reorder_pct / 100.0
         self.seed = seed
@@ -480,12 +492,27 @@ class Relay(threading.Thread):
         self.ports = [s.getsockname()[1] for s in self.socks]
         # Per direction (0: node0 -> node1, 1: node1 -> node0).
         self.stats = [dict.fromkeys(("received", "forwarded", "dropped",
-                                     "reordered", "late", "send_errors"), 0)
+                                     "reordered", "late", "delayed",
+                                     "send_errors"), 0)
                       for _ in range(2)]
         self.held = [None, None]    # (deadline, frame)
         self.stopping = False
 
+    def impairment(self):
+        return self.loss_pct, self.reorder_pct, self.delay_ms
+
+    def impairment_text(self):
+        text = "loss %g%% reorder %g%%" % (self.loss_pct, self.reorder_pct)
+        return text + (" delay %g ms" % self.delay_ms if self.delay_ms else "")
+
     def forward(self, d, frame):
+        if self.delay:
+            self.delayed[d].append((time.monotonic() + self.delay, frame))
+            self.stats[d]["delayed"] += 1
+        else:
+            self.send(d, frame)
+
+    def send(self, d, frame):
         try:
             self.socks[d].sendto(frame, self.dest[d])
             self.stats[d]["forwarded"] += 1
@@ -520,6 +547,7 @@ class Relay(threading.Thread):
         while not self.stopping:
             now = time.monotonic()
             due = [h[0] for h in self.held if h is not None]
+            due += [q[0][0] for q in self.delayed if q]
             timeout = max(0.0, min(due) - now) if due else 0.1
             ready, _, _ = select.select(self.socks, [], [], min(timeout, 0.1))
             for d, s in enumerate(self.socks):
@@ -531,6 +559,9 @@ class Relay(threading.Thread):
                     self.forward(d, self.held[d][1])
                     self.held[d] = None
                     self.stats[d]["late"] += 1
+                q = self.delayed[d]
+                while q and q[0][0] <= now:
+                    self.send(d, q.popleft()[1])
 
     def stop(self, path):
         """Stop (the QEMUs are gone) and write the counters to path."""
@@ -538,8 +569,9 @@ class Relay(threading.Thread):
         self.join(5)
         for s in self.socks:
             s.close()
-        lines = ["# axon-vm fabric %s: --loss %g --reorder %g --seed %d" %
-                 (self.tag, self.loss_pct, self.reorder_pct, self.seed)]
+        lines = ["# axon-vm fabric %s: --loss %g --reorder %g --delay %g "
+                 "--seed %d" % (self.tag, self.loss_pct, self.reorder_pct,
+                                self.delay_ms, self.seed)]
         for d in range(2):
             lines.append("node%d->node%d %s" % (d, 1 - d, " ".join(
                 "%s=%d" % kv for kv in self.stats[d].items())))
@@ -598,8 +630,9 @@ def choose_fabric(cfg, args, devices):
     if not fabric_nic:
         cfg.nic_driver = ""
         if args.fabric in ("p2p", "bridge") or cfg.netem is not None or \
-                cfg.capture or cfg.loss or cfg.reorder or \
-                cfg.planes > 1 or cfg.plane_loss or cfg.plane_down:
+                cfg.capture or cfg.loss or cfg.reorder or cfg.delay or \
+                cfg.planes > 1 or cfg.plane_loss or cfg.plane_delay or \
+                cfg.plane_down:
             die("no fabric NIC: %s" % why)
         cfg.fabric = "none"
         return
@@ -621,9 +654,11 @@ def choose_fabric(cfg, args, devices):
             fabric = "none"
     if fabric == "switch" and (cfg.nodes < 2 or cfg.netem is not None or
                                cfg.capture or cfg.loss or cfg.reorder or
-                               cfg.plane_loss):
+                               cfg.delay or cfg.plane_loss or
+                               cfg.plane_delay):
         die("--fabric switch joins 2 or more nodes, without --netem, "
-            "--capture, --loss, --reorder or --plane-loss")
+            "--capture, --loss, --reorder, --delay, --plane-loss or "
+            "--plane-delay")
     if cfg.planes > 1 and fabric not in ("p2p", "switch"):
         die("--planes %d needs the p2p fabric (2 nodes) or the switch "
             "fabric, not %s" % (cfg.planes, fabric))

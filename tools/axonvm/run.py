@@ -75,6 +75,8 @@ def run(args):
     cfg.switch_ecn = args.switch_ecn
     cfg.planes = args.planes
     cfg.plane_loss = dict(args.plane_loss)
+    cfg.delay = args.delay
+    cfg.plane_delay = dict(args.plane_delay)
     cfg.plane_down = list(args.plane_down)
     cfg.capture = os.path.abspath(args.capture) if args.capture else None
     cfg.script = args.cmd[0] if len(args.cmd) == 1 else " ".join(

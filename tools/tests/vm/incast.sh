@@ -47,51 +47,22 @@ rud_xfer() {
 		</dev/null >"$AXON_OUT/incast-$k.log" 2>&1
 }
 
-if [ -n "$xfer" ] && [ "$AXON_NODE" = 0 ]; then
-	plan $((senders + cc))
-	pids=
-	for k in $(seq 1 "$senders"); do
-		rud_xfer "$k" --server &
-		pids="$pids $!"
-	done
-	k=0
-	for pid in $pids; do
-		k=$((k + 1))
-		wait "$pid"
-		rc=$?
-		[ $rc = 0 ] || tail -n 3 "$AXON_OUT/incast-$k.log" | sed 's/^/# /'
-		check "node $k's WRITEs landed as they completed (status $rc)" [ $rc = 0 ]
-	done
-	marked=$(cat "$hw/np_ecn_marked_roce_packets")
-	echo "incast: receiver marked $marked cnp_sent $(cat "$hw/np_cnp_sent") out_of_sequence $(cat "$hw/out_of_sequence")"
-	[ "$cc" = 0 ] ||
-		check "the switch marked packets to node 0 CE ($marked)" [ "$marked" -gt 0 ]
-	finish
-	exit
-elif [ -n "$xfer" ]; then
-	plan $((1 + cnp_checks))
-	rud_xfer "$AXON_NODE" --client "${AXON_PEERS%% *}" --qp "$xfer" \
-		--bw "$secs" --size 65536 --depth 16
-	rc=$?
-	log=$AXON_OUT/incast-$AXON_NODE.log
-	echo "incast-xfer: node $AXON_NODE qp $xfer status $rc $(grep '^goodput_MBps=' "$log" | tail -n 1)"
-	[ $rc = 0 ] || grep -v '^goodput_MBps=' "$log" | tail -n 3 | sed 's/^/# /'
-	cnps=$(cat "$hw/rp_cnp_received")
-	echo "incast: node $AXON_NODE retransmits $(cat "$hw/retransmits") cnp_received $cnps"
-	check "WRITEs to node 0 completed (status $rc)" [ $rc = 0 ]
-	[ "$cnp_checks" = 0 ] ||
-		check "CNPs from node 0 slowed this node ($cnps)" [ "$cnps" -gt 0 ]
-	finish
-	exit
-fi
+# serve K: node 0's end of sender K's transfer
+serve() {
+	if [ -n "$xfer" ]; then
+		rud_xfer "$1" --server
+	else
+		# shellcheck disable=SC2086 # a word list
+		timeout "$PT_TIMEOUT" ib_write_bw $args -p $((18960 + $1)) \
+			</dev/null >"$AXON_OUT/incast-$1.log" 2>&1
+	fi
+}
 
 if [ "$AXON_NODE" = 0 ]; then
-	plan $((senders + 2 * cc))
+	plan $((senders + cc + cnp_checks))
 	pids=
 	for k in $(seq 1 "$senders"); do
-		# shellcheck disable=SC2086 # a word list
-		timeout "$PT_TIMEOUT" ib_write_bw $args -p $((18960 + k)) \
-			</dev/null >"$AXON_OUT/incast-$k.log" 2>&1 &
+		serve "$k" &
 		pids="$pids $!"
 	done
 	k=0
@@ -99,13 +70,18 @@ if [ "$AXON_NODE" = 0 ]; then
 		k=$((k + 1))
 		wait "$pid"
 		rc=$?
+		if [ -n "$xfer" ]; then
+			[ $rc = 0 ] || tail -n 3 "$AXON_OUT/incast-$k.log" | sed 's/^/# /'
+			check "node $k's WRITEs landed as they completed (status $rc)" [ $rc = 0 ]
+			continue
+		fi
 		row=$(pt_row "$AXON_OUT/incast-$k.log" 65536)
 		echo "incast: sender $k status $rc row $row"
 		check "node $k's WRITEs completed (status $rc) and were measured" \
 			sh -c "[ $rc = 0 ] && [ -n '$row' ]"
 	done
 	# BW average, MB/s, is the row's fourth column
-	for k in $(seq 1 "$senders"); do
+	[ -n "$xfer" ] || for k in $(seq 1 "$senders"); do
 		pt_row "$AXON_OUT/incast-$k.log" 65536
 	done | awk '{ x[NR] = $4; s += $4; q += $4 * $4 }
 		END { if (NR && q > 0) printf "incast: senders %d sum %.2f MB/s jain %.3f min %.2f max %.2f\n",
@@ -115,21 +91,30 @@ if [ "$AXON_NODE" = 0 ]; then
 	marked=$(cat "$hw/np_ecn_marked_roce_packets")
 	cnps=$(cat "$hw/np_cnp_sent")
 	echo "incast: receiver marked $marked cnp_sent $cnps out_of_sequence $(cat "$hw/out_of_sequence")"
-	if [ "$cc" = 1 ]; then
+	[ "$cc" = 0 ] ||
 		check "the switch marked packets to node 0 CE ($marked)" [ "$marked" -gt 0 ]
-		check "node 0 answered with CNPs ($cnps)" [ "$cnps" -gt 0 ]
-	fi
+	[ "$cnp_checks" = 0 ] || check "node 0 answered with CNPs ($cnps)" [ "$cnps" -gt 0 ]
 	finish
 else
-	plan $((1 + cc))
-	sleep 1
-	# shellcheck disable=SC2086 # a word list
-	pt_client "$AXON_OUT/incast.log" "${AXON_PEERS%% *}" ib_write_bw $args \
-		-p $((18960 + AXON_NODE))
-	rc=$?
+	plan $((1 + cnp_checks))
+	if [ -n "$xfer" ]; then
+		rud_xfer "$AXON_NODE" --client "${AXON_PEERS%% *}" --qp "$xfer" \
+			--bw "$secs" --size 65536 --depth 16
+		rc=$?
+		log=$AXON_OUT/incast-$AXON_NODE.log
+		echo "incast-xfer: node $AXON_NODE qp $xfer status $rc $(grep '^goodput_MBps=' "$log" | tail -n 1)"
+		[ $rc = 0 ] || grep -v '^goodput_MBps=' "$log" | tail -n 3 | sed 's/^/# /'
+	else
+		sleep 1
+		# shellcheck disable=SC2086 # a word list
+		pt_client "$AXON_OUT/incast.log" "${AXON_PEERS%% *}" ib_write_bw \
+			$args -p $((18960 + AXON_NODE))
+		rc=$?
+	fi
 	cnps=$(cat "$hw/rp_cnp_received")
 	echo "incast: node $AXON_NODE retransmits $(cat "$hw/retransmits") cnp_received $cnps"
 	check "WRITEs to node 0 completed (status $rc)" [ $rc = 0 ]
-	[ "$cc" = 0 ] || check "CNPs from node 0 slowed this node ($cnps)" [ "$cnps" -gt 0 ]
+	[ "$cnp_checks" = 0 ] ||
+		check "CNPs from node 0 slowed this node ($cnps)" [ "$cnps" -gt 0 ]
 	finish
 fi
