@@ -5,7 +5,7 @@
 import argparse
 import os
 
-from .common import EXIT_BOOT_HUNG, parse_pct, parse_size_mib
+from .common import EXIT_BOOT_HUNG, parse_pct, parse_range, parse_size_mib
 from .run import run
 
 
@@ -22,13 +22,7 @@ def parse_plane_loss(text):
 
 def parse_ms(text):
     """A delay in milliseconds, 0..10000."""
-    try:
-        v = float(text)
-    except ValueError:
-        v = -1
-    if not 0 <= v <= 10000:
-        raise argparse.ArgumentTypeError("expected 0..10000 ms: %r" % text)
-    return v
+    return parse_range(text, 10000, "ms")
 
 
 def parse_plane_delay(text):
@@ -37,6 +31,19 @@ def parse_plane_delay(text):
     if not sep or not k.isdigit():
         raise argparse.ArgumentTypeError("expected PLANE:MS: %r" % text)
     return int(k), parse_ms(ms)
+
+
+def check_plane_impairment(r, args, name, pairs):
+    """--plane-loss/--plane-delay: (plane, value) pairs for planes that
+    exist, one each, on the p2p fabric (its relays impair the wire)."""
+    planes = [k for k, _ in pairs]
+    if any(k >= args.planes for k in planes):
+        r.error("%s: no such plane (--planes %d)" % (name, args.planes))
+    if len(set(planes)) != len(planes):
+        r.error("%s: a plane given twice" % name)
+    if pairs and (args.nodes != 2 or args.fabric not in ("auto", "p2p") or
+                  args.netem is not None):
+        r.error("%s needs the p2p fabric (2 nodes, no --netem)" % name)
 
 
 def parse_plane_down(text):
@@ -225,24 +232,9 @@ def parse_args(argv):
     if args.planes > 1 and (args.no_nic or args.nic_model != "axon"):
         r.error("--planes needs the axon-nic as the fabric NIC "
                 "(--nic-model axon, no --no-nic)")
-    loss_planes = [k for k, _ in args.plane_loss]
-    if any(k >= args.planes for k in loss_planes):
-        r.error("--plane-loss: no such plane (--planes %d)" % args.planes)
-    if len(set(loss_planes)) != len(loss_planes):
-        r.error("--plane-loss: a plane given twice")
-    if args.plane_loss and (
-            args.nodes != 2 or args.fabric not in ("auto", "p2p") or
-            args.netem is not None):
-        r.error("--plane-loss needs the p2p fabric (2 nodes, no --netem)")
-    delay_planes = [k for k, _ in args.plane_delay]
-    if any(k >= args.planes for k in delay_planes):
-        r.error("--plane-delay: no such plane (--planes %d)" % args.planes)
-    if len(set(delay_planes)) != len(delay_planes):
-        r.error("--plane-delay: a plane given twice")
-    if args.plane_delay and (
-            args.nodes != 2 or args.fabric not in ("auto", "p2p") or
-            args.netem is not None):
-        r.error("--plane-delay needs the p2p fabric (2 nodes, no --netem)")
+    for name, pairs in (("--plane-loss", args.plane_loss),
+                        ("--plane-delay", args.plane_delay)):
+        check_plane_impairment(r, args, name, pairs)
     if any(k >= args.planes for k, _, _ in args.plane_down):
         r.error("--plane-down: no such plane (--planes %d)" % args.planes)
     if args.plane_down and (args.nodes < 2 or args.no_wait_peers or

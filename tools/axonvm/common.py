@@ -53,14 +53,20 @@ def parse_size_mib(text):
     return n * 1024 if m.group(2) in ("G", "g") else n
 
 
-def parse_pct(text):
+def parse_range(text, top, unit=""):
+    """A number from 0 to top (an argparse type)."""
     try:
         v = float(text)
     except ValueError:
         v = -1
-    if not 0 <= v <= 100:
-        raise argparse.ArgumentTypeError("expected 0..100: %r" % text)
+    if not 0 <= v <= top:
+        raise argparse.ArgumentTypeError("expected 0..%g%s: %r" % (
+            top, " " + unit if unit else "", text))
     return v
+
+
+def parse_pct(text):
+    return parse_range(text, 100)
 
 
 def sh(argv, check=True):
