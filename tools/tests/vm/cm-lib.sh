@@ -17,7 +17,7 @@ cm_not_yet() {
 # cm_run NAME PORT "SERVER COMMAND" CLIENT COMMAND...: one test; "@SRV@"
 # in either command is the server's address. A single node waits for the
 # server's listener on PORT; two nodes retry the client while it finds
-# none. Sets what pt_sides_ok reads.
+# none, for as long as a server may run (PT_TIMEOUT). Sets what pt_sides_ok reads.
 # shellcheck disable=SC2034 # PT_* are read by pt_sides_ok
 cm_run() {
 	name=$1
@@ -39,16 +39,20 @@ cm_run() {
 			PT_CLI_RC=$?
 		wait $spid || PT_SRV_RC=$?
 	elif [ "$AXON_NODE" = 0 ]; then
+		# line-buffered: a server killed by the timeout shows how far
+		# it got
 		# shellcheck disable=SC2086 # a word list
-		timeout "$PT_TIMEOUT" $scmd </dev/null >"$PT_SRV_LOG" 2>&1 ||
+		timeout "$PT_TIMEOUT" stdbuf -oL $scmd </dev/null >"$PT_SRV_LOG" 2>&1 ||
 			PT_SRV_RC=$?
 	else
-		tries=0
+		# node 0 may still be closing the previous test's server: as
+		# long as that server may live
+		t_end=$(($(date +%s) + PT_TIMEOUT))
 		# shellcheck disable=SC2086 # a word list
 		until timeout "$PT_TIMEOUT" $ccmd </dev/null >"$PT_CLI_LOG" 2>&1; do
 			PT_CLI_RC=$?
-			tries=$((tries + 1))
-			cm_not_yet "$PT_CLI_LOG" && [ $tries -lt 100 ] || return 0
+			cm_not_yet "$PT_CLI_LOG" && [ "$(date +%s)" -lt $t_end ] ||
+				return 0
 			sleep 0.5
 		done
 		PT_CLI_RC=0
