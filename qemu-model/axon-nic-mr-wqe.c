@@ -192,10 +192,18 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
     return AXON_WC_SUCCESS;
 }
 
-/* A QP is destroyed: the type 2 windows bound to it are unbound. */
+/*
+ * A QP is destroyed: the type 2 windows bound to it are unbound. Only the
+ * slots in use are looked at: a reset destroys every QP.
+ */
 void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn)
 {
-    for (uint32_t i = 1; i <= AXON_RDMA_MAX_MR; i++) {
+    const unsigned long *valid = s->rdma->mr_valid;
+    unsigned long i;
+
+    for (i = find_first_bit(valid, AXON_RDMA_MAX_MR + 1);
+         i <= AXON_RDMA_MAX_MR;
+         i = find_next_bit(valid, AXON_RDMA_MAX_MR + 1, i + 1)) {
         AxonMr *mw = &s->rdma->mr[i];
 
         if (mw->valid && mw->mw_type == 2 && mw->bound &&

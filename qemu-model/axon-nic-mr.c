@@ -561,6 +561,7 @@ uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
     mr = &r->mr[idx];
     mr->tag = axon_mr_new_tag(mr->tag);
     mr->valid = true;
+    set_bit(idx, r->mr_valid);
     mr->invalidated = fast_reg;
     mr->fast_reg = fast_reg;
     mr->max_pages = fast_reg ? npages : 0;
@@ -593,6 +594,7 @@ static void axon_mr_free(AxonNicState *s, AxonMr *mr)
     g_free(mr->pages);
     mr->pages = NULL;
     mr->valid = false;
+    clear_bit(mr - s->rdma->mr, s->rdma->mr_valid);
 }
 
 /*
@@ -774,18 +776,19 @@ void axon_mr_realize(AxonNicState *s)
     r->pd_table = bitmap_new(s->max_pd);
     r->pd_users = g_new0(uint32_t, s->max_pd);
     r->mr = g_new0(AxonMr, AXON_RDMA_MAX_MR + 1);
+    r->mr_valid = bitmap_new(AXON_RDMA_MAX_MR + 1);
 }
 
 /* Every MR and PD is forgotten; the tags stay, so old keys stay stale. */
 void axon_mr_reset(AxonNicState *s)
 {
     AxonRdma *r = s->rdma;
-    uint32_t i;
+    unsigned long i;
 
-    for (i = 1; i <= AXON_RDMA_MAX_MR; i++) {
-        if (r->mr[i].valid) {
-            axon_mr_free(s, &r->mr[i]);
-        }
+    /* by the bitmap: a reset of a mostly empty table is quick to fuzz */
+    while ((i = find_first_bit(r->mr_valid, AXON_RDMA_MAX_MR + 1)) <=
+           AXON_RDMA_MAX_MR) {
+        axon_mr_free(s, &r->mr[i]);
     }
     bitmap_zero(r->pd_table, s->max_pd);
     memset(r->pd_users, 0, s->max_pd * sizeof(r->pd_users[0]));
@@ -797,6 +800,7 @@ void axon_mr_exit(AxonNicState *s)
     AxonRdma *r = s->rdma;
 
     g_free(r->mr);
+    g_free(r->mr_valid);
     g_free(r->pd_users);
     g_free(r->pd_table);
 }

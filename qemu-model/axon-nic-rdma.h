@@ -313,6 +313,7 @@ struct AxonRdma {
     unsigned long *pd_table;    /* [max_pd] bits */
     uint32_t *pd_users;         /* [max_pd]: MRs and QPs in each PD */
     AxonMr *mr;                 /* [AXON_RDMA_MAX_MR + 1], slot 0 unused */
+    unsigned long *mr_valid;    /* [AXON_RDMA_MAX_MR + 1] bits: mr[].valid */
     uint64_t pbl_pages;         /* page list entries held */
     AxonGid gid_tbl[AXON_NIC_GID_TBL_LEN];
 

@@ -1323,10 +1323,71 @@ static void test_rdma_doorbells(void)
     rdma_stop(r);
 }
 
+/* CQs of 16 entries, a page each: until the device says no more */
+static unsigned fill_cqs(Axon *a, uint64_t *cqn, unsigned max)
+{
+    unsigned n;
+
+    for (n = 0; n < max; n++) {
+        uint16_t st = create_cq(a, MEM_ADDR(1) + n * 4096, 16, R_UAR,
+                                &cqn[n]);
+
+        if (st != AXON_ADMIN_SUCCESS) {
+            g_assert_cmpuint(st, ==, AXON_ADMIN_NO_RESOURCES);
+            break;
+        }
+    }
+    return n;
+}
+
+/*
+ * A reset forgets every MR and CQ, wherever they sit in their tables (the
+ * reset visits only the slots in use), and gives all their room back;
+ * the keys registered afterwards are none of the old ones.
+ */
+static void test_rdma_reset_forgets(void)
+{
+    Axon *a = axon_start(NULL);
+    uint64_t pdn, pbl, old[32], key, cqn[64];
+    unsigned ncq, i, j;
+
+    rdma_enable(a);
+    g_assert_cmpuint(create_pd(a, &pdn), ==, AXON_ADMIN_SUCCESS);
+    pbl = cpu_to_le64(MEM_ADDR(0));
+    qtest_memwrite(a->qts, PBL_ADDR, &pbl, sizeof(pbl));
+    for (i = 0; i < ARRAY_SIZE(old); i++) {
+        g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_ALL, 0x1000, 4096, 1,
+                                   12, 1, &old[i]), ==, AXON_ADMIN_SUCCESS);
+    }
+    ncq = fill_cqs(a, cqn, ARRAY_SIZE(cqn));
+    g_assert_cmpuint(ncq, >, 1);
+    g_assert_cmpuint(ncq, <, ARRAY_SIZE(cqn));
+
+    rdma_enable(a);             /* resets first */
+    for (i = 0; i < ARRAY_SIZE(old); i++) {
+        g_assert_cmpuint(destroy_mr(a, old[i]), ==, AXON_ADMIN_BAD_HANDLE);
+    }
+    for (i = 0; i < ncq; i++) {
+        g_assert_cmpuint(destroy_cq(a, cqn[i]), ==, AXON_ADMIN_BAD_HANDLE);
+    }
+    g_assert_cmpuint(fill_cqs(a, cqn, ARRAY_SIZE(cqn)), ==, ncq);
+    g_assert_cmpuint(create_pd(a, &pdn), ==, AXON_ADMIN_SUCCESS);
+    qtest_memwrite(a->qts, PBL_ADDR, &pbl, sizeof(pbl));
+    for (i = 0; i < ARRAY_SIZE(old); i++) {
+        g_assert_cmpuint(create_mr(a, pdn, AXON_ACCESS_ALL, 0x1000, 4096, 1,
+                                   12, 1, &key), ==, AXON_ADMIN_SUCCESS);
+        for (j = 0; j < ARRAY_SIZE(old); j++) {
+            g_assert_cmphex(key, !=, old[j]);
+        }
+    }
+    axon_stop(a);
+}
+
 void axon_nic_rdma_tests(void)
 {
     qtest_add_func("/axon-nic/rdma-query", test_rdma_query);
     qtest_add_func("/axon-nic/rdma-mr", test_rdma_mr);
+    qtest_add_func("/axon-nic/rdma-reset-forgets", test_rdma_reset_forgets);
     qtest_add_func("/axon-nic/rdma-cq-qp", test_rdma_cq_qp);
     qtest_add_func("/axon-nic/rdma-doorbells", test_rdma_doorbells);
     qtest_add_func("/axon-nic/rdma-cq-overflow", test_rdma_cq_overflow);
