@@ -9,19 +9,26 @@
  * it), MRs (one for fast
  * registration, one allowing windows), a window of each type, CQs; DCQCN
  * on, and the wire marking every 5th ECN-capable frame CE. Each
- * input then runs in a fork of that device, as a list of steps: frames
+ * input then runs on that device, as a list of steps: frames
  * forged around the live QPNs, PSNs and keys (with a correct ICRC or a
  * broken one), raw frames, work the QPs post themselves (so responses,
  * ACKs and retransmissions are in flight), receive WQEs posted to the
- * SRQ, CQEs consumed and time passing.
+ * SRQ, CQEs consumed and time passing. After each input the device is
+ * reset and set up the same way again, its RAM discarded first and the
+ * frames still on the wire dropped, so that no input sees another's state
+ * (cheaper than a fork per input, whose page-table copies cost more than
+ * the input: Documentation/fuzzing.rst).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
-#include <sys/wait.h>
 #include "tests/qtest/fuzz/fuzz.h"
-#include "tests/qtest/fuzz/fork_fuzz.h"
+#include "exec/cpu-common.h"
+#include "exec/ramblock.h"
+#include "hw/boards.h"
+#include "net/net.h"
+#include "qemu/madvise.h"
 #include "axon-nic-qos.h"
 #include "axon-nic-forge.h"
 
@@ -342,16 +349,20 @@ static void run_input(const uint8_t *data, size_t size)
 }
 
 /*
- * A child leaves the frames it sent unread in the socket both share with
- * the parent; they must not reach the parent's device.
+ * Frames an input sent and the device has not taken yet, in the socket or
+ * queued in QEMU between the netdev and the device, must not reach the
+ * next input's QPs.
  */
 static void drain_wire(void)
 {
+    NetClientState *nc = qemu_find_netdev("n0");
     uint8_t buf[65536];
 
     while (recv(netdev_fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0) {
         continue;
     }
+    qemu_purge_queued_packets(nc);
+    qemu_purge_queued_packets(nc->peer);
 }
 
 /* The UDP socket the netdev receives on: the one bound to wire_port. */
@@ -370,23 +381,13 @@ static int find_netdev_fd(void)
     g_assert_not_reached();
 }
 
-static void axon_roce_fuzz(QTestState *s, const unsigned char *data,
-                           size_t size)
-{
-    if (fork() == 0) {
-        run_input(data, size);
-        _Exit(0);
-    }
-    wait(NULL);
-    drain_wire();
-}
-
 /* QP 2 (own RQ) and QP 3 (on an SRQ of SRQ_DEPTH), connected. */
 static void bring_up_pair1(void)
 {
     struct axon_admin_cmd cmd = {};
     uint64_t v;
 
+    srq_pi = 0;
     cmd.srq.ring_addr = cpu_to_le64(SRQ_RING);
     cmd.srq.pdn = cpu_to_le32(rdma->pdn);
     cmd.srq.uar = cpu_to_le32(R_UAR);
@@ -470,6 +471,37 @@ static void bring_up_keys(void)
     }
 }
 
+/* What rdma_bring_up does not set up: the target's own QPs and keys */
+static void bring_up_rest(void)
+{
+    bring_up_pair1();
+    bring_up_uc_ud();
+    bring_up_keys();
+}
+
+/*
+ * The state every input starts from, again: the device reset so that it
+ * sends no more, nothing left on the wire, RAM back to the zeroes it
+ * started with, then set up as pre_fuzz did.
+ */
+static void start_again(void)
+{
+    RAMBlock *rb = current_machine->ram->ram_block;
+
+    wr(rdma->a, AXON_REG_CTRL, AXON_CTRL_RESET);
+    drain_wire();
+    g_assert_cmpint(ram_block_discard_range(rb, 0, rb->used_length), ==, 0);
+    rdma_configure(rdma, true, 7);
+    bring_up_rest();
+}
+
+static void axon_roce_fuzz(QTestState *s, const unsigned char *data,
+                           size_t size)
+{
+    run_input(data, size);
+    start_again();
+}
+
 static void axon_roce_pre_fuzz(QTestState *s)
 {
     Axon *a = axon_attach(s);
@@ -477,11 +509,12 @@ static void axon_roce_pre_fuzz(QTestState *s)
     a->run_main_loop = flush_events;
     wire_open(a, wire_port);
     rdma = rdma_bring_up(a, true, 7, false);
-    bring_up_pair1();
-    bring_up_uc_ud();
-    bring_up_keys();
+    bring_up_rest();
     netdev_fd = find_netdev_fd();
-    counter_shm_init();
+    /* each input faults in the pages it touches again: small ones */
+    qemu_madvise(current_machine->ram->ram_block->host,
+                 current_machine->ram->ram_block->used_length,
+                 QEMU_MADV_NOHUGEPAGE);
 }
 
 static GString *axon_roce_cmdline(FuzzTarget *t)
@@ -503,8 +536,8 @@ static void register_axon_roce_fuzz_targets(void)
     fuzz_add_target(&(FuzzTarget){
         .name = "axon-roce-rx-fuzz",
         .description = "RoCEv2 frames into an axon-nic with live RC, UC "
-                       "and UD QPs and MRs, each input in a fork of the "
-                       "set-up device",
+                       "and UD QPs and MRs, the device reset and set up "
+                       "again after each input",
         .get_init_cmdline = axon_roce_cmdline,
         .pre_fuzz = axon_roce_pre_fuzz,
         .fuzz = axon_roce_fuzz,

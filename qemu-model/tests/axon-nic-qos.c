@@ -826,11 +826,21 @@ Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
 Rdma *rdma_bring_up(Axon *a, bool wire, uint8_t rnr_retry, bool v6)
 {
     Rdma *r = g_new0(Rdma, 1);
-    uint64_t v;
-    int i;
 
     r->a = a;
     r->v6 = v6;
+    r->db = qpci_iomap(a->dev, AXON_BAR_DB, NULL);
+    rdma_configure(r, wire, rnr_retry);
+    return r;
+}
+
+void rdma_configure(Rdma *r, bool wire, uint8_t rnr_retry)
+{
+    Axon *a = r->a;
+    uint64_t v;
+    int i;
+
+    *r = (Rdma){ .a = a, .v6 = r->v6, .db = r->db };
     rdma_enable(a);
     if (wire) {
         /* frames reach the RoCE engine while the Ethernet function runs */
@@ -843,10 +853,9 @@ Rdma *rdma_bring_up(Axon *a, bool wire, uint8_t rnr_retry, bool v6)
         a->tx_tail = a->rx_tail = 0;
         post_rx(a, 8);
     }
-    r->db = qpci_iomap(a->dev, AXON_BAR_DB, NULL);
     g_assert_cmpuint(set_gid(a, 1, 0, AXON_GID_TYPE_ROCE_V2, 0, 0), ==,
                      AXON_ADMIN_SUCCESS);
-    if (v6) {
+    if (r->v6) {
         struct axon_admin_cmd cmd = {};
 
         cmd.gid.port = cpu_to_le32(1);
@@ -881,7 +890,6 @@ Rdma *rdma_bring_up(Axon *a, bool wire, uint8_t rnr_retry, bool v6)
     /* QP 0 sends across the PSN wrap */
     connect_qp(r, &r->qp[0], r->qp[1].qpn, 0xfffff0, 0x000100, rnr_retry);
     connect_qp(r, &r->qp[1], r->qp[0].qpn, 0x000100, 0xfffff0, rnr_retry);
-    return r;
 }
 
 Rdma *rdma_setup(uint8_t rnr_retry)

@@ -311,6 +311,12 @@ Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
  */
 Rdma *rdma_bring_up(Axon *a, bool wire, uint8_t rnr_retry, bool v6);
 
+/*
+ * rdma_bring_up's work on r again, from a device reset (which it does):
+ * what r held is forgotten. The fuzz targets start each input from it.
+ */
+void rdma_configure(Rdma *r, bool wire, uint8_t rnr_retry);
+
 Rdma *rdma_setup(uint8_t rnr_retry);
 
 void rdma_stop(Rdma *r);
