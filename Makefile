@@ -11,7 +11,8 @@
 #                   some of tools/bench/ (Documentation/benchmarks.rst)
 #   make qemu       QEMU 7.2 with the axon device models
 #   make fuzz       coverage-guided fuzzing of the models, FUZZ_TIME
-#                   seconds a target (Documentation/fuzzing.rst)
+#                   seconds a target, FUZZ_JOBS processes each
+#                   (Documentation/fuzzing.rst)
 #   make install    the modules (axon.ko, axon_gpu.ko) for KDIR's kernel,
 #                   the provider with its axon.driver file, axondv.h and
 #                   its man page, axonctl and its man page; DESTDIR stages
@@ -37,6 +38,7 @@ AXON_CACHE	?= $(HOME)/.cache/axon
 BENCH		?= tcp-throughput rdma-perftest middleware
 FUZZ_TIME	?= 600
 FUZZ_TARGETS	?=
+FUZZ_JOBS	?= 1
 export AXON_CACHE
 
 all: modules provider tools
@@ -59,7 +61,7 @@ check:
 
 fuzz:
 	tools/axon-deps
-	tools/axon-fuzz --time $(FUZZ_TIME) $(FUZZ_TARGETS)
+	tools/axon-fuzz --time $(FUZZ_TIME) --jobs $(FUZZ_JOBS) $(FUZZ_TARGETS)
 
 demo:
 	tools/axon-demo
