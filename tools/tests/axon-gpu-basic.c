@@ -185,9 +185,15 @@ static void test_alloc_errors(const struct axon_gpu_info *start)
 
 	rc = gpu_alloc(start->vram_size, &big);
 	tap_ok(rc == 0, "ALLOC all the VRAM");
-	expect_err(gpu_alloc(1, &a), ENOMEM, "ALLOC 1 byte with no VRAM left");
-	if (rc == 0)
+	/* only a full VRAM refuses a byte (under fault injection it may not be) */
+	if (rc == 0) {
+		expect_err(gpu_alloc(1, &a), ENOMEM,
+			   "ALLOC 1 byte with no VRAM left");
 		close(big.fd);
+	} else {
+		tap_skip("the VRAM could not be filled",
+			 "ALLOC 1 byte with no VRAM left");
+	}
 	tap_ok(vram_free() == start->vram_size, "vram_free back after close");
 }
 
