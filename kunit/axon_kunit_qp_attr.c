@@ -193,7 +193,15 @@ static void fn(struct ib_qp_attr *attr, int *mask)			\
 	stmt;								\
 }
 
+static const struct ib_gid_attr axon_test_sgid_roce_v1 = {
+	.gid_type = IB_GID_TYPE_ROCE,
+	.index = 2,
+	.port_num = 1,
+};
+
 AXON_QP_SET(axon_set_nothing, (void)attr)
+AXON_QP_SET(axon_set_roce_v1,
+	    attr->ah_attr.grh.sgid_attr = &axon_test_sgid_roce_v1)
 AXON_QP_SET(axon_set_no_grh, attr->ah_attr.ah_flags = 0)
 AXON_QP_SET(axon_set_ib_ah, attr->ah_attr.type = RDMA_AH_ATTR_TYPE_IB)
 AXON_QP_SET(axon_set_port2, attr->ah_attr.port_num = 2)
@@ -227,6 +235,7 @@ static const struct axon_qp_attr_case axon_qp_attr_cases[] = {
 	{ "no GRH", axon_set_no_grh, -EINVAL },
 	{ "IB address", axon_set_ib_ah, -EINVAL },
 	{ "address on port 2", axon_set_port2, -EINVAL },
+	{ "RoCE v1 source GID", axon_set_roce_v1, -EINVAL },
 	{ "path MTU 0", axon_set_mtu_bad, -EINVAL },
 	{ "path MTU beyond 4096", axon_set_mtu_big, -EINVAL },
 	{ "25-bit RQ PSN", axon_set_rq_psn, -EINVAL },

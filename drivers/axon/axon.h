@@ -36,9 +36,12 @@
 #define AXON_NUM_ALL_WRAP_STATS \
 	(AXON_NUM_WRAP_STATS + AXON_PLANE_STATS * AXON_MAX_PLANES)
 
-/* Only the capabilities the device implements today: no QP1 yet. */
-#define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE | \
-			     RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP | \
+/*
+ * The capabilities of every port; QP1's come on top (axon_verbs.c). The
+ * device speaks RoCE v2 only (no RoCE v1: Ethernet type 0x8915), so the
+ * core lists only RoCE v2 GIDs, and every GID it lists works.
+ */
+#define AXON_PORT_CORE_CAPS (RDMA_CORE_CAP_PROT_ROCE_UDP_ENCAP | \
 			     RDMA_CORE_CAP_ETH_AH)
 
 struct axon_dev {

@@ -86,6 +86,10 @@ static int axon_qp_path_from_ib(const struct rdma_ah_attr *ah, u32 qpn,
 	err = axon_ah_attr_check(ah);
 	if (err)
 		return err;
+	/* what goes on the wire is RoCE v2, whatever GID was picked */
+	if (grh->sgid_attr &&
+	    grh->sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
+		return -EINVAL;
 	memcpy(out->dmac, ah->roce.dmac, sizeof(out->dmac));
 	memcpy(out->dgid, grh->dgid.raw, sizeof(out->dgid));
 	out->sgid_index = grh->sgid_index;

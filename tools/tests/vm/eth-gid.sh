@@ -26,7 +26,8 @@ no_gid() { ! has_gid "$1" "$2"; }
 
 plan 13
 check "IPv4 RoCE v2 GID $gid4" wait_for 10 has_gid "$gid4" "RoCE v2"
-check "IPv4 RoCE v1 GID" has_gid "$gid4" "IB/RoCE v1"
+# the port carries RoCE v2 only: a v1 GID would be one that cannot work
+check "no RoCE v1 GID listed" sh -c "! grep -qx 'IB/RoCE v1' $port/gid_attrs/types/*"
 check "link-local default GID" sh -c "grep -q '^fe80:' $port/gids/0"
 check "IPv6 GID of $AXON_IP6" sh -c "grep -q '^fd00:00a0:' $port/gids/*"
 check "gid netdev attribute" sh -c "grep -qx $dev $port/gid_attrs/ndevs/0"
