@@ -40,6 +40,12 @@ AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
         return NULL;
     }
     mr = &s->rdma->mr[mw->parent];
+    /* a window never outlives its MR's range; should it, refuse */
+    if (va < mr->iova || va - mr->iova > mr->length - len ||
+        len > mr->length) {
+        trace_axon_nic_err_rdma_key(key, qp->pdn, va, len, access);
+        return NULL;
+    }
     if (mr->invalidated) {
         s->rdma->stats.mr_invalid++;
         trace_axon_nic_err_rdma_mr_invalid(key, va, len);
@@ -115,7 +121,9 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
 /*
  * LOCAL_INV, and a SEND_INV's remote invalidation: the fast-registration
  * MR of key (its current tag) in the PD is invalid from now on, or the
- * bound type 2 window of key unbound.
+ * bound type 2 window of key unbound. An MR with windows bound stays
+ * valid (as rxe's), the operation refused: a REG_MR could otherwise move
+ * it under a window that still names its old range.
  */
 bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
 {
@@ -131,6 +139,10 @@ bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
     }
     if (!mr || mr->tag != AXON_KEY_GET_TAG(key)) {
         trace_axon_nic_err_rdma_key(key, pdn, 0, 0, 0);
+        return false;
+    }
+    if (mr->windows) {
+        trace_axon_nic_err_rdma_mr_windows(key, mr->windows);
         return false;
     }
     mr->invalidated = true;

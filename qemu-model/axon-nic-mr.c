@@ -194,9 +194,14 @@ bool axon_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
     while (len) {
         uint64_t pg = off >> mr->page_shift;
         uint64_t poff = off & (psz - 1);
-        uint64_t addr = mr->pages[pg] + poff;
-        uint64_t run = psz - poff;
+        uint64_t addr, run = psz - poff;
 
+        /* every caller checked the range: this guards the page list */
+        if (pg >= mr->npages) {
+            trace_axon_nic_err_rdma_dma(va, len);
+            return false;
+        }
+        addr = mr->pages[pg] + poff;
         while (run < len && pg + 1 < mr->npages &&
                mr->pages[pg + 1] == mr->pages[pg] + psz) {
             run += psz;
@@ -224,13 +229,17 @@ bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va,
 {
     AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
     uint64_t off = va - mr->iova + mr->first_off;
-    uint64_t addr = mr->pages[off >> mr->page_shift] +
-                    (off & ((1ULL << mr->page_shift) - 1));
+    uint64_t addr;
     dma_addr_t plen = 8;
     hwaddr xlat, l = 8;
     uint64_t *p, old, new;
     MemoryRegion *mr_ram;
 
+    if ((off >> mr->page_shift) >= mr->npages) {
+        return false;
+    }
+    addr = mr->pages[off >> mr->page_shift] +
+           (off & ((1ULL << mr->page_shift) - 1));
     /* only RAM can be updated atomically in place */
     RCU_READ_LOCK_GUARD();
     mr_ram = address_space_translate(as, addr, &xlat, &l, true,

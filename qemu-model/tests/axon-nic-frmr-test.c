@@ -2,8 +2,8 @@
  * qtest of fast registration: fast-registration MRs and their admin
  * rules, REG_MR giving one pages and a key the peer then WRITEs and READs
  * through, LOCAL_INV and SEND_INV taking the key away again (the peer's
- * next access refused), a stale tag refused after a new registration, and
- * the WQEs that break a rule.
+ * next access refused) but not while a window is bound over it, a stale
+ * tag refused after a new registration, and the WQEs that break a rule.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -44,22 +44,26 @@ static uint64_t mr1_off(Rdma *r, uint64_t off)
            FR_FIRST * 4096 + (FR_IOVA & 4095) + off;
 }
 
-/* A REG_MR of npages of MR 1's pages under key, posted on qp. */
-static void post_reg(Rdma *r, TQp *qp, uint32_t key, uint32_t npages,
-                     uint64_t len, uint64_t wr_id)
+/*
+ * A REG_MR of npages of MR 1's pages (from FR_FIRST) at iova under key
+ * with access, posted on qp.
+ */
+static void post_reg_at(Rdma *r, TQp *qp, uint32_t key, uint64_t iova,
+                        uint32_t npages, uint64_t len, uint8_t access,
+                        uint64_t wr_id)
 {
     struct axon_send_wqe w = {
         .opcode = AXON_WR_REG_MR,
         .flags = AXON_WQE_SIGNALED,
         .wr_id = cpu_to_le64(wr_id),
-        .remote_addr = cpu_to_le64(FR_IOVA),
+        .remote_addr = cpu_to_le64(iova),
         .rkey = cpu_to_le32(key),
         .reg = {
             .length = cpu_to_le64(len),
             .pbl_addr = cpu_to_le64(FR_PBL),
             .npages = cpu_to_le32(npages),
             .page_shift = 12,
-            .access = FR_ACCESS,
+            .access = access,
         },
     };
     uint64_t pbl[FR_CAPACITY + 1];
@@ -69,6 +73,13 @@ static void post_reg(Rdma *r, TQp *qp, uint32_t key, uint32_t npages,
     }
     qtest_memwrite(r->a->qts, FR_PBL, pbl, npages * sizeof(pbl[0]));
     post_send(r, qp, &w, NULL, NULL);
+}
+
+/* The usual registration: at FR_IOVA, with FR_ACCESS. */
+static void post_reg(Rdma *r, TQp *qp, uint32_t key, uint32_t npages,
+                     uint64_t len, uint64_t wr_id)
+{
+    post_reg_at(r, qp, key, FR_IOVA, npages, len, FR_ACCESS, wr_id);
 }
 
 static void post_key_op(Rdma *r, TQp *qp, uint8_t opcode, uint32_t key,
@@ -288,6 +299,61 @@ static void test_frmr_send_inv_bad(void)
     rdma_stop(r);
 }
 
+/*
+ * A type 2 window bound over a fast-registration MR keeps the MR from
+ * being invalidated, locally or by a SEND_INV: else a REG_MR at another
+ * iova would leave the window naming the MR's old range, and an access
+ * through it would index the new page list with an offset computed
+ * against the old (QEMU's heap, or DMA to a wild address).
+ */
+static void test_frmr_window_pins(void)
+{
+    for (int remote = 0; remote < 2; remote++) {
+        Rdma *r = rdma_setup(7);
+        uint8_t *data = pattern(3000, 0x3c + remote);
+        uint32_t key = retag(make_fr(r), 1);
+        struct axon_send_wqe inv = {
+            .opcode = remote ? AXON_WR_SEND_INV : AXON_WR_LOCAL_INV,
+            .flags = AXON_WQE_SIGNALED,
+            .wr_id = cpu_to_le64(0x102),
+            .rkey = cpu_to_le32(key),
+        };
+        struct axon_sge rsg = sge(r, 1, 0, 64);
+        uint64_t v;
+        uint32_t win;
+
+        post_reg_at(r, &r->qp[1], key, FR_IOVA, FR_PAGES, FR_LEN,
+                    FR_ACCESS | AXON_ACCESS_MW_BIND, 0x100);
+        expect_cqe(r, r->qp[1].scq, 0x100, AXON_WC_REG_MR, AXON_WC_SUCCESS);
+        g_assert_cmpuint(create_mw(r->a, r->pdn, AXON_MR_MW_TYPE2, &v), ==,
+                         AXON_ADMIN_SUCCESS);
+        win = retag(v, 1);
+        post_bind_mw(r, &r->qp[1], win, key, FR_IOVA, FR_LEN,
+                     AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ,
+                     0x101);
+        expect_cqe(r, r->qp[1].scq, 0x101, AXON_WC_BIND_MW, AXON_WC_SUCCESS);
+        mr_access(r, 0, r->mr[0].iova + 300000, data, 3000, true);
+        post_rdma0(r, AXON_WR_RDMA_WRITE, win, FR_IOVA + 8000, 3000, 0x200);
+        expect_cqe(r, r->qp[0].scq, 0x200, AXON_WC_RDMA_WRITE,
+                   AXON_WC_SUCCESS);
+        check_mem(r, 1, mr1_off(r, 8000), data, 3000);
+        if (remote) {
+            /* refused as any key not to invalidate: the receive fails */
+            post_recv(r, &r->qp[1], 0x400, &rsg, 1);
+            post_send(r, &r->qp[0], &inv, NULL, NULL);
+            expect_cqe(r, r->qp[1].rcq, 0x400, 0, AXON_WC_LOC_PROT_ERR);
+            expect_cqe(r, r->qp[0].scq, 0x102, 0, AXON_WC_REM_INV_REQ_ERR);
+        } else {
+            post_send(r, &r->qp[1], &inv, NULL, NULL);
+            expect_cqe(r, r->qp[1].scq, 0x102, 0, AXON_WC_LOC_PROT_ERR);
+        }
+        /* still registered, window and all: DESTROY_MR is refused */
+        g_assert_cmpuint(destroy_mr(r->a, key), ==, AXON_ADMIN_BUSY);
+        g_free(data);
+        rdma_stop(r);
+    }
+}
+
 void axon_nic_frmr_tests(void)
 {
     qtest_add_func("/axon-nic/frmr-admin", test_frmr_admin);
@@ -295,4 +361,5 @@ void axon_nic_frmr_tests(void)
     qtest_add_func("/axon-nic/frmr-send-inv", test_frmr_send_inv);
     qtest_add_func("/axon-nic/frmr-bad", test_frmr_bad);
     qtest_add_func("/axon-nic/frmr-send-inv-bad", test_frmr_send_inv_bad);
+    qtest_add_func("/axon-nic/frmr-window-pins", test_frmr_window_pins);
 }

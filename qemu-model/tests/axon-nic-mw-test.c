@@ -14,16 +14,6 @@
 #define W_LEN 16384
 #define W_RIGHTS (AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ)
 
-static uint16_t create_mw(Axon *a, uint32_t pdn, uint16_t flags,
-                          uint64_t *key)
-{
-    struct axon_admin_cmd cmd = {};
-
-    cmd.mr.pdn = cpu_to_le32(pdn);
-    cmd.mr.flags = cpu_to_le16(flags);
-    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_MR, key);
-}
-
 static uint32_t retag(uint32_t key, unsigned n)
 {
     return AXON_KEY(AXON_KEY_GET_INDEX(key), AXON_KEY_GET_TAG(key) + n);
@@ -43,24 +33,13 @@ static uint32_t bindable_mr(Rdma *r, uint32_t pdn, uint32_t access)
     return key;
 }
 
+/* A BIND_MW of the window to off into MR 1's range. */
 static void post_bind(Rdma *r, TQp *qp, uint32_t mw_key, uint32_t mr_key,
                       uint64_t off, uint64_t len, uint8_t rights,
                       uint64_t wr_id)
 {
-    struct axon_send_wqe w = {
-        .opcode = AXON_WR_BIND_MW,
-        .flags = AXON_WQE_SIGNALED,
-        .wr_id = cpu_to_le64(wr_id),
-        .remote_addr = cpu_to_le64(r->mr[1].iova + off),
-        .rkey = cpu_to_le32(mw_key),
-        .bind = {
-            .length = cpu_to_le64(len),
-            .mr_key = cpu_to_le32(mr_key),
-            .access = rights,
-        },
-    };
-
-    post_send(r, qp, &w, NULL, NULL);
+    post_bind_mw(r, qp, mw_key, mr_key, r->mr[1].iova + off, len, rights,
+                 wr_id);
 }
 
 /* QP 0 WRITEs and READs back through the window's key. */

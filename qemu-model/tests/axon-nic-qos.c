@@ -487,6 +487,15 @@ uint16_t destroy_mr(Axon *a, uint32_t key)
     return cmd_result(a, &cmd, AXON_ADMIN_DESTROY_MR, NULL);
 }
 
+uint16_t create_mw(Axon *a, uint32_t pdn, uint16_t flags, uint64_t *key)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.mr.pdn = cpu_to_le32(pdn);
+    cmd.mr.flags = cpu_to_le16(flags);
+    return cmd_result(a, &cmd, AXON_ADMIN_CREATE_MR, key);
+}
+
 uint16_t create_cq_flags(Axon *a, uint64_t ring, uint32_t depth,
                          uint32_t uar, uint8_t flags, uint64_t *cqn)
 {
@@ -935,6 +944,26 @@ void post_send(Rdma *r, TQp *qp, struct axon_send_wqe *w,
     }
     qp->sq_pi++;
     ring(r, R_UAR, AXON_DB_SQ, qp->qpn, qp->sq_pi);
+}
+
+void post_bind_mw(Rdma *r, TQp *qp, uint32_t mw_key, uint32_t mr_key,
+                  uint64_t addr, uint64_t len, uint8_t rights,
+                  uint64_t wr_id)
+{
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_BIND_MW,
+        .flags = AXON_WQE_SIGNALED,
+        .wr_id = cpu_to_le64(wr_id),
+        .remote_addr = cpu_to_le64(addr),
+        .rkey = cpu_to_le32(mw_key),
+        .bind = {
+            .length = cpu_to_le64(len),
+            .mr_key = cpu_to_le32(mr_key),
+            .access = rights,
+        },
+    };
+
+    post_send(r, qp, &w, NULL, NULL);
 }
 
 void post_rdma0(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t raddr,

@@ -235,6 +235,9 @@ uint16_t create_mr(Axon *a, uint32_t pdn, uint32_t access,
 
 uint16_t destroy_mr(Axon *a, uint32_t key);
 
+/* A window (AXON_MR_MW_TYPE1 or AXON_MR_MW_TYPE2 in flags) in pdn. */
+uint16_t create_mw(Axon *a, uint32_t pdn, uint16_t flags, uint64_t *key);
+
 uint16_t create_cq(Axon *a, uint64_t ring, uint32_t depth, uint32_t uar,
                    uint64_t *cqn);
 
@@ -328,6 +331,11 @@ struct axon_sge sge(Rdma *r, int mr, uint64_t off, uint32_t len);
 
 void post_send(Rdma *r, TQp *qp, struct axon_send_wqe *w,
                const struct axon_sge *sg, const void *inl);
+
+/* A BIND_MW of mw_key to [addr, addr + len) of mr_key, posted on qp. */
+void post_bind_mw(Rdma *r, TQp *qp, uint32_t mw_key, uint32_t mr_key,
+                  uint64_t addr, uint64_t len, uint8_t rights,
+                  uint64_t wr_id);
 
 /* QP 0's WRITE (or READ) of len bytes at MR 0's offset 300000 to raddr. */
 void post_rdma0(Rdma *r, uint8_t opcode, uint32_t rkey, uint64_t raddr,

@@ -161,7 +161,8 @@
  * @AXON_WR_REG_MR: ``AXON_CAP_FAST_REG``: register a fast-registration MR
  *	(see "Fast registration")
  * @AXON_WR_LOCAL_INV: ``AXON_CAP_FAST_REG`` or ``AXON_CAP_MW``: invalidate a
- *	fast-registration MR or a type 2 window
+ *	fast-registration MR (refused while a window is bound to it) or a
+ *	type 2 window
  * @AXON_WR_SEND_INV: ``AXON_CAP_FAST_REG`` or ``AXON_CAP_MW``: SEND with
  *	invalidate (RC): the responder invalidates the MR (or type 2 window)
  *	of rkey
