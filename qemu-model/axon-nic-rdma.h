@@ -235,6 +235,7 @@ typedef struct AxonCcQp {
     uint32_t timer_steps, byte_steps;   /* increases since the cut */
     uint64_t bytes;             /* sent since the last byte step */
     int64_t next_tx_ns;         /* when the next packet is due */
+    int64_t cut_ns;             /* the last CNP that cut the rate */
     QEMUTimer *pace_timer;
     bool cnp_sent;              /* as notification point: one sent ... */
     int64_t last_cnp_ns;        /* ... at this time */

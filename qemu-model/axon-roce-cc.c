@@ -24,7 +24,10 @@
  * A CNP carries nothing a forger could not guess (IBA A17.9.3): it is
  * taken only from the QP's peer (its source address), for an RC QP in
  * RTR or RTS, and can only slow the QP down to dcqcn-min-rate; it never changes
- * the QP's state or touches memory.
+ * the QP's state or touches memory. A QP cuts its rate for at most one CNP
+ * every dcqcn-cnp-us (what DCQCN NICs call the rate reduce monitor
+ * period): the peer's notification point sends no more often than that,
+ * so a flood of forged CNPs cuts no deeper than the peer's own would.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -131,6 +134,10 @@ void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp)
         qp->state != AXON_QPS_RTS) {
         return;
     }
+    if (cc->limited && now - cc->cut_ns < (int64_t)c->cnp_us * SCALE_US) {
+        trace_axon_nic_cc_cnp_ignored(qp->qpn, now - cc->cut_ns);
+        return;
+    }
     if (!cc->limited) {
         /* the first cut since line rate: alpha starts at 1, a halving */
         cc->limited = true;
@@ -144,7 +151,7 @@ void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp)
     cc->rate -= (uint64_t)cc->rate * cc->alpha / (2 * AXON_CC_ALPHA_ONE);
     cc->rate = MAX(cc->rate, c->min_rate);
     cc->alpha += (AXON_CC_ALPHA_ONE - cc->alpha) >> c->g_shift;
-    cc->alpha_ns = cc->incr_ns = now;
+    cc->alpha_ns = cc->incr_ns = cc->cut_ns = now;
     cc->timer_steps = cc->byte_steps = 0;
     cc->bytes = 0;
     trace_axon_nic_cc_cnp(qp->qpn, cc->rate, cc->alpha);

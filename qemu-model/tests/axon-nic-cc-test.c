@@ -1,6 +1,7 @@
 /*
  * qtest of RC congestion control (DCQCN, Documentation/congestion-control.rst):
  * a CNP paces the requester in virtual time and the rate climbs back;
+ * a flood of CNPs cuts no deeper than one;
  * packets the wire marks CE are answered with CNPs; CNPs from anyone but
  * a live QP's peer change nothing.
  *
@@ -127,6 +128,49 @@ static void test_rdma_dcqcn_cnp(void)
     rdma_stop(r);
 }
 
+/*
+ * A flood of CNPs at one instant (a forger's: a CNP carries nothing the
+ * peer alone knows) cuts QP 0's rate once, as one CNP does: a QP reacts
+ * to at most one CNP every dcqcn-cnp-us. Before that limit, every CNP of
+ * the flood cut the rate again: the WRITE took 4.7 ms of virtual time,
+ * against 0.77 ms now.
+ */
+static void test_rdma_dcqcn_cnp_flood(void)
+{
+    Rdma *r = rdma_setup_on(",dcqcn=on,dcqcn-line-rate=1000,"
+                            "dcqcn-min-rate=10", 7, false, NULL);
+    g_autofree uint8_t *data = pattern(CC_BYTES, 6);
+    Forged cnp = { .opcode = F_CNP, .dqpn = r->qp[0].qpn };
+    struct axon_cqe cqe;
+    int64_t t0, took, half_rate_ns;
+
+    mr_access(r, 0, r->mr[0].iova + 300000, data, CC_BYTES, true);
+    for (int i = 0; i < 50; i++) {
+        forge(r, &cnp, 1);
+    }
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_CNP_RCVD), ==, 50);
+    g_assert_cmphex(live_flags(r, 0) & AXON_QP_LIVE_CC_PACED, ==,
+                    AXON_QP_LIVE_CC_PACED);
+    t0 = vclock(r->a);
+    write_64k(r, 0, 1);
+    while (!poll_cq_now(r, r->qp[0].scq, &cqe)) {
+        g_assert_cmpint(vclock(r->a) - t0, <, 1000000000LL);
+        axon_step(r->a, 10000);
+    }
+    took = vclock(r->a) - t0;
+    g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+    check_mem(r, 1, 0, data, CC_BYTES);
+    /* one cut: half of line rate, give or take the clock's 10 us steps */
+    half_rate_ns = (int64_t)CC_BYTES / R_MTU * (R_MTU + CC_WIRE_OVERHEAD) *
+                   8000 / (CC_LINE_RATE / 2);
+    g_test_message("64 KiB after 50 CNPs at once: %" PRId64 " us of virtual "
+                   "time (one cut: %" PRId64 " us)", took / 1000,
+                   half_rate_ns / 1000);
+    g_assert_cmpint(took, <=, half_rate_ns + 100000);
+    g_assert_cmpuint(qp_state(r->a, r->qp[0].qpn), ==, AXON_QPS_RTS);
+    rdma_stop(r);
+}
+
 /* Four WRITEs from QP 0 to QP 1 and their data, the clock moving. */
 static void write_four(Rdma *r)
 {
@@ -190,5 +234,7 @@ static void test_rdma_dcqcn_ecn(void)
 void axon_nic_cc_tests(void)
 {
     qtest_add_func("/axon-nic/rdma-dcqcn-cnp", test_rdma_dcqcn_cnp);
+    qtest_add_func("/axon-nic/rdma-dcqcn-cnp-flood",
+                   test_rdma_dcqcn_cnp_flood);
     qtest_add_func("/axon-nic/rdma-dcqcn-ecn", test_rdma_dcqcn_ecn);
 }
