@@ -11,7 +11,9 @@
  *         of AXON_GPU_REG_VRAM_SIZE_* bytes. It behaves as plain memory:
  *         CPU loads and stores and other devices' DMA (peer to peer)
  *         read and write it directly.
- * It has no interrupts and no copy engine yet.
+ * It has no interrupts and no copy engine; its one engine zeroes a range
+ * of VRAM (the clear engine, see below), so that the driver scrubs memory
+ * before handing it out without writing every byte through the BAR.
  *
  * Increment AXON_GPU_VERSION_MAJOR on any incompatible change.
  */
@@ -26,7 +28,7 @@
 
 #define AXON_GPU_MAGIC			0x55504741 /* "AGPU" */
 #define AXON_GPU_VERSION_MAJOR		1
-#define AXON_GPU_VERSION_MINOR		0
+#define AXON_GPU_VERSION_MINOR		1	/* 1: the clear engine */
 
 /**
  * DOC: axon-gpu PCI function
@@ -62,6 +64,15 @@
  * @AXON_GPU_REG_VRAM_SIZE_LO: RO, the size of BAR 2 in bytes, low 32 bits
  *	(see "64-bit registers")
  * @AXON_GPU_REG_VRAM_SIZE_HI: RO, its high 32 bits
+ * @AXON_GPU_REG_CLEAR_OFFSET_LO: RW, minor 1: the first byte the clear
+ *	engine zeroes, an offset in VRAM, low 32 bits
+ * @AXON_GPU_REG_CLEAR_OFFSET_HI: RW, its high 32 bits
+ * @AXON_GPU_REG_CLEAR_SIZE_LO: RW, minor 1: how many bytes it zeroes, low
+ *	32 bits
+ * @AXON_GPU_REG_CLEAR_SIZE_HI: RW, its high 32 bits
+ * @AXON_GPU_REG_CLEAR_CTRL: WO (reads 0), minor 1: write
+ *	``AXON_GPU_CLEAR_CTRL_START`` to start a clear
+ * @AXON_GPU_REG_CLEAR_STATUS: RO, minor 1: ``AXON_GPU_CLEAR_STATUS_*``
  *
  * Other offsets read 0 and writes are ignored; both are logged as guest
  * errors by the model.
@@ -71,6 +82,42 @@ enum axon_gpu_reg {
 	AXON_GPU_REG_VERSION		= 0x04,
 	AXON_GPU_REG_VRAM_SIZE_LO	= 0x08,
 	AXON_GPU_REG_VRAM_SIZE_HI	= 0x0c,
+	AXON_GPU_REG_CLEAR_OFFSET_LO	= 0x20,
+	AXON_GPU_REG_CLEAR_OFFSET_HI	= 0x24,
+	AXON_GPU_REG_CLEAR_SIZE_LO	= 0x28,
+	AXON_GPU_REG_CLEAR_SIZE_HI	= 0x2c,
+	AXON_GPU_REG_CLEAR_CTRL		= 0x30,
+	AXON_GPU_REG_CLEAR_STATUS	= 0x34,
 };
+
+/**
+ * DOC: axon-gpu clear engine
+ *
+ * The clear engine (device interface 1.1) zeroes a range of VRAM in the
+ * background, as a real GPU's copy engine does when its driver scrubs
+ * memory before handing it to a new owner. To clear: program
+ * ``AXON_GPU_REG_CLEAR_OFFSET_*`` and ``AXON_GPU_REG_CLEAR_SIZE_*``,
+ * write ``AXON_GPU_CLEAR_CTRL_START`` to ``AXON_GPU_REG_CLEAR_CTRL``, then
+ * poll ``AXON_GPU_REG_CLEAR_STATUS`` until ``AXON_GPU_CLEAR_STATUS_BUSY``
+ * is clear (there is no interrupt) and check
+ * ``AXON_GPU_CLEAR_STATUS_ERROR``. Once BUSY is clear and ERROR is not
+ * set, every byte of the range reads 0, through the BAR and to peers.
+ *
+ * The device refuses a command (sets ERROR at once, BUSY stays clear,
+ * the VRAM is not touched) whose offset or size is not a multiple of
+ * ``AXON_GPU_CLEAR_ALIGN``, whose size is 0, whose range does not lie
+ * inside the VRAM, or whose CTRL value is not exactly START (a write of
+ * anything else to CTRL is a refused command). A START clears ERROR
+ * first. While BUSY, writes to the CLEAR registers are
+ * ignored (logged as guest errors), so a clear cannot be changed or
+ * restarted half way; the range's contents are undefined (partly zeroed)
+ * until BUSY clears, and the rest of the VRAM is not touched. A device
+ * reset stops a clear (the range stays partly zeroed) and zeroes the
+ * CLEAR registers. One clear runs at a time.
+ */
+#define AXON_GPU_CLEAR_ALIGN		0x1000ULL	/* 4 KiB */
+#define AXON_GPU_CLEAR_CTRL_START	0x1
+#define AXON_GPU_CLEAR_STATUS_BUSY	0x1
+#define AXON_GPU_CLEAR_STATUS_ERROR	0x2
 
 #endif /* _UAPI_AXON_GPU_DEV_H */
