@@ -7,7 +7,9 @@
  * Locking: a buffer's dma_resv lock (the dma-buf's) guards its place in
  * VRAM, its pin count and its revocation; gpu->lock, taken inside it,
  * guards the VRAM allocator, the buffer list and gpu->dead. A page fault
- * takes the resv lock under mmap_lock, as TTM does.
+ * takes the resv lock under mmap_lock, as TTM does. gpu->clear_lock, a
+ * leaf taken with no other lock held, serialises the device's clear
+ * engine and guards gpu->clear_dead.
  */
 #ifndef AXON_GPU_H
 #define AXON_GPU_H
@@ -42,6 +44,10 @@ struct axon_gpu {
 	phys_addr_t vram_phys;		/* BAR 2 */
 	u64 vram_size;
 	void *vram;			/* BAR 2 mapped write-combining */
+	void __iomem *regs;		/* BAR 0 */
+
+	struct mutex clear_lock;	/* see the locking note above */
+	bool clear_dead;		/* removed: the registers are going */
 
 	struct mutex lock;		/* see the locking note above */
 	struct axon_gpu_vram alloc;
@@ -80,6 +86,9 @@ void axon_gpu_vram_fini(struct axon_gpu_vram *v);
 int axon_gpu_vram_alloc(struct axon_gpu_vram *v, u64 size, u64 *offset);
 void axon_gpu_vram_free(struct axon_gpu_vram *v, u64 offset, u64 size);
 u64 axon_gpu_vram_free_bytes(const struct axon_gpu_vram *v);
+
+int axon_gpu_clear(struct axon_gpu *gpu, u64 offset, u64 size);
+void axon_gpu_clear_stop(struct axon_gpu *gpu);
 
 int axon_gpu_buf_alloc(struct axon_gpu *gpu, struct axon_gpu_alloc *req,
 		       void __user *uarg);

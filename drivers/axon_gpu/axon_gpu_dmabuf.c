@@ -9,6 +9,11 @@
  * to zap them. Without CONFIG_DMABUF_MOVE_NOTIFY every mapping importer
  * pins the buffer (the dma-buf core calls our pin), and a pinned buffer
  * does not move.
+ *
+ * VRAM is scrubbed by the device's clear engine (axon_gpu_clear()): a
+ * range is zeroed before it is handed out as a buffer, and the range a
+ * MOVE leaves is zeroed before it is free again. No owner reads another's
+ * data.
  */
 
 #include <linux/file.h>
@@ -183,28 +188,22 @@ static const struct dma_buf_ops axon_gpu_dmabuf_ops = {
 	.mmap = axon_gpu_mmap,
 };
 
-/* Under gpu->lock: place buf in VRAM and export it. */
+/* Under gpu->lock: export buf, placed and scrubbed. */
 static int axon_gpu_export(struct axon_gpu *gpu, struct axon_gpu_buf *buf)
 {
 	DEFINE_DMA_BUF_EXPORT_INFO(exp);
 	struct dma_buf *dmabuf;
-	int err;
 
 	if (gpu->dead)
 		return -ENODEV;
-	err = axon_gpu_vram_alloc(&gpu->alloc, buf->size, &buf->offset);
-	if (err)
-		return err == -ENOSPC ? -ENOMEM : err;
 	exp.ops = &axon_gpu_dmabuf_ops;
 	exp.size = buf->size;
 	exp.flags = O_RDWR;
 	exp.resv = &buf->resv;
 	exp.priv = buf;
 	dmabuf = dma_buf_export(&exp);
-	if (IS_ERR(dmabuf)) {
-		axon_gpu_vram_free(&gpu->alloc, buf->offset, buf->size);
+	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
-	}
 	buf->dmabuf = dmabuf;
 	buf->mapping = dmabuf->file->f_mapping;
 	buf->gpu_va = gpu->next_va;
@@ -230,7 +229,20 @@ int axon_gpu_buf_alloc(struct axon_gpu *gpu, struct axon_gpu_alloc *req,
 	buf->gpu = gpu;
 	buf->size = req->size;
 	mutex_lock(&gpu->lock);
-	err = axon_gpu_export(gpu, buf);
+	err = gpu->dead ? -ENODEV :
+	      axon_gpu_vram_alloc(&gpu->alloc, buf->size, &buf->offset);
+	mutex_unlock(&gpu->lock);
+	if (err) {
+		kref_put(&buf->ref, axon_gpu_buf_free);
+		return err == -ENOSPC ? -ENOMEM : err;
+	}
+	/* the range may hold an earlier buffer's data: zero it first */
+	err = axon_gpu_clear(gpu, buf->offset, buf->size);
+	mutex_lock(&gpu->lock);
+	if (!err)
+		err = axon_gpu_export(gpu, buf);
+	if (err)
+		axon_gpu_vram_free(&gpu->alloc, buf->offset, buf->size);
 	mutex_unlock(&gpu->lock);
 	if (err) {
 		kref_put(&buf->ref, axon_gpu_buf_free);
@@ -265,11 +277,15 @@ static void axon_gpu_copy(struct axon_gpu *gpu, u64 to, u64 from, u64 size)
 	}
 }
 
-/* Under the resv lock: move buf to a new range of VRAM. */
-static int axon_gpu_move_locked(struct axon_gpu *gpu, struct axon_gpu_buf *buf)
+/*
+ * Under the resv lock: move buf to a new range of VRAM. The range it
+ * leaves, at *from, is still allocated: the caller scrubs and frees it.
+ */
+static int axon_gpu_move_locked(struct axon_gpu *gpu, struct axon_gpu_buf *buf,
+				u64 *from)
 {
-	u64 from = buf->offset, to;
 	long ret;
+	u64 to;
 	int err;
 
 	if (buf->dead)
@@ -293,18 +309,31 @@ static int axon_gpu_move_locked(struct axon_gpu *gpu, struct axon_gpu_buf *buf)
 	}
 	/* CPU users fault again, and wait for the resv lock until we are done */
 	unmap_mapping_range(buf->mapping, 0, 0, 1);
-	axon_gpu_copy(gpu, to, from, buf->size);
+	*from = buf->offset;
+	axon_gpu_copy(gpu, to, *from, buf->size);
 	buf->offset = to;
-	mutex_lock(&gpu->lock);
-	axon_gpu_vram_free(&gpu->alloc, from, buf->size);
-	mutex_unlock(&gpu->lock);
 	return 0;
+}
+
+/*
+ * The range a MOVE left still holds a copy of the buffer: zero it before
+ * it is free. If the engine fails (the device was removed, or is broken)
+ * it is freed all the same: every ALLOC clears its range before handing
+ * it out, so the copy reaches no one.
+ */
+static void axon_gpu_scrub_free(struct axon_gpu *gpu, u64 offset, u64 size)
+{
+	axon_gpu_clear(gpu, offset, size);
+	mutex_lock(&gpu->lock);
+	axon_gpu_vram_free(&gpu->alloc, offset, size);
+	mutex_unlock(&gpu->lock);
 }
 
 int axon_gpu_buf_move(struct axon_gpu *gpu, int fd)
 {
 	struct dma_buf *dmabuf = dma_buf_get(fd);
 	struct axon_gpu_buf *buf;
+	u64 from;
 	int err;
 
 	if (IS_ERR(dmabuf))
@@ -317,8 +346,11 @@ int axon_gpu_buf_move(struct axon_gpu *gpu, int fd)
 	err = dma_resv_lock_interruptible(&buf->resv, NULL);
 	if (err)
 		goto out;
-	err = axon_gpu_move_locked(gpu, buf);
+	err = axon_gpu_move_locked(gpu, buf, &from);
 	dma_resv_unlock(&buf->resv);
+	/* CPU users and importers may use the new place meanwhile */
+	if (!err)
+		axon_gpu_scrub_free(gpu, from, buf->size);
 out:
 	dma_buf_put(dmabuf);
 	return err;

@@ -4,8 +4,9 @@
  *
  * Probe checks the device's identity and VRAM size, maps the VRAM for the
  * driver's own copies (MOVE) and registers /dev/axon_gpuN. Remove revokes
- * every buffer (axon_gpu_revoke_all) before the VRAM goes; the structures
- * live on until the last buffer and open file are gone.
+ * every buffer (axon_gpu_revoke_all) and stops using the clear engine
+ * before the VRAM and the registers go; the structures live on until the
+ * last buffer and open file are gone.
  */
 
 #include <linux/idr.h>
@@ -28,6 +29,7 @@ static void axon_gpu_free(struct kref *ref)
 	struct axon_gpu *gpu = container_of(ref, struct axon_gpu, ref);
 
 	axon_gpu_vram_fini(&gpu->alloc);
+	mutex_destroy(&gpu->clear_lock);
 	mutex_destroy(&gpu->lock);
 	pci_dev_put(gpu->pdev);
 	kfree(gpu);
@@ -136,8 +138,10 @@ static int axon_gpu_check_device(struct axon_gpu *gpu, void __iomem *regs)
 		dev_err(dev, "bad magic 0x%08x\n", magic);
 		return -ENODEV;
 	}
-	if (AXON_VERSION_GET_MAJOR(version) != AXON_GPU_VERSION_MAJOR) {
-		dev_err(dev, "device interface %u.%u, driver supports %u.x\n",
+	/* 1.1 has the clear engine, without which VRAM is not scrubbed */
+	if (AXON_VERSION_GET_MAJOR(version) != AXON_GPU_VERSION_MAJOR ||
+	    AXON_VERSION_GET_MINOR(version) < 1) {
+		dev_err(dev, "device interface %u.%u, driver supports %u.1 and later\n",
 			AXON_VERSION_GET_MAJOR(version),
 			AXON_VERSION_GET_MINOR(version),
 			AXON_GPU_VERSION_MAJOR);
@@ -178,11 +182,13 @@ static int axon_gpu_probe(struct pci_dev *pdev, const struct pci_device_id *id)
 	kref_init(&gpu->ref);
 	gpu->pdev = pci_dev_get(pdev);
 	mutex_init(&gpu->lock);
+	mutex_init(&gpu->clear_lock);
 	INIT_LIST_HEAD(&gpu->buffers);
 	/* a recognisable range, far from 0: a stale pointer stands out */
 	gpu->next_va = 0x100000000ULL;
 
-	err = axon_gpu_check_device(gpu, pcim_iomap_table(pdev)[AXON_GPU_BAR_REGS]);
+	gpu->regs = pcim_iomap_table(pdev)[AXON_GPU_BAR_REGS];
+	err = axon_gpu_check_device(gpu, gpu->regs);
 	if (err)
 		goto err_put;
 	err = axon_gpu_vram_init(&gpu->alloc, gpu->vram_size);
@@ -229,8 +235,9 @@ static void axon_gpu_remove(struct pci_dev *pdev)
 	mutex_lock(&gpu->lock);
 	gpu->dead = true;
 	mutex_unlock(&gpu->lock);
-	/* before devres unmaps the VRAM and releases BAR 2 */
+	/* before devres unmaps the VRAM and the registers */
 	axon_gpu_revoke_all(gpu);
+	axon_gpu_clear_stop(gpu);
 	ida_free(&axon_gpu_ida, gpu->id);
 	axon_gpu_put(gpu);
 }

@@ -5,7 +5,13 @@
  * with no buffers when it starts.
  *
  * Usage: axon-gpu-basic [DEVICE]            (default /dev/axon_gpu0)
+ *        axon-gpu-basic --scrub [DEVICE]
  *        axon-gpu-basic --hold S [DEVICE]
+ *
+ * --scrub: only the checks that VRAM is scrubbed: a new buffer reads zero,
+ * even over what a freed buffer, or the range a MOVE left, held. They rely
+ * on the allocator being first fit (a freed range is the next one handed
+ * out for its size) and on the device having no buffers when they start.
  *
  * --hold: allocate a 64 KiB buffer, map it, fill it, close the device,
  * print "holding", then wait up to S seconds; on SIGUSR1 read the mapping once and print
@@ -97,6 +103,17 @@ static void *map(int fd, size_t len)
 	return p == MAP_FAILED ? NULL : p;
 }
 
+/* The offset of the first nonzero word, or bytes if there is none */
+static size_t nonzero(const volatile uint32_t *p, size_t bytes)
+{
+	size_t i;
+
+	for (i = 0; i < bytes / 4; i++)
+		if (p[i])
+			return i * 4;
+	return bytes;
+}
+
 /* The results each test reports (the plan). */
 #define INFO_CHECKS		5
 #define ALLOC_SIZES		5	/* test_alloc_sizes' table */
@@ -106,6 +123,7 @@ static void *map(int fd, size_t len)
 #define MOVE_CHECKS		13
 #define LIFETIME_CHECKS		5
 #define MANY_CHECKS		4
+#define SCRUB_CHECKS		9
 
 static void test_info(struct axon_gpu_info *start)
 {
@@ -373,6 +391,100 @@ static void test_many(const struct axon_gpu_info *start)
 	tap_ok(vram_free() == start->vram_size, "all freed after close");
 }
 
+/* ALLOC and map a buffer; NULL (and a->fd -1) if either fails. */
+static uint32_t *alloc_map(size_t len, struct axon_gpu_alloc *a)
+{
+	uint32_t *p;
+
+	if (gpu_alloc(len, a)) {
+		a->fd = -1;
+		return NULL;
+	}
+	p = map(a->fd, len);
+	if (!p) {
+		close(a->fd);
+		a->fd = -1;
+	}
+	return p;
+}
+
+static void unmap_close(uint32_t *p, size_t len, struct axon_gpu_alloc *a)
+{
+	if (p)
+		munmap(p, len);
+	if (a->fd >= 0)
+		close(a->fd);
+}
+
+/* One result: the buffer at p (NULL: its ALLOC or mmap failed) is zero. */
+static void expect_zero(const uint32_t *p, size_t len, const char *what)
+{
+	size_t at = p ? nonzero(p, len) : 0;
+
+	if (!p)
+		tap_ok(false, "%s (ALLOC or mmap failed: %s)", what,
+		       strerror(errno));
+	else if (at < len)
+		tap_ok(false, "%s (0x%08x at offset 0x%zx)", what,
+		       (unsigned int)p[at / 4], at);
+	else
+		tap_ok(true, "%s", what);
+}
+
+/*
+ * VRAM is scrubbed: no buffer shows what an earlier one held. The device
+ * has no buffers and the allocator is first fit, so each new buffer below
+ * lands on the range named (a failure shows the old data, which proves
+ * it).
+ */
+static void test_scrub(const struct axon_gpu_info *start)
+{
+	const size_t len = 4 * GPU_PAGE;
+	struct axon_gpu_alloc a, b, c;
+	uint32_t *p, *q, *r;
+
+	/* [0, len): whatever the VRAM held before (another driver instance) */
+	p = alloc_map(len, &a);
+	expect_zero(p, len, "scrub: a new buffer reads zero");
+	if (p)
+		fill(p, len, 0x5c5c);
+	unmap_close(p, len, &a);
+	/* [0, len) again */
+	q = alloc_map(len, &b);
+	expect_zero(q, len, "scrub: a buffer over a freed one reads zero");
+	if (q)
+		fill(q, len, 0x5d5d);
+	unmap_close(q, len, &b);
+	/* [0, 2 len) */
+	q = alloc_map(2 * len, &b);
+	expect_zero(q, 2 * len,
+		    "scrub: a larger buffer over a freed one reads zero");
+	unmap_close(q, 2 * len, &b);
+
+	/* A at [0, len) moves to [len, 2 len); B gets [0, len) */
+	p = alloc_map(len, &a);
+	if (p)
+		fill(p, len, 0x5e5e);
+	tap_ok(p && gpu_move(a.fd) == 0 && same(p, len, 0x5e5e),
+	       "scrub: MOVE keeps the data");
+	q = alloc_map(len, &b);
+	expect_zero(q, len, "scrub: the range a MOVE left reads zero when allocated");
+	/* A moves on to [2 len, 3 len); C gets [len, 2 len) */
+	if (p)
+		fill(p, len, 0x5f5f);
+	tap_ok(p && gpu_move(a.fd) == 0 && same(p, len, 0x5f5f),
+	       "scrub: MOVE again keeps the data");
+	r = alloc_map(len, &c);
+	expect_zero(r, len,
+		    "scrub: the range the second MOVE left reads zero when allocated");
+	tap_ok(q && r && nonzero(q, len) == len && nonzero(r, len) == len &&
+	       same(p, len, 0x5f5f), "scrub: the buffers stay apart");
+	unmap_close(r, len, &c);
+	unmap_close(q, len, &b);
+	unmap_close(p, len, &a);
+	tap_ok(vram_free() == start->vram_size, "vram_free back after the scrub tests");
+}
+
 static sigjmp_buf touch_env;
 static volatile sig_atomic_t touch_now;
 
@@ -425,6 +537,7 @@ int main(int argc, char **argv)
 {
 	struct axon_gpu_info start;
 	const char *name = AXON_GPU_DEV_PREFIX "0";
+	bool scrub = false;
 	int hold_s = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -432,6 +545,10 @@ int main(int argc, char **argv)
 		hold_s = atoi(argv[2]);
 		argc -= 2;
 		argv += 2;
+	} else if (argc > 1 && !strcmp(argv[1], "--scrub")) {
+		scrub = true;
+		argc--;
+		argv++;
 	}
 	if (argc > 1)
 		name = argv[1];
@@ -443,6 +560,13 @@ int main(int argc, char **argv)
 	}
 	if (hold_s >= 0)
 		return hold(hold_s);
+	if (scrub) {
+		tap_plan(INFO_CHECKS + SCRUB_CHECKS);
+		test_info(&start);
+		test_scrub(&start);
+		close(dev);
+		return tap_done();
+	}
 	tap_plan(INFO_CHECKS + ALLOC_SIZE_CHECKS + ALLOC_ERROR_CHECKS +
 		 MMAP_CHECKS + MOVE_CHECKS + LIFETIME_CHECKS + MANY_CHECKS + 1);
 	test_info(&start);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # axon_gpu.ko (tools/axon-vm --gpu): the /dev/axon_gpu0 ioctls and CPU
-# access (tools/tests/axon-gpu-basic), rmmod while a buffer lives, and
-# sysfs unbind and PCI remove under a CPU mapping. The harness fails the
-# run on any kernel warning.
+# access (tools/tests/axon-gpu-basic), VRAM scrubbing (no buffer shows an
+# earlier one's data, after a free, a MOVE or a driver rebind), rmmod while
+# a buffer lives, and sysfs unbind and PCI remove under a CPU mapping. The
+# harness fails the run on any kernel warning.
 set -u
 . "$(dirname "$0")/lib.sh"
 
@@ -14,10 +15,11 @@ gpu_bdf() {
 	basename "$(readlink -f /sys/class/misc/axon_gpu0/device)"
 }
 
-plan 25
+plan 28
 check "axon_gpu.ko is loaded" grep -q '^axon_gpu ' /proc/modules
 check "$dev exists" wait_for 10 test -c $dev
 subtest "axon-gpu-basic" "$test" $dev
+subtest "VRAM is scrubbed (axon-gpu-basic --scrub)" "$test" --scrub $dev
 
 # A live buffer holds the module (the dma-buf's owner): the holder keeps
 # only the buffer's fd and mapping, not the device.
@@ -51,6 +53,8 @@ diag "$(cat $hold)"
 check "rmmod after unbind" rmmod axon_gpu
 check "insmod after unbind" insmod "$AXON_GPU_KO"
 check "$dev is back after rebind" wait_for 10 test -c $dev
+# the revoked buffer's data is still in the VRAM: a new buffer there is zero
+subtest "VRAM is scrubbed after rebind" "$test" --scrub $dev
 "$test" $dev >/tmp/again.log 2>&1
 check "axon-gpu-basic after rebind" [ $? -eq 0 ]
 
@@ -66,6 +70,7 @@ check "the mapping faults with SIGBUS" wait_for 10 grep -q 'touch: SIGBUS' $hold
 wait $holder
 echo 1 >/sys/bus/pci/rescan
 check "$dev is back after rescan" wait_for 10 test -c $dev
+subtest "VRAM is scrubbed after rescan" "$test" --scrub $dev
 "$test" $dev >/tmp/again.log 2>&1
 check "axon-gpu-basic after rescan" [ $? -eq 0 ]
 finish
