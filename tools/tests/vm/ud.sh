@@ -16,7 +16,7 @@ set -u
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 
 pt_require_rdma
-plan 5
+plan 7
 side=$PT_SIDE
 
 subtest "UD verbs on $RDMA_DEV" \
@@ -56,4 +56,19 @@ pt_run send_bw_ud_post 18702 ib_send_bw -d "$RDMA_DEV" -x "$GID_IDX" -F \
 ok=0
 pt_sides_ok "ib_send_bw -c UD --use_old_post_send" "^ *1024 " && ok=1
 check "ib_send_bw -c UD 1 KiB, ibv_post_send ($side)" [ $ok = 1 ]
+
+# Every GID the table lists works, index 0 (the link-local one) as well
+# as the address's: when the port listed RoCE v1 GIDs, -g 0 was one and
+# ibv_ud_pingpong failed to create its AH while ibv_rc_pingpong ran RoCE
+# v2 frames on it.
+pt_run ud_pingpong_gid0 18703 ibv_ud_pingpong -d "$RDMA_DEV" -g 0 \
+	-n 20 -s 512 -c
+ok=0
+pt_sides_ok ibv_ud_pingpong "^20 iters in " && ok=1
+check "ibv_ud_pingpong -g 0, the link-local GID ($side)" [ $ok = 1 ]
+pt_run rc_pingpong_gid0 18704 ibv_rc_pingpong -d "$RDMA_DEV" -g 0 \
+	-n 20 -s 4096 -c
+ok=0
+pt_sides_ok ibv_rc_pingpong "^20 iters in " && ok=1
+check "ibv_rc_pingpong -g 0, the link-local GID ($side)" [ $ok = 1 ]
 finish
