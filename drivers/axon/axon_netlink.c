@@ -9,6 +9,13 @@
  * and refused with an extended ack. A request runs under axon_nl_lock,
  * and a device leaves the list under it before its removal starts: a
  * device found in the list stays whole until the request is done.
+ *
+ * What costs an admin command is for CAP_NET_ADMIN only: QP_GET (a QP's
+ * PSNs are what a forger must guess, and RUD's token is mixed from
+ * them; each QP answered takes a QUERY_QP_LIVE), refused by genetlink
+ * before it gets here, and DEV_GET's wire test settings (a WIRE_TEST),
+ * left out for other users. So no unprivileged request reaches the
+ * device's admin queue.
  */
 
 #include <linux/capability.h>
@@ -88,7 +95,9 @@ static struct axon_dev *axon_nl_find(struct nlattr **attrs,
 	return NULL;
 }
 
-static int axon_nl_put_dev(struct sk_buff *msg, struct axon_dev *adev)
+/* @admin: the requester has CAP_NET_ADMIN; only then the wire test. */
+static int axon_nl_put_dev(struct sk_buff *msg, struct axon_dev *adev,
+			   bool admin)
 {
 	u32 version = axon_rd(adev, AXON_REG_VERSION);
 	u32 drop = 0, reorder = 0, qps = 0;
@@ -128,7 +137,7 @@ static int axon_nl_put_dev(struct sk_buff *msg, struct axon_dev *adev)
 		qps++;
 	if (nla_put_u32(msg, AXON_NL_ATTR_QP_COUNT, qps))
 		return -EMSGSIZE;
-	if (adev->wire_test &&
+	if (admin && adev->wire_test &&
 	    !axon_cmd_wire_test(&adev->aq, 0, &drop, &reorder) &&
 	    (nla_put_u32(msg, AXON_NL_ATTR_WIRE_DROP_EVERY, drop) ||
 	     nla_put_u32(msg, AXON_NL_ATTR_WIRE_REORDER_EVERY, reorder)))
@@ -137,14 +146,14 @@ static int axon_nl_put_dev(struct sk_buff *msg, struct axon_dev *adev)
 }
 
 static int axon_nl_fill_dev(struct sk_buff *msg, struct axon_dev *adev,
-			    u32 portid, u32 seq, int flags)
+			    bool admin, u32 portid, u32 seq, int flags)
 {
 	void *hdr = genlmsg_put(msg, portid, seq, &axon_nl_family, flags,
 				AXON_NL_CMD_DEV_GET);
 
 	if (!hdr)
 		return -EMSGSIZE;
-	if (axon_nl_put_dev(msg, adev)) {
+	if (axon_nl_put_dev(msg, adev, admin)) {
 		genlmsg_cancel(msg, hdr);
 		return -EMSGSIZE;
 	}
@@ -165,8 +174,10 @@ static int axon_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 		return -ENOMEM;
 	mutex_lock(&axon_nl_lock);
 	adev = axon_nl_find(info->attrs, info->extack);
-	err = adev ? axon_nl_fill_dev(msg, adev, info->snd_portid,
-				      info->snd_seq, 0) : -ENODEV;
+	err = adev ? axon_nl_fill_dev(msg, adev,
+				      netlink_capable(skb, CAP_NET_ADMIN),
+				      info->snd_portid, info->snd_seq, 0) :
+		     -ENODEV;
 	mutex_unlock(&axon_nl_lock);
 	if (err) {
 		nlmsg_free(msg);
@@ -179,6 +190,7 @@ static int axon_nl_dev_get_doit(struct sk_buff *skb, struct genl_info *info)
 static int axon_nl_dev_get_dumpit(struct sk_buff *skb,
 				  struct netlink_callback *cb)
 {
+	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	struct axon_dev *adev;
 	long i = 0;
 
@@ -186,7 +198,8 @@ static int axon_nl_dev_get_dumpit(struct sk_buff *skb,
 	list_for_each_entry(adev, &axon_nl_devs, nl_node) {
 		if (i++ < cb->args[0])
 			continue;
-		if (axon_nl_fill_dev(skb, adev, NETLINK_CB(cb->skb).portid,
+		if (axon_nl_fill_dev(skb, adev, admin,
+				     NETLINK_CB(cb->skb).portid,
 				     cb->nlh->nlmsg_seq, NLM_F_MULTI))
 			break;
 		cb->args[0] = i;
@@ -452,9 +465,11 @@ static const struct genl_small_ops axon_nl_ops[] = {
 		.flags = GENL_ADMIN_PERM,
 	},
 	{
+		/* PSNs: refused before a QUERY_QP_LIVE, doit or dump */
 		.cmd = AXON_NL_CMD_QP_GET,
 		.doit = axon_nl_qp_get_doit,
 		.dumpit = axon_nl_qp_get_dumpit,
+		.flags = GENL_ADMIN_PERM,
 	},
 };
 

@@ -8,9 +8,17 @@
  * QUERY_QP_LIVE per QP); if the device does not answer, the rest is
  * shown.
  * The rdma tool reads them from one RDMA_NLDEV_ATTR_DRIVER table each.
+ *
+ * The core asks for them on behalf of any local user, so the device's
+ * part of a QP (its state, PSNs, window, counters and the admin command
+ * that reads them) goes to CAP_NET_ADMIN only; other users get the
+ * driver's own numbers (QPN, queue sizes). The raw records (-r) are
+ * CAP_NET_ADMIN's anyway: the core refuses the request to anyone else.
  */
 
+#include <linux/capability.h>
 #include <net/netlink.h>
+#include <net/sock.h>
 #include <rdma/rdma_netlink.h>
 #include <rdma/restrack.h>
 
@@ -64,9 +72,23 @@ static int axon_res_qp_live(struct sk_buff *msg, const struct axon_qp_live *l)
 	return 0;
 }
 
-static int axon_res_qp(struct sk_buff *msg, void *obj)
+/*
+ * Whether the reader of @msg has CAP_NET_ADMIN, as the core asks it for
+ * its own fields (netlink_capable()), which it does not pass on. A dump's
+ * message already belongs to the reader's socket: its opener and the
+ * caller must both have it. A single object's answer belongs to no
+ * socket yet and is built in the context of the request's sender.
+ */
+static bool axon_res_admin(const struct sk_buff *msg)
 {
-	struct ib_qp *ibqp = obj;
+	if (msg->sk)
+		return msg->sk->sk_socket && sk_capable(msg->sk, CAP_NET_ADMIN);
+	return capable(CAP_NET_ADMIN);
+}
+
+/* The device's part: its state, and with AXON_CAP_QP_LIVE the rest. */
+static int axon_res_qp_hw(struct sk_buff *msg, struct ib_qp *ibqp)
+{
 	struct axon_dev *adev = to_adev(ibqp->device);
 	struct axon_qp *qp = to_aqp(ibqp);
 	struct axon_qp_live live;
@@ -86,6 +108,17 @@ static int axon_res_qp(struct sk_buff *msg, void *obj)
 					     axon_qp_state_name(le32_to_cpu(a.state)))) {
 		return -EMSGSIZE;
 	}
+	return 0;
+}
+
+static int axon_res_qp(struct sk_buff *msg, void *obj)
+{
+	struct ib_qp *ibqp = obj;
+	struct axon_qp *qp = to_aqp(ibqp);
+
+	/* the device's part for CAP_NET_ADMIN only */
+	if (axon_res_admin(msg) && axon_res_qp_hw(msg, ibqp))
+		return -EMSGSIZE;
 	if (rdma_nl_put_driver_u32(msg, "hw_qpn", qp->qpn) ||
 	    rdma_nl_put_driver_u32(msg, "sq_depth", qp->sq.depth) ||
 	    rdma_nl_put_driver_u32(msg, "sq_wqe_size", 1U << qp->sq.wqe_shift))

@@ -17,7 +17,9 @@
  * an attribute of the wrong type or length, out of range, or not one a
  * request may carry is refused with EINVAL or ERANGE, a missing one with
  * EINVAL, and each with an extended ack message naming the attribute.
- * Commands that change state need ``CAP_NET_ADMIN`` (EPERM otherwise).
+ * Commands that change state, and QP_GET, need ``CAP_NET_ADMIN`` (EPERM
+ * otherwise), and DEV_GET leaves out for other users what takes a device
+ * command to read: no request of an unprivileged user reaches the device.
  *
  * Answers are one message per object, attributes at the top level. A
  * field a device does not have is left out, never sent as 0.
@@ -29,12 +31,14 @@
  * enum axon_nl_cmd - commands of the axon family
  * @AXON_NL_CMD_UNSPEC: not a command
  * @AXON_NL_CMD_DEV_GET: a device (@AXON_NL_ATTR_DEV_NAME), or every
- *	device with ``NLM_F_DUMP``: what it is and its wire test settings
+ *	device with ``NLM_F_DUMP``: what it is and, to ``CAP_NET_ADMIN``
+ *	only, its wire test settings
  * @AXON_NL_CMD_DEV_SET: ``CAP_NET_ADMIN``; the device's wire test
  *	settings (@AXON_NL_ATTR_WIRE_DROP_EVERY,
  *	@AXON_NL_ATTR_WIRE_REORDER_EVERY, at least one); EOPNOTSUPP
  *	without ``AXON_CAP_WIRE_TEST``
- * @AXON_NL_CMD_QP_GET: one QP of a device (@AXON_NL_ATTR_DEV_NAME,
+ * @AXON_NL_CMD_QP_GET: ``CAP_NET_ADMIN`` (its PSNs are what a forger
+ *	must guess); one QP of a device (@AXON_NL_ATTR_DEV_NAME,
  *	@AXON_NL_ATTR_QPN; ENOENT if it has none by that number), or each of
  *	its QPs with ``NLM_F_DUMP``: the driver's view, and the device's live
  *	transport state and counters
