@@ -54,6 +54,7 @@ enum {
 /* AIM_QP1, AIM_PAIR1 and AIM_PAIR2 pick one of the QPs */
 #define AIM_QP1             0x01    /* the second QP of its pair */
 #define AIM_MR1             0x02    /* else MR 0 */
+#define AIM_OVER_FR         AIM_MR1 /* STEP_POST's BIND_MW: over op_key[0] */
 #define AIM_GUESSED_QPN     0x04
 #define AIM_BAD_ICRC        0x08
 #define AIM_PEER_PSN        0x10    /* the PSNs the other QP sends */
@@ -92,9 +93,11 @@ static TQp rud[2];                  /* with pair 0's PSNs */
 /*
  * The keys the local operations work on: [0] a fast-registration MR, [1]
  * and [2] windows of type 1 and 2 over [3], an MR over MR 1's pages that
- * allows them; each as last registered or bound (by the fuzzer's tag).
+ * allows them, or over [0]; each as last registered or bound (by the
+ * fuzzer's tag), at op_iova.
  */
 static uint32_t op_key[4];
+static uint64_t op_iova[4];
 static uint32_t srqn;
 static uint16_t srq_pi;
 static int wire_port;
@@ -240,11 +243,22 @@ static void post_work(const Step *st)
     /* RDMA through a key a local operation made, now and then */
     if (st->key_xor & 2) {
         w.rkey = cpu_to_le32(*target);
+        w.remote_addr = cpu_to_le64(op_iova[target - op_key] +
+                                    st->dmalen % (MEM_PAGES * 4096));
     }
     if (op == AXON_WR_SEND_INV || op == AXON_WR_LOCAL_INV) {
         w.rkey = cpu_to_le32(*target ^ (st->key_xor >> 8 & 0xff));
     }
+    /* a LOCAL_INV names no memory: with an SGE, the device refuses it */
+    if (op == AXON_WR_LOCAL_INV && !(st->aim & AIM_INLINE)) {
+        w.num_sge = 0;
+        post_send(rdma, qp, &w, NULL, NULL);
+        return;
+    }
     if (op == AXON_WR_REG_MR || op == AXON_WR_BIND_MW) {
+        /* a window over the fast-registration MR, or over op_key[3] */
+        int parent = st->aim & AIM_OVER_FR ? 0 : 3;
+
         /* a new tag, or the same: both are rules the device checks */
         target = &op_key[op == AXON_WR_REG_MR ? 0 : 1 + (st->syndrome & 1)];
         *target = AXON_KEY(AXON_KEY_GET_INDEX(*target),
@@ -252,7 +266,9 @@ static void post_work(const Step *st)
         w.rkey = cpu_to_le32(*target);
         w.num_sge = 0;
         w.remote_addr = cpu_to_le64(op == AXON_WR_REG_MR ? st->swap_add :
-                                    le64_to_cpu(rsg.addr));
+                                    op_iova[parent] +
+                                    st->offset % (MEM_PAGES * 4096));
+        op_iova[target - op_key] = le64_to_cpu(w.remote_addr);
         memset(&w.reg, 0, sizeof(w.reg));
         if (op == AXON_WR_REG_MR) {
             w.reg.length = cpu_to_le64(st->dmalen);
@@ -262,7 +278,8 @@ static void post_work(const Step *st)
             w.reg.access = st->psn_delta;
         } else {
             w.bind.length = cpu_to_le64(st->dmalen % (MEM_PAGES * 4096));
-            w.bind.mr_key = cpu_to_le32(op_key[3] ^ (st->key_xor >> 16 & 1));
+            w.bind.mr_key = cpu_to_le32(op_key[parent] ^
+                                        (st->key_xor >> 16 & 1));
             w.bind.access = st->psn_delta & 0x0e;
         }
         post_send(rdma, qp, &w, NULL, NULL);
@@ -454,6 +471,7 @@ static void bring_up_keys(void)
                                MEM_PAGES * 4096ULL - 0x123 - 5, MEM_PAGES, 12,
                                1, &v), ==, AXON_ADMIN_SUCCESS);
     op_key[3] = v;
+    op_iova[3] = rdma->mr[1].iova;
     cmd.mr.pdn = cpu_to_le32(rdma->pdn);
     cmd.mr.npages = cpu_to_le32(FR_PAGES);
     cmd.mr.flags = cpu_to_le16(AXON_MR_FAST_REG);
@@ -468,7 +486,9 @@ static void bring_up_keys(void)
         g_assert_cmpuint(cmd_result(rdma->a, &cmd, AXON_ADMIN_CREATE_MR, &v),
                          ==, AXON_ADMIN_SUCCESS);
         op_key[i] = v;
+        op_iova[i] = rdma->mr[1].iova;
     }
+    op_iova[0] = 0;
 }
 
 /* What rdma_bring_up does not set up: the target's own QPs and keys */
