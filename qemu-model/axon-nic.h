@@ -159,6 +159,8 @@ struct AxonNicState {
     uint32_t tx_reorder_every; /* test hook: swap it with the next one */
     uint32_t tx_ce_every;   /* test hook: mark every Nth ECT frame CE */
     AxonCcConf cc;          /* dcqcn=, dcqcn-* */
+    /* test hook x-rx-tx-max: the most RoCE frames one received frame sent */
+    uint32_t rx_tx_max;
 };
 
 /* axon-nic.c: the core's services */
