@@ -4,9 +4,10 @@
  * Takes send WQEs from the SQ into the QP's window (a send doorbell for
  * its first packets, then the engine bottom half), checks them, and
  * segments them at the path MTU into packets: at most a window of PSNs
- * in flight, READs asked a window at a time, at most max_rd_atomic READs
- * and atomics outstanding, fences honoured. Retransmission (go-back-N)
- * only moves the cursor back: axon-roce-comp.c does it.
+ * in flight, READs asked a wire window at a time (in loopback too), at
+ * most max_rd_atomic READ requests and atomics outstanding, fences
+ * honoured. Retransmission (go-back-N) only moves the cursor back:
+ * axon-roce-comp.c does it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -166,15 +167,25 @@ static bool axon_roce_ack_point(AxonQp *qp)
 }
 
 /*
- * The PSNs of the READ request e sends at the cursor. On the wire a long
- * READ is asked for a window at a time; asked again from a lost response
- * on, only to the end of that window's request: the responder answers a
- * duplicate only inside a request it saved.
+ * Responses a READ request asks for at most: a long READ is asked a wire
+ * window at a time (its parts, each a request of its own with its own
+ * PSNs), in loopback too, so that no request of ours asks a responder for
+ * more than that (Documentation/wire-security.rst, "READs in bursts").
+ */
+static uint32_t axon_roce_read_part_pkts(const AxonQp *qp)
+{
+    return axon_roce_wire_pkts(qp);
+}
+
+/*
+ * The PSNs of the READ request e sends at the cursor: the rest of its
+ * part. Asked again from a lost response on, only to the end of that
+ * part: the responder answers a duplicate only inside a request it saved.
  */
 static uint32_t axon_roce_read_part(AxonQp *qp, AxonSwqe *e)
 {
     uint32_t k = axon_psn_diff(qp->req.cur_psn, e->first_psn);
-    uint32_t w = axon_roce_window(qp);
+    uint32_t w = axon_roce_read_part_pkts(qp);
 
     return MIN(e->npkts - k, w - k % w);
 }
@@ -195,16 +206,33 @@ static bool axon_roce_window_full(AxonQp *qp, AxonSwqe *e)
            (int32_t)axon_roce_window(qp);
 }
 
-/* READ and atomic WQEs sent and not completed. */
+/*
+ * READ requests (parts of READ WQEs) and atomics sent before the cursor
+ * and not answered yet: each holds one of the responder's resources
+ * (max_dest_rd_atomic) until its last response has come.
+ */
 static unsigned axon_roce_rd_outstanding(AxonQp *qp)
 {
+    uint32_t p = axon_roce_read_part_pkts(qp);
     unsigned n = 0;
     uint16_t i;
 
-    for (i = qp->comp.sq_comp; i != qp->req.cur; i++) {
+    for (i = qp->comp.sq_comp; i != qp->req.sq_fetch; i++) {
         AxonSwqe *e = axon_win(qp, i);
+        uint32_t from, to;
 
-        n += axon_swqe_rd_atomic(e) && !e->done;
+        if (!e->done && axon_swqe_rd_atomic(e)) {
+            from = axon_psn_diff(e->resp_psn, e->first_psn);
+            to = i == qp->req.cur ?
+                 axon_psn_diff(qp->req.cur_psn, e->first_psn) : e->npkts;
+            if (to > from) {
+                n += e->opcode == AXON_WR_RDMA_READ ?
+                     DIV_ROUND_UP(to, p) - from / p : 1;
+            }
+        }
+        if (i == qp->req.cur) {
+            break;
+        }
     }
     return n;
 }
@@ -359,7 +387,9 @@ unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
             axon_roce_complete(s, qp);
             continue;
         }
-        if (!qp->req.cur_off && axon_swqe_rd_atomic(e) &&
+        /* a new READ request or atomic (not one sent again) */
+        if (axon_swqe_rd_atomic(e) &&
+            axon_psn_diff(qp->req.cur_psn, qp->req.psn_hi) >= 0 &&
             axon_roce_rd_outstanding(qp) >= max_rd) {
             break;
         }
