@@ -156,12 +156,19 @@ typedef struct AxonSwqe {
     };
 } AxonSwqe;
 
-/* A responder resource: a READ or atomic, kept for duplicates. */
+/*
+ * A responder resource: a READ or atomic, kept for duplicates, and its
+ * answer while the engine sends it (a burst at a time): responses sent
+ * up to sent, from first on (a duplicate answers again from its PSN).
+ */
 typedef struct AxonRdRes {
     bool valid;
     bool atomic;
+    bool replay;                /* answering a duplicate */
     uint32_t psn;
     uint32_t npkts;
+    uint32_t sent;              /* next response, of npkts; npkts: done */
+    uint32_t first;             /* the response this answer began at */
     uint64_t va;
     uint32_t rkey;
     uint32_t len;
@@ -206,7 +213,13 @@ typedef struct AxonResp {
     uint32_t wr_left;
     uint32_t wr_len;
     AxonRdRes res[AXON_MAX_RD_ATOMIC];
-    unsigned res_next;
+    unsigned res_next;          /* the oldest: the next to reuse */
+    unsigned answering;         /* resources with responses to send */
+    bool aeth_owed;             /* an ACK or NAK waits behind them ... */
+    uint8_t aeth_syndrome;
+    uint32_t aeth_psn;
+    bool failing;               /* ... a NAK, then the QP goes to ERR */
+    uint16_t fail_event;
 } AxonResp;
 
 /* A QP's counters, from its creation (struct axon_qp_live). */

@@ -10,6 +10,11 @@
  * answered, an atomic executed. A request that fails a check is NAKed
  * and the QP goes to ERR.
  *
+ * READ responses and atomic ACKs are owed in the saved resources and
+ * sent in PSN order, a burst (AXON_ROCE_RESP_BURST) while the request is
+ * taken and the rest from the engine (axon_roce_resp_run), however long
+ * the READ; an ACK or NAK for a later PSN waits for them.
+ *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
@@ -47,18 +52,104 @@ void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
     axon_roce_xmit(s, qp, &pkt);
 }
 
-/* A request the responder cannot accept: NAK it, the QP goes to ERR. */
-static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
-                                uint16_t event, const char *why)
+/* Can the responder take requests and answer them? */
+static bool axon_roce_resp_up(const AxonQp *qp)
+{
+    return qp->state == AXON_QPS_RTR || qp->state == AXON_QPS_RTS;
+}
+
+/* The QP fails with a NAK of psn: everything owed before it was sent. */
+static void axon_roce_resp_fail_now(AxonNicState *s, AxonQp *qp, uint32_t psn,
+                                    uint8_t nak, uint16_t event,
+                                    const char *why)
 {
     qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: request PSN %u "
-                  "refused (%s), NAK %u\n", qp->qpn, qp->resp.epsn, why, nak);
-    trace_axon_nic_err_roce_resp(qp->qpn, qp->resp.epsn, nak, why);
-    axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT | nak, qp->resp.epsn);
+                  "refused (%s), NAK %u\n", qp->qpn, psn, why, nak);
+    trace_axon_nic_err_roce_resp(qp->qpn, psn, nak, why);
+    axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT | nak, psn);
     if (event) {
         axon_qp_event(s, qp, event);
     }
     axon_qp_error(s, qp);
+}
+
+/*
+ * A request the responder cannot accept: NAK it, the QP goes to ERR. The
+ * NAK leaves after the READ responses and atomic ACKs owed for earlier
+ * PSNs (responses go in PSN order); meanwhile no request is taken.
+ */
+static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
+                                uint16_t event, const char *why)
+{
+    AxonResp *r = &qp->resp;
+
+    if (!r->answering) {
+        axon_roce_resp_fail_now(s, qp, r->epsn, nak, event, why);
+        return;
+    }
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: request PSN %u "
+                  "refused (%s), NAK %u after the responses owed\n", qp->qpn,
+                  r->epsn, why, nak);
+    r->failing = true;
+    r->fail_event = event;
+    r->aeth_owed = true;
+    r->aeth_syndrome = AETH_NAK << AETH_TYPE_SHIFT | nak;
+    r->aeth_psn = r->epsn;
+}
+
+/*
+ * An ACK or NAK of the responder: sent now or, while responses for
+ * earlier PSNs wait to be sent, after them (a requester takes an
+ * acknowledgement past a READ's PSNs for lost responses). The latest one
+ * waits, but an ACK does not replace a NAK of the expected PSN, which
+ * acknowledges as much; a failing QP's NAK is its last word.
+ */
+static void axon_roce_resp_aeth(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
+                                uint32_t psn)
+{
+    AxonResp *r = &qp->resp;
+
+    if (!r->answering) {
+        axon_roce_send_ack(s, qp, syndrome, psn);
+        return;
+    }
+    if (r->failing ||
+        (r->aeth_owed && syndrome >> AETH_TYPE_SHIFT == AETH_ACK &&
+         r->aeth_syndrome >> AETH_TYPE_SHIFT != AETH_ACK &&
+         r->aeth_psn == r->epsn)) {
+        return;
+    }
+    r->aeth_owed = true;
+    r->aeth_syndrome = syndrome;
+    r->aeth_psn = psn;
+}
+
+/* The coalesced ACK of everything before the expected PSN. */
+void axon_roce_resp_ack(AxonNicState *s, AxonQp *qp)
+{
+    axon_roce_resp_aeth(s, qp, AETH_NO_CREDIT, axon_psn_add(qp->resp.epsn, -1));
+}
+
+/* The ACK or NAK that waited for the responses, once they are sent. */
+static unsigned axon_roce_resp_owed(AxonNicState *s, AxonQp *qp)
+{
+    AxonResp *r = &qp->resp;
+
+    if (!r->aeth_owed) {
+        return 0;
+    }
+    r->aeth_owed = false;
+    if (r->failing) {
+        r->failing = false;
+        axon_roce_resp_fail_now(s, qp, r->aeth_psn, r->aeth_syndrome & 0x1f,
+                                r->fail_event, "after the responses owed");
+    } else if (r->aeth_syndrome >> AETH_TYPE_SHIFT == AETH_ACK) {
+        axon_roce_send_ack(s, qp, r->aeth_syndrome,
+                           axon_psn_add(r->epsn, -1));
+    } else {
+        axon_roce_send_ack(s, qp, r->aeth_syndrome, r->aeth_psn);
+    }
+    return 1;
 }
 
 /*
@@ -153,48 +244,6 @@ uint32_t axon_roce_recv_room(AxonQp *qp)
     return MIN(room, UINT32_MAX);
 }
 
-/*
- * Sends READ responses for [va, va + len) of mr (NULL if len is 0)
- * starting at psn; false if the memory could not be read.
- */
-static bool axon_roce_read_resp(AxonNicState *s, AxonQp *qp, uint32_t psn,
-                                AxonMr *mr, uint64_t va, uint32_t len)
-{
-    uint32_t n = len ? DIV_ROUND_UP(len, qp->mtu) : 1, k;
-
-    for (k = 0; k < n; k++) {
-        uint32_t chunk = MIN(qp->mtu, len - k * qp->mtu);
-        AxonPkt pkt = {
-            .dqpn = le32_to_cpu(qp->attr.dest_qpn),
-            .psn = axon_psn_add(psn, k),
-            .syndrome = AETH_NO_CREDIT,
-            .msn = qp->resp.msn,
-            .payload = s->rdma->rspbuf,
-            .len = chunk,
-        };
-
-        if (n == 1) {
-            pkt.opcode = IB_READ_RESP_ONLY;
-        } else if (!k) {
-            pkt.opcode = IB_READ_RESP_FIRST;
-        } else if (k + 1 == n) {
-            pkt.opcode = IB_READ_RESP_LAST;
-        } else {
-            pkt.opcode = IB_READ_RESP_MIDDLE;
-        }
-        if (chunk && !axon_mr_rw(s, mr, va + (uint64_t)k * qp->mtu,
-                                 s->rdma->rspbuf, chunk,
-                                 DMA_DIRECTION_TO_DEVICE)) {
-            return false;
-        }
-        axon_roce_xmit(s, qp, &pkt);
-        if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
-            return true;
-        }
-    }
-    return true;
-}
-
 static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
                                  uint64_t orig)
 {
@@ -208,6 +257,191 @@ static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
     };
 
     axon_roce_xmit(s, qp, &pkt);
+}
+
+/* res has responses (or an atomic ACK) to send. */
+static bool axon_roce_res_pending(const AxonRdRes *res)
+{
+    return res->valid && res->sent < res->npkts;
+}
+
+/* A new request's resource (filled in): answered from its first PSN. */
+static void axon_roce_res_start(AxonQp *qp, AxonRdRes *res)
+{
+    res->sent = res->first = 0;
+    res->replay = false;
+    qp->resp.answering++;
+}
+
+/*
+ * A duplicate asks res again from its response k on: answered again from
+ * there. One still being answered goes back to k if it is past it;
+ * responses not sent yet are sent anyway.
+ */
+static void axon_roce_res_replay(AxonQp *qp, AxonRdRes *res, uint32_t k)
+{
+    if (axon_roce_res_pending(res)) {
+        if (k >= res->sent) {
+            return;
+        }
+    } else {
+        qp->resp.answering++;
+        res->replay = true;
+    }
+    res->sent = res->first = k;
+}
+
+/* Response k of res goes out: the answer is done with the last. */
+static void axon_roce_res_sent(AxonQp *qp, AxonRdRes *res, uint32_t k)
+{
+    res->sent = k + 1;
+    if (res->sent == res->npkts) {
+        qp->resp.answering--;
+    }
+}
+
+/* The oldest resource with responses to send: PSN order. */
+static AxonRdRes *axon_roce_next_answer(AxonQp *qp)
+{
+    unsigned i;
+
+    for (i = 0; i < AXON_MAX_RD_ATOMIC; i++) {
+        AxonRdRes *res = &qp->resp.res[(qp->resp.res_next + i) %
+                                       AXON_MAX_RD_ATOMIC];
+
+        if (axon_roce_res_pending(res)) {
+            return res;
+        }
+    }
+    return NULL;
+}
+
+/*
+ * Sends up to budget READ responses of res from res->sent on; returns
+ * how many. The key is checked again for each burst, as the MR may be
+ * gone since the request: a READ's first answer then fails the QP (a
+ * NAK of the response due), a duplicate's answer just stops (a duplicate
+ * never fails a QP).
+ */
+static unsigned axon_roce_read_burst(AxonNicState *s, AxonQp *qp,
+                                     AxonRdRes *res, unsigned budget)
+{
+    uint32_t k = res->sent, n = MIN(budget, res->npkts - k), i;
+    uint64_t off = (uint64_t)k * qp->mtu;
+    uint8_t nak = NAK_REM_ACCESS;
+    uint16_t event = AXON_EVENT_QP_ACCESS_ERR;
+    const char *why = "READ no longer allowed";
+    AxonMr *mr = NULL;
+
+    if (res->len) {
+        mr = axon_mr_check_remote(s, qp, res->rkey, res->va + off,
+                                  MIN(res->len - off, (uint64_t)n * qp->mtu),
+                                  AXON_ACCESS_REMOTE_READ);
+    }
+    if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
+        (res->len && !mr)) {
+        goto fail;
+    }
+    for (i = k; i < k + n; i++) {
+        uint64_t at = (uint64_t)i * qp->mtu;
+        uint32_t chunk = res->len ? MIN(qp->mtu, res->len - at) : 0;
+        bool first = i == res->first, last = i + 1 == res->npkts;
+        AxonPkt pkt = {
+            .opcode = first ? (last ? IB_READ_RESP_ONLY : IB_READ_RESP_FIRST) :
+                      (last ? IB_READ_RESP_LAST : IB_READ_RESP_MIDDLE),
+            .dqpn = le32_to_cpu(qp->attr.dest_qpn),
+            .psn = axon_psn_add(res->psn, i),
+            .syndrome = AETH_NO_CREDIT,
+            .msn = qp->resp.msn,
+            .payload = s->rdma->rspbuf,
+            .len = chunk,
+        };
+
+        if (chunk && !axon_mr_rw(s, mr, res->va + at, s->rdma->rspbuf, chunk,
+                                 DMA_DIRECTION_TO_DEVICE)) {
+            nak = NAK_REM_OP;
+            event = AXON_EVENT_QP_FATAL;
+            why = "READ source not readable";
+            goto fail;
+        }
+        axon_roce_res_sent(qp, res, i);
+        axon_roce_xmit(s, qp, &pkt);
+        if (!axon_roce_resp_up(qp)) {
+            /* in loopback the requester's QP may be this one, failed */
+            return i + 1 - k;
+        }
+    }
+    return n;
+
+fail:
+    n = res->sent - k;
+    if (res->replay) {
+        res->sent = res->npkts;
+        qp->resp.answering--;
+        s->rdma->stats.stray++;
+        qp->stats.stray++;
+        return n;
+    }
+    axon_roce_resp_fail_now(s, qp, axon_psn_add(res->psn, res->sent), nak,
+                            event, why);
+    return n;
+}
+
+/*
+ * The engine's part of the responder: up to budget READ responses and
+ * atomic ACKs owed, oldest first, then the ACK or NAK that waited for
+ * them. Returns the packets sent.
+ */
+unsigned axon_roce_resp_run(AxonNicState *s, AxonQp *qp, unsigned budget)
+{
+    unsigned sent = 0;
+
+    while (qp->resp.answering && sent < budget && axon_roce_resp_up(qp)) {
+        AxonRdRes *res = axon_roce_next_answer(qp);
+
+        if (!res) {
+            qp->resp.answering = 0;
+            break;
+        }
+        if (res->atomic) {
+            axon_roce_res_sent(qp, res, 0);
+            axon_roce_atomic_ack(s, qp, res->psn, res->orig);
+            sent++;
+            continue;
+        }
+        sent += axon_roce_read_burst(s, qp, res, budget - sent);
+    }
+    if (!qp->resp.answering && axon_roce_resp_up(qp)) {
+        sent += axon_roce_resp_owed(s, qp);
+    }
+    return sent;
+}
+
+/*
+ * What a request asked for is answered: one burst now, while the frame
+ * that asked is handled, the rest from the engine.
+ */
+static void axon_roce_answer(AxonNicState *s, AxonQp *qp)
+{
+    axon_roce_resp_run(s, qp, AXON_ROCE_RESP_BURST);
+    if (qp->resp.answering && axon_roce_resp_up(qp)) {
+        axon_roce_schedule(s, qp);
+    }
+}
+
+/* The QP leaves RTR and RTS: nothing owed is sent any more. */
+void axon_roce_resp_stop(AxonQp *qp)
+{
+    unsigned i;
+
+    for (i = 0; i < AXON_MAX_RD_ATOMIC; i++) {
+        if (axon_roce_res_pending(&qp->resp.res[i])) {
+            qp->resp.res[i].sent = qp->resp.res[i].npkts;
+        }
+    }
+    qp->resp.answering = 0;
+    qp->resp.aeth_owed = false;
+    qp->resp.failing = false;
 }
 
 /*
@@ -239,7 +473,9 @@ static AxonRdRes *axon_roce_saved(AxonQp *qp, const AxonPkt *pkt, bool atomic)
  * A request with a PSN already executed: answered again from what was
  * saved of it, never executed again. A READ or atomic matching nothing
  * saved (forged, or too old) is dropped, and nothing it names is checked
- * or touched: a duplicate never moves the QP to ERR.
+ * or touched: a duplicate never moves the QP to ERR. A saved READ is
+ * answered again from the duplicate's PSN to its end (IBA 9.8.3.3, as
+ * rxe does), in bursts as a new one.
  */
 static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
                                 const AxonPkt *pkt)
@@ -262,21 +498,21 @@ static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
         qp->stats.stray++;
         return;
     }
-    if (kind == KIND_ATOMIC) {
-        axon_roce_atomic_ack(s, qp, pkt->psn, res->orig);
-        return;
+    if (kind == KIND_READ) {
+        /* the data is read again: the MR may be gone since */
+        if (pkt->dmalen) {
+            mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, pkt->dmalen,
+                                      AXON_ACCESS_REMOTE_READ);
+        }
+        if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
+            (pkt->dmalen && !mr)) {
+            s->rdma->stats.stray++;
+            qp->stats.stray++;
+            return;
+        }
     }
-    /* the data is read again: the MR may be gone since */
-    if (pkt->dmalen) {
-        mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, pkt->dmalen,
-                           AXON_ACCESS_REMOTE_READ);
-    }
-    if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
-        (pkt->dmalen && !mr) ||
-        !axon_roce_read_resp(s, qp, pkt->psn, mr, pkt->va, pkt->dmalen)) {
-        s->rdma->stats.stray++;
-        qp->stats.stray++;
-    }
+    axon_roce_res_replay(qp, res, axon_psn_diff(pkt->psn, res->psn));
+    axon_roce_answer(s, qp);
 }
 
 /* Does op continue the message of the previous request? */
@@ -390,6 +626,22 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
     }
 }
 
+/*
+ * The resource a new READ or atomic takes: the oldest, unless it is still
+ * being answered. A requester has no more READs and atomics outstanding
+ * than max_dest_rd_atomic, at most AXON_MAX_RD_ATOMIC: one that has more
+ * gets an invalid request NAK, as the IBA has it (false).
+ */
+static bool axon_roce_res_free(AxonNicState *s, AxonQp *qp)
+{
+    if (!axon_roce_res_pending(&qp->resp.res[qp->resp.res_next])) {
+        return true;
+    }
+    axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+                        "more READs and atomics than max_dest_rd_atomic");
+    return false;
+}
+
 static AxonRdRes *axon_roce_new_res(AxonQp *qp)
 {
     AxonRdRes *res = &qp->resp.res[qp->resp.res_next];
@@ -409,6 +661,9 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
     if (pkt->va & 7) {
         axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                             "misaligned atomic");
+        return;
+    }
+    if (!axon_roce_res_free(s, qp)) {
         return;
     }
     mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, 8,
@@ -435,9 +690,14 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
     res->orig = orig;
     qp->resp.epsn = axon_psn_add(qp->resp.epsn, 1);
     qp->resp.msn++;
-    axon_roce_atomic_ack(s, qp, pkt->psn, orig);
+    axon_roce_res_start(qp, res);
+    axon_roce_answer(s, qp);
 }
 
+/*
+ * A READ: checked and saved, then answered in bursts (axon_roce_answer),
+ * whatever its length: a peer may ask for up to 2 GiB in one request.
+ */
 static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
                                 const AxonPkt *pkt)
 {
@@ -460,6 +720,9 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
                             "READ too long");
         return;
     }
+    if (!axon_roce_res_free(s, qp)) {
+        return;
+    }
     res = axon_roce_new_res(qp);
     res->valid = true;
     res->psn = pkt->psn;
@@ -469,10 +732,8 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
     res->len = pkt->dmalen;
     qp->resp.epsn = axon_psn_add(qp->resp.epsn, n);
     qp->resp.msn++;
-    if (!axon_roce_read_resp(s, qp, pkt->psn, mr, pkt->va, pkt->dmalen)) {
-        axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
-                            "READ source not readable");
-    }
+    axon_roce_res_start(qp, res);
+    axon_roce_answer(s, qp);
 }
 
 /* A request for a QP acting as responder. */
@@ -482,7 +743,8 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     uint8_t kind = axon_ib_ops[pkt->opcode].kind;
     int32_t d;
 
-    if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
+    /* a failing QP takes nothing while its last responses go out */
+    if (!axon_roce_resp_up(qp) || qp->resp.failing) {
         s->rdma->stats.rx_drops++;
         return;
     }
@@ -497,8 +759,8 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         qp->stats.out_of_seq++;
         if (!qp->resp.nak_sent) {
             qp->resp.nak_sent = true;
-            axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT |
-                               NAK_PSN_SEQ, qp->resp.epsn);
+            axon_roce_resp_aeth(s, qp, AETH_NAK << AETH_TYPE_SHIFT |
+                                NAK_PSN_SEQ, qp->resp.epsn);
         }
         return;
     }
@@ -519,8 +781,8 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
          (kind == KIND_WRITE && (flags & OP_IMM))) &&
         axon_qp_recv_wq(qp)->ci == axon_qp_recv_wq(qp)->pi) {
         trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, 0);
-        axon_roce_send_ack(s, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
-                           qp->attr.min_rnr_timer, pkt->psn);
+        axon_roce_resp_aeth(s, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
+                            qp->attr.min_rnr_timer, pkt->psn);
         return;
     }
     switch (kind) {
@@ -539,7 +801,7 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         qp->resp.last_op = pkt->opcode;
         return;
     }
-    if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
+    if (!axon_roce_resp_up(qp) || qp->resp.failing) {
         return;
     }
     qp->resp.last_op = pkt->opcode;

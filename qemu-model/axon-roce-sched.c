@@ -2,10 +2,12 @@
  * axon-nic: the RC transport's engine and timers
  *
  * The engine bottom half runs the scheduled QPs' requesters round robin
- * within a budget and sends the ACKs the responders owe, coalesced; a
- * send doorbell runs its QP's first packets at once. The ACK timeout and
- * the RNR wait share one timer per QP. The QP state machine
- * (axon-nic-qp.c) calls in here when a QP reaches RTR, RTS or ERR.
+ * within a budget, with the READ responses and atomic ACKs their
+ * responders owe (a long READ is answered a turn at a time), and sends
+ * the ACKs the responders owe, coalesced; a send doorbell runs its QP's
+ * first packets at once. The ACK timeout and the RNR wait share one
+ * timer per QP. The QP state machine (axon-nic-qp.c) calls in here when
+ * a QP reaches RTR, RTS or ERR.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -59,8 +61,7 @@ void axon_roce_ack_owed(AxonNicState *s, AxonQp *qp)
     if (qp->type == AXON_QPT_RUD) {
         axon_rud_send_ack(s, qp);
     } else {
-        axon_roce_send_ack(s, qp, AETH_NO_CREDIT,
-                           axon_psn_add(qp->resp.epsn, -1));
+        axon_roce_resp_ack(s, qp);
     }
 }
 
@@ -158,6 +159,7 @@ void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp)
     timer_del(qp->comp.retry_timer);
     timer_del(qp->cc.pace_timer);
     axon_rud_stop(qp);
+    axon_roce_resp_stop(qp);
     qp->comp.rnr_wait = false;
     if (qp->scheduled) {
         QTAILQ_REMOVE(&s->rdma->sched, qp, sched);
@@ -295,6 +297,24 @@ static unsigned axon_roce_rc_send(AxonNicState *s, AxonQp *qp,
     return n;
 }
 
+/*
+ * RC: the responses the responder owes (half the budget when the
+ * requester has work too), then the requester.
+ */
+static unsigned axon_roce_rc_run(AxonNicState *s, AxonQp *qp, unsigned budget)
+{
+    unsigned n = 0;
+
+    if (axon_roce_answering(qp)) {
+        n = axon_roce_resp_run(s, qp, axon_roce_unsent(qp) ?
+                               MAX(budget / 2, 1) : budget);
+    }
+    if (n < budget && qp->state == AXON_QPS_RTS) {
+        n += axon_roce_rc_send(s, qp, budget - n);
+    }
+    return n;
+}
+
 /* Runs the QP's sender for up to budget packets; returns how many. */
 static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
 {
@@ -306,8 +326,18 @@ static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
     case AXON_QPT_RUD:
         return axon_rud_req_run(s, qp, budget);
     default:
-        return axon_roce_rc_send(s, qp, budget);
+        return axon_roce_rc_run(s, qp, budget);
     }
+}
+
+/*
+ * The QP has more to send after a turn that sent n of quota: its
+ * requester when the quota stopped it, not its window; responses owed in
+ * any case.
+ */
+static bool axon_roce_more(AxonQp *qp, unsigned n, unsigned quota)
+{
+    return axon_roce_answering(qp) || (n == quota && axon_roce_unsent(qp));
 }
 
 /*
@@ -334,7 +364,7 @@ void axon_roce_kick(AxonNicState *s, AxonQp *qp)
     axon_roce_flush_acks(s);
     r->engine_busy = false;
     /* waking the main loop for nothing would only contend for the lock */
-    if (n == AXON_ROCE_DB_BUDGET && axon_roce_unsent(qp)) {
+    if (axon_roce_more(qp, n, AXON_ROCE_DB_BUDGET)) {
         axon_roce_schedule(s, qp);
     }
 }
@@ -368,7 +398,7 @@ void axon_roce_bh(void *opaque)
         budget -= n;
         axon_roce_flush_acks(s);
         /* stopped by the quota, not for want of work: not done yet */
-        if (n == quota && axon_roce_unsent(qp)) {
+        if (axon_roce_more(qp, n, quota)) {
             axon_roce_schedule(s, qp);
         }
     }

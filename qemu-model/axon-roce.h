@@ -40,6 +40,15 @@
 #define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
 
 /*
+ * READ responses and atomic ACKs a responder sends while it takes the
+ * request that asks for them (RUD's cap on a READ request too); the rest
+ * leave from the engine, AXON_ROCE_QP_BUDGET a QP per turn. A READ may
+ * ask for 2 GiB: no received frame holds the main loop for longer than
+ * this burst (Documentation/wire-security.rst, "READs in bursts").
+ */
+#define AXON_ROCE_RESP_BURST        16
+
+/*
  * Bytes a QP has in flight on the wire at most: what the fabric's buffers
  * hold (the test fabric's sockets take 4 MiB, see qemu-model/patches); a
  * larger burst only gets lost and sent again. 256 KiB keeps two VMs busy
@@ -152,6 +161,12 @@ static inline uint32_t axon_roce_wire_pkts(const AxonQp *qp)
     return MAX(AXON_ROCE_WIRE_WINDOW / qp->mtu, 1);
 }
 
+/* The responder owes READ responses or atomic ACKs. */
+static inline bool axon_roce_answering(const AxonQp *qp)
+{
+    return qp->resp.answering;
+}
+
 /* axon-roce-req.c */
 void axon_roce_fetch(AxonNicState *s, AxonQp *qp);
 bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt);
@@ -192,6 +207,9 @@ bool axon_gid_is_v4(const uint8_t *gid);
 void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
                         uint32_t psn);
+void axon_roce_resp_ack(AxonNicState *s, AxonQp *qp);
+unsigned axon_roce_resp_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_roce_resp_stop(AxonQp *qp);
 bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp);
 uint32_t axon_roce_recv_pdn(AxonQp *qp);
 uint32_t axon_roce_recv_room(AxonQp *qp);
