@@ -7,6 +7,7 @@
  */
 
 #include "axon-nic-qos.h"
+#include "qemu/units.h"
 
 static void test_rdma_query(void)
 {
@@ -658,6 +659,113 @@ static void test_rdma_read_atomic(void)
     expect_cqe(r, a->scq, 0x202, 0, AXON_WC_REM_INV_REQ_ERR);
     g_assert_cmpuint(qp_state(r->a, a->qpn), ==, AXON_QPS_ERR);
     g_assert_cmpuint(qp_state(r->a, r->qp[1].qpn), ==, AXON_QPS_ERR);
+    rdma_stop(r);
+}
+
+/*
+ * A long READ is asked in parts of a wire window (256 KiB at MTU 1024),
+ * each a READ request with PSNs of its own, in loopback as on the wire:
+ * the responder is never asked for more at once
+ * (Documentation/wire-security.rst, "READs in bursts").
+ */
+static void test_rdma_read_parts(void)
+{
+    Rdma *r = rdma_setup(7);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    uint32_t len = 1000000, n = DIV_ROUND_UP(len, R_MTU);
+    g_autofree uint8_t *data = pattern(len, 9);
+    struct axon_qp_live st[2];
+
+    mr_access(r, 1, r->mr[1].iova + 100, data, len, true);
+    qp_live(r->a, b->qpn, &st[0]);
+    post_sge_wqe(r, a, AXON_WR_RDMA_READ, 0, 0x300, 0, len, 100,
+                 r->mr[1].key);
+    expect_cqe(r, a->scq, 0x300, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
+    check_mem(r, 0, 0, data, len);
+    qp_live(r->a, b->qpn, &st[1]);
+    /* 977 responses: requests for 256, 256, 256 and 209 of them */
+    g_assert_cmpuint(le64_to_cpu(st[1].cnt.rx_pkts) -
+                     le64_to_cpu(st[0].cnt.rx_pkts), ==, 4);
+    g_assert_cmphex(le32_to_cpu(st[1].epsn), ==,
+                    (le32_to_cpu(st[0].epsn) + n) & AXON_PSN_MASK);
+    g_assert_cmpuint(le64_to_cpu(st[1].cnt.dup_reqs), ==, 0);
+    rdma_stop(r);
+}
+
+/*
+ * An MR of len bytes at iova in 64 KiB pages, page j on block j % blocks
+ * of the guest memory at phys: a long MR over little memory.
+ */
+static uint32_t repeat_mr(Rdma *r, uint64_t iova, uint64_t len,
+                          uint64_t phys, unsigned blocks)
+{
+    uint32_t npages = len >> 16, j;
+    g_autofree uint64_t *pbl = g_new(uint64_t, npages);
+    uint64_t key;
+
+    for (j = 0; j < npages; j++) {
+        pbl[j] = cpu_to_le64(phys + ((uint64_t)(j % blocks) << 16));
+    }
+    qtest_memwrite(r->a->qts, PBL_ADDR, pbl, npages * sizeof(*pbl));
+    g_assert_cmpuint(create_mr(r->a, r->pdn, AXON_ACCESS_ALL, iova, len,
+                               npages, 16, 1, &key), ==, AXON_ADMIN_SUCCESS);
+    return key;
+}
+
+/*
+ * A 64 MiB READ in loopback: 256 requests, at most max_rd_atomic (16) of
+ * them outstanding at once (the responder NAKs a 17th: it keeps no more),
+ * answered in bursts; it completes. Responder page j is on block j % 5,
+ * requester page j on block j % 4: the last page written on requester
+ * block k (page 1020 + k) is read from responder block k.
+ */
+static void test_rdma_read_long(void)
+{
+    Rdma *r = rdma_setup(7);
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    uint64_t len = 64 * MiB, src = 0x4000000, dst = 0x4800000;
+    uint64_t riova = 0x7e0000000000ULL, liova = 0x7e1000000000ULL;
+    uint32_t rkey = repeat_mr(r, riova, len, src, 5);
+    uint32_t lkey = repeat_mr(r, liova, len, dst, 4);
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_READ,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+        .wr_id = cpu_to_le64(0x301),
+        .remote_addr = cpu_to_le64(riova),
+        .rkey = cpu_to_le32(rkey),
+    };
+    struct axon_sge sg = {
+        .addr = cpu_to_le64(liova),
+        .length = cpu_to_le32(len),
+        .lkey = cpu_to_le32(lkey),
+    };
+    struct axon_qp_live st[2];
+    int k;
+
+    for (k = 0; k < 5; k++) {
+        g_autofree uint8_t *blk = pattern(64 * KiB, 40 + k);
+
+        qtest_memwrite(r->a->qts, src + k * 64 * KiB, blk, 64 * KiB);
+    }
+    qp_live(r->a, b->qpn, &st[0]);
+    post_send(r, a, &w, &sg, NULL);
+    expect_cqe(r, a->scq, 0x301, AXON_WC_RDMA_READ, AXON_WC_SUCCESS);
+    qp_live(r->a, b->qpn, &st[1]);
+    g_assert_cmpuint(le64_to_cpu(st[1].cnt.rx_pkts) -
+                     le64_to_cpu(st[0].cnt.rx_pkts), ==, len / (256 * KiB));
+    g_assert_cmpuint(le64_to_cpu(st[1].cnt.tx_pkts) -
+                     le64_to_cpu(st[0].cnt.tx_pkts), ==, len / R_MTU);
+    g_assert_cmpuint(le64_to_cpu(st[1].cnt.err_naks_sent), ==, 0);
+    for (k = 0; k < 4; k++) {
+        g_autofree uint8_t *want = pattern(64 * KiB, 40 + k);
+        g_autofree uint8_t *got = g_malloc(64 * KiB);
+
+        qtest_memread(r->a->qts, dst + k * 64 * KiB, got, 64 * KiB);
+        g_assert_cmpmem(got, 64 * KiB, want, 64 * KiB);
+    }
+    g_assert_cmpuint(qp_state(r->a, a->qpn), ==, AXON_QPS_RTS);
+    g_assert_cmpuint(qp_state(r->a, b->qpn), ==, AXON_QPS_RTS);
     rdma_stop(r);
 }
 
@@ -1402,6 +1510,8 @@ void axon_nic_rdma_tests(void)
     qtest_add_func("/axon-nic/rdma-send-stream", test_rdma_send_stream);
     qtest_add_func("/axon-nic/rdma-ceq-full", test_rdma_ceq_full);
     qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
+    qtest_add_func("/axon-nic/rdma-read-parts", test_rdma_read_parts);
+    qtest_add_func("/axon-nic/rdma-read-long", test_rdma_read_long);
     qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);
     qtest_add_func("/axon-nic/rdma-garbage-wqe", test_rdma_garbage_wqe);
 }

@@ -8,6 +8,9 @@
 
 #include "axon-nic-qos.h"
 #include "axon-nic-forge.h"
+#include "qapi/qmp/qdict.h"
+#include "qemu/units.h"
+#include <poll.h>
 
 /* WRITE, SEND, READ and an atomic over the wire, maybe lossy. */
 static void rdma_traffic(Rdma *r, int rounds)
@@ -772,6 +775,380 @@ static void test_rdma_planes(void)
     rdma_stop(r);
 }
 
+/*
+ * Long READs asked in one request, as a peer such as rxe asks them
+ * (Documentation/wire-security.rst, "READs in bursts"). The device's wire
+ * goes to a socket of the test's, which plays the QPs' peer (10.0.0.1):
+ * it sends READ requests to QP 1 and takes the responses.
+ */
+
+#define F_READ_RESP_FIRST 0x0d
+#define F_READ_RESP_MIDDLE 0x0e
+#define F_READ_RESP_LAST 0x0f
+
+#define RESP_BURST_MAX 64       /* the engine's burst of one QP */
+#define LONG_IOVA 0x7e0000000000ULL
+#define LONG_PHYS 0x4000000ULL  /* guest memory behind long MRs */
+
+typedef struct Peer {
+    Rdma *r;
+    int fd;                     /* what the device sends comes here */
+} Peer;
+
+/* The fixture's QPs on a wire whose far end is the test (rcvbuf: bytes). */
+static Peer *peer_start(int rcvbuf)
+{
+    Peer *p = g_new0(Peer, 1);
+    struct sockaddr_in sa = { .sin_family = AF_INET };
+    socklen_t sl = sizeof(sa);
+    int dev = free_udp_port();
+    g_autofree char *args = NULL;
+    Axon *a;
+
+    p->fd = socket(AF_INET, SOCK_DGRAM, 0);
+    g_assert_cmpint(p->fd, >=, 0);
+    sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    g_assert_cmpint(bind(p->fd, (struct sockaddr *)&sa, sizeof(sa)), ==, 0);
+    g_assert_cmpint(getsockname(p->fd, (struct sockaddr *)&sa, &sl), ==, 0);
+    /* past rmem_max if allowed: a lost response is only asked again */
+    if (setsockopt(p->fd, SOL_SOCKET, SO_RCVBUFFORCE, &rcvbuf,
+                   sizeof(rcvbuf))) {
+        setsockopt(p->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
+    }
+    args = g_strdup_printf(",id=nic0,mac=" T_MAC ",x-wire-loopback=on,"
+                           "netdev=n0 -netdev socket,id=n0,"
+                           "udp=127.0.0.1:%d,localaddr=127.0.0.1:%d",
+                           ntohs(sa.sin_port), dev);
+    a = axon_start(args);
+    wire_open(a, dev);
+    p->r = rdma_bring_up(a, true, 7, false);
+    return p;
+}
+
+static void peer_stop(Peer *p)
+{
+    close(p->fd);
+    rdma_stop(p->r);
+    g_free(p);
+}
+
+/* A frame the device sent, within ms; its length, or -1 if none came. */
+static ssize_t peer_recv(Peer *p, uint8_t *buf, size_t size, int ms)
+{
+    struct pollfd pfd = { .fd = p->fd, .events = POLLIN };
+
+    if (poll(&pfd, 1, ms) <= 0) {
+        return -1;
+    }
+    return recv(p->fd, buf, size, 0);
+}
+
+/* The test hook x-rx-tx-max: the most packets one received frame sent. */
+static int64_t rx_tx_max(Axon *a, bool clear)
+{
+    QDict *rsp = qtest_qmp(a->qts, "{'execute': 'qom-get', 'arguments': "
+                           "{'path': 'nic0', 'property': 'x-rx-tx-max'}}");
+    int64_t v = qdict_haskey(rsp, "return") ?
+                qdict_get_int(rsp, "return") : -1;
+
+    qobject_unref(rsp);
+    if (clear) {
+        qobject_unref(qtest_qmp(a->qts, "{'execute': 'qom-set', 'arguments': "
+                                "{'path': 'nic0', 'property': 'x-rx-tx-max',"
+                                " 'value': 0}}"));
+    }
+    return v;
+}
+
+/* The BTH and AETH of a response from the device (IPv4, no VLAN). */
+typedef struct Rsp {
+    uint8_t opcode;
+    uint32_t dqpn, psn;
+    uint8_t syndrome;
+    const uint8_t *payload;
+    uint32_t len;
+} Rsp;
+
+static bool parse_rsp(const uint8_t *f, ssize_t n, Rsp *r)
+{
+    const uint8_t *ib = f + 14 + 20 + 8;
+    ssize_t hdr = 12;
+
+    if (n < 14 + 20 + 8 + 12 + 4 || lduw_be_p(f + 12) != 0x0800) {
+        return false;
+    }
+    r->opcode = ib[0];
+    r->dqpn = ldl_be_p(ib + 4) & 0xffffff;
+    r->psn = ldl_be_p(ib + 8) & AXON_PSN_MASK;
+    r->syndrome = 0;
+    if (r->opcode != F_READ_RESP_MIDDLE) {
+        r->syndrome = ib[12];
+        hdr += 4;
+    }
+    n -= 14 + 20 + 8 + hdr + ((ib[1] >> 4) & 3) + 4;
+    if (n < 0) {
+        return false;
+    }
+    r->payload = ib + hdr;
+    r->len = n;
+    return true;
+}
+
+/*
+ * A long MR of the responder (QP 1's side): len bytes at LONG_IOVA in
+ * pages of 2^shift bytes, page j on block j % blocks at LONG_PHYS, each
+ * block a pattern of its own.
+ */
+typedef struct LongMr {
+    uint32_t key;
+    uint64_t len;
+    unsigned shift, blocks;
+    uint8_t *blk[16];
+} LongMr;
+
+static void long_mr(Rdma *r, LongMr *m, uint64_t len, unsigned shift,
+                    unsigned blocks, bool fill)
+{
+    uint32_t npages = len >> shift, j;
+    g_autofree uint64_t *pbl = g_new(uint64_t, npages);
+    uint64_t key;
+
+    g_assert_cmpuint(blocks, <=, ARRAY_SIZE(m->blk));
+    m->len = len;
+    m->shift = shift;
+    m->blocks = blocks;
+    for (j = 0; j < blocks; j++) {
+        m->blk[j] = fill ? pattern(1u << shift, 60 + j) : NULL;
+        if (fill) {
+            qtest_memwrite(r->a->qts, LONG_PHYS + ((uint64_t)j << shift),
+                           m->blk[j], 1u << shift);
+        }
+    }
+    for (j = 0; j < npages; j++) {
+        pbl[j] = cpu_to_le64(LONG_PHYS + ((uint64_t)(j % blocks) << shift));
+    }
+    qtest_memwrite(r->a->qts, PBL_ADDR, pbl, npages * sizeof(*pbl));
+    g_assert_cmpuint(create_mr(r->a, r->pdn, AXON_ACCESS_ALL, LONG_IOVA, len,
+                               npages, shift, 1, &key), ==,
+                     AXON_ADMIN_SUCCESS);
+    m->key = key;
+}
+
+static void long_mr_free(LongMr *m)
+{
+    for (unsigned j = 0; j < m->blocks; j++) {
+        g_free(m->blk[j]);
+    }
+}
+
+/* The peer's READ request to QP 1 for the MR from response k on. */
+static void long_ask(Peer *p, const LongMr *m, uint32_t k)
+{
+    uint8_t buf[FORGE_MAX_FRAME];
+    Forged f = {
+        .opcode = F_READ_REQ, .dqpn = p->r->qp[1].qpn,
+        .psn = f_psn(F_PSN0, k), .va = LONG_IOVA + (uint64_t)k * R_MTU,
+        .rkey = m->key, .dmalen = m->len - (uint64_t)k * R_MTU,
+    };
+
+    inject(p->r->a, buf, forge_frame(&f, buf));
+}
+
+/* Response k of the MR's READ: its length and its bytes. */
+static void long_check(const LongMr *m, uint32_t k, const Rsp *rsp)
+{
+    uint64_t off = (uint64_t)k * R_MTU;
+    uint32_t want = MIN(R_MTU, m->len - off);
+    const uint8_t *blk = m->blk[(off >> m->shift) % m->blocks];
+
+    g_assert_cmpuint(rsp->len, ==, want);
+    g_assert_cmpmem(rsp->payload, rsp->len,
+                    blk + (off & ((1u << m->shift) - 1)), want);
+}
+
+/*
+ * A 64 MiB READ in one request: one received frame sends at most a burst
+ * of responses, the rest leave from the engine; every response comes, in
+ * PSN order, right; a duplicate of the request asked while it is answered
+ * (at response 1,000 once 2,000 came) and one asked after it (the last 40)
+ * are answered again from their PSN on; a lost response is asked again
+ * the same way. A WRITE sent right behind the READ is acknowledged only
+ * after the READ's last response (responses leave in PSN order).
+ */
+static void test_rdma_read_bursts(void)
+{
+    Peer *p = peer_start(64 * MiB);
+    Rdma *r = p->r;
+    TQp *a = &r->qp[0], *b = &r->qp[1];
+    LongMr m;
+    uint32_t n, next = 0, hi = 0, again = 0, asked = UINT32_MAX, quiet = 0;
+    uint32_t k, restart = 0, firsts = 0;
+    bool acked = false, lost = false, dup_sent = false;
+    g_autofree uint8_t *junk = pattern(512, 77);
+    uint8_t buf[FORGE_MAX_FRAME + 64];
+    struct axon_qp_live st;
+    Forged wf = {
+        .opcode = F_WRITE_ONLY, .dqpn = b->qpn,
+        .va = r->mr[1].iova + 5000, .rkey = r->mr[1].key, .dmalen = 512,
+        .payload = junk, .len = 512,
+    };
+    Rsp rsp;
+    ssize_t len;
+
+    long_mr(r, &m, 64 * MiB, 16, 13, true);
+    n = m.len / R_MTU;
+    wf.psn = f_psn(F_PSN0, n);
+    g_assert_cmpint(rx_tx_max(r->a, true), ==, 0);
+    long_ask(p, &m, 0);
+    inject(r->a, buf, forge_frame(&wf, buf));
+    while (next < n || !acked || (!lost && firsts < 2)) {
+        len = peer_recv(p, buf, sizeof(buf), 1000);
+        if (len < 0) {
+            /* a lost response, or lost ones at the end: asked again */
+            g_assert_cmpuint(++quiet, <, 20);
+            if (next < n) {
+                lost = true;
+                long_ask(p, &m, next);
+            }
+            continue;
+        }
+        g_assert_true(parse_rsp(buf, len, &rsp));
+        g_assert_cmphex(rsp.dqpn, ==, a->qpn);
+        if (rsp.opcode == F_ACK) {
+            /* the WRITE's, after every response the READ asked for */
+            g_assert_cmphex(rsp.psn, ==, wf.psn);
+            g_assert_cmphex(rsp.syndrome, ==, F_SYN_ACK);
+            g_assert_false(acked);
+            if (!lost) {
+                g_assert_cmpuint(hi, ==, n);
+            }
+            acked = true;
+            continue;
+        }
+        g_assert_cmpuint(rsp.opcode, >=, F_READ_RESP_FIRST);
+        g_assert_cmpuint(rsp.opcode, <=, F_READ_RESP_ONLY);
+        k = (rsp.psn - F_PSN0) & AXON_PSN_MASK;
+        g_assert_cmpuint(k, <, n);
+        long_check(&m, k, &rsp);
+        g_assert_true((rsp.opcode == F_READ_RESP_LAST ||
+                       rsp.opcode == F_READ_RESP_ONLY) == (k == n - 1));
+        if (rsp.opcode == F_READ_RESP_FIRST ||
+            rsp.opcode == F_READ_RESP_ONLY) {
+            firsts++;
+            restart = k;
+        }
+        hi = MAX(hi, k + 1);
+        if (k == next) {
+            next++;
+        } else if (k < next) {
+            again++;
+        } else if (asked != next) {
+            lost = true;
+            asked = next;
+            long_ask(p, &m, next);
+        }
+        if (!dup_sent && next >= 2000) {
+            dup_sent = true;
+            long_ask(p, &m, 1000);
+        }
+    }
+    k = rx_tx_max(r->a, false);
+    g_test_message("%u responses, %u again, %u answers begun, loss %d; one "
+                   "received frame sent %u at most", n, again, firsts, lost, k);
+    g_assert_cmpuint(k, >, 0);
+    g_assert_cmpuint(k, <=, RESP_BURST_MAX);
+    if (!lost) {
+        /* the duplicate's answer began at its PSN */
+        g_assert_cmpuint(firsts, ==, 2);
+        g_assert_cmpuint(restart, ==, 1000);
+    }
+    check_mem(r, 1, 5000, junk, 512);
+
+    /* the rest of the duplicate's answer, and what a loss asked again */
+    while ((len = peer_recv(p, buf, sizeof(buf), 500)) >= 0) {
+        g_assert_true(parse_rsp(buf, len, &rsp));
+        g_assert_cmpuint(rsp.opcode, !=, F_ACK);
+        k = (rsp.psn - F_PSN0) & AXON_PSN_MASK;
+        g_assert_cmpuint(k, <, n);
+        long_check(&m, k, &rsp);
+    }
+    /* after the answer: a duplicate of its last 40 responses */
+    long_ask(p, &m, n - 40);
+    for (k = n - 40; k < n; k++) {
+        len = peer_recv(p, buf, sizeof(buf), 5000);
+        g_assert_cmpint(len, >, 0);
+        g_assert_true(parse_rsp(buf, len, &rsp));
+        g_assert_cmphex(rsp.psn, ==, f_psn(F_PSN0, k));
+        g_assert_cmpuint(rsp.opcode, ==, k == n - 40 ? F_READ_RESP_FIRST :
+                         k == n - 1 ? F_READ_RESP_LAST : F_READ_RESP_MIDDLE);
+        long_check(&m, k, &rsp);
+    }
+    g_assert_cmpint(peer_recv(p, buf, sizeof(buf), 300), <, 0);
+    g_assert_cmpuint(rx_tx_max(r->a, false), <=, RESP_BURST_MAX);
+    qp_live(r->a, b->qpn, &st);
+    g_assert_cmpuint(le32_to_cpu(st.state), ==, AXON_QPS_RTS);
+    g_assert_cmphex(le32_to_cpu(st.epsn), ==, f_psn(F_PSN0, n + 1));
+    g_assert_cmpuint(le64_to_cpu(st.cnt.dup_reqs), >=, 2);
+    g_assert_cmpuint(le64_to_cpu(st.cnt.err_naks_sent), ==, 0);
+    long_mr_free(&m);
+    peer_stop(p);
+}
+
+/*
+ * Benchmark, not a test (AXON_BENCH_READ_MIB=n registers it): how long
+ * the main loop is held while the device answers one READ request of n
+ * MiB (2048: the largest). A qtest register read is sent back to back
+ * from before the request until the last response left; the longest wait
+ * for one is the main loop's longest stall. Nothing reads the wire, so
+ * the kernel drops what the device sends: the time is the device's.
+ */
+static void bench_read_stall(void)
+{
+    uint64_t mib = g_ascii_strtoull(getenv("AXON_BENCH_READ_MIB"), NULL, 10);
+    Peer *p = peer_start(0);
+    Rdma *r = p->r;
+    LongMr m;
+    uint32_t n, tx0, tx, pings = 0, over_ms = 0;
+    int64_t t0, t, last, stall = 0, idle = 0, stall_at = 0, v;
+
+    g_assert_cmpuint(mib, >=, 1);
+    g_assert_cmpuint(mib, <=, 2048);
+    long_mr(r, &m, mib * MiB, 21, 4, false);
+    n = m.len / R_MTU;
+    /* the idle main loop, for reference */
+    last = g_get_monotonic_time();
+    for (int i = 0; i < 2000; i++) {
+        rd(r->a, AXON_REG_STAT_TX_PKTS);
+        t = g_get_monotonic_time();
+        idle = MAX(idle, t - last);
+        last = t;
+    }
+    tx0 = rd(r->a, AXON_REG_STAT_TX_PKTS);
+    rx_tx_max(r->a, true);
+    t0 = last = g_get_monotonic_time();
+    long_ask(p, &m, 0);
+    do {
+        tx = rd(r->a, AXON_REG_STAT_TX_PKTS);
+        t = g_get_monotonic_time();
+        over_ms += t - last > 1000;
+        if (t - last > stall) {
+            stall = t - last;
+            stall_at = last - t0;
+        }
+        last = t;
+        pings++;
+    } while (tx - tx0 < n && t - t0 < 600 * G_USEC_PER_SEC);
+    v = rx_tx_max(r->a, false);
+    printf("# read-stall: %" PRIu64 " MiB READ, %u responses of %u bytes: "
+           "%u sent in %.3f s; longest main-loop stall %.3f ms "
+           "(from %.3f s), %u register reads between, %u waited over 1 ms; "
+           "idle loop's longest %.3f ms; x-rx-tx-max %" PRId64 "\n", mib, n,
+           R_MTU, tx - tx0, (t - t0) / 1e6, stall / 1e3, stall_at / 1e6,
+           pings, over_ms, idle / 1e3, v);
+    g_assert_cmpuint(tx - tx0, >=, n);
+    peer_stop(p);
+}
+
 void axon_nic_wire_tests(void)
 {
     qtest_add_func("/axon-nic/rdma-wire", test_rdma_wire);
@@ -785,4 +1162,8 @@ void axon_nic_wire_tests(void)
                    test_rdma_forged_responses);
     qtest_add_func("/axon-nic/rdma-key-draw", test_rdma_key_draw);
     qtest_add_func("/axon-nic/rdma-planes", test_rdma_planes);
+    qtest_add_func("/axon-nic/rdma-read-bursts", test_rdma_read_bursts);
+    if (getenv("AXON_BENCH_READ_MIB")) {
+        qtest_add_func("/axon-nic/bench/read-stall", bench_read_stall);
+    }
 }
