@@ -716,8 +716,10 @@ static uint32_t axon_qp_type_attrs(const AxonQp *qp)
         return AXON_QP_ATTR_UD;
     case AXON_QPT_UC:
         return AXON_QP_ATTR_UC;
-    default:
+    case AXON_QPT_RUD:
         return AXON_QP_ATTR_ALL & ~AXON_QP_ATTR_QKEY;
+    default:
+        return AXON_QP_ATTR_ALL & ~(AXON_QP_ATTR_QKEY | AXON_QP_ATTR_PEER_KEY);
     }
 }
 
@@ -744,6 +746,11 @@ static bool axon_qp_ud_transition_ok(uint32_t cur, uint32_t new,
 static bool axon_qp_transition_ok(const AxonQp *qp, uint32_t cur,
                                   uint32_t new, uint32_t mask)
 {
+    /* a RUD QP is given its peer's key on the way to RTR, and then only */
+    if ((mask & AXON_QP_ATTR_PEER_KEY) &&
+        (cur != AXON_QPS_INIT || new != AXON_QPS_RTR)) {
+        return false;
+    }
     if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
         return true;
     }
@@ -756,7 +763,9 @@ static bool axon_qp_transition_ok(const AxonQp *qp, uint32_t cur,
     case AXON_QPS_INIT:
         if (new == AXON_QPS_RTR) {
             uint32_t need = AXON_QP_ATTR_PATH | AXON_QP_ATTR_PATH_MTU |
-                            AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN;
+                            AXON_QP_ATTR_DEST_QPN | AXON_QP_ATTR_RQ_PSN |
+                            (qp->type == AXON_QPT_RUD ?
+                             AXON_QP_ATTR_PEER_KEY : 0);
             return (mask & need) == need;
         }
         return new == AXON_QPS_INIT &&
@@ -818,6 +827,9 @@ static const char *axon_qp_check_attr(AxonNicState *s,
         ((mask & AXON_QP_ATTR_MAX_DEST_RD_ATOMIC) &&
          a->max_dest_rd_atomic > AXON_MAX_RD_ATOMIC)) {
         return "bad retry, timer or rd_atomic";
+    }
+    if ((mask & AXON_QP_ATTR_PEER_KEY) && !a->peer_key_lo && !a->peer_key_hi) {
+        return "bad peer key";
     }
     return NULL;
 }
@@ -912,6 +924,11 @@ uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
         return AXON_ADMIN_BAD_STATE;
     }
     axon_qp_apply_attr(&qp->attr, &a, mask);
+    /* kept by the transport alone: QUERY_QP never shows it */
+    if (mask & AXON_QP_ATTR_PEER_KEY) {
+        axon_rud_set_peer_key(qp, (uint64_t)le32_to_cpu(a.peer_key_hi) << 32 |
+                                  le32_to_cpu(a.peer_key_lo));
+    }
     trace_axon_nic_rdma_qp_state(qp->qpn, cur, new);
     if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
         axon_roce_ack_owed(s, qp);
@@ -919,10 +936,17 @@ uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
     if (new == AXON_QPS_RESET) {
         qp->state = new;
         axon_qp_forget(s, qp);
+        if (qp->rud) {
+            axon_rud_forget(qp);
+        }
     } else if (new == AXON_QPS_ERR) {
         axon_qp_error(s, qp);
     } else {
         qp->state = new;
+        if (cur == AXON_QPS_RESET && qp->rud) {
+            /* a new key each time the QP is connected: its owner's alone */
+            *result = axon_rud_open(qp);
+        }
         if (cur == AXON_QPS_INIT && new == AXON_QPS_RTR) {
             axon_roce_qp_rtr(s, qp);
         } else if (new == AXON_QPS_RTS && cur != AXON_QPS_RTS) {

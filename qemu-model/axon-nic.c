@@ -508,7 +508,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES | AXON_CAP_CLOCK |
               AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
               AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
-              AXON_CAP_PLANES | AXON_CAP_RUD;
+              AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

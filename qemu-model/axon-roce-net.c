@@ -81,25 +81,26 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
         q += IB_CNP_RSVD_LEN;
     }
     if (flags & OP_RUDETH) {
-        stl_be_p(q, pkt->token);
-        stl_be_p(q + 4, pkt->msg_id);
-        stl_be_p(q + 8, pkt->msg_len);
-        stl_be_p(q + 12, pkt->offset);
-        q[16] = pkt->rud_op;
-        memset(q + 17, 0, 3);
-        memcpy(q + 20, &pkt->imm, IB_IMM_LEN);
-        stl_be_p(q + 24, pkt->rkey);
-        stl_be_p(q + 28, pkt->req_len);
-        stq_be_p(q + 32, pkt->va);
+        memset(q, 0, IB_RUDETH_LEN);
+        stq_be_p(q + AXON_RUDETH_KEY, pkt->key);
+        stl_be_p(q + AXON_RUDETH_MSG_ID, pkt->msg_id);
+        stl_be_p(q + AXON_RUDETH_MSG_LEN, pkt->msg_len);
+        stl_be_p(q + AXON_RUDETH_OFFSET, pkt->offset);
+        q[AXON_RUDETH_OP] = pkt->rud_op;
+        memcpy(q + AXON_RUDETH_IMM, &pkt->imm, IB_IMM_LEN);
+        stl_be_p(q + AXON_RUDETH_RKEY, pkt->rkey);
+        stl_be_p(q + AXON_RUDETH_REQ_LEN, pkt->req_len);
+        stq_be_p(q + AXON_RUDETH_VA, pkt->va);
         q += IB_RUDETH_LEN;
     }
     if (flags & OP_SACKETH) {
-        stl_be_p(q, pkt->token);
-        q[4] = pkt->syndrome;
-        q[5] = pkt->ce;
-        stw_be_p(q + 6, 0);
-        stl_be_p(q + 8, pkt->ack_psn);
-        stl_be_p(q + 12, pkt->err_psn);
+        memset(q, 0, IB_SACKETH_LEN);
+        stq_be_p(q + AXON_SACKETH_KEY, pkt->key);
+        q[AXON_SACKETH_SYNDROME] = pkt->syndrome;
+        q[AXON_SACKETH_CE] = pkt->ce;
+        stl_be_p(q + AXON_SACKETH_ACK_PSN, pkt->ack_psn);
+        stl_be_p(q + AXON_SACKETH_ERR_PSN, pkt->err_psn);
+        stl_be_p(q + AXON_SACKETH_ERR_MSG, pkt->err_msg);
         q += IB_SACKETH_LEN;
     }
     return q - p;
@@ -356,6 +357,12 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         s->rdma->stats.rx_drops++;
         return;
     }
+    /* a RUD packet without the QP's key: before anything else is looked at */
+    if (qp->type == AXON_QPT_RUD &&
+        IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RUD &&
+        !axon_rud_key_ok(s, qp, pkt)) {
+        return;
+    }
     /* connected QPs take packets from their peer only */
     if (qp->type != axon_roce_service_qpt(pkt->opcode) ||
         (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
@@ -455,22 +462,23 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
         pkt->rkey = ldl_be_p(q);
     }
     if (flags & OP_RUDETH) {
-        pkt->token = ldl_be_p(q);
-        pkt->msg_id = ldl_be_p(q + 4);
-        pkt->msg_len = ldl_be_p(q + 8);
-        pkt->offset = ldl_be_p(q + 12);
-        pkt->rud_op = q[16];
-        memcpy(&pkt->imm, q + 20, IB_IMM_LEN);
-        pkt->rkey = ldl_be_p(q + 24);
-        pkt->req_len = ldl_be_p(q + 28);
-        pkt->va = ldq_be_p(q + 32);
+        pkt->key = ldq_be_p(q + AXON_RUDETH_KEY);
+        pkt->msg_id = ldl_be_p(q + AXON_RUDETH_MSG_ID);
+        pkt->msg_len = ldl_be_p(q + AXON_RUDETH_MSG_LEN);
+        pkt->offset = ldl_be_p(q + AXON_RUDETH_OFFSET);
+        pkt->rud_op = q[AXON_RUDETH_OP];
+        memcpy(&pkt->imm, q + AXON_RUDETH_IMM, IB_IMM_LEN);
+        pkt->rkey = ldl_be_p(q + AXON_RUDETH_RKEY);
+        pkt->req_len = ldl_be_p(q + AXON_RUDETH_REQ_LEN);
+        pkt->va = ldq_be_p(q + AXON_RUDETH_VA);
     }
     if (flags & OP_SACKETH) {
-        pkt->token = ldl_be_p(q);
-        pkt->syndrome = q[4];
-        pkt->ce = q[5];
-        pkt->ack_psn = ldl_be_p(q + 8) & AXON_PSN_MASK;
-        pkt->err_psn = ldl_be_p(q + 12) & AXON_PSN_MASK;
+        pkt->key = ldq_be_p(q + AXON_SACKETH_KEY);
+        pkt->syndrome = q[AXON_SACKETH_SYNDROME];
+        pkt->ce = q[AXON_SACKETH_CE];
+        pkt->ack_psn = ldl_be_p(q + AXON_SACKETH_ACK_PSN) & AXON_PSN_MASK;
+        pkt->err_psn = ldl_be_p(q + AXON_SACKETH_ERR_PSN) & AXON_PSN_MASK;
+        pkt->err_msg = ldl_be_p(q + AXON_SACKETH_ERR_MSG);
     }
     pkt->payload = ib + n;
     *hdr_len = n;

@@ -15,6 +15,8 @@
 #ifndef HW_AXON_ROCE_OPCODE_H
 #define HW_AXON_ROCE_OPCODE_H
 
+#include "axon/axon_dev.h"
+
 /* BTH opcodes of the RC transport (IBA 9.2) */
 enum {
     IB_SEND_FIRST = 0x00,
@@ -68,20 +70,24 @@ enum {
 #define OP_DETH         0x200   /* UD: Q_Key and source QP */
 #define OP_IETH         0x400   /* the rkey a SEND invalidates */
 #define OP_CNP_RSVD     0x800   /* a CNP's 16 reserved bytes */
-#define OP_RUDETH       0x1000  /* RUD: token, message, offset, key */
-#define OP_SACKETH      0x2000  /* RUD: token, ECN echo, error */
+#define OP_RUDETH       0x1000  /* RUD: key, message, offset, rkey */
+#define OP_SACKETH      0x2000  /* RUD: key, ECN echo, error */
 
-/* The RUD service's operations (Documentation/rud.rst) */
+/* The RUD service's operations ("RUD headers" in axon_io_defs.h) */
 enum {
-    IB_RUD_DATA = IB_SERVICE_RUD | 0x00,        /* SEND or WRITE payload */
-    IB_RUD_READ_REQ = IB_SERVICE_RUD | 0x01,
-    IB_RUD_READ_RESP = IB_SERVICE_RUD | 0x02,
-    IB_RUD_ACK = IB_SERVICE_RUD | 0x03,         /* SACK bitmap as payload */
+    IB_RUD_DATA = AXON_RUD_OPCODE_DATA,         /* SEND or WRITE payload */
+    IB_RUD_READ_REQ = AXON_RUD_OPCODE_READ_REQ,
+    IB_RUD_READ_RESP = AXON_RUD_OPCODE_READ_RESP,
+    IB_RUD_ACK = AXON_RUD_OPCODE_ACK,           /* SACK bitmap as payload */
 };
 
 /* RUDETH's operation: what the message is */
 enum {
-    RUD_OP_SEND, RUD_OP_SEND_IMM, RUD_OP_WRITE, RUD_OP_WRITE_IMM, RUD_OP_READ,
+    RUD_OP_SEND = AXON_RUD_OP_SEND,
+    RUD_OP_SEND_IMM = AXON_RUD_OP_SEND_IMM,
+    RUD_OP_WRITE = AXON_RUD_OP_WRITE,
+    RUD_OP_WRITE_IMM = AXON_RUD_OP_WRITE_IMM,
+    RUD_OP_READ = AXON_RUD_OP_READ,
     RUD_OP_MAX = RUD_OP_READ,
 };
 
@@ -105,9 +111,9 @@ typedef struct AxonIbOp {
 #define IB_IETH_LEN         4
 #define IB_ICRC_LEN         4
 #define IB_CNP_RSVD_LEN     16
-#define IB_RUDETH_LEN       40
-#define IB_SACKETH_LEN      16
-#define IB_RUD_SACK_BYTES   128     /* an ACK's bitmap: 1024 PSNs */
+#define IB_RUDETH_LEN       AXON_RUDETH_LEN
+#define IB_SACKETH_LEN      AXON_SACKETH_LEN
+#define IB_RUD_SACK_BYTES   AXON_RUD_SACK_BYTES /* an ACK's bitmap: 1024 PSNs */
 #define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
                              IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN)
 #define IB_DEFAULT_PKEY     0xffff

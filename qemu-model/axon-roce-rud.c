@@ -8,12 +8,12 @@
  * packet goes out on the next plane the sender trusts (the UDP source
  * port picks the plane), within a congestion window.
  *
- * Receive: each packet is checked (connection token, PSN window, offsets,
- * key) and placed as it arrives, whatever its order. The receiver
- * acknowledges selectively: the PSN before which everything arrived and
- * a bitmap of the window after it, with the count of CE-marked packets.
- * A message completes (its receive CQE, if it has one) once all of its
- * bytes are placed.
+ * Receive: each packet is checked (connection key first, then the PSN
+ * window, offsets, rkey) and placed as it arrives, whatever its order.
+ * The receiver acknowledges selectively: the PSN before which everything
+ * arrived and a bitmap of the window after it, with the count of
+ * CE-marked packets. A message completes (its receive CQE, if it has one)
+ * once all of its bytes are placed.
  *
  * Recovery: the sender sends again only what is missing: a packet three
  * sends older than one acknowledged, or one its timer gives up on, goes
@@ -23,15 +23,19 @@
  * round trip stays under its target and nothing is marked, and shrinks in
  * proportion to the excess delay when packets are marked.
  *
- * Nothing from the wire moves a RUD QP to ERR except a NAK for a packet
- * the sender has outstanding, with its connection token. Wire format and
- * rules: Documentation/rud.rst.
+ * Keys: every packet carries the 64-bit key of the QP it is sent to,
+ * drawn at random when that QP left RESET and given to the peer out of
+ * band; a packet without it is dropped before anything else is looked
+ * at. Nothing from the wire moves a RUD QP to ERR except a NAK, under its
+ * key, for a packet of a message the sender has outstanding. Wire format
+ * and rules: Documentation/rud.rst.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
 #include "qemu/osdep.h"
 #include "qemu/log.h"
+#include "qemu/guest-random.h"
 #include "hw/pci/pci.h"
 #include "sysemu/dma.h"
 #include "trace.h"
@@ -67,6 +71,12 @@
 #define AXON_RUD_PLANE_LOSSES   3       /* in a row: the plane is avoided */
 #define AXON_RUD_AVOID_MIN_NS   (5 * SCALE_MS)
 #define AXON_RUD_AVOID_MAX_NS   (1000 * SCALE_MS)
+/*
+ * Packets of the message a slot holds, but not like its first one, that
+ * the slot refuses with its message making no progress before it gives
+ * the slot up to them (a stray first packet cannot hold it for good).
+ */
+#define AXON_RUD_SLOT_REFUSALS  3
 
 QEMU_BUILD_BUG_ON(AXON_RUD_WINDOW != IB_RUD_SACK_BYTES * 8);
 QEMU_BUILD_BUG_ON(AXON_RUD_READ_PKTS > 64);
@@ -91,6 +101,7 @@ typedef struct AxonRudMsg {
     bool active;
     bool se;
     uint8_t op;                 /* RUD_OP_* */
+    uint8_t refused;            /* packets unlike it since it progressed */
     uint32_t msg_id;
     uint32_t len, placed;
     uint32_t imm;
@@ -100,9 +111,21 @@ typedef struct AxonRudMsg {
     AxonSge recv_sge[AXON_MAX_SGE];
 } AxonRudMsg;
 
+/* A READ request the responder answered: what a duplicate must repeat. */
+typedef struct AxonRudRead {
+    bool valid;
+    uint32_t psn;
+    uint32_t msg_id, msg_len;
+    uint32_t offset, req_len;
+    uint32_t rkey;
+    uint64_t va;
+} AxonRudRead;
+
 struct AxonRud {
+    uint64_t rx_key;            /* this QP's: what arriving packets carry */
+    uint64_t tx_key;            /* the peer's: what sent packets carry */
+
     /* sender */
-    uint32_t tx_token;
     uint32_t next_psn, una;     /* PSNs in flight: [una, next_psn) */
     uint32_t msg_next;
     uint32_t inflight;          /* live slots */
@@ -125,7 +148,6 @@ struct AxonRud {
     AxonRudSlot slot[AXON_RUD_WINDOW];
 
     /* receiver */
-    uint32_t rx_token;
     uint32_t epsn;              /* every PSN before it arrived */
     uint32_t rx_high;           /* one after the highest PSN arrived */
     uint64_t seen[AXON_RUD_WINDOW / 64];    /* by PSN % window */
@@ -133,8 +155,9 @@ struct AxonRud {
     uint8_t ce;
     uint32_t ack_psn;
     uint8_t err_syndrome;       /* a NAK owed: 0, or AETH_NAK << 5 | code */
-    uint32_t err_psn;
+    uint32_t err_psn, err_msg;
     AxonRudMsg msg[AXON_RUD_MSGS];
+    AxonRudRead rd[AXON_RUD_WINDOW];    /* by PSN % window */
 };
 
 static AxonRudSlot *axon_rud_slot(AxonRud *r, uint32_t psn)
@@ -534,7 +557,7 @@ static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
     AxonPkt pkt = {
         .opcode = sl->read ? IB_RUD_READ_REQ : IB_RUD_DATA,
         .psn = psn,
-        .token = r->tx_token,
+        .key = r->tx_key,
         .msg_id = e->rud.msg_id,
         .msg_len = e->len,
         .offset = sl->off,
@@ -751,11 +774,12 @@ void axon_rud_send_ack(AxonNicState *s, AxonQp *qp)
     AxonPkt pkt = {
         .opcode = IB_RUD_ACK,
         .psn = r->epsn,
-        .token = r->rx_token,
+        .key = r->tx_key,
         .syndrome = r->err_syndrome,
         .ce = r->ce,
         .ack_psn = r->ack_psn,
         .err_psn = r->err_psn,
+        .err_msg = r->err_msg,
         .payload = bitmap,
     };
     unsigned i, n = MIN(MAX(span, 0), AXON_RUD_WINDOW);
@@ -785,6 +809,7 @@ static void axon_rud_nak(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
     axon_rud_drop(s, qp, pkt, why);
     r->err_syndrome = AETH_NAK << AETH_TYPE_SHIFT | code;
     r->err_psn = pkt->psn;
+    r->err_msg = pkt->msg_id;
     axon_rud_ack_owed(s, qp, pkt, false);
 }
 
@@ -843,23 +868,62 @@ static void axon_rud_msg_done(AxonNicState *s, AxonQp *qp, AxonRudMsg *m)
                 (m->se ? AXON_CQE_SOLICITED : 0));
 }
 
-/* The message a packet belongs to, opened by its first packet to come. */
+/*
+ * The slot's message will never complete: its receive WQE, if it took
+ * one, completes in error (the QP stays in RTS) and the slot is free.
+ */
+static void axon_rud_abandon(AxonNicState *s, AxonQp *qp, AxonRudMsg *m,
+                             const AxonPkt *pkt, const char *why)
+{
+    trace_axon_nic_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
+    if (axon_rud_op_recv(m->op)) {
+        axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+                    AXON_WC_GENERAL_ERR, 0, 0, 0);
+    }
+    m->active = false;
+}
+
+/*
+ * The message a packet belongs to, opened by its first packet to come.
+ * A slot (msg_id % AXON_RUD_MSGS) is held by the message that opened it
+ * until the message is placed whole, with two exceptions that keep a
+ * stray first packet from holding it for good:
+ *
+ * - a packet of a later message of the slot (msg_id + 128k) takes it at
+ *   once: a sender begins message n + 128 only once message n is
+ *   acknowledged whole, so the one the slot holds can never complete;
+ * - packets of the slot's msg_id that differ from its first packet (in
+ *   length, operation or immediate data) are refused, and the
+ *   AXON_RUD_SLOT_REFUSALS-th refused without the held message placing
+ *   anything in between takes the slot: a sender sends again what is
+ *   not acknowledged, a stray packet comes once.
+ *
+ * Packets of an earlier message of the slot are dropped: that message
+ * was acknowledged whole, so they are duplicates.
+ */
 static AxonRudMsg *axon_rud_msg(AxonNicState *s, AxonQp *qp,
                                 const AxonPkt *pkt, const char **why)
 {
     AxonRudMsg *m = &qp->rud->msg[pkt->msg_id % AXON_RUD_MSGS];
 
     if (m->active) {
-        if (m->msg_id != pkt->msg_id) {
-            *why = "message slot busy";
+        int32_t age = pkt->msg_id - m->msg_id;
+
+        if (age < 0) {
+            *why = "packet of an earlier message of its slot";
             return NULL;
         }
-        if (m->op != pkt->rud_op || m->len != pkt->msg_len ||
-            m->imm != pkt->imm) {
+        if (!age && m->op == pkt->rud_op && m->len == pkt->msg_len &&
+            m->imm == pkt->imm) {
+            return m;
+        }
+        if (!age && ++m->refused < AXON_RUD_SLOT_REFUSALS) {
             *why = "packet of another message";
             return NULL;
         }
-        return m;
+        axon_rud_abandon(s, qp, m, pkt,
+                         age ? "slot taken by a later message" :
+                         "slot taken from a stalled message");
     }
     memset(m, 0, sizeof(*m));
     m->msg_id = pkt->msg_id;
@@ -919,32 +983,42 @@ static bool axon_rud_place_write(AxonNicState *s, AxonQp *qp,
     return true;
 }
 
-/* A READ request: the responses, sprayed; false (NAKed) if not allowed. */
+/*
+ * A READ request: the responses, sprayed. A new request (nak) that the
+ * rkey, the QP's rights or the bounds do not allow is NAKed; a duplicate
+ * is answered from what was saved of its first answer, and dropped if
+ * the key no longer allows it. False if nothing was sent.
+ */
 static bool axon_rud_answer_read(AxonNicState *s, AxonQp *qp,
-                                 const AxonPkt *pkt)
+                                 const AxonRudRead *rq, const AxonPkt *pkt,
+                                 bool nak)
 {
-    uint64_t va = pkt->va + pkt->offset;
+    uint64_t va = rq->va + rq->offset;
     AxonMr *mr = NULL;
     uint32_t done = 0;
 
-    if (pkt->req_len) {
-        mr = axon_mr_check_remote(s, qp, pkt->rkey, va, pkt->req_len,
+    if (rq->req_len) {
+        mr = axon_mr_check_remote(s, qp, rq->rkey, va, rq->req_len,
                                   AXON_ACCESS_REMOTE_READ);
         if (!mr ||
             !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ))) {
-            axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ not allowed");
+            if (nak) {
+                axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ not allowed");
+            } else {
+                axon_rud_drop(s, qp, pkt, "duplicate READ no longer allowed");
+            }
             return false;
         }
     }
     do {
-        uint32_t n = MIN(qp->mtu, pkt->req_len - done);
+        uint32_t n = MIN(qp->mtu, rq->req_len - done);
         AxonPkt rsp = {
             .opcode = IB_RUD_READ_RESP,
-            .psn = pkt->psn,
-            .token = pkt->token,
-            .msg_id = pkt->msg_id,
-            .msg_len = pkt->msg_len,
-            .offset = pkt->offset + done,
+            .psn = rq->psn,
+            .key = qp->rud->tx_key,
+            .msg_id = rq->msg_id,
+            .msg_len = rq->msg_len,
+            .offset = rq->offset + done,
             .rud_op = RUD_OP_READ,
             .payload = s->rdma->rspbuf,
             .len = n,
@@ -952,13 +1026,46 @@ static bool axon_rud_answer_read(AxonNicState *s, AxonQp *qp,
 
         if (n && !axon_mr_rw(s, mr, va + done, s->rdma->rspbuf, n,
                              DMA_DIRECTION_TO_DEVICE)) {
-            axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ unreadable");
+            if (nak) {
+                axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ unreadable");
+            } else {
+                axon_rud_drop(s, qp, pkt, "READ unreadable");
+            }
             return false;
         }
         axon_rud_xmit(s, qp, &rsp, axon_rud_pick_plane(s, qp->rud, -1));
         done += n;
-    } while (done < pkt->req_len);
+    } while (done < rq->req_len);
     return true;
+}
+
+/* What a READ request asks, as the responder saves it. */
+static AxonRudRead axon_rud_read_of(const AxonPkt *pkt)
+{
+    return (AxonRudRead) {
+        .valid = true,
+        .psn = pkt->psn,
+        .msg_id = pkt->msg_id,
+        .msg_len = pkt->msg_len,
+        .offset = pkt->offset,
+        .req_len = pkt->req_len,
+        .rkey = pkt->rkey,
+        .va = pkt->va,
+    };
+}
+
+/* The saved READ request a duplicate repeats exactly, or NULL. */
+static const AxonRudRead *axon_rud_read_saved(AxonRud *r, const AxonPkt *pkt)
+{
+    const AxonRudRead *rq = &r->rd[pkt->psn % AXON_RUD_WINDOW];
+
+    if (!rq->valid || rq->psn != pkt->psn || rq->msg_id != pkt->msg_id ||
+        rq->msg_len != pkt->msg_len || rq->offset != pkt->offset ||
+        rq->req_len != pkt->req_len || rq->rkey != pkt->rkey ||
+        rq->va != pkt->va) {
+        return NULL;
+    }
+    return rq;
 }
 
 /* Does the packet fit its message, as RUDETH describes them? */
@@ -984,11 +1091,12 @@ static const char *axon_rud_check_req(const AxonQp *qp, const AxonPkt *pkt)
     return NULL;
 }
 
-/* A DATA packet or READ request, from the peer. */
+/* A DATA packet or READ request, from the peer (its key checked). */
 static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 {
     AxonRud *r = qp->rud;
     int32_t d = axon_psn_diff(pkt->psn, r->epsn);
+    const AxonRudRead *saved = NULL;
     const char *why;
     AxonRudMsg *m;
     bool dup;
@@ -997,13 +1105,14 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_rud_drop(s, qp, pkt, "QP not receiving");
         return;
     }
-    if (pkt->token != r->rx_token) {
-        axon_rud_drop(s, qp, pkt, "connection token");
-        return;
-    }
     if (d >= AXON_RUD_WINDOW) {
         axon_rud_drop(s, qp, pkt, "PSN ahead of the window");
         qp->stats.out_of_seq++;
+        return;
+    }
+    /* a sender sends nothing again from before its window */
+    if (d < -AXON_RUD_WINDOW) {
+        axon_rud_drop(s, qp, pkt, "PSN behind the window");
         return;
     }
     why = axon_rud_check_req(qp, pkt);
@@ -1012,6 +1121,15 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         return;
     }
     dup = d < 0 || axon_rud_seen(r, pkt->psn);
+    if (dup && pkt->opcode == IB_RUD_READ_REQ) {
+        /* answered again only as it was first answered */
+        saved = axon_rud_read_saved(r, pkt);
+        if (!saved) {
+            axon_rud_drop(s, qp, pkt, "duplicate READ request unlike any "
+                                      "answered");
+            return;
+        }
+    }
     if (dup) {
         s->rdma->stats.rud_dups++;
         qp->stats.dup_reqs++;
@@ -1021,9 +1139,13 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_qp_event(s, qp, AXON_EVENT_COMM_EST);
     }
     if (pkt->opcode == IB_RUD_READ_REQ) {
-        /* reading again is harmless: a duplicate is answered again */
-        if (!axon_rud_answer_read(s, qp, pkt)) {
+        AxonRudRead rq = axon_rud_read_of(pkt);
+
+        if (!axon_rud_answer_read(s, qp, saved ? saved : &rq, pkt, !dup)) {
             return;
+        }
+        if (!dup) {
+            r->rd[pkt->psn % AXON_RUD_WINDOW] = rq;
         }
     } else if (!dup) {
         m = axon_rud_msg(s, qp, pkt, &why);
@@ -1037,6 +1159,7 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
             return;
         }
         m->placed += pkt->len;
+        m->refused = 0;
         if (m->placed == m->len) {
             axon_rud_msg_done(s, qp, m);
         }
@@ -1057,7 +1180,7 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     AxonSwqe *e = axon_win(qp, sl->wqe);
     uint32_t k, chunks;
 
-    if (qp->state == AXON_QPS_RTS && pkt->token == r->tx_token &&
+    if (qp->state == AXON_QPS_RTS &&
         axon_psn_diff(pkt->psn, r->next_psn) < 0 &&
         axon_psn_diff(pkt->psn, r->next_psn) >= -AXON_RUD_WINDOW &&
         (axon_psn_diff(pkt->psn, r->una) < 0 || !sl->live)) {
@@ -1066,7 +1189,7 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         qp->stats.dup_reqs++;
         return;
     }
-    if (qp->state != AXON_QPS_RTS || pkt->token != r->tx_token ||
+    if (qp->state != AXON_QPS_RTS ||
         axon_psn_diff(pkt->psn, r->una) < 0 ||
         axon_psn_diff(pkt->psn, r->next_psn) >= 0 || !sl->live || !sl->read ||
         e->rud.msg_id != pkt->msg_id || pkt->offset < sl->off ||
@@ -1140,7 +1263,7 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     unsigned n = 0, i;
     uint32_t psn, high;
 
-    if (qp->state != AXON_QPS_RTS || pkt->token != r->tx_token ||
+    if (qp->state != AXON_QPS_RTS ||
         axon_psn_diff(pkt->psn, r->una) < -AXON_RUD_WINDOW ||
         axon_psn_diff(pkt->psn, r->next_psn) > 0 ||
         pkt->len > IB_RUD_SACK_BYTES) {
@@ -1150,8 +1273,10 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (pkt->syndrome >> AETH_TYPE_SHIFT == AETH_NAK) {
         AxonRudSlot *sl = axon_rud_slot(r, pkt->err_psn);
 
+        /* only a packet of a message outstanding, as the NAK names it */
         if (sl->live && axon_psn_diff(pkt->err_psn, r->una) >= 0 &&
-            axon_psn_diff(pkt->err_psn, r->next_psn) < 0) {
+            axon_psn_diff(pkt->err_psn, r->next_psn) < 0 &&
+            axon_win(qp, sl->wqe)->rud.msg_id == pkt->err_msg) {
             qp->stats.err_naks_rcvd++;
             axon_rud_fail(s, qp, axon_win(qp, sl->wqe),
                           axon_rud_nak_status(pkt->syndrome));
@@ -1241,17 +1366,67 @@ void axon_rud_stop(AxonQp *qp)
     }
 }
 
-/* INIT -> RTR: what the peer's packets must carry, from the PSN on. */
+/*
+ * Leaving RESET: a new receive key, from the guest's random source (as
+ * MR keys are; cryptographic unless QEMU's -seed makes it repeatable).
+ * Returned to the QP's owner only, as the result of its MODIFY_QP.
+ */
+uint64_t axon_rud_open(AxonQp *qp)
+{
+    AxonRud *r = qp->rud;
+
+    do {
+        qemu_guest_getrandom_nofail(&r->rx_key, sizeof(r->rx_key));
+    } while (!r->rx_key);
+    r->tx_key = 0;
+    return r->rx_key;
+}
+
+/* Back in RESET: no key, so every packet for the QP is dropped. */
+void axon_rud_forget(AxonQp *qp)
+{
+    qp->rud->rx_key = qp->rud->tx_key = 0;
+}
+
+/* INIT -> RTR: the peer's key, which every packet sent carries. */
+void axon_rud_set_peer_key(AxonQp *qp, uint64_t key)
+{
+    qp->rud->tx_key = key;
+}
+
+/* Equal, in a time that does not depend on where the keys differ. */
+static bool axon_rud_key_eq(uint64_t a, uint64_t b)
+{
+    uint64_t d = a ^ b;
+
+    return !((d | (0 - d)) >> 63);
+}
+
+/*
+ * A RUD packet for the QP must carry its key: anything else is dropped
+ * and counted before the packet's state, PSN or contents are looked at.
+ */
+bool axon_rud_key_ok(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+{
+    uint64_t key = qp->rud->rx_key;
+
+    if (axon_rud_key_eq(pkt->key, key) & (key != 0)) {
+        return true;
+    }
+    axon_rud_drop(s, qp, pkt, "connection key");
+    return false;
+}
+
+/* INIT -> RTR: the receiver starts at the RQ PSN. */
 void axon_rud_rtr(AxonNicState *s, AxonQp *qp)
 {
     AxonRud *r = qp->rud;
     uint32_t rq_psn = le32_to_cpu(qp->attr.rq_psn);
 
-    r->rx_token = axon_rud_token(rq_psn, le32_to_cpu(qp->attr.dest_qpn),
-                                 qp->qpn);
     r->epsn = r->rx_high = rq_psn;
     memset(r->seen, 0, sizeof(r->seen));
     memset(r->msg, 0, sizeof(r->msg));
+    memset(r->rd, 0, sizeof(r->rd));
     r->unacked = 0;
     r->ce = 0;
     r->err_syndrome = 0;
@@ -1264,8 +1439,6 @@ void axon_rud_rts(AxonNicState *s, AxonQp *qp)
     uint32_t sq_psn = le32_to_cpu(qp->attr.sq_psn);
     unsigned k;
 
-    r->tx_token = axon_rud_token(sq_psn, qp->qpn,
-                                 le32_to_cpu(qp->attr.dest_qpn));
     r->next_psn = r->una = sq_psn;
     r->msg_next = 0;
     r->inflight = 0;

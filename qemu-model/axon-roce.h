@@ -85,7 +85,7 @@ typedef struct AxonPkt {
     unsigned l3_len;
     uint8_t ecn;                /* received: the IP header's ECN field */
     /* RUD (RUDETH, SACKETH) */
-    uint32_t token;
+    uint64_t key;               /* the receiving QP's */
     uint32_t msg_id;
     uint32_t msg_len;
     uint32_t offset;
@@ -94,6 +94,7 @@ typedef struct AxonPkt {
     uint8_t ce;                 /* ACK: CE-marked packets since the last */
     uint32_t ack_psn;           /* ACK: the packet that asked for it */
     uint32_t err_psn;           /* ACK with a NAK syndrome: the refused one */
+    uint32_t err_msg;           /* ... and its message */
 } AxonPkt;
 
 /* The ECN field of the IP header (RFC 3168) */
@@ -186,6 +187,10 @@ void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 /* axon-roce-rud.c */
 void axon_rud_qp_init(AxonQp *qp);
 void axon_rud_qp_free(AxonQp *qp);
+uint64_t axon_rud_open(AxonQp *qp);
+void axon_rud_forget(AxonQp *qp);
+void axon_rud_set_peer_key(AxonQp *qp, uint64_t key);
+bool axon_rud_key_ok(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
 void axon_rud_rtr(AxonNicState *s, AxonQp *qp);
 void axon_rud_rts(AxonNicState *s, AxonQp *qp);
 void axon_rud_stop(AxonQp *qp);

@@ -5,8 +5,8 @@
  * The device is set up once: two pairs of RC QPs connected to each other
  * over its wire (a UDP socket netdev that sends to itself), the second
  * pair's receiver on an SRQ, a pair of UC QPs, a UD QP, a pair of RUD QPs
- * (frames for them carry the connection's token unless the step spoils
- * it), MRs (one for fast
+ * (frames for them carry the receiving QP's key, as the device drew it,
+ * unless the step guesses one), MRs (one for fast
  * registration, one allowing windows), a window of each type, CQs; DCQCN
  * on, and the wire marking every 5th ECN-capable frame CE. Each
  * input then runs on that device, as a list of steps: frames
@@ -80,9 +80,9 @@ enum {
 #define FR_PBL (R_BASE + 0x370000)      /* the fast-registration MR's list */
 #define RUD_SQ(i) (R_BASE + 0x380000 + (i) * 0x8000)
 #define RUD_RQ(i) (R_BASE + 0x3f0000 + (i) * 0x8000)
-#define RUD_SERVICE 0xc0                /* BTH opcodes of RUD */
+#define RUD_SERVICE AXON_RUD_OPCODE_DATA /* BTH opcodes of RUD */
 #define RUD_STEP_POST 0x80              /* Step.syndrome: RUD pair posts */
-#define RUD_BAD_TOKEN 0x80000000u       /* Step.key_xor: a guessed token */
+#define RUD_BAD_KEY 0x80000000u         /* Step.key_xor: a guessed key */
 #define FR_PAGES 8
 
 static Rdma *rdma;
@@ -123,9 +123,10 @@ static TQp *aimed_qp(const Step *st, int second)
 }
 
 /*
- * A RUD frame at rud[QP1 ? 1 : 0]: a request carries the other QP's
- * direction's token, an ACK or READ response the aimed QP's own; then
- * RUDETH (or SACKETH) from the step, the fuzzer's bytes after it.
+ * A RUD frame at rud[QP1 ? 1 : 0], carrying that QP's key (or, with
+ * RUD_BAD_KEY, one that differs from it), a request the other QP's PSNs,
+ * an ACK or READ response the aimed QP's own; then RUDETH (or SACKETH)
+ * from the step, the fuzzer's bytes after it.
  */
 static void forged_rud(const Step *st, const uint8_t *payload)
 {
@@ -133,11 +134,9 @@ static void forged_rud(const Step *st, const uint8_t *payload)
     bool answer = (st->opcode & 3) >= 2;
     int from = answer ? to : !to;
     TMr *mr = &rdma->mr[st->aim & AIM_MR1 ? 1 : 0];
-    uint32_t token = axon_rud_token(from ? QP1_SQ_PSN : QP0_SQ_PSN,
-                                    rud[from].qpn, rud[!from].qpn) ^
-                     (st->key_xor & RUD_BAD_TOKEN);
-    uint8_t p[40 + FORGE_MAX_PAYLOAD] = {};
-    uint32_t hdr = (st->opcode & 3) == 3 ? 16 : 40;
+    uint64_t key = rud[to].key;
+    uint8_t p[AXON_RUDETH_LEN + FORGE_MAX_PAYLOAD] = {};
+    uint32_t hdr = (st->opcode & 3) == 3 ? AXON_SACKETH_LEN : AXON_RUDETH_LEN;
     uint32_t len = MIN(st->len, FORGE_MAX_PAYLOAD - hdr);
     uint8_t buf[FORGE_MAX_FRAME];
     Forged f = {
@@ -150,20 +149,25 @@ static void forged_rud(const Step *st, const uint8_t *payload)
     };
     size_t n;
 
-    stl_be_p(p, token);
-    if (hdr == 16) {
-        p[4] = st->syndrome;
-        p[5] = st->dmalen;
-        stl_be_p(p + 8, f.psn - (st->dmalen >> 8));
-        stl_be_p(p + 12, f.psn - (st->offset & 0xffff));
+    if (st->key_xor & RUD_BAD_KEY) {
+        key ^= (uint64_t)st->swap_add << 1 | 1;
+    }
+    if (hdr == AXON_SACKETH_LEN) {
+        stq_be_p(p + AXON_SACKETH_KEY, key);
+        p[AXON_SACKETH_SYNDROME] = st->syndrome;
+        p[AXON_SACKETH_CE] = st->dmalen;
+        stl_be_p(p + AXON_SACKETH_ACK_PSN, f.psn - (st->dmalen >> 8));
+        stl_be_p(p + AXON_SACKETH_ERR_PSN, f.psn - (st->offset & 0xffff));
+        stl_be_p(p + AXON_SACKETH_ERR_MSG, st->offset >> 16 & 0xff);
     } else {
-        stl_be_p(p + 4, st->syndrome);                  /* message */
-        stl_be_p(p + 8, st->dmalen);                    /* its length */
-        stl_be_p(p + 12, st->offset % (MEM_PAGES * 4096));
-        p[16] = st->swap_add % 6;
-        stl_be_p(p + 24, mr->key ^ (st->key_xor & ~RUD_BAD_TOKEN));
-        stl_be_p(p + 28, st->swap_add >> 8 & 0xffff);   /* READ length */
-        stq_be_p(p + 32, mr->iova);
+        stq_be_p(p + AXON_RUDETH_KEY, key);
+        stl_be_p(p + AXON_RUDETH_MSG_ID, st->syndrome);         /* message */
+        stl_be_p(p + AXON_RUDETH_MSG_LEN, st->dmalen);          /* its length */
+        stl_be_p(p + AXON_RUDETH_OFFSET, st->offset % (MEM_PAGES * 4096));
+        p[AXON_RUDETH_OP] = st->swap_add % 6;
+        stl_be_p(p + AXON_RUDETH_RKEY, mr->key ^ (st->key_xor & ~RUD_BAD_KEY));
+        stl_be_p(p + AXON_RUDETH_REQ_LEN, st->swap_add >> 8 & 0xffff);
+        stq_be_p(p + AXON_RUDETH_VA, mr->iova);
     }
     memcpy(p + hdr, payload, len);
     n = forge_frame(&f, buf);
@@ -447,8 +451,7 @@ static void bring_up_uc_ud(void)
                                         RUD_SQ(i), RUD_RQ(i), &rdma->cq[i]),
                          ==, AXON_ADMIN_SUCCESS);
     }
-    connect_qp(rdma, &rud[0], rud[1].qpn, QP0_SQ_PSN, QP1_SQ_PSN, 7);
-    connect_qp(rdma, &rud[1], rud[0].qpn, QP1_SQ_PSN, QP0_SQ_PSN, 7);
+    connect_rud(rdma, rud, QP0_SQ_PSN, QP1_SQ_PSN);
 }
 
 /*

@@ -110,3 +110,38 @@ size_t forge_frame(const Forged *f, uint8_t *buf)
     stl_le_p(q + f->len + pad, crc);
     return 14 + 20 + udp_len;
 }
+
+/* f as a RUD frame: its RUDETH or SACKETH, then its payload or bitmap. */
+size_t forge_rud_frame(const ForgedRud *f, uint8_t *buf)
+{
+    uint8_t p[FORGE_MAX_PAYLOAD] = {};
+    bool ack = f->opcode == AXON_RUD_OPCODE_ACK;
+    uint32_t hdr = ack ? AXON_SACKETH_LEN : AXON_RUDETH_LEN;
+    Forged g = {
+        .opcode = f->opcode, .dqpn = f->dqpn, .psn = f->psn,
+        .payload = p, .len = hdr + MIN(f->len, FORGE_MAX_PAYLOAD - hdr),
+    };
+
+    if (ack) {
+        stq_be_p(p + AXON_SACKETH_KEY, f->key);
+        p[AXON_SACKETH_SYNDROME] = f->syndrome;
+        p[AXON_SACKETH_CE] = f->ce;
+        stl_be_p(p + AXON_SACKETH_ACK_PSN, f->ack_psn);
+        stl_be_p(p + AXON_SACKETH_ERR_PSN, f->err_psn);
+        stl_be_p(p + AXON_SACKETH_ERR_MSG, f->msg_id);
+    } else {
+        stq_be_p(p + AXON_RUDETH_KEY, f->key);
+        stl_be_p(p + AXON_RUDETH_MSG_ID, f->msg_id);
+        stl_be_p(p + AXON_RUDETH_MSG_LEN, f->msg_len);
+        stl_be_p(p + AXON_RUDETH_OFFSET, f->offset);
+        p[AXON_RUDETH_OP] = f->op;
+        memcpy(p + AXON_RUDETH_IMM, &f->imm, 4);
+        stl_be_p(p + AXON_RUDETH_RKEY, f->rkey);
+        stl_be_p(p + AXON_RUDETH_REQ_LEN, f->req_len);
+        stq_be_p(p + AXON_RUDETH_VA, f->va);
+    }
+    if (f->payload) {
+        memcpy(p + hdr, f->payload, g.len - hdr);
+    }
+    return forge_frame(&g, buf);
+}

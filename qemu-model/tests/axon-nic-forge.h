@@ -54,4 +54,28 @@ typedef struct Forged {
 /* Writes f as a frame into buf; returns its length. */
 size_t forge_frame(const Forged *f, uint8_t *buf);
 
+/*
+ * A RUD packet ("RUD headers" in axon_io_defs.h): opcode
+ * AXON_RUD_OPCODE_*, the key it carries, its RUDETH fields (an ACK: its
+ * SACKETH's, msg_id standing for err_msg), then len bytes of payload (an
+ * ACK: of bitmap).
+ */
+typedef struct ForgedRud {
+    uint8_t opcode;
+    uint32_t dqpn, psn;
+    uint64_t key;
+    uint32_t msg_id, msg_len, offset, req_len;
+    uint8_t op;                 /* AXON_RUD_OP_* */
+    uint32_t imm;               /* network order */
+    uint32_t rkey;
+    uint64_t va;
+    uint8_t syndrome, ce;       /* ACK */
+    uint32_t ack_psn, err_psn;  /* ACK */
+    const void *payload;
+    uint32_t len;
+} ForgedRud;
+
+/* Writes f as a frame into buf; returns its length. */
+size_t forge_rud_frame(const ForgedRud *f, uint8_t *buf);
+
 #endif /* AXON_NIC_FORGE_H */

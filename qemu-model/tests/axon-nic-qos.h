@@ -55,6 +55,8 @@ typedef struct Axon {
     /* the netdev's UDP socket, for injecting frames; -1 without */
     int wire_fd;
     struct sockaddr_in wire_addr;
+    uint8_t wire_hdr[8];        /* what inject() puts before a frame */
+    unsigned wire_hdr_len;
     /*
      * Runs QEMU's main loop, for a device in this process (the fuzz
      * targets): set, the fixture's waits call it after each clock step.
@@ -106,6 +108,7 @@ uint64_t tcq_addr(const TCq *cq, uint64_t off);
 
 typedef struct TQp {
     uint32_t qpn;
+    uint64_t key;               /* RUD: its receive key, from MODIFY_QP */
     uint64_t sq, rq;
     uint16_t sq_pi, rq_pi;
     TCq *scq, *rcq;
@@ -146,6 +149,9 @@ Axon *axon_start_wire(const char *extra);
 
 /* Opens the socket that inject() sends from to the netdev at port. */
 void wire_open(Axon *a, int port);
+
+/* The same over QEMU's l2tpv3 backend, with a 4 MiB socket buffer. */
+Axon *axon_start_l2tp_wire(const char *extra);
 
 void axon_stop(Axon *a);
 
@@ -283,6 +289,10 @@ uint16_t qp_cmd(Axon *a, uint16_t op, uint32_t qpn, uint32_t mask,
 uint16_t modify_qp(Axon *a, uint32_t qpn, uint32_t mask,
                    const struct axon_qp_attr *attr);
 
+/* MODIFY_QP, with the command's result (a RUD QP's key out of RESET). */
+uint16_t modify_qp_result(Axon *a, uint32_t qpn, uint32_t mask,
+                          const struct axon_qp_attr *attr, uint64_t *result);
+
 uint32_t qp_state(Axon *a, uint32_t qpn);
 
 /* QUERY_QP_LIVE of qpn into st, in CPU order for the 64-bit counters. */
@@ -297,8 +307,18 @@ void make_mr(Rdma *r, int i, uint32_t access);
 void mr_access(Rdma *r, int i, uint64_t va, void *buf, size_t len,
                bool write);
 
+/* RESET -> INIT with every remote right; a RUD QP's new key in qp->key. */
+void init_qp(Rdma *r, TQp *qp);
+
+/* INIT -> RTR -> RTS; peer_key: a RUD QP's peer's key (0: none given). */
+void ready_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
+              uint32_t rq_psn, uint8_t rnr_retry, uint64_t peer_key);
+
 void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
                 uint32_t rq_psn, uint8_t rnr_retry);
+
+/* RUD QPs u[0] and u[1] connected to each other, keys exchanged. */
+void connect_rud(Rdma *r, TQp *u, uint32_t psn0, uint32_t psn1);
 
 /*
  * Two QPs of this device connected to each other: in loopback, or, with
@@ -307,6 +327,9 @@ void connect_qp(Rdma *r, TQp *qp, uint32_t dest, uint32_t sq_psn,
  */
 Rdma *rdma_setup_on(const char *wire_args, uint8_t rnr_retry,
                     bool v6, const char *dev_args);
+
+/* rdma_setup_on(wire_args, 7, false, NULL) with an l2tpv3 wire. */
+Rdma *rdma_setup_l2tp(const char *wire_args);
 
 /*
  * The RDMA objects of rdma_setup_on on a device that is up: with wire,

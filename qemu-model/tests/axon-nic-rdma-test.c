@@ -160,10 +160,10 @@ static void test_rdma_cq_qp(void)
     at.state = cpu_to_le32(AXON_QPS_INIT);
     g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE | 0x100000, &at),
                      ==, AXON_ADMIN_BAD_PARAM);
-    at.reserved[11] = 1;
+    at.reserved[3] = 1;
     g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
                      AXON_ADMIN_BAD_PARAM);
-    at.reserved[11] = 0;
+    at.reserved[3] = 0;
     g_assert_cmpuint(modify_qp(a, qpn, AXON_QP_ATTR_STATE, &at), ==,
                      AXON_ADMIN_SUCCESS);
     at.state = cpu_to_le32(AXON_QPS_RTR);

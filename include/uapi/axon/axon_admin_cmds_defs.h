@@ -29,7 +29,8 @@
  * @AXON_ADMIN_CREATE_QP: &struct axon_admin_create_qp; result: the qpn.
  *	The QP starts in RESET.
  * @AXON_ADMIN_MODIFY_QP: &struct axon_admin_modify_qp: apply a
- *	&struct axon_qp_attr under its attr_mask
+ *	&struct axon_qp_attr under its attr_mask; result: a RUD QP's new
+ *	receive key when it leaves RESET (``AXON_CAP_RUD_KEYS``), else 0
  * @AXON_ADMIN_QUERY_QP: &struct axon_admin_modify_qp with attr_mask 0:
  *	write the QP's &struct axon_qp_attr (as last modified, with its
  *	current state) to attr_addr
@@ -496,6 +497,8 @@ struct axon_admin_srq {
  * ``AXON_QP_ATTR_MAX_RD_ATOMIC``       max_rd_atomic
  * ``AXON_QP_ATTR_MAX_DEST_RD_ATOMIC``  max_dest_rd_atomic
  * ``AXON_QP_ATTR_QKEY``                qkey (UD)
+ * ``AXON_QP_ATTR_PEER_KEY``            peer_key_lo, peer_key_hi (RUD,
+ *                                      ``AXON_CAP_RUD_KEYS``)
  * ``AXON_QP_ATTR_ALL``                 every bit above
  * ==================================== ==================================
  */
@@ -513,7 +516,8 @@ struct axon_admin_srq {
 #define AXON_QP_ATTR_MAX_RD_ATOMIC	0x00800
 #define AXON_QP_ATTR_MAX_DEST_RD_ATOMIC	0x01000
 #define AXON_QP_ATTR_QKEY		0x02000
-#define AXON_QP_ATTR_ALL		0x03fff
+#define AXON_QP_ATTR_PEER_KEY		0x04000
+#define AXON_QP_ATTR_ALL		0x07fff
 
 /**
  * enum axon_qp_state - QP states, numbered as enum ib_qp_state
@@ -569,6 +573,11 @@ enum axon_qp_state {
  * @reserved0: 0
  * @qkey: UD: the Q_Key its receives must carry, and that sends whose
  *	WQE Q_Key has bit 31 set carry
+ * @peer_key_lo: RUD: bits 31:0 of the peer QP's receive key (the result
+ *	of the MODIFY_QP that took the peer out of RESET), which every packet
+ *	this QP sends carries (see "RUD connection keys" in axon_io_defs.h);
+ *	never 0. Write-only: QUERY_QP returns 0 here.
+ * @peer_key_hi: RUD: its bits 63:32
  * @reserved: 0
  *
  * MODIFY_QP applies the fields named in &axon_admin_modify_qp.attr_mask
@@ -587,6 +596,13 @@ enum axon_qp_state {
  * A UC QP takes RC's transitions with STATE, ACCESS (``AXON_ACCESS_REMOTE_WRITE``
  * only), PATH, PATH_MTU, DEST_QPN, RQ_PSN and SQ_PSN; any other bit is
  * BAD_PARAM.
+ *
+ * A RUD QP takes RC's attributes and transitions, and PEER_KEY, which
+ * INIT -> RTR requires (BAD_STATE without it) and no other transition
+ * takes (BAD_STATE); another type's QP: BAD_PARAM, as is a key of 0. Its
+ * MODIFY_QP from RESET to INIT draws the QP's receive key at random and
+ * returns it as the command's result (see "RUD connection keys" in
+ * axon_io_defs.h).
  */
 struct axon_qp_attr {
 	__le32 state;
@@ -610,7 +626,9 @@ struct axon_qp_attr {
 	__u8 max_dest_rd_atomic;
 	__u8 reserved0[3];
 	__le32 qkey;
-	__u8 reserved[12];
+	__le32 peer_key_lo;
+	__le32 peer_key_hi;
+	__u8 reserved[4];
 };
 
 /**

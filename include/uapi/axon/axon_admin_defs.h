@@ -65,8 +65,9 @@ enum axon_admin_status {
  * @flags: ``AXON_ADMIN_CQE_*`` (see "Admin completion flags")
  * @reserved: 0
  * @result: the command's result: the pdn (CREATE_PD), key (CREATE_MR),
- *	cqn (CREATE_CQ), qpn (CREATE_QP), srqn (CREATE_SRQ) or the limit
- *	(QUERY_SRQ); 0 otherwise
+ *	cqn (CREATE_CQ), qpn (CREATE_QP), srqn (CREATE_SRQ), the limit
+ *	(QUERY_SRQ) or a RUD QP's new receive key (MODIFY_QP out of RESET);
+ *	0 otherwise
  */
 struct axon_admin_cqe {
 	__le16 command_id;

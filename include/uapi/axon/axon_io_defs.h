@@ -311,39 +311,102 @@ struct axon_sge {
  *   or ``AXON_WC_REM_INV_REQ_ERR`` and the sender's QP goes to ERR; the
  *   receiver's QP stays in RTS (a receive WQE too short completes with
  *   ``AXON_WC_LOC_LEN_ERR``).
+ * - A message whose slot (msg_id % 128) a later message of the slot, or
+ *   packets unlike its first one, take from it (it can never complete:
+ *   Documentation/rud.rst, "Message slots") completes its receive WQE,
+ *   if it took one, with ``AXON_WC_GENERAL_ERR``; the QP stays in RTS.
  *
- * Every packet carries a connection token derived from the sender's
- * initial PSN and both QPNs; the receiver drops one whose token is not
- * its peer's, so the initial PSNs must be drawn at random (perftest and
- * the RDMA CM do). The wire format, the acknowledgements and the
+ * Every packet carries the 64-bit key of the QP that receives it (see
+ * "RUD connection keys"). The wire format, the acknowledgements and the
  * congestion window are in Documentation/rud.rst.
  */
 
 /**
- * axon_rud_token() - the connection token of RUD packets
- * @init_psn: the sending QP's initial PSN (its SQ PSN at RTS)
- * @src_qpn: the sending QP
- * @dst_qpn: its peer
+ * DOC: RUD connection keys
  *
- * Carried by the packets of the direction @src_qpn -> @dst_qpn and by
- * the ACKs and READ responses that answer them. A mix, not a MAC: what
- * a forger lacks is @init_psn.
+ * With ``AXON_CAP_RUD_KEYS``. Each RUD QP has a receive key: 64 bits the
+ * device draws from a cryptographic random source, never 0, whenever the
+ * QP leaves RESET (so a QP reset and connected again has a new one). The
+ * MODIFY_QP that takes it out of RESET returns the key as its result, and
+ * nothing else ever shows it: QUERY_QP, QUERY_QP_LIVE and every counter
+ * leave it out. The QP's owner hands it to the peer's owner out of band,
+ * with the QPN and the PSN, and each names the other's key at INIT -> RTR
+ * (``AXON_QP_ATTR_PEER_KEY``, required there).
  *
- * Return: the 32-bit token.
+ * Every RUD packet carries the key of the QP it is sent to: requests the
+ * responder's, ACKs and READ responses the requester's. A receiving QP
+ * compares the key with its own (in constant time) before it looks at
+ * anything else of the packet, its state included, and drops and counts
+ * (``AXON_REG_STAT_RUD_DROPS``) one that differs. An off-path forger who
+ * knows the QPN has one chance in 2^64 per packet.
  */
-static inline __u32 axon_rud_token(__u32 init_psn, __u32 src_qpn,
-				   __u32 dst_qpn)
-{
-	__u64 x = ((__u64)init_psn << 40) ^ ((__u64)src_qpn << 20) ^ dst_qpn ^
-		  0x9e3779b97f4a7c15ULL;
 
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 33;
-	x *= 0xc4ceb9fe1a85ec53ULL;
-	x ^= x >> 33;
-	return (__u32)x;
-}
+/**
+ * DOC: RUD headers
+ *
+ * RUD's packets are RoCE v2 packets whose BTH opcode is one of the
+ * manufacturer-specific range, ``AXON_RUD_OPCODE_*``, followed by one of
+ * two headers of axon's own (byte offsets, big endian; reserved bytes 0):
+ *
+ * RUDETH (DATA, READ_REQ, READ_RESP), ``AXON_RUDETH_LEN`` bytes::
+ *
+ *   0  key      8  the receiving QP's key
+ *   8  msg_id   4  the message's number, per sending QP, from 0
+ *   12 msg_len  4  the message's length
+ *   16 offset   4  this packet's (or READ request's) first byte in it
+ *   20 op       1  ``AXON_RUD_OP_*``
+ *   21 reserved 3
+ *   24 imm      4  immediate data, as the work request gave it
+ *   28 rkey     4  WRITE, READ: the remote key
+ *   32 req_len  4  READ_REQ: bytes asked for from offset
+ *   36 va       8  WRITE, READ: the message's remote address
+ *
+ * SACKETH (ACK), ``AXON_SACKETH_LEN`` bytes, then a bitmap of up to
+ * ``AXON_RUD_SACK_BYTES``::
+ *
+ *   0  key      8  the receiving QP's key
+ *   8  syndrome 1  0, or a NAK: 0x60 | code (1 invalid request, 2
+ *                  remote access, 3 remote operation)
+ *   9  ce       1  packets marked Congestion Experienced since the last
+ *   10 reserved 2
+ *   12 ack_psn  4  the PSN of the packet that asked for this ACK
+ *   16 err_psn  4  with a NAK: the PSN refused
+ *   20 err_msg  4  with a NAK: the msg_id of the packet refused
+ *
+ * ``AXON_RUDETH_*`` and ``AXON_SACKETH_*`` are the offsets; the fields'
+ * meaning is in Documentation/rud.rst.
+ */
+#define AXON_RUD_OPCODE_DATA		0xc0
+#define AXON_RUD_OPCODE_READ_REQ	0xc1
+#define AXON_RUD_OPCODE_READ_RESP	0xc2
+#define AXON_RUD_OPCODE_ACK		0xc3
+
+#define AXON_RUD_OP_SEND		0
+#define AXON_RUD_OP_SEND_IMM		1
+#define AXON_RUD_OP_WRITE		2
+#define AXON_RUD_OP_WRITE_IMM		3
+#define AXON_RUD_OP_READ		4
+
+#define AXON_RUD_KEY_LEN		8
+#define AXON_RUDETH_KEY			0
+#define AXON_RUDETH_MSG_ID		8
+#define AXON_RUDETH_MSG_LEN		12
+#define AXON_RUDETH_OFFSET		16
+#define AXON_RUDETH_OP			20
+#define AXON_RUDETH_IMM			24
+#define AXON_RUDETH_RKEY		28
+#define AXON_RUDETH_REQ_LEN		32
+#define AXON_RUDETH_VA			36
+#define AXON_RUDETH_LEN			44
+
+#define AXON_SACKETH_KEY		0
+#define AXON_SACKETH_SYNDROME		8
+#define AXON_SACKETH_CE			9
+#define AXON_SACKETH_ACK_PSN		12
+#define AXON_SACKETH_ERR_PSN		16
+#define AXON_SACKETH_ERR_MSG		20
+#define AXON_SACKETH_LEN		24
+#define AXON_RUD_SACK_BYTES		128
 
 /**
  * DOC: UD address vector flags
@@ -571,7 +634,8 @@ struct axon_recv_wqe {
  * @AXON_WC_RETRY_EXC_ERR: retry_cnt timeouts without progress
  * @AXON_WC_RNR_RETRY_EXC_ERR: rnr_retry RNR NAKs
  * @AXON_WC_FATAL_ERR: fatal error (not written by the model)
- * @AXON_WC_GENERAL_ERR: general error (not written by the model)
+ * @AXON_WC_GENERAL_ERR: general error: a RUD receive WQE whose message
+ *	was abandoned (see "Reliable unordered delivery")
  */
 enum axon_wc_status {
 	AXON_WC_SUCCESS			= 0,

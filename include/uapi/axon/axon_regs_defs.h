@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		14
+#define AXON_DEV_VERSION_MINOR		15
 
 /**
  * DOC: VERSION register
@@ -187,9 +187,12 @@ enum axon_msix_vector {
  * @AXON_REG_PLANES: RO, ``AXON_CAP_PLANES``: the planes and their links
  *	(see "Planes")
  * @AXON_REG_STAT_RUD_DROPS: RO, ``AXON_CAP_RUD``: RUD packets dropped: a
- *	wrong connection token, a PSN outside the window, offsets or lengths
- *	that do not fit their message, no receive WQE, a key that does not
- *	allow the access, a response for nothing outstanding
+ *	connection key that is not the receiving QP's (looked at before
+ *	anything else), a PSN outside the window, offsets or lengths that do
+ *	not fit their message, a message slot held by another message, no
+ *	receive WQE, an rkey that does not allow the access, a duplicate READ
+ *	request that repeats none answered, a response or ACK for nothing
+ *	outstanding
  * @AXON_REG_STAT_RUD_DUPS: RO, ``AXON_CAP_RUD``: RUD packets received
  *	again (retransmitted, or duplicated by the fabric): acknowledged,
  *	not placed again
@@ -453,6 +456,11 @@ enum axon_reg {
  *   20:20 : rud - AXON_CAP_RUD: RUD QPs, reliable unordered delivery
  *         sprayed over the planes (interface 1.14, see "Reliable
  *         unordered delivery" in axon_io_defs.h)
+ *   21:21 : rud_keys - AXON_CAP_RUD_KEYS: every RUD packet carries its
+ *         receiving QP's 64-bit key, drawn by the device when the QP
+ *         leaves RESET (interface 1.15, see "RUD connection keys" in
+ *         axon_io_defs.h). RUD without it (1.14) carried a token derived
+ *         from the PSNs, which a driver must not rely on.
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -475,6 +483,7 @@ enum axon_reg {
 #define AXON_CAP_CC			0x40000
 #define AXON_CAP_PLANES			0x80000
 #define AXON_CAP_RUD			0x100000
+#define AXON_CAP_RUD_KEYS		0x200000
 
 /**
  * DOC: FW_VERSION register
