@@ -2,7 +2,7 @@
 /*
  * KUnit: the checks of the udata of uverbs requests
  * (drivers/axon/axon_udata.c): alloc_ucontext, the verbs without a
- * request (create_cq, create_ah), create_qp.
+ * request (create_cq, create_ah), create_qp, modify_qp.
  */
 
 #include "axon_kunit.h"
@@ -137,10 +137,57 @@ static void axon_qp_req_test(struct kunit *test)
 						       c->outlen), c->err);
 }
 
+/* ---- modify_qp request (a RUD QP's peer key) ---------------------------- */
+
+struct axon_modify_qp_req_case {
+	const char *name;
+	u32 comp_mask;
+	u32 reserved;
+	u64 key;
+	bool rud;
+	bool tail_zero;
+	int err;
+};
+
+static const struct axon_modify_qp_req_case axon_modify_qp_req_cases[] = {
+	{ "no request", 0, 0, 0, false, true, 0 },
+	{ "RUD QP, no key", 0, 0, 0, true, true, 0 },
+	{ "RUD QP, the peer's key", AXON_MODIFY_QP_REQ_RUD_PEER_KEY, 0,
+	  0x0123456789abcdefULL, true, true, 0 },
+	{ "RUD QP, a key of 0", AXON_MODIFY_QP_REQ_RUD_PEER_KEY, 0, 0, true,
+	  true, -EINVAL },
+	{ "RC QP, a key", AXON_MODIFY_QP_REQ_RUD_PEER_KEY, 0, 1, false, true,
+	  -EINVAL },
+	{ "unknown comp_mask bit", 0x2, 0, 0, true, true, -EOPNOTSUPP },
+	{ "comp_mask bit 31", 0x80000000, 0, 0, false, true, -EOPNOTSUPP },
+	{ "reserved set", 0, 1, 0, true, true, -EINVAL },
+	{ "non-zero trailing bytes", AXON_MODIFY_QP_REQ_RUD_PEER_KEY, 0, 1,
+	  true, false, -EINVAL },
+};
+
+AXON_KUNIT_DESC(axon_modify_qp_req_case)
+KUNIT_ARRAY_PARAM(axon_modify_qp_req, axon_modify_qp_req_cases,
+		  axon_modify_qp_req_case_desc);
+
+static void axon_modify_qp_req_test(struct kunit *test)
+{
+	const struct axon_modify_qp_req_case *c = test->param_value;
+	struct axon_modify_qp_req req = {
+		.comp_mask = c->comp_mask,
+		.reserved = c->reserved,
+		.rud_peer_key = c->key,
+	};
+
+	KUNIT_EXPECT_EQ(test, axon_check_modify_qp_req(&req, c->rud,
+						       c->tail_zero), c->err);
+}
+
 static struct kunit_case axon_udata_cases[] = {
 	KUNIT_CASE_PARAM(axon_ucontext_req_test, axon_ucontext_gen_params),
 	KUNIT_CASE_PARAM(axon_resp_udata_test, axon_resp_udata_gen_params),
 	KUNIT_CASE_PARAM(axon_qp_req_test, axon_qp_req_gen_params),
+	KUNIT_CASE_PARAM(axon_modify_qp_req_test,
+			 axon_modify_qp_req_gen_params),
 	{}
 };
 

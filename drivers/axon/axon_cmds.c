@@ -2,6 +2,7 @@
 /* axon admin commands. */
 
 #include <linux/dma-mapping.h>
+#include <linux/string.h>
 
 #include "axon_cmds.h"
 
@@ -30,10 +31,13 @@ static int axon_cmd_exec_buf(struct axon_admin_queue *aq,
 	if (!err && out)
 		memcpy(out, buf, len);
 
-	if (err == -ETIMEDOUT)
+	if (err == -ETIMEDOUT) {
 		axon_admin_orphan_buf(aq, buf, dma, len);
-	else
+	} else {
+		/* it may have held a RUD QP's peer key */
+		memzero_explicit(buf, len);
 		dma_free_coherent(aq->dmadev, len, buf, dma);
+	}
 	return err;
 }
 
@@ -279,31 +283,37 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 }
 
 /*
- * MODIFY_QP and QUERY_QP pass a struct axon_qp_attr by DMA: in from @in,
- * or out to @out.
- */
-/*
  * A QP command that passes @len bytes through a DMA buffer: @in to the
- * device (MODIFY_QP), or from it to @out (QUERY_QP, QUERY_QP_LIVE).
+ * device (MODIFY_QP), or from it to @out (QUERY_QP, QUERY_QP_LIVE); the
+ * command's result to @result if not NULL.
  */
 static int axon_cmd_qp_buf(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
-			   u32 attr_mask, const void *in, void *out, size_t len)
+			   u32 attr_mask, const void *in, void *out, size_t len,
+			   u64 *result)
 {
 	struct axon_admin_cmd cmd = {};
 	struct axon_admin_cqe cqe;
+	int err;
 
 	cmd.opcode = cpu_to_le16(opcode);
 	cmd.qp.qpn = cpu_to_le32(qpn);
 	cmd.qp.attr_mask = cpu_to_le32(attr_mask);
-	return axon_cmd_exec_buf(aq, &cmd, &cmd.qp.attr_addr, in, out, len,
-				 &cqe);
+	err = axon_cmd_exec_buf(aq, &cmd, &cmd.qp.attr_addr, in, out, len,
+				&cqe);
+	if (!err && result)
+		*result = le64_to_cpu(cqe.result);
+	return err;
 }
 
+/*
+ * @result: the command's result, a RUD QP's new key when it leaves RESET
+ * (AXON_CAP_RUD_KEYS), else 0; may be NULL.
+ */
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
-		       const struct axon_qp_attr *attr)
+		       const struct axon_qp_attr *attr, u64 *result)
 {
 	return axon_cmd_qp_buf(aq, AXON_ADMIN_MODIFY_QP, qpn, attr_mask, attr,
-			       NULL, sizeof(*attr));
+			       NULL, sizeof(*attr), result);
 }
 
 /* Allocates nothing, so a drain cannot fail for want of memory. */
@@ -323,14 +333,14 @@ int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr)
 {
 	return axon_cmd_qp_buf(aq, AXON_ADMIN_QUERY_QP, qpn, 0, NULL, attr,
-			       sizeof(*attr));
+			       sizeof(*attr), NULL);
 }
 
 int axon_cmd_query_qp_live(struct axon_admin_queue *aq, u32 qpn,
 			   struct axon_qp_live *live)
 {
 	return axon_cmd_qp_buf(aq, AXON_ADMIN_QUERY_QP_LIVE, qpn, 0, NULL, live,
-			       sizeof(*live));
+			       sizeof(*live), NULL);
 }
 
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn)

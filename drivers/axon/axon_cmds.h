@@ -83,7 +83,7 @@ int axon_cmd_resize_cq(struct axon_admin_queue *aq, u32 cqn,
 int axon_cmd_create_qp(struct axon_admin_queue *aq,
 		       const struct axon_qp_params *p, u32 *qpn);
 int axon_cmd_modify_qp(struct axon_admin_queue *aq, u32 qpn, u32 attr_mask,
-		       const struct axon_qp_attr *attr);
+		       const struct axon_qp_attr *attr, u64 *result);
 int axon_cmd_modify_qp_err(struct axon_admin_queue *aq, u32 qpn);
 int axon_cmd_query_qp(struct axon_admin_queue *aq, u32 qpn,
 		      struct axon_qp_attr *attr);

@@ -58,7 +58,9 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->ud = adev->rdma && caps & AXON_CAP_UD;
 	adev->mw = adev->rdma && caps & AXON_CAP_MW;
 	adev->uc = adev->rdma && caps & AXON_CAP_UC;
-	adev->rud = adev->rdma && caps & AXON_CAP_RUD;
+	/* RUD without connection keys (interface 1.14) is not safe to offer */
+	adev->rud = adev->rdma && caps & AXON_CAP_RUD &&
+		    caps & AXON_CAP_RUD_KEYS;
 	adev->gsi = adev->ud && caps & AXON_CAP_GSI;
 	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
 	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;

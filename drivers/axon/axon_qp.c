@@ -24,6 +24,12 @@
  * READs or atomics, so no RDMA read depths, timeouts or retries, and
  * REMOTE_WRITE is the only remote right it grants (axon_qp_attr.c).
  *
+ * A RUD driver QP is connected as an RC one too, and exchanges keys: the
+ * device draws the QP's receive key when it leaves RESET, modify_qp hands
+ * it to the caller in its udata response, and the caller passes the
+ * peer's key in the udata request of the modify to RTR. The driver keeps
+ * neither key: nothing else (query_qp, rdma res, netlink) can show them.
+ *
  * With AXON_CAP_FAST_REG, kernel RC and UC QPs post REG_MR and LOCAL_INV
  * of fast-registration MRs (axon_mr.c), and RC ones SEND_WITH_INV.
  */
@@ -376,6 +382,50 @@ static int axon_qp_cur_state(struct axon_dev *adev, struct axon_qp *qp,
 	return 0;
 }
 
+/*
+ * The driver data of a modify_qp, as far as userspace sent it, checked:
+ * a RUD QP's peer key.
+ */
+static int axon_modify_qp_req(struct ib_qp *ibqp, struct ib_udata *udata,
+			      struct axon_modify_qp_req *req)
+{
+	bool tail_zero;
+	int err;
+
+	memset(req, 0, sizeof(*req));
+	if (!udata || !udata->inlen)
+		return 0;
+	tail_zero = udata->inlen <= sizeof(*req) ||
+		    ib_is_udata_cleared(udata, sizeof(*req),
+					udata->inlen - sizeof(*req));
+	err = ib_copy_from_udata(req, udata, min(sizeof(*req), udata->inlen));
+	if (err)
+		return err;
+	return axon_check_modify_qp_req(req, ibqp->qp_type == IB_QPT_DRIVER,
+					tail_zero);
+}
+
+/*
+ * A RUD QP's keys (see "RUD connection keys" in <rdma/axon-abi.h>): it
+ * takes its peer's key on the way to RTR and there only, and leaves
+ * RESET only when the response can carry the key the device draws then.
+ */
+static int axon_modify_qp_rud_ok(const struct axon_modify_qp_req *req,
+				 struct ib_udata *udata, enum ib_qp_state cur,
+				 enum ib_qp_state next)
+{
+	bool key = req->comp_mask & AXON_MODIFY_QP_REQ_RUD_PEER_KEY;
+
+	if (key != (cur == IB_QPS_INIT && next == IB_QPS_RTR))
+		return -EINVAL;
+	if (cur == IB_QPS_RESET && next != IB_QPS_RESET &&
+	    next != IB_QPS_ERR &&
+	    (!udata || udata->outlen < offsetofend(struct axon_modify_qp_resp,
+						   rud_key)))
+		return -EINVAL;
+	return 0;
+}
+
 int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		   struct ib_udata *udata)
 {
@@ -388,19 +438,22 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		.max_rd_atomic = min_t(u32, AXON_MAX_RD_ATOMIC,
 				       le32_to_cpu(adev->attr.max_qp_rd_atom)),
 	};
+	bool rud = ibqp->qp_type == IB_QPT_DRIVER;
+	struct axon_modify_qp_resp resp = {};
+	struct axon_modify_qp_req req;
 	enum ib_qp_state cur, next;
 	struct axon_qp_attr aattr;
+	u64 key = 0;
 	u32 amask;
 	int err;
 
-	if (udata && udata->inlen &&
-	    !ib_is_udata_cleared(udata, 0, udata->inlen)) {
-		err = -EINVAL;
+	err = axon_modify_qp_req(ibqp, udata, &req);
+	if (err)
 		goto err_out;
-	}
 
 	mutex_lock(&qp->state_mutex);
-	if (mask == IB_QP_STATE && attr->qp_state == IB_QPS_ERR) {
+	if (mask == IB_QP_STATE && attr->qp_state == IB_QPS_ERR &&
+	    !req.comp_mask) {
 		/* any state may move to ERR: no query, no allocation */
 		err = axon_cmd_modify_qp_err(&adev->aq, qp->qpn);
 		if (err)
@@ -417,6 +470,11 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		err = -EINVAL;
 		goto err_unlock;
 	}
+	if (rud) {
+		err = axon_modify_qp_rud_ok(&req, udata, cur, next);
+		if (err)
+			goto err_unlock;
+	}
 	err = axon_qp_resolve_dmac(ibqp, attr, mask);
 	if (err)
 		goto err_unlock;
@@ -424,7 +482,14 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	err = axon_qp_attr_from_ib(attr, mask, &conv, &aattr, &amask);
 	if (err)
 		goto err_unlock;
-	err = axon_cmd_modify_qp(&adev->aq, qp->qpn, amask, &aattr);
+	if (req.comp_mask & AXON_MODIFY_QP_REQ_RUD_PEER_KEY) {
+		amask |= AXON_QP_ATTR_PEER_KEY;
+		aattr.peer_key_lo = cpu_to_le32(lower_32_bits(req.rud_peer_key));
+		aattr.peer_key_hi = cpu_to_le32(upper_32_bits(req.rud_peer_key));
+	}
+	err = axon_cmd_modify_qp(&adev->aq, qp->qpn, amask, &aattr, &key);
+	memzero_explicit(&aattr, sizeof(aattr));
+	memzero_explicit(&req, sizeof(req));
 	if (err)
 		goto err_unlock;
 
@@ -434,6 +499,24 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		qp->dest_qpn = attr->dest_qp_num;
 	if (next == IB_QPS_RESET && qp->kernel)
 		axon_qp_purge(qp, true);
+	if (rud && cur == IB_QPS_RESET && next == IB_QPS_INIT) {
+		/* the key goes to the QP's owner, and nowhere else */
+		if (!key) {
+			ibdev_err(&adev->ibdev, "QP %u left RESET with no key\n",
+				  qp->qpn);
+			err = -EIO;
+			goto err_unlock;
+		}
+		resp.comp_mask = AXON_MODIFY_QP_RESP_RUD_KEY;
+		resp.rud_key = key;
+		key = 0;
+	}
+	if (udata && udata->outlen)
+		err = ib_copy_to_udata(udata, &resp,
+				       min(udata->outlen, sizeof(resp)));
+	memzero_explicit(&resp, sizeof(resp));
+	if (err)
+		goto err_unlock;
 	mutex_unlock(&qp->state_mutex);
 	return 0;
 

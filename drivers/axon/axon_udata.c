@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon: checks of the udata userspace passes with a uverbs request
- * (alloc_ucontext, create_cq, create_qp, create_ah).
+ * (alloc_ucontext, create_cq, create_qp, modify_qp, create_ah).
  * Shared by axon.ko and the KUnit suites (see axon_udata.h).
  */
 
@@ -53,4 +53,23 @@ int axon_check_create_qp_req(const struct axon_create_qp_req *req,
 		return req->driver_qp_type ? -EINVAL : 0;
 	return req->driver_qp_type == AXON_QP_DRIVER_TYPE_RUD ? 0 :
 	       -EOPNOTSUPP;
+}
+
+/*
+ * modify_qp udata: @req as far as userspace sent it, zero-filled;
+ * @tail_zero: every byte beyond it is zero. A RUD QP (@rud) may name its
+ * peer's key, which is never 0; no other QP names one. Whether the
+ * transition takes the key is the caller's to check.
+ */
+int axon_check_modify_qp_req(const struct axon_modify_qp_req *req, bool rud,
+			     bool tail_zero)
+{
+	if (!tail_zero || req->reserved)
+		return -EINVAL;
+	if (req->comp_mask & ~AXON_MODIFY_QP_REQ_RUD_PEER_KEY)
+		return -EOPNOTSUPP;
+	if ((req->comp_mask & AXON_MODIFY_QP_REQ_RUD_PEER_KEY) &&
+	    (!rud || !req->rud_peer_key))
+		return -EINVAL;
+	return 0;
 }

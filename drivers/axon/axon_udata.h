@@ -19,5 +19,7 @@ int axon_check_resp_only_udata(bool in_zero, size_t outlen, size_t resp_size);
 int axon_check_create_qp_req(const struct axon_create_qp_req *req,
 			     bool driver,
 			     bool tail_zero, size_t outlen);
+int axon_check_modify_qp_req(const struct axon_modify_qp_req *req, bool rud,
+			     bool tail_zero);
 
 #endif /* _AXON_UDATA_H_ */

@@ -202,6 +202,64 @@ struct axon_create_qp_resp {
 };
 
 /**
+ * DOC: RUD connection keys
+ *
+ * A RUD QP (``AXON_QP_DRIVER_TYPE_RUD``) has a 64-bit receive key that the
+ * device draws at random whenever the QP leaves RESET, and every packet
+ * sent to the QP must carry it. The key reaches the QP's owner only: in
+ * the response to the modify_qp that takes the QP out of RESET
+ * (&struct axon_modify_qp_resp), never through query_qp, netlink (rdma
+ * res, axonctl) or sysfs. The owner hands it to the peer's owner out of
+ * band, as it does the QPN, and each passes the other's key with the
+ * modify_qp to RTR (&struct axon_modify_qp_req), which a RUD QP needs.
+ * The provider's axondv_modify_qp() and axondv_query_qp() wrap both.
+ *
+ * modify_qp of a RUD QP goes through the extended command
+ * (IB_USER_VERBS_EX_CMD_MODIFY_QP), whose driver response can carry the
+ * key; one that would take the QP out of RESET with no room for the
+ * response fails with EINVAL, before the device draws a key nobody would
+ * learn.
+ */
+
+/**
+ * struct axon_modify_qp_req - MODIFY_QP driver data
+ * @comp_mask: ``AXON_MODIFY_QP_REQ_RUD_PEER_KEY``; unknown bits are
+ *	EOPNOTSUPP
+ * @reserved: 0
+ * @rud_peer_key: with ``AXON_MODIFY_QP_REQ_RUD_PEER_KEY``: the peer RUD
+ *	QP's key, which every packet this QP sends carries; not 0. A RUD QP
+ *	takes it in the INIT -> RTR transition, and needs it there (EINVAL
+ *	otherwise, as for any other QP or transition)
+ *
+ * A request shorter than the structure is zero-filled; bytes beyond it
+ * must be 0.
+ */
+struct axon_modify_qp_req {
+	__u32 comp_mask;
+	__u32 reserved;
+	__aligned_u64 rud_peer_key;
+};
+
+#define AXON_MODIFY_QP_REQ_RUD_PEER_KEY	0x1
+
+/**
+ * struct axon_modify_qp_resp - MODIFY_QP driver response
+ * @comp_mask: ``AXON_MODIFY_QP_RESP_RUD_KEY`` when @rud_key is valid
+ * @reserved: 0
+ * @rud_key: with ``AXON_MODIFY_QP_RESP_RUD_KEY``: the RUD QP's new key,
+ *	drawn as the QP left RESET in this call
+ *
+ * Written as far as the response buffer goes (none: nothing written).
+ */
+struct axon_modify_qp_resp {
+	__u32 comp_mask;
+	__u32 reserved;
+	__aligned_u64 rud_key;
+};
+
+#define AXON_MODIFY_QP_RESP_RUD_KEY	0x1
+
+/**
  * struct axon_create_srq_resp - CREATE_SRQ driver response
  * @comp_mask: 0
  * @srqn: the device's SRQ number
