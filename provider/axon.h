@@ -111,6 +111,9 @@ struct axon_qp {
 	uint32_t wr_pi;			/* its next slot */
 	int wr_err;
 	bool wr_need_addr;		/* UD: cur has no destination yet */
+	/* RUD: its key, from the modify that last took it out of RESET */
+	bool rud_key_valid;
+	uint64_t rud_key;
 };
 
 /*
@@ -140,6 +143,17 @@ struct axon_create_cq_cmd_resp {
 struct axon_resize_cq_cmd_resp {
 	struct ib_uverbs_resize_cq_resp ibv_resp;
 	struct axon_resize_cq_resp drv_payload;
+};
+
+/* A RUD QP's modify: the extended command, whose response is the key */
+struct axon_modify_qp_ex_cmd {
+	struct ibv_modify_qp_ex ibv_cmd;
+	struct axon_modify_qp_req drv_payload;
+};
+
+struct axon_modify_qp_ex_cmd_resp {
+	struct ib_uverbs_ex_modify_qp_resp ibv_resp;
+	struct axon_modify_qp_resp drv_payload;
 };
 
 struct axon_create_qp_cmd {

@@ -384,6 +384,11 @@ struct ibv_create_cq_ex {
 	struct ib_uverbs_ex_create_cq core_payload;
 };
 
+struct ibv_modify_qp_ex {
+	struct ex_hdr hdr;
+	struct ib_uverbs_ex_modify_qp core_payload;
+};
+
 /*
  * Logging to VERBS_LOG_FILE (default stderr) at or below VERBS_LOG_LEVEL, as
  * the in-tree providers do.
@@ -497,6 +502,15 @@ int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 int ibv_cmd_modify_qp(struct ibv_qp *qp, struct ibv_qp_attr *attr,
 		      int attr_mask, struct ibv_modify_qp *cmd,
 		      size_t cmd_size);
+/*
+ * The extended command, whose response carries driver data: sizes are
+ * the whole command and response, the driver's parts after the core's.
+ */
+int ibv_cmd_modify_qp_ex(struct ibv_qp *qp, struct ibv_qp_attr *attr,
+			 int attr_mask, struct ibv_modify_qp_ex *cmd,
+			 size_t cmd_size,
+			 struct ib_uverbs_ex_modify_qp_resp *resp,
+			 size_t resp_size);
 int ibv_cmd_destroy_qp(struct ibv_qp *qp);
 int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_srq_init_attr *attr,
@@ -574,6 +588,9 @@ static_assert(sizeof(struct ibv_alloc_mw) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +
 	      sizeof(struct ib_uverbs_alloc_mw), "ibv_alloc_mw");
 static_assert(sizeof(struct ibv_create_cq_ex) % 8 == 0, "ibv_create_cq_ex");
+static_assert(sizeof(struct ibv_modify_qp_ex) ==
+	      sizeof(struct ex_hdr) + sizeof(struct ib_uverbs_ex_modify_qp) &&
+	      sizeof(struct ibv_modify_qp_ex) % 8 == 0, "ibv_modify_qp_ex");
 static_assert(sizeof(struct ibv_create_srq) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +
 	      sizeof(struct ib_uverbs_create_srq), "ibv_create_srq");

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 
 #include "axon.h"
@@ -653,6 +654,9 @@ struct ibv_qp *axon_create_qp_ex(struct ibv_context *context,
 	return qp ? &qp->vqp.qp : NULL;
 }
 
+/* The offset of the byte after field f of type T. */
+#define axon_offsetofend(T, f) (offsetof(T, f) + sizeof(((T *)0)->f))
+
 /* Whether the len bytes at p are all zero. */
 static bool axon_mem_is_zero(const void *p, size_t len)
 {
@@ -743,17 +747,54 @@ struct ibv_qp *axon_create_qp(struct ibv_pd *ibpd,
 	return &qp->vqp.qp;
 }
 
-int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
-		   int attr_mask)
+/*
+ * A RUD QP's modify (see "RUD connection keys" in <rdma/axon-abi.h>):
+ * the extended command, with the peer's key if given, whose response
+ * carries the QP's new key when the QP leaves RESET.
+ */
+static int axon_modify_rud_qp(struct axon_qp *qp, struct ibv_qp_attr *attr,
+			      int attr_mask, const uint64_t *peer_key)
+{
+	struct axon_modify_qp_ex_cmd cmd = {};
+	struct axon_modify_qp_ex_cmd_resp resp = {};
+	int err;
+
+	if (peer_key) {
+		cmd.drv_payload.comp_mask = AXON_MODIFY_QP_REQ_RUD_PEER_KEY;
+		cmd.drv_payload.rud_peer_key = *peer_key;
+	}
+	err = ibv_cmd_modify_qp_ex(&qp->vqp.qp, attr, attr_mask, &cmd.ibv_cmd,
+				   sizeof(cmd), &resp.ibv_resp, sizeof(resp));
+	explicit_bzero(&cmd.drv_payload, sizeof(cmd.drv_payload));
+	if (err)
+		return err;
+	if (resp.drv_payload.comp_mask & AXON_MODIFY_QP_RESP_RUD_KEY) {
+		qp->rud_key = resp.drv_payload.rud_key;
+		qp->rud_key_valid = true;
+	} else if ((attr_mask & IBV_QP_STATE) &&
+		   attr->qp_state == IBV_QPS_RESET) {
+		qp->rud_key = 0;
+		qp->rud_key_valid = false;
+	}
+	explicit_bzero(&resp.drv_payload, sizeof(resp.drv_payload));
+	return 0;
+}
+
+static int axon_modify_qp_key(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+			      int attr_mask, const uint64_t *peer_key)
 {
 	struct axon_qp *qp = to_axon_qp(ibqp);
 	struct ibv_modify_qp cmd = {};
 	int err;
 
-	err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd, sizeof(cmd));
+	if (ibqp->qp_type == IBV_QPT_DRIVER)
+		err = axon_modify_rud_qp(qp, attr, attr_mask, peer_key);
+	else
+		err = ibv_cmd_modify_qp(ibqp, attr, attr_mask, &cmd,
+					sizeof(cmd));
 	if (err) {
 		verbs_debug(verbs_get_ctx(ibqp->context),
-			    "ibv_cmd_modify_qp failed: %d\n", err);
+			    "modify_qp failed: %d\n", err);
 		return err;
 	}
 
@@ -763,6 +804,88 @@ int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
 		axon_qp_reset_queues(qp);
 
+	return 0;
+}
+
+int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		   int attr_mask)
+{
+	return axon_modify_qp_key(ibqp, attr, attr_mask, NULL);
+}
+
+/*
+ * Is ibqp a RUD QP of this copy of the provider? EOPNOTSUPP if not, as
+ * for axondv_create_qp_ex() with a context that is not ours.
+ */
+static int axon_dv_rud_qp(struct ibv_qp *ibqp)
+{
+	if (!ibqp || !axon_is_axon_dev(ibqp->context->device) ||
+	    ibqp->qp_type != IBV_QPT_DRIVER)
+		return EOPNOTSUPP;
+	return 0;
+}
+
+/*
+ * axondv.h. As ibv_modify_qp(), with a RUD QP's driver attributes, checked
+ * as far as inlen gives them: comp_mask must be there, bytes beyond what
+ * this axondv.h knows must be zero (EINVAL); unknown comp_mask bits are
+ * EOPNOTSUPP.
+ */
+AXON_EXPORT
+int axondv_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
+		     int attr_mask, struct axondv_modify_qp_attr *dv_attr,
+		     uint32_t inlen)
+{
+	const uint32_t min_len = axon_offsetofend(struct axondv_modify_qp_attr,
+					     comp_mask);
+	uint64_t key = 0;
+	int err;
+
+	err = axon_dv_rud_qp(ibqp);
+	if (err)
+		return err;
+	if (inlen && !dv_attr)
+		return EINVAL;
+	if (inlen && (inlen < min_len ||
+		      (inlen > sizeof(*dv_attr) &&
+		       !axon_mem_is_zero(dv_attr + 1, inlen - sizeof(*dv_attr)))))
+		return EINVAL;
+	if (inlen && dv_attr->comp_mask & ~AXONDV_MODIFY_QP_RUD_PEER_KEY)
+		return EOPNOTSUPP;
+	if (inlen && dv_attr->comp_mask & AXONDV_MODIFY_QP_RUD_PEER_KEY) {
+		if (inlen < axon_offsetofend(struct axondv_modify_qp_attr,
+					rud_peer_key) || !dv_attr->rud_peer_key)
+			return EINVAL;
+		key = dv_attr->rud_peer_key;
+	}
+	err = axon_modify_qp_key(ibqp, attr, attr_mask, key ? &key : NULL);
+	explicit_bzero(&key, sizeof(key));
+	return err;
+}
+
+/* axondv.h. */
+AXON_EXPORT
+int axondv_query_qp(struct ibv_qp *ibqp, struct axondv_qp_attr *attr,
+		    uint32_t inlen)
+{
+	const uint32_t min_len = axon_offsetofend(struct axondv_qp_attr, comp_mask);
+	struct axondv_qp_attr out = {};
+	struct axon_qp *qp;
+	int err;
+
+	err = axon_dv_rud_qp(ibqp);
+	if (err)
+		return err;
+	if (!attr || inlen < min_len)
+		return EINVAL;
+	qp = to_axon_qp(ibqp);
+	if (qp->rud_key_valid) {
+		out.comp_mask = AXONDV_QP_ATTR_RUD_KEY;
+		out.rud_key = qp->rud_key;
+	}
+	memset(attr, 0, inlen);
+	memcpy(attr, &out, axon_min(inlen, sizeof(out)));
+	explicit_bzero(&out, sizeof(out));
 	return 0;
 }
 
