@@ -47,7 +47,12 @@
  * --timeout S (default 60) bounds every wait: for a completion, since the
  * last one; for a KV notification, S plus a second per MiB of the batch;
  * on the control channel, what the peer may take at most for its part.
- * The initial PSNs are drawn at random (getrandom()), as RUD requires.
+ * The initial PSNs are drawn at random (getrandom()). A RUD QP's key
+ * (axondv_query_qp()) goes to the peer over the control channel with the
+ * QPN and the PSN, and the peer's comes back for axondv_modify_qp() to
+ * RTR. For the VM tests that check that nothing else shows the keys,
+ * $AXON_RUD_XFER_KEYS names a file (created 0600) that each QP's number
+ * and key are appended to: a test's hook, for no other use.
  *
  * Usage: axon-rud-xfer [-d DEV] [-g GID_INDEX] [--qp rc|rud]
  *        [--test [--quick] | --kv N [--rounds R] |
@@ -58,6 +63,7 @@
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <math.h>
@@ -291,6 +297,7 @@ struct qp_info {
 	uint64_t addr;
 	uint32_t rkey;
 	uint32_t reserved;
+	uint64_t key;		/* RUD: the QP's key, which its peer sends */
 };
 
 struct side {
@@ -357,7 +364,10 @@ static bool guards_ok(const struct side *s, char *why, size_t whylen)
 		     "the guard above the MR", why, whylen);
 }
 
-/* A random initial PSN: RUD drops packets whose token (from it) is stale. */
+/*
+ * A random initial PSN: what RC's connection rests on, and good practice
+ * for RUD, whose packets carry the receiving QP's key besides.
+ */
 static uint32_t random_psn(void)
 {
 	uint32_t v;
@@ -365,6 +375,23 @@ static uint32_t random_psn(void)
 	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
 		v = (uint32_t)lrand48() ^ ((uint32_t)lrand48() << 12);
 	return v & AXON_PSN_MASK;
+}
+
+/* $AXON_RUD_XFER_KEYS: the VM tests' look at a key (see the top). */
+static void note_key(uint32_t qpn, uint64_t key)
+{
+	const char *path = getenv("AXON_RUD_XFER_KEYS");
+	FILE *f;
+	int fd;
+
+	if (!path || !*path)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	f = fd < 0 ? NULL : fdopen(fd, "a");
+	if (!f)
+		die("AXON_RUD_XFER_KEYS=%s: %s", path, strerror(errno));
+	fprintf(f, "qpn=%u key=%016" PRIx64 "\n", qpn, key);
+	fclose(f);
 }
 
 static uint32_t min_u32(uint32_t a, uint32_t b)
@@ -433,6 +460,18 @@ static int qp_create(struct side *s, const struct params *p,
 	}
 	s->psn = random_psn();
 	memset(info, 0, sizeof(*info));
+	if (p->rud) {
+		struct axondv_qp_attr k;
+		int err = axondv_query_qp(s->qp, &k, sizeof(k));
+
+		if (err || !(k.comp_mask & AXONDV_QP_ATTR_RUD_KEY)) {
+			*what = "axondv_query_qp (the RUD key)";
+			return err ? err : EPROTO;
+		}
+		/* to the peer over the control channel, with the QPN */
+		info->key = k.rud_key;
+		note_key(s->qp->qp_num, k.rud_key);
+	}
 	info->p.qpn = s->qp->qp_num;
 	info->p.psn = s->psn;
 	info->p.mtu = s->d.port.active_mtu;
@@ -442,14 +481,32 @@ static int qp_create(struct side *s, const struct params *p,
 	return 0;
 }
 
-/* INIT -> RTR -> RTS against the peer: RUD takes RC's attributes. */
+/*
+ * INIT -> RTR -> RTS against the peer: RUD takes RC's attributes, and the
+ * peer's key on the way to RTR.
+ */
 static int qp_connect(struct side *s, const struct qp_info *peer,
 		      const char **what)
 {
 	uint32_t rd = min_u32(min_u32(s->d.attr.max_qp_rd_atom,
 				      s->d.attr.max_qp_init_rd_atom), 16);
+	struct axondv_modify_qp_attr dv = {
+		.comp_mask = AXONDV_MODIFY_QP_RUD_PEER_KEY,
+		.rud_peer_key = peer->key,
+	};
+	struct ibv_qp_attr a;
+	int mask, err;
 
-	return rc_connect(&s->d, s->qp, &peer->p, s->psn, rd, 12, 7, what);
+	if (s->qp->qp_type != IBV_QPT_DRIVER)
+		return rc_connect(&s->d, s->qp, &peer->p, s->psn, rd, 12, 7,
+				  what);
+	mask = rc_rtr_attr(&s->d, &peer->p, rd, 12, &a);
+	err = axondv_modify_qp(s->qp, &a, mask, &dv, sizeof(dv));
+	if (err) {
+		*what = "axondv_modify_qp to RTR (the peer's key)";
+		return err;
+	}
+	return rc_rts(s->qp, s->psn, rd, 7, what);
 }
 
 /* ---- the control channel ----------------------------------------------------- */

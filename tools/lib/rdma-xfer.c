@@ -355,11 +355,10 @@ void rdma_open(struct rdma_dev *d, struct xfer_opts *o)
 		die("setup: ibv_query_gid %d: %s", d->gid_index, strerror(errno));
 }
 
-int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
-	       const struct rc_peer *peer, uint32_t sq_psn, uint32_t rd_atom,
-	       uint32_t rnr_timer, uint32_t rnr_retry, const char **what)
+int rc_rtr_attr(const struct rdma_dev *d, const struct rc_peer *peer,
+		uint32_t rd_atom, uint32_t rnr_timer, struct ibv_qp_attr *a)
 {
-	struct ibv_qp_attr a = {
+	*a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTR,
 		.path_mtu = d->port.active_mtu < peer->mtu ?
 			    d->port.active_mtu : peer->mtu,
@@ -374,21 +373,23 @@ int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
 			.port_num = 1,
 		},
 	};
+	memcpy(a->ah_attr.grh.dgid.raw, peer->gid, 16);
+	return IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+	       IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+}
 
-	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER)) {
-		*what = "modify_qp to RTR";
-		return errno;
-	}
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 16;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.sq_psn = sq_psn;
-	a.max_rd_atomic = rd_atom;
+int rc_rts(struct ibv_qp *qp, uint32_t sq_psn, uint32_t rd_atom,
+	   uint32_t rnr_retry, const char **what)
+{
+	struct ibv_qp_attr a = {
+		.qp_state = IBV_QPS_RTS,
+		.timeout = 16,
+		.retry_cnt = 7,
+		.rnr_retry = rnr_retry,
+		.sq_psn = sq_psn,
+		.max_rd_atomic = rd_atom,
+	};
+
 	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
 			  IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
 			  IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC)) {
@@ -396,4 +397,18 @@ int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
 		return errno;
 	}
 	return 0;
+}
+
+int rc_connect(const struct rdma_dev *d, struct ibv_qp *qp,
+	       const struct rc_peer *peer, uint32_t sq_psn, uint32_t rd_atom,
+	       uint32_t rnr_timer, uint32_t rnr_retry, const char **what)
+{
+	struct ibv_qp_attr a;
+	int mask = rc_rtr_attr(d, peer, rd_atom, rnr_timer, &a);
+
+	if (ibv_modify_qp(qp, &a, mask)) {
+		*what = "modify_qp to RTR";
+		return errno;
+	}
+	return rc_rts(qp, sq_psn, rd_atom, rnr_retry, what);
 }

@@ -161,6 +161,14 @@ struct rc_peer {
 	uint8_t gid[16];
 };
 
+/* The attributes of INIT -> RTR against peer, into *a; returns their mask. */
+int rc_rtr_attr(const struct rdma_dev *d, const struct rc_peer *peer,
+		uint32_t rd_atom, uint32_t rnr_timer, struct ibv_qp_attr *a);
+
+/* RTR -> RTS; 0 or an errno with *what naming the step. */
+int rc_rts(struct ibv_qp *qp, uint32_t sq_psn, uint32_t rd_atom,
+	   uint32_t rnr_retry, const char **what);
+
 /*
  * INIT -> RTR -> RTS against peer; sq_psn is ours. Returns 0 or an errno
  * with *what naming the step that failed.

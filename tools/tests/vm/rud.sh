@@ -15,6 +15,10 @@
 #  3. --kv RUD_KV_BLOCKS (default 2048) --rounds RUD_KV_ROUNDS (default 1,
 #     3 with RUD_FULL=1): scattered WRITEs, then a fenced WRITE_WITH_IMM
 #     whose receive finds every byte in place.
+# During phase 1, the RUD QP's key (which axon-rud-xfer exchanges with the
+# peer over TCP, and writes to $AXON_RUD_XFER_KEYS for this check) must
+# show nowhere in what root sees: rdma res show qp -dd and -r, axonctl qp
+# show (-j), in hex either way round or decimal.
 # RUD_QP=rc runs the same over an RC QP (which keeps to one plane: only
 # some plane need move then).
 set -u
@@ -81,19 +85,58 @@ tx_moved() {
 	done
 }
 
+key_checks=$([ "$qp" = rud ] && echo 1 || echo 0)
 if [ "$AXON_NODE" = 0 ]; then
-	plan 4
+	plan $((4 + key_checks))
 else
-	plan $((6 + $([ -n "$down" ] && echo 1 || echo 0)))
+	plan $((6 + key_checks + $([ -n "$down" ] && echo 1 || echo 0)))
 fi
+
+# key_shown KEY: whether any half of the 64-bit hex KEY shows in what the
+# RDMA and axon tools give root of the QPs: rdma res -dd and raw, axonctl
+key_shown() {
+	lo=$(printf '%s' "$1" | cut -c9-16)
+	hi=$(printf '%s' "$1" | cut -c1-8)
+	# each half as hex, as its bytes the other way round, and in decimal
+	pats="$lo $hi $(printf '%s' "$lo" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')"
+	pats="$pats $(printf '%s' "$hi" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')"
+	dec="$(printf '%u' "0x$lo") $(printf '%u' "0x$hi") $(printf '%u' "0x$1")"
+	out=$( { rdma -dd -j res show qp; rdma -r -j res show qp;
+		 "$AXON_REPO/tools/axonctl" -j qp show; } 2>&1)
+	flat=$(printf '%s' "$out" | tr 'A-F' 'a-f' | sed 's/0x//g' |
+	       tr -d ' \t\n,:[]"')
+	for p in $pats; do
+		case $flat in *"$p"*) return 0 ;; esac
+	done
+	for d in $dec; do
+		printf '%s' "$out" | grep -qw "$d" && return 0
+	done
+	return 1
+}
 
 # 1. goodput, a plane going down and up meanwhile
 tx_before=$(tx_all)
 drops=$(counter rud_drops)
 dups=$(counter rud_duplicates)
 bw_start=$(elapsed)
-$xfer --bw "$secs" --series "$AXON_OUT/rud-bw-series.txt" --tcp-port 18991 \
-	>"$AXON_OUT/rud-bw.log" 2>&1
+keys=$AXON_OUT/rud-keys.txt
+rm -f "$keys"
+AXON_RUD_XFER_KEYS=$keys \
+	$xfer --bw "$secs" --series "$AXON_OUT/rud-bw-series.txt" \
+	--tcp-port 18991 >"$AXON_OUT/rud-bw.log" 2>&1 &
+pid=$!
+if [ "$key_checks" = 1 ]; then
+	# the QP is up once its key is written and rdma res lists it
+	for i in $(seq 100); do
+		[ -s "$keys" ] && rdma res show qp | grep -q axon-rud-xfer && break
+		sleep 0.1
+	done
+	key=$(sed -n 's/.*key=\([0-9a-f]*\).*/\1/p' "$keys" | head -n 1)
+	key_hidden() { [ -n "$key" ] && ! key_shown "$key"; }
+	check "bw: the RUD QP's key shows in no rdma res (-dd, -r) or axonctl output" \
+		key_hidden
+fi
+wait $pid
 rc=$?
 bw_end=$(elapsed)
 tx_after=$(tx_all)
