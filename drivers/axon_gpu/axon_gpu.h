@@ -60,14 +60,19 @@ struct axon_gpu {
 /*
  * The buffer owns the dma-buf's reservation object, so that remove can
  * lock it while the dma-buf is being released (buf->dmabuf is cleared
- * under it by the release).
+ * under it by the release). It also holds a reference on the dma-buf's
+ * inode, whose address_space (buf->mapping) remove zaps: the last fput
+ * drops the dentry's reference on that inode (__dentry_kill() and then
+ * the inode's RCU-delayed free) before it calls the release, which may
+ * then wait for the resv lock while remove revokes the buffer.
  */
 struct axon_gpu_buf {
 	struct kref ref;		/* the dma-buf, a revoke in progress */
 	struct axon_gpu *gpu;
 	struct dma_resv resv;
 	struct list_head node;		/* gpu->buffers */
-	struct address_space *mapping;	/* of the dma-buf file: CPU mappings */
+	struct inode *inode;		/* of the dma-buf: a reference */
+	struct address_space *mapping;	/* its pages: CPU mappings */
 	u64 size;
 	u64 gpu_va;
 	/* under resv */

@@ -17,6 +17,7 @@
  */
 
 #include <linux/file.h>
+#include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -31,6 +32,9 @@ static void axon_gpu_buf_free(struct kref *ref)
 {
 	struct axon_gpu_buf *buf = container_of(ref, struct axon_gpu_buf, ref);
 
+	/* after the release and any revoke: buf->mapping is no longer used */
+	if (buf->inode)
+		iput(buf->inode);
 	dma_resv_fini(&buf->resv);
 	axon_gpu_put(buf->gpu);
 	kfree(buf);
@@ -205,6 +209,9 @@ static int axon_gpu_export(struct axon_gpu *gpu, struct axon_gpu_buf *buf)
 	if (IS_ERR(dmabuf))
 		return PTR_ERR(dmabuf);
 	buf->dmabuf = dmabuf;
+	/* see struct axon_gpu_buf: the mapping outlives the dentry */
+	buf->inode = file_inode(dmabuf->file);
+	ihold(buf->inode);
 	buf->mapping = dmabuf->file->f_mapping;
 	buf->gpu_va = gpu->next_va;
 	gpu->next_va += buf->size;
@@ -363,6 +370,13 @@ out:
  * a SIGBUS. Pinned importers keep the bus addresses they were given: they
  * must not use them any more (see Documentation/gpu-driver.rst). The
  * buffers themselves live on until their last reference goes.
+ *
+ * The dma-buf may be in its last fput, its release waiting for the resv
+ * lock we hold: buf->dmabuf is still set, but __dentry_kill() has already
+ * dropped the dentry's reference on the inode. buf->inode's reference
+ * keeps buf->mapping alive for the unmap (which finds no mapping: each
+ * one held a file reference); the dma_buf itself is freed only after its
+ * release has returned, and it has no attachments left.
  */
 static void axon_gpu_revoke(struct axon_gpu_buf *buf)
 {

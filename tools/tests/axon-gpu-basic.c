@@ -7,11 +7,18 @@
  * Usage: axon-gpu-basic [DEVICE]            (default /dev/axon_gpu0)
  *        axon-gpu-basic --scrub [DEVICE]
  *        axon-gpu-basic --hold S [DEVICE]
+ *        axon-gpu-basic --close-race N [DEVICE]
  *
  * --scrub: only the checks that VRAM is scrubbed: a new buffer reads zero,
  * even over what a freed buffer, or the range a MOVE left, held. They rely
  * on the allocator being first fit (a freed range is the next one handed
  * out for its size) and on the device having no buffers when they start.
+ *
+ * --close-race: allocate N buffers of 64 KiB, map every fourth one and close
+ * its fd (its mapping is then its last reference), close the device,
+ * print "ready", wait for SIGUSR1, then drop every buffer's last reference
+ * (fds and mappings, interleaved) and print "closed N". For
+ * tools/tests/vm/gpu-remove-race.sh, which removes the device meanwhile.
  *
  * --hold: allocate a 64 KiB buffer, map it, fill it, close the device,
  * print "holding", then wait up to S seconds; on SIGUSR1 read the mapping once and print
@@ -533,16 +540,72 @@ static int hold(int seconds)
 	return 0;
 }
 
+/* Drop many buffers' last references on SIGUSR1 (see --close-race). */
+static int close_race(int n)
+{
+	struct axon_gpu_alloc a;
+	struct rlimit rl;
+	sigset_t set;
+	void **maps;
+	int *fds, i, k, sig;
+
+	rl.rlim_cur = rl.rlim_max = n + 64;
+	setrlimit(RLIMIT_NOFILE, &rl);
+	fds = calloc(n, sizeof(*fds));
+	maps = calloc(n, sizeof(*maps));
+	if (!fds || !maps)
+		return 1;
+	for (i = 0; i < n; i++) {
+		fds[i] = -1;
+		if (gpu_alloc(GPU_PAGE, &a)) {
+			fprintf(stderr, "close-race: ALLOC %d: %s\n", i,
+				strerror(errno));
+			return 1;
+		}
+		fds[i] = a.fd;
+		if (i % 4 == 3) {
+			maps[i] = map(a.fd, GPU_PAGE);
+			if (!maps[i]) {
+				fprintf(stderr, "close-race: mmap %d: %s\n", i,
+					strerror(errno));
+				return 1;
+			}
+			((volatile uint32_t *)maps[i])[0] = i;
+			close(fds[i]);
+			fds[i] = -1;
+		}
+	}
+	close(dev);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	printf("ready\n");
+	if (sigwait(&set, &sig))
+		return 1;
+	for (i = k = 0; i < n; i++) {
+		if (fds[i] >= 0 && close(fds[i]) == 0)
+			k++;
+		if (maps[i] && munmap(maps[i], GPU_PAGE) == 0)
+			k++;
+	}
+	printf("closed %d\n", k);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct axon_gpu_info start;
 	const char *name = AXON_GPU_DEV_PREFIX "0";
 	bool scrub = false;
-	int hold_s = -1;
+	int hold_s = -1, race_n = -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (argc > 2 && !strcmp(argv[1], "--hold")) {
 		hold_s = atoi(argv[2]);
+		argc -= 2;
+		argv += 2;
+	} else if (argc > 2 && !strcmp(argv[1], "--close-race")) {
+		race_n = atoi(argv[2]);
 		argc -= 2;
 		argv += 2;
 	} else if (argc > 1 && !strcmp(argv[1], "--scrub")) {
@@ -560,6 +623,8 @@ int main(int argc, char **argv)
 	}
 	if (hold_s >= 0)
 		return hold(hold_s);
+	if (race_n > 0)
+		return close_race(race_n);
 	if (scrub) {
 		tap_plan(INFO_CHECKS + SCRUB_CHECKS);
 		test_info(&start);
