@@ -333,11 +333,13 @@ static unsigned axon_roce_send(AxonNicState *s, AxonQp *qp, unsigned budget)
 /*
  * The QP has more to send after a turn that sent n of quota: its
  * requester when the quota stopped it, not its window; responses owed in
- * any case.
+ * any case (a turn with responses owed sends one at least: one that sent
+ * nothing is not run again at once, so the engine cannot spin).
  */
 static bool axon_roce_more(AxonQp *qp, unsigned n, unsigned quota)
 {
-    return axon_roce_answering(qp) || (n == quota && axon_roce_unsent(qp));
+    return (axon_roce_answering(qp) && n) ||
+           (n == quota && axon_roce_unsent(qp));
 }
 
 /*
