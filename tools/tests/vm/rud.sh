@@ -17,8 +17,8 @@
 #     whose receive finds every byte in place.
 # During phase 1, the RUD QP's key (which axon-rud-xfer exchanges with the
 # peer over TCP, and writes to $AXON_RUD_XFER_KEYS for this check) must
-# show nowhere in what root sees: rdma res show qp -dd and -r, axonctl qp
-# show (-j), in hex either way round or decimal.
+# show nowhere in what root sees: rdma res show qp -dd and -r (the raw
+# records), axonctl qp show (-j), in hex either way round or decimal.
 # RUD_QP=rc runs the same over an RC QP (which keeps to one plane: only
 # some plane need move then).
 set -u
@@ -92,18 +92,24 @@ else
 	plan $((6 + key_checks + $([ -n "$down" ] && echo 1 || echo 0)))
 fi
 
-# key_shown KEY: whether any half of the 64-bit hex KEY shows in what the
-# RDMA and axon tools give root of the QPs: rdma res -dd and raw, axonctl
+# key_shown QPN KEY: whether any half of the 64-bit hex KEY shows in what
+# the RDMA and axon tools give root of the QPs: rdma res -dd and raw (the
+# dump and QP QPN's own entry: Linux 6.1 leaves driver QPs out of the
+# dump), axonctl qp show; raw records are bytes in decimal, made hex
 key_shown() {
-	lo=$(printf '%s' "$1" | cut -c9-16)
-	hi=$(printf '%s' "$1" | cut -c1-8)
+	lo=$(printf '%s' "$2" | cut -c9-16)
+	hi=$(printf '%s' "$2" | cut -c1-8)
 	# each half as hex, as its bytes the other way round, and in decimal
 	pats="$lo $hi $(printf '%s' "$lo" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')"
 	pats="$pats $(printf '%s' "$hi" | sed 's/\(..\)\(..\)\(..\)\(..\)/\4\3\2\1/')"
-	dec="$(printf '%u' "0x$lo") $(printf '%u' "0x$hi") $(printf '%u' "0x$1")"
-	out=$( { rdma -dd -j res show qp; rdma -r -j res show qp;
-		 "$AXON_REPO/tools/axonctl" -j qp show; } 2>&1)
-	flat=$(printf '%s' "$out" | tr 'A-F' 'a-f' | sed 's/0x//g' |
+	dec="$(printf '%u' "0x$lo") $(printf '%u' "0x$hi") $(printf '%u' "0x$2")"
+	out=$( { rdma -dd -j res show qp; rdma -dd -j res show qp lqpn "$1"
+		 rdma -r -j res show qp; rdma -r -j res show qp lqpn "$1"
+		 "$AXON_REPO/tools/axonctl" -j qp show "$dev"; } 2>&1)
+	raw=$(printf '%s' "$out" | grep -o '"data":\[[0-9,]*\]' |
+	      sed 's/[^0-9,]//g' | tr ',' '\n' | grep . |
+	      xargs -r printf '%02x')
+	flat=$(printf '%s%s' "$out" "$raw" | tr 'A-F' 'a-f' | sed 's/0x//g' |
 	       tr -d ' \t\n,:[]"')
 	for p in $pats; do
 		case $flat in *"$p"*) return 0 ;; esac
@@ -126,13 +132,21 @@ AXON_RUD_XFER_KEYS=$keys \
 	--tcp-port 18991 >"$AXON_OUT/rud-bw.log" 2>&1 &
 pid=$!
 if [ "$key_checks" = 1 ]; then
-	# the QP is up once its key is written and rdma res lists it
+	# the QP has its key once the file has it, and is listed (a driver QP,
+	# connected) soon after; the run lasts $secs s more
 	for i in $(seq 100); do
-		[ -s "$keys" ] && rdma res show qp | grep -q axon-rud-xfer && break
+		[ -s "$keys" ] && break
 		sleep 0.1
 	done
 	key=$(sed -n 's/.*key=\([0-9a-f]*\).*/\1/p' "$keys" | head -n 1)
-	key_hidden() { [ -n "$key" ] && ! key_shown "$key"; }
+	kqpn=$(sed -n 's/^qpn=\([0-9]*\).*/\1/p' "$keys" | head -n 1)
+	for i in $(seq 10); do
+		rdma res show qp lqpn "$kqpn" 2>/dev/null | grep -q 'state RTS' &&
+			break
+		sleep 0.5
+	done
+	diag "while the key was looked for: $(rdma res show qp lqpn "$kqpn" 2>&1)"
+	key_hidden() { [ -n "$key" ] && ! key_shown "$kqpn" "$key"; }
 	check "bw: the RUD QP's key shows in no rdma res (-dd, -r) or axonctl output" \
 		key_hidden
 fi
