@@ -10,9 +10,9 @@
  * and a device leaves the list under it before its removal starts: a
  * device found in the list stays whole until the request is done.
  *
- * What costs an admin command is for CAP_NET_ADMIN only: QP_GET (a QP's
- * PSNs are what a forger must guess, and RUD's token is mixed from
- * them; each QP answered takes a QUERY_QP_LIVE), refused by genetlink
+ * What costs an admin command is for CAP_NET_ADMIN only: QP_GET (an RC
+ * QP's PSNs are what a forger must guess; RUD's keys are in no answer;
+ * each QP answered takes a QUERY_QP_LIVE), refused by genetlink
  * before it gets here, and DEV_GET's wire test settings (a WIRE_TEST),
  * left out for other users. So no unprivileged request reaches the
  * device's admin queue.

@@ -4,9 +4,13 @@
  * the device and over its wire; a wire that loses and reorders frames,
  * sprayed over two planes, with every message placed whole and sent again
  * only where lost; a lost last packet found by a probe; a plane whose
- * link is down avoided; forged packets (wrong token, outside the window,
- * a message that is not there) dropped and counted with the QPs in RTS;
- * remote errors failing the sender only; WQEs RUD cannot send.
+ * link is down avoided; the connection keys (drawn out of RESET, shown
+ * to nobody, new at each connection); forged packets (interface 1.14's
+ * token, wrong keys, outside the window, a message that is not there, a
+ * duplicate READ unlike the one answered, stray first packets of a
+ * message) dropped and counted with the QPs in RTS, also 20,000 (or a
+ * million) at live traffic; remote errors failing the sender only; WQEs
+ * RUD cannot send.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
