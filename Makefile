@@ -2,7 +2,7 @@
 #
 # axon: GPU-attached RoCEv2 RDMA SmartNIC stack.
 #
-#   make            kernel module(s), provider, tools
+#   make            kernel module(s), provider, tools, the NCCL net plugin
 #   make check      everything, tested in QEMU VMs (installs what it needs)
 #   make kunit      the KUnit suites (kunit/) on the debug kernel
 #   make demo       the main job: two VMs, the stack end to end
@@ -15,7 +15,8 @@
 #                   (Documentation/fuzzing.rst)
 #   make install    the modules (axon.ko, axon_gpu.ko) for KDIR's kernel,
 #                   the provider with its axon.driver file, axondv.h and
-#                   its man page, axonctl and its man page; DESTDIR stages
+#                   its man page, axonctl and its man page, the NCCL net
+#                   plugin libnccl-net-axon.so; DESTDIR stages
 #   make uninstall  removes what make install installed
 #   make dkms-install   the driver sources under /usr/src/axon-VERSION,
 #                   added to DKMS, built and installed for the running
@@ -41,7 +42,7 @@ FUZZ_TARGETS	?=
 FUZZ_JOBS	?= 1
 export AXON_CACHE
 
-all: modules provider tools
+all: modules provider tools nccl-net
 
 modules:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
@@ -52,6 +53,10 @@ provider:
 # after the provider: axon-rud-xfer links it
 tools: provider
 	$(MAKE) -C tools
+
+# libnccl-net-axon.so and its tests (Documentation/nccl.rst)
+nccl-net:
+	$(MAKE) -C nccl-net
 
 qemu:
 	qemu-model/build-qemu
@@ -81,6 +86,7 @@ install: provider
 	[ -n "$(DESTDIR)" ] || depmod -a $(KRELEASE)
 	$(MAKE) -C provider install
 	$(MAKE) -C tools install
+	$(MAKE) -C nccl-net install
 
 uninstall:
 	rm -f $(MOD_DIR)/drivers/axon/axon.ko $(MOD_DIR)/drivers/axon_gpu/axon_gpu.ko
@@ -88,6 +94,7 @@ uninstall:
 	[ -n "$(DESTDIR)" ] || depmod -a $(KRELEASE)
 	$(MAKE) -C provider uninstall
 	$(MAKE) -C tools uninstall
+	$(MAKE) -C nccl-net uninstall
 
 # the files a kernel build of the drivers needs, and dkms.conf
 dkms-install:
@@ -110,6 +117,7 @@ clean:
 		find . -name '*.o' -o -name '*.ko' -o -name '*.mod*' | xargs rm -f
 	$(MAKE) -C provider clean
 	$(MAKE) -C tools clean
+	$(MAKE) -C nccl-net clean
 
-.PHONY: all modules provider tools qemu fuzz check kunit demo bench install \
+.PHONY: all modules provider tools nccl-net qemu fuzz check kunit demo bench install \
 	uninstall dkms-install dkms-uninstall clean
