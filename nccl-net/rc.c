@@ -30,6 +30,8 @@
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -46,6 +48,7 @@
 #include <infiniband/verbs.h>
 
 #include "axon_net.h"
+#include "../provider/axondv.h"
 
 #define MAX_DEVS	16
 #define MAX_LIVE	1024	/* comms alive in one process */
@@ -54,7 +57,9 @@
 #define SEND_REQS	(SLOTS * AXON_NET_MAX_RECVS)
 #define FLUSH_REQS	SLOTS
 #define CQ_DEPTH	1024
-#define SQ_DEPTH	(SLOTS * (AXON_NET_MAX_RECVS + 1))
+/* room for twice the turns in flight: the receiver may finish a turn (and
+ * post the next) before the sender has polled that turn's completion */
+#define SQ_DEPTH	(2 * SLOTS * (AXON_NET_MAX_RECVS + 1))
 #define HANDLE_MAGIC	0x4e58414eU	/* "NAXN" */
 #define INFO_MAGIC	0x49584e41U
 #define COMM_MAGIC	0x434e5841U
@@ -94,8 +99,11 @@ struct conn_info {
 	uint8_t gid[16];
 	uint64_t area_addr;	/* sender: its FIFO; receiver: its sizes */
 	uint32_t area_rkey;
-	uint32_t reserved;
+	uint32_t transport;	/* enum transport: the sender chooses */
+	uint64_t rud_key;	/* RUD: the QP's key, for the peer's RTR */
 };
+
+enum transport { TRANSPORT_RC = 0, TRANSPORT_RUD = 1 };
 
 struct mr_entry {
 	uintptr_t start, end;	/* the page-aligned range */
@@ -163,6 +171,8 @@ struct comm {
 
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
+	enum transport transport;
+	unsigned int sq_depth;
 
 	/* the peer's area: the sender's FIFO or the receiver's sizes */
 	uint64_t peer_area;
@@ -174,6 +184,8 @@ struct comm {
 	uint64_t (*sizes_out)[AXON_NET_MAX_RECVS];
 	struct ibv_mr *sizes_out_mr;
 	uint32_t send_seq;
+	unsigned int sq_used;		/* send WRs posted, not completed */
+	uint8_t slot_wrs[SLOTS];	/* WRs each turn posted */
 	struct request *slot_reqs[SLOTS][AXON_NET_MAX_RECVS];
 	struct request send_reqs[SEND_REQS];
 
@@ -303,6 +315,72 @@ static void mr_inflight(struct mr_entry *m, int delta)
 	pthread_mutex_unlock(&lock);
 }
 
+/* --- the provider's direct verbs, for RUD --- */
+
+/*
+ * axondv_* live in the provider libibverbs loaded for the device
+ * (libaxon-rdmav34.so). Found at run time among the loaded objects, so the
+ * plugin loads where the provider is elsewhere or absent (then: RC only).
+ */
+static struct {
+	struct ibv_qp *(*create_qp_ex)(struct ibv_context *,
+				       struct ibv_qp_init_attr_ex *,
+				       struct axondv_qp_init_attr *, uint32_t);
+	int (*modify_qp)(struct ibv_qp *, struct ibv_qp_attr *, int,
+			 struct axondv_modify_qp_attr *, uint32_t);
+	int (*query_qp)(struct ibv_qp *, struct axondv_qp_attr *, uint32_t);
+} dv;
+
+static int find_provider(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	const char *name = info->dlpi_name, *base = strrchr(name, '/');
+
+	(void)size;
+	if (strcmp(base ? base + 1 : name, "libaxon-rdmav34.so"))
+		return 0;
+	snprintf(arg, PATH_MAX, "%s", name);
+	return 1;
+}
+
+static void dv_load(void)
+{
+	char path[PATH_MAX] = "";
+	void *h;
+
+	if (!dl_iterate_phdr(find_provider, path))
+		return;
+	h = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	if (!h)
+		return;
+	dv.create_qp_ex = dlsym(h, "axondv_create_qp_ex");
+	dv.modify_qp = dlsym(h, "axondv_modify_qp");
+	dv.query_qp = dlsym(h, "axondv_query_qp");
+	if (!dv.create_qp_ex || !dv.modify_qp || !dv.query_qp)
+		memset(&dv, 0, sizeof(dv));
+	/* the provider stays loaded while libibverbs holds it */
+	dlclose(h);
+}
+
+/* the transport a new send comm asks for: AXON_NCCL_TRANSPORT=rc|rud */
+static nres_t transport_wanted(enum transport *t)
+{
+	const char *env = getenv("AXON_NCCL_TRANSPORT");
+
+	*t = TRANSPORT_RC;
+	if (!env || !strcmp(env, "rc"))
+		return NCCL_NET_OK;
+	if (strcmp(env, "rud")) {
+		AXON_NET_WARN("AXON_NCCL_TRANSPORT=%s: rc or rud", env);
+		return NCCL_NET_INVALID_USAGE;
+	}
+	if (!dv.create_qp_ex) {
+		AXON_NET_WARN("AXON_NCCL_TRANSPORT=rud: no axondv in the provider");
+		return NCCL_NET_INVALID_USAGE;
+	}
+	*t = TRANSPORT_RUD;
+	return NCCL_NET_OK;
+}
+
 /* --- devices --- */
 
 /* the first RoCEv2 GID of port 1 that carries an IPv4 address */
@@ -394,12 +472,14 @@ static nres_t devs_open(void)
 	}
 	if (list)
 		ibv_free_device_list(list);
+	dv_load();
 	pthread_mutex_unlock(&lock);
 	for (int i = 0; i < ndevs; i++)
 		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_INIT,
-			      "device %d %s (%s) GID %d%s", i, devs[i].name,
+			      "device %d %s (%s) GID %d%s%s", i, devs[i].name,
 			      devs[i].pci_path, devs[i].gid_index,
-			      devs[i].dmabuf ? ", dma-buf" : "");
+			      devs[i].dmabuf ? ", dma-buf" : "",
+			      dv.create_qp_ex ? ", RUD" : "");
 	return NCCL_NET_OK;
 }
 
@@ -553,14 +633,22 @@ static int sock_move(struct comm *c, void *buf, size_t len, bool out)
 /* --- QPs --- */
 
 static struct ibv_qp *qp_create(struct comm *c, uint32_t max_send,
-				uint32_t max_recv)
+				uint32_t max_recv, enum transport t,
+				unsigned int *send_depth)
 {
-	struct ibv_qp_init_attr a = {
+	uint32_t most = c->dev->attr.max_qp_wr;
+	struct ibv_qp_init_attr_ex a = {
 		.send_cq = c->cq,
 		.recv_cq = c->cq,
 		.qp_type = IBV_QPT_RC,
-		.cap = { .max_send_wr = max_send, .max_recv_wr = max_recv,
+		.cap = { .max_send_wr = max_send < most ? max_send : most,
+			 .max_recv_wr = max_recv < most ? max_recv : most,
 			 .max_send_sge = 1, .max_recv_sge = 1 },
+		.comp_mask = IBV_QP_INIT_ATTR_PD,
+		.pd = c->dev->pd,
+	};
+	struct axondv_qp_init_attr rud = {
+		.driver_qp_type = AXONDV_QP_DRIVER_TYPE_RUD,
 	};
 	struct ibv_qp_attr init = {
 		.qp_state = IBV_QPS_INIT,
@@ -568,10 +656,18 @@ static struct ibv_qp *qp_create(struct comm *c, uint32_t max_send,
 		.qp_access_flags = IBV_ACCESS_REMOTE_WRITE |
 				   IBV_ACCESS_REMOTE_READ,
 	};
-	struct ibv_qp *qp = ibv_create_qp(c->dev->pd, &a);
+	struct ibv_qp *qp;
 
+	if (t == TRANSPORT_RUD) {
+		a.qp_type = IBV_QPT_DRIVER;
+		qp = dv.create_qp_ex(c->dev->ctx, &a, &rud, sizeof(rud));
+	} else {
+		qp = ibv_create_qp_ex(c->dev->ctx, &a);
+	}
 	if (!qp)
 		return NULL;
+	if (send_depth)
+		*send_depth = a.cap.max_send_wr;
 	if (ibv_modify_qp(qp, &init, IBV_QP_STATE | IBV_QP_PKEY_INDEX |
 			  IBV_QP_PORT | IBV_QP_ACCESS_FLAGS)) {
 		ibv_destroy_qp(qp);
@@ -599,11 +695,24 @@ static int qp_connect(struct comm *c, struct ibv_qp *qp,
 		},
 	};
 
+	int mask = IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+		   IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+
 	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
-	if (ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-			  IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
+	if (qp->qp_type == IBV_QPT_DRIVER) {
+		/* RUD takes RC's attributes and the peer's key */
+		struct axondv_modify_qp_attr key = {
+			.comp_mask = AXONDV_MODIFY_QP_RUD_PEER_KEY,
+			.rud_peer_key = peer->rud_key,
+		};
+
+		errno = dv.modify_qp(qp, &a, mask, &key, sizeof(key));
+		if (errno)
+			return -1;
+	} else if (ibv_modify_qp(qp, &a, mask)) {
 		return -1;
+	}
 	a = (struct ibv_qp_attr){
 		.qp_state = IBV_QPS_RTS, .timeout = 16, .retry_cnt = 7,
 		.rnr_retry = 7, .sq_psn = sq_psn, .max_rd_atomic = 1,
@@ -624,6 +733,14 @@ static void info_fill(struct comm *c, struct ibv_qp *qp, struct ibv_mr *area)
 		.area_rkey = area->rkey,
 	};
 	memcpy(c->local.gid, c->dev->gid.raw, 16);
+	c->local.transport = c->transport;
+	if (c->transport == TRANSPORT_RUD) {
+		struct axondv_qp_attr k = { 0 };
+
+		if (!dv.query_qp(qp, &k, sizeof(k)) &&
+		    (k.comp_mask & AXONDV_QP_ATTR_RUD_KEY))
+			c->local.rud_key = k.rud_key;
+	}
 }
 
 /* the peer's info, checked before any of it is used */
@@ -631,7 +748,9 @@ static bool info_valid(const struct conn_info *i)
 {
 	return i->magic == INFO_MAGIC && i->qpn && i->qpn < (1U << 24) &&
 	       i->psn < (1U << 24) && i->mtu >= IBV_MTU_256 &&
-	       i->mtu <= IBV_MTU_4096 && i->area_addr && i->area_rkey;
+	       i->mtu <= IBV_MTU_4096 && i->area_addr && i->area_rkey &&
+	       (i->transport == TRANSPORT_RC ||
+		(i->transport == TRANSPORT_RUD && i->rud_key));
 }
 
 static struct ibv_mr *reg_area(struct comm *c, void **p, size_t len,
@@ -725,7 +844,7 @@ static int comm_setup_rdma(struct comm *c)
 	if (!c->cq)
 		return -1;
 	if (c->kind == COMM_SEND) {
-		c->qp = qp_create(c, SQ_DEPTH, 1);
+		c->qp = qp_create(c, SQ_DEPTH, 1, c->transport, &c->sq_depth);
 		c->fifo_mr = reg_area(c, (void **)&c->fifo,
 				      SLOTS * sizeof(struct cts_slot),
 				      IBV_ACCESS_REMOTE_WRITE);
@@ -734,10 +853,12 @@ static int comm_setup_rdma(struct comm *c)
 		if (!c->qp || !c->fifo_mr || !c->sizes_out_mr)
 			return -1;
 		info_fill(c, c->qp, c->fifo_mr);
-		return 0;
+		return c->transport == TRANSPORT_RUD && !c->local.rud_key ?
+		       -1 : 0;
 	}
-	c->qp = qp_create(c, SLOTS, SLOTS);
-	c->flush_qp = qp_create(c, FLUSH_REQS, 1);
+	c->qp = qp_create(c, SLOTS, SLOTS, c->transport, NULL);
+	/* the flush READ wants RC's order behind the NIC's writes */
+	c->flush_qp = qp_create(c, FLUSH_REQS, 1, TRANSPORT_RC, NULL);
 	c->cts_mr = reg_area(c, (void **)&c->cts,
 			     SLOTS * sizeof(struct cts_slot), 0);
 	c->sizes_in_mr = reg_area(c, (void **)&c->sizes_in,
@@ -748,6 +869,8 @@ static int comm_setup_rdma(struct comm *c)
 	    !c->flush_mr)
 		return -1;
 	info_fill(c, c->qp, c->sizes_in_mr);
+	if (c->transport == TRANSPORT_RUD && !c->local.rud_key)
+		return -1;
 	/* the flush QP is its own peer */
 	struct conn_info self = c->local;
 
@@ -803,17 +926,26 @@ nres_t axon_net_connect(void *ctx, int dev, void *handle, void **send_comm,
 		return NCCL_NET_INVALID_ARGUMENT;
 	/* NCCL calls again with the same handle until a comm comes back:
 	 * the comm in progress is kept in the handle's spare bytes */
+	if (h->magic != HANDLE_MAGIC)
+		return NCCL_NET_INVALID_ARGUMENT;
 	memcpy(&c, (char *)handle + sizeof(*h), sizeof(c));
-	if (c && !live_find(c, COMM_SEND))
+	if (c && (!live_find(c, COMM_SEND) || c->stage == ST_READY))
 		c = NULL;
 	if (!c) {
 		struct sockaddr_in sa = { .sin_family = AF_INET };
 
-		if (h->magic != HANDLE_MAGIC || !h->ip || !h->port)
+		enum transport t;
+		nres_t ret;
+
+		if (!h->ip || !h->port)
 			return NCCL_NET_INVALID_ARGUMENT;
+		ret = transport_wanted(&t);
+		if (ret)
+			return ret;
 		c = comm_new(d, COMM_SEND);
 		if (!c)
 			return NCCL_NET_SYSTEM_ERROR;
+		c->transport = t;
 		sa.sin_addr.s_addr = h->ip;
 		sa.sin_port = h->port;
 		c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -876,7 +1008,8 @@ nres_t axon_net_connect(void *ctx, int dev, void *handle, void **send_comm,
 		memset((char *)handle + sizeof(*h), 0, sizeof(c));
 		*send_comm = c;
 		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
-			      "%s: send comm QP %u to QP %u", d->name,
+			      "%s: send comm %s QP %u to QP %u", d->name,
+			      c->transport == TRANSPORT_RUD ? "RUD" : "RC",
 			      c->qp->qp_num, c->remote.qpn);
 		return NCCL_NET_OK;
 	default:
@@ -918,9 +1051,7 @@ nres_t axon_net_accept(void *listen_comm, void **recv_comm,
 			return NCCL_NET_SYSTEM_ERROR;
 		}
 		c->fd = fd;
-		if (sock_nonblock(fd) || comm_setup_rdma(c)) {
-			AXON_NET_WARN("accept on %s: %s", l->dev->name,
-				      strerror(errno));
+		if (sock_nonblock(fd)) {
 			comm_free(c);
 			return NCCL_NET_SYSTEM_ERROR;
 		}
@@ -936,6 +1067,19 @@ nres_t axon_net_accept(void *listen_comm, void **recv_comm,
 		if (!info_valid(&c->remote)) {
 			AXON_NET_WARN("accept: the peer sent bad QP info");
 			r = -2;
+			goto more;
+		}
+		/* the sender chose the transport */
+		c->transport = c->remote.transport;
+		if (c->transport == TRANSPORT_RUD && !dv.create_qp_ex) {
+			AXON_NET_WARN("accept: RUD asked for, no axondv here");
+			r = -3;
+			goto more;
+		}
+		if (comm_setup_rdma(c)) {
+			AXON_NET_WARN("accept on %s: %s", l->dev->name,
+				      strerror(errno));
+			r = -3;
 			goto more;
 		}
 		if (qp_connect(c, c->qp, &c->remote, c->local.psn)) {
@@ -965,7 +1109,8 @@ nres_t axon_net_accept(void *listen_comm, void **recv_comm,
 		l->pending = NULL;
 		*recv_comm = c;
 		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
-			      "%s: recv comm QP %u from QP %u", l->dev->name,
+			      "%s: recv comm %s QP %u from QP %u", l->dev->name,
+			      c->transport == TRANSPORT_RUD ? "RUD" : "RC",
 			      c->qp->qp_num, c->remote.qpn);
 		return NCCL_NET_OK;
 	default:
@@ -1174,6 +1319,8 @@ static struct request *req_get(struct request *pool, int n)
 	return NULL;
 }
 
+static nres_t progress(struct comm *c);
+
 /* every send of the slot has its match: WRITE them, then the sizes with
  * the sequence number as immediate */
 static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
@@ -1209,8 +1356,11 @@ static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 	wrs[nwr].sg_list = &sges[nwr];
 	wrs[nwr].num_sge = 1;
 	wrs[nwr].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
-	wrs[nwr].imm_data = htonl(c->send_seq);
-	wrs[nwr].send_flags = IBV_SEND_SIGNALED;
+	wrs[nwr].imm_data = htonl(c->send_seq + 1);	/* the turn, from 1 */
+	/* RUD places messages in any order: the fence keeps the notice
+	 * behind the data (RC's order gives that already) */
+	wrs[nwr].send_flags = IBV_SEND_SIGNALED |
+			      (c->transport == TRANSPORT_RUD ? IBV_SEND_FENCE : 0);
 	wrs[nwr].wr_id = WRID(WR_SEND_DONE, slot);
 	wrs[nwr].wr.rdma.remote_addr = c->peer_area +
 				       slot * sizeof(c->sizes_out[0]);
@@ -1221,6 +1371,8 @@ static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 	}
 	for (int i = 0; i < n; i++)
 		c->slot_reqs[slot][i]->posted = true;
+	c->slot_wrs[slot] = nwr + 1;
+	c->sq_used += nwr + 1;
 	c->send_seq++;
 	return NCCL_NET_OK;
 }
@@ -1247,6 +1399,15 @@ nres_t axon_net_isend(void *send_comm, void *data, size_t size, int tag,
 		m = mr_find(c->dev, mhandle);
 		if (!m || !mr_covers(m, data, size))
 			return NCCL_NET_INVALID_ARGUMENT;
+	}
+	/* room for a whole turn in the send queue, or NCCL calls again */
+	if (c->sq_used + AXON_NET_MAX_RECVS + 1 > c->sq_depth) {
+		nres_t ret = progress(c);
+
+		if (ret)
+			return ret;
+		if (c->sq_used + AXON_NET_MAX_RECVS + 1 > c->sq_depth)
+			return NCCL_NET_OK;
 	}
 	slot = c->send_seq % SLOTS;
 	seq = c->send_seq + 1;
@@ -1478,6 +1639,8 @@ static nres_t progress(struct comm *c)
 			case WR_SEND_DONE:
 				if (idx >= SLOTS)
 					break;
+				c->sq_used -= c->slot_wrs[idx];
+				c->slot_wrs[idx] = 0;
 				for (int k = 0; k < AXON_NET_MAX_RECVS; k++) {
 					struct request *r = c->slot_reqs[idx][k];
 

@@ -1,0 +1,861 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * A GPU-less driver of libnccl-net-axon.so: it loads the plugin as NCCL's
+ * loader does (dlopen "libnccl-net-axon.so" with RTLD_NOW | RTLD_LOCAL,
+ * dlsym "ncclNetPlugin_v11") and calls it as NCCL's proxy thread does:
+ *
+ *  - listen, then connect and accept called again and again until each
+ *    returns a comm (both must not block: NCCL polls them);
+ *  - isend may return a NULL request (the receiver has not posted yet) and
+ *    is called again; irecv groups up to maxRecvs receives with tags; test
+ *    is polled until done and reports the sizes received; a receive may
+ *    be larger than its send (the size received is reported) or smaller
+ *    (the send is cut to it, as net_ib does);
+ *  - iflush after a receive into GPU (dma-buf) memory, none for host;
+ *  - bad input to every entry point: an error code back, no crash;
+ *  - comms closed in either order;
+ *  - a ring all-reduce of uint32 sums, every element checked, with the
+ *    bus bandwidth nccl-tests reports: algbw * 2 (n - 1) / n.
+ *
+ * SPMD over nranks processes (one per VM): rank r sends to r + 1 and
+ * receives from r - 1. The 128-byte handles travel over a TCP control
+ * socket to the previous rank, as NCCL's bootstrap does. With --gpu the
+ * buffers are axon-gpu dma-bufs (/dev/axon_gpu0), mapped for the checks.
+ *
+ *   axon-nccl-test --rank R --nranks N --peers "IP0 IP1 ..." [--gpu]
+ *                  [--sizes B,B,...] [--iters N] [--port P] [--timeout S]
+ */
+#define _GNU_SOURCE
+#include <arpa/inet.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+#include <axon/axon_gpu.h>
+
+#include "nccl_net_abi.h"
+#include "tap.h"
+
+#define MAX_RANKS	16
+#define TAG_AR		0x10
+#define MAX_SIZES	16
+/* the most receives one irecv groups here (the plugin says how many) */
+#define AXON_NET_MAX	8
+
+static const struct nccl_net_v11 *net;
+static void *ctx;
+static int rank, nranks, dev;
+static struct nccl_net_props_v11 props;
+static bool gpu;
+static double timeout_s = 60;
+/* the plugin's AXON_NCCL_TRANSPORT, for the report */
+static const char *transport = "rc";
+static int gpu_fd = -1;
+static int ctl_prev = -1, ctl_next = -1;
+static void *send_comm, *recv_comm, *listen_comm;
+
+static double now(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec + t.tv_nsec / 1e9;
+}
+
+static void die(const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tap_bail("%s", msg);
+	exit(1);
+}
+
+/* NCCL's logger as the plugin sees it: its lines as TAP diagnostics */
+static void logger(enum nccl_net_log_level level, unsigned long subsys,
+		   const char *file, int line, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	(void)subsys;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tap_diag("%s %s:%d %s", level == NCCL_NET_LOG_WARN ? "WARN" : "INFO",
+		 file, line, msg);
+}
+
+/* --- control sockets: handles and barriers with the ring neighbours --- */
+
+static void full_io(int fd, void *p, size_t n, bool out)
+{
+	while (n) {
+		ssize_t k = out ? send(fd, p, n, MSG_NOSIGNAL) : recv(fd, p, n, 0);
+
+		if (k <= 0) {
+			if (k < 0 && errno == EINTR)
+				continue;
+			die("control socket: %s", k ? strerror(errno) : "closed");
+		}
+		p = (char *)p + k;
+		n -= k;
+	}
+}
+
+static void ctl_setup(const char *peers[], int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET,
+				  .sin_port = htons(port) };
+	int one = 1, srv = socket(AF_INET, SOCK_STREAM, 0);
+	int prev = (rank + nranks - 1) % nranks;
+	double end = now() + timeout_s;
+
+	setsockopt(srv, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(srv, (struct sockaddr *)&sa, sizeof(sa)) || listen(srv, 4))
+		die("control: listen on port %d: %s", port, strerror(errno));
+	/* to the previous rank's server; the next rank comes to ours */
+	for (;;) {
+		ctl_prev = socket(AF_INET, SOCK_STREAM, 0);
+		inet_pton(AF_INET, peers[prev], &sa.sin_addr);
+		if (!connect(ctl_prev, (struct sockaddr *)&sa, sizeof(sa)))
+			break;
+		close(ctl_prev);
+		if (now() > end)
+			die("control: connect to rank %d (%s): %s", prev,
+			    peers[prev], strerror(errno));
+		usleep(100000);
+	}
+	ctl_next = accept(srv, NULL, NULL);
+	if (ctl_next < 0)
+		die("control: accept: %s", strerror(errno));
+	setsockopt(ctl_prev, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(ctl_next, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	close(srv);
+}
+
+/* both neighbours have reached this point too */
+static void barrier(void)
+{
+	char b = 1;
+
+	full_io(ctl_prev, &b, 1, true);
+	full_io(ctl_next, &b, 1, true);
+	full_io(ctl_prev, &b, 1, false);
+	full_io(ctl_next, &b, 1, false);
+}
+
+/* --- buffers: host memory or an axon-gpu dma-buf --- */
+
+struct buf {
+	uint8_t *cpu;	/* where this program reads and writes it */
+	void *net;	/* the address the plugin is given */
+	size_t size;
+	int fd;		/* the dma-buf, or -1 */
+	void *mh;
+	void *comm;	/* the comm it was registered with */
+};
+
+static void buf_alloc(struct buf *b, size_t size)
+{
+	memset(b, 0, sizeof(*b));
+	b->size = size;
+	b->fd = -1;
+	if (!gpu) {
+		if (posix_memalign((void **)&b->cpu, 4096, size))
+			die("out of memory");
+		b->net = b->cpu;
+		return;
+	}
+	struct axon_gpu_alloc a = {
+		.size = (size + AXON_GPU_PAGE_SIZE - 1) & ~(uint64_t)(AXON_GPU_PAGE_SIZE - 1),
+		.fd = -1,
+	};
+
+	if (ioctl(gpu_fd, AXON_GPU_IOCTL_ALLOC, &a))
+		die("axon-gpu: allocating %zu bytes: %s", size, strerror(errno));
+	b->fd = a.fd;
+	b->net = (void *)(uintptr_t)a.gpu_va;
+	b->cpu = mmap(NULL, a.size, PROT_READ | PROT_WRITE, MAP_SHARED, a.fd, 0);
+	if (b->cpu == MAP_FAILED)
+		die("axon-gpu: mmap: %s", strerror(errno));
+}
+
+static int buf_reg(struct buf *b, void *comm)
+{
+	b->comm = comm;
+	if (b->fd < 0)
+		return net->reg_mr(comm, b->net, b->size, NCCL_NET_PTR_HOST, &b->mh);
+	/* NCCL registers CUDA memory with its dma-buf fd */
+	return net->reg_mr_dmabuf(comm, b->net, b->size, NCCL_NET_PTR_CUDA, 0,
+				  b->fd, &b->mh);
+}
+
+static void buf_free(struct buf *b)
+{
+	if (b->mh)
+		net->dereg_mr(b->comm, b->mh);
+	if (b->fd >= 0) {
+		munmap(b->cpu, (b->size + AXON_GPU_PAGE_SIZE - 1) &
+			       ~(size_t)(AXON_GPU_PAGE_SIZE - 1));
+		close(b->fd);
+	} else {
+		free(b->cpu);
+	}
+	memset(b, 0, sizeof(*b));
+}
+
+static uint8_t pattern(int from, int what, size_t i)
+{
+	return (uint8_t)((i * 131 + from * 17 + what * 29 + (i >> 8)) | 1);
+}
+
+/* --- driving requests as the proxy thread does --- */
+
+/* isend, called again while it returns no request */
+static int send_until(void *data, size_t size, int tag, void *mh, void **req)
+{
+	double end = now() + timeout_s;
+	int ret;
+
+	do {
+		ret = net->isend(send_comm, data, size, tag, mh, NULL, req);
+		if (ret || *req)
+			return ret;
+	} while (now() < end);
+	return -ETIMEDOUT;
+}
+
+/* test polled until done; sizes filled */
+static int wait_req(void *req, int *sizes)
+{
+	double end = now() + timeout_s;
+	int done = 0, ret;
+
+	do {
+		ret = net->test(req, &done, sizes);
+		if (ret)
+			return ret;
+		if (done)
+			return 0;
+	} while (now() < end);
+	return -ETIMEDOUT;
+}
+
+static int recv_one(void *data, size_t size, int tag, void *mh, void **req)
+{
+	return net->irecv(recv_comm, 1, &data, &size, &tag, &mh, NULL, req);
+}
+
+/* one send to the next rank and one receive from the previous, both
+ * waited for; *got is the size received */
+static int exchange(struct buf *s, size_t ssize, struct buf *r, size_t rsize,
+		    int tag, int *got)
+{
+	void *rreq = NULL, *sreq = NULL;
+	int ret, size = -1;
+
+	ret = recv_one(r->net, rsize, tag, r->mh, &rreq);
+	if (ret || !rreq)
+		return ret ? ret : -EAGAIN;
+	ret = send_until(s->net, ssize, tag, s->mh, &sreq);
+	if (ret)
+		return ret;
+	ret = wait_req(sreq, NULL);
+	if (!ret)
+		ret = wait_req(rreq, &size);
+	if (got)
+		*got = size;
+	return ret;
+}
+
+/* --- the cases --- */
+
+static void bad_input_before_connect(void)
+{
+	uint8_t handle[NCCL_NET_HANDLE_BYTES];
+	uint64_t garbage[16];
+	struct nccl_net_props_v11 p;
+	void *comm = NULL, *req = NULL;
+	int done, ret, size = 1, tag = 0;
+	void *data = handle, *mh = garbage;
+	size_t sz = 1;
+
+	for (unsigned int i = 0; i < sizeof(garbage) / 8; i++)
+		garbage[i] = 0x5a5a5a5a5a5a5a5aULL * (i + 1);
+	tap_ok(net->get_properties(-1, &p) != 0, "getProperties(-1) fails");
+	tap_ok(net->get_properties(1 << 20, &p) != 0,
+	       "getProperties(an unknown device) fails");
+	tap_ok(net->get_properties(dev, NULL) != 0,
+	       "getProperties(NULL properties) fails");
+	tap_ok(net->listen(ctx, -1, handle, &comm) != 0,
+	       "listen on an unknown device fails");
+	memcpy(handle, garbage, sizeof(handle));
+	ret = net->connect(ctx, dev, handle, &comm, NULL);
+	tap_ok(ret != 0 && !comm, "connect to a garbage handle fails (%d)", ret);
+	memset(handle, 0, sizeof(handle));
+	ret = net->connect(ctx, dev, handle, &comm, NULL);
+	tap_ok(ret != 0 && !comm, "connect to a zeroed handle fails (%d)", ret);
+	tap_ok(net->accept(garbage, &comm, NULL) != 0,
+	       "accept on a garbage listen comm fails");
+	tap_ok(net->test(NULL, &done, NULL) != 0, "test(NULL) fails");
+	tap_ok(net->test(garbage, &done, NULL) != 0,
+	       "test(a garbage request) fails");
+	tap_ok(net->isend(garbage, data, 1, 0, mh, NULL, &req) != 0,
+	       "isend on a garbage comm fails");
+	tap_ok(net->irecv(garbage, 1, &data, &sz, &tag, &mh, NULL, &req) != 0,
+	       "irecv on a garbage comm fails");
+	tap_ok(net->iflush(garbage, 1, &data, &size, &mh, &req) != 0,
+	       "iflush on a garbage comm fails");
+	tap_ok(net->reg_mr(garbage, data, 1, NCCL_NET_PTR_HOST, &mh) != 0,
+	       "regMr on a garbage comm fails");
+	tap_ok(net->dereg_mr(garbage, garbage) != 0,
+	       "deregMr on a garbage comm fails");
+	tap_ok(net->close_send(garbage) != 0 && net->close_recv(garbage) != 0 &&
+	       net->close_listen(garbage) != 0,
+	       "closeSend, closeRecv, closeListen of garbage fail");
+	tap_ok(net->make_vdevice(&done, NULL) != 0,
+	       "makeVDevice(NULL properties) fails");
+}
+#define N_BAD_BEFORE 16
+
+static void bad_input_connected(struct buf *b)
+{
+	uint64_t garbage[4] = { 1, 2, 3, 4 };
+	void *req = NULL, *mh = b->mh, *data = b->net, *bad_mh = garbage;
+	size_t sizes[AXON_NET_MAX + 1];
+	int tags[AXON_NET_MAX + 1] = { 0 };
+	void *datas[AXON_NET_MAX + 1], *mhs[AXON_NET_MAX + 1];
+	int n = props.max_recvs + 1;
+	void *other;
+
+	for (int i = 0; i < AXON_NET_MAX + 1; i++) {
+		sizes[i] = 16;
+		datas[i] = data;
+		mhs[i] = mh;
+		tags[i] = i;
+	}
+	tap_ok(net->irecv(recv_comm, 0, datas, sizes, tags, mhs, NULL, &req) != 0,
+	       "irecv of 0 receives fails");
+	tap_ok(n > AXON_NET_MAX + 1 ||
+	       net->irecv(recv_comm, n, datas, sizes, tags, mhs, NULL, &req) != 0,
+	       "irecv of maxRecvs + 1 (%d) receives fails", n);
+	mhs[0] = bad_mh;
+	tap_ok(net->irecv(recv_comm, 1, datas, sizes, tags, mhs, NULL, &req) != 0,
+	       "irecv with a garbage mhandle fails");
+	tap_ok(net->isend(send_comm, data, 16, 0, bad_mh, NULL, &req) != 0,
+	       "isend with a garbage mhandle fails");
+	sizes[0] = b->size + 1;
+	mhs[0] = mh;
+	tap_ok(net->irecv(recv_comm, 1, datas, sizes, tags, mhs, NULL, &req) != 0,
+	       "irecv past the end of its MR fails");
+	tap_ok(net->isend(recv_comm, data, 16, 0, mh, NULL, &req) != 0 &&
+	       net->irecv(send_comm, 1, datas, sizes, tags, mhs, NULL, &req) != 0,
+	       "isend on a receive comm and irecv on a send comm fail");
+	tap_ok(net->reg_mr(send_comm, data, 16, 0x80, &other) != 0 &&
+	       net->reg_mr(send_comm, NULL, 16, NCCL_NET_PTR_HOST, &other) != 0 &&
+	       net->reg_mr(send_comm, data, 0, NCCL_NET_PTR_HOST, &other) != 0,
+	       "regMr of an unknown type, NULL or 0 bytes fails");
+	tap_ok(net->reg_mr_dmabuf(send_comm, data, 16, NCCL_NET_PTR_CUDA, 0, -1,
+				  &other) != 0,
+	       "regMrDmaBuf with fd -1 fails");
+	tap_ok(net->dereg_mr(send_comm, bad_mh) != 0,
+	       "deregMr of a garbage mhandle fails");
+}
+#define N_BAD_CONNECTED 9
+
+static void connect_ring(void)
+{
+	uint8_t mine[NCCL_NET_HANDLE_BYTES], next[NCCL_NET_HANDLE_BYTES];
+	double end;
+	long polls = 0;
+	int ret = 0;
+
+	if (net->listen(ctx, dev, mine, &listen_comm))
+		die("listen failed");
+	/* our handle to the rank that sends to us; the next rank's to us */
+	full_io(ctl_prev, mine, sizeof(mine), true);
+	full_io(ctl_next, next, sizeof(next), false);
+	end = now() + timeout_s;
+	while ((!send_comm || !recv_comm) && now() < end && !ret) {
+		if (!send_comm)
+			ret = net->connect(ctx, dev, next, &send_comm, NULL);
+		if (!ret && !recv_comm)
+			ret = net->accept(listen_comm, &recv_comm, NULL);
+		polls++;
+	}
+	tap_ok(!ret && send_comm && recv_comm,
+	       "connect and accept, called until they return comms (%ld calls)",
+	       polls);
+	if (!send_comm || !recv_comm)
+		die("no connection to the ring (%d)", ret);
+}
+
+/* sizes, tags, a receive larger than its send, and smaller */
+static void sizes_and_tags(struct buf *s, struct buf *r)
+{
+	static const size_t sizes[] = { 0, 1, 7, 4096, 65539, 1 << 20 };
+	int prev = (rank + nranks - 1) % nranks;
+
+	for (unsigned int k = 0; k < sizeof(sizes) / sizeof(sizes[0]); k++) {
+		size_t n = sizes[k], room = n + 4096, bad = 0;
+		int got = -1, ret;
+
+		for (size_t i = 0; i < n; i++)
+			s->cpu[i] = pattern(rank, k, i);
+		memset(r->cpu, 0xee, room + 64);
+		barrier();
+		ret = exchange(s, n, r, room, 100 + k, &got);
+		for (size_t i = 0; i < n; i++)
+			bad += r->cpu[i] != pattern(prev, k, i);
+		for (size_t i = n; i < room + 64; i++)
+			bad += r->cpu[i] != 0xee;
+		tap_ok(!ret && got == (int)n && !bad,
+		       "%zu bytes, tag %u, into a receive of %zu: size %d, %zu bytes wrong (%d)",
+		       n, 100 + k, room, got, bad, ret);
+	}
+	/* a send larger than its receive is cut to it */
+	{
+		size_t n = 8192, room = 4096, bad = 0;
+		int got = -1, ret;
+
+		for (size_t i = 0; i < n; i++)
+			s->cpu[i] = pattern(rank, 50, i);
+		memset(r->cpu, 0xee, n);
+		barrier();
+		ret = exchange(s, n, r, room, 150, &got);
+		for (size_t i = 0; i < room; i++)
+			bad += r->cpu[i] != pattern(prev, 50, i);
+		for (size_t i = room; i < n; i++)
+			bad += r->cpu[i] != 0xee;
+		tap_ok(!ret && got == (int)room && !bad,
+		       "8192 bytes sent into a receive of 4096: size %d, %zu bytes wrong (%d)",
+		       got, bad, ret);
+	}
+}
+#define N_SIZES 7
+
+/* one irecv of maxRecvs receives by tag, the sends in the reverse order */
+static void grouped(struct buf *s, struct buf *r)
+{
+	int n = props.max_recvs < AXON_NET_MAX ? props.max_recvs : AXON_NET_MAX;
+	size_t part = 8192, sizes[AXON_NET_MAX];
+	int tags[AXON_NET_MAX], got[AXON_NET_MAX] = { 0 };
+	void *datas[AXON_NET_MAX], *mhs[AXON_NET_MAX], *sreq[AXON_NET_MAX];
+	void *rreq = NULL;
+	int prev = (rank + nranks - 1) % nranks, ret;
+	size_t bad = 0;
+
+	for (int i = 0; i < n; i++) {
+		sizes[i] = part;
+		tags[i] = 200 + i;
+		datas[i] = (uint8_t *)r->net + i * part;
+		mhs[i] = r->mh;
+		for (size_t b = 0; b < part - i; b++)
+			s->cpu[i * part + b] = pattern(rank, 60 + i, b);
+	}
+	memset(r->cpu, 0xee, n * part);
+	barrier();
+	ret = net->irecv(recv_comm, n, datas, sizes, tags, mhs, NULL, &rreq);
+	for (int i = n - 1; i >= 0 && !ret; i--)
+		ret = send_until((uint8_t *)s->net + i * part, part - i,
+				 200 + i, s->mh, &sreq[i]);
+	for (int i = 0; i < n && !ret; i++)
+		ret = wait_req(sreq[i], NULL);
+	if (!ret)
+		ret = wait_req(rreq, got);
+	for (int i = 0; i < n; i++) {
+		bad += got[i] != (int)(part - i);
+		for (size_t b = 0; b < part - i; b++)
+			bad += r->cpu[i * part + b] != pattern(prev, 60 + i, b);
+	}
+	tap_ok(!ret && rreq && !bad,
+	       "one irecv of %d receives by tag, sent in reverse order: every size and byte (%zu wrong, %d)",
+	       n, bad, ret);
+}
+
+/* many in flight on one tag: matched in posting order */
+static void in_order(struct buf *s, struct buf *r)
+{
+	enum { MSGS = 96, LEN = 16384, WINDOW = 24 };
+	void *sreq[MSGS], *rreq[MSGS];
+	int prev = (rank + nranks - 1) % nranks, ret = 0, posted_r = 0,
+	    posted_s = 0, done_s = 0, done_r = 0;
+	size_t bad = 0;
+	double end = now() + timeout_s;
+
+	barrier();
+	while ((done_s < MSGS || done_r < MSGS) && !ret && now() < end) {
+		int done, size;
+
+		if (posted_r < MSGS && posted_r - done_r < WINDOW) {
+			void *d = (uint8_t *)r->net + (posted_r % WINDOW) * LEN;
+			size_t len = LEN;
+			int tag = 7;
+
+			rreq[posted_r] = NULL;
+			ret = net->irecv(recv_comm, 1, &d, &len, &tag, &r->mh,
+					 NULL, &rreq[posted_r]);
+			if (rreq[posted_r])
+				posted_r++;
+		}
+		if (!ret && posted_s < MSGS && posted_s - done_s < WINDOW) {
+			int slot = posted_s % WINDOW;
+
+			/* each message says which it is */
+			for (size_t i = 0; i < LEN; i += 4)
+				*(uint32_t *)(s->cpu + slot * LEN + i) =
+					rank << 24 | posted_s << 16 | i;
+			sreq[posted_s] = NULL;
+			ret = net->isend(send_comm, (uint8_t *)s->net + slot * LEN,
+					 LEN, 7, s->mh, NULL, &sreq[posted_s]);
+			if (sreq[posted_s])
+				posted_s++;
+		}
+		if (!ret && done_s < posted_s) {
+			ret = net->test(sreq[done_s], &done, NULL);
+			if (done)
+				done_s++;
+		}
+		if (!ret && done_r < posted_r) {
+			ret = net->test(rreq[done_r], &done, &size);
+			if (done) {
+				uint8_t *p = r->cpu + (done_r % WINDOW) * LEN;
+
+				for (size_t i = 0; i < LEN; i += 4)
+					bad += *(uint32_t *)(p + i) !=
+					       (uint32_t)(prev << 24 | done_r << 16 | i);
+				bad += size != LEN;
+				done_r++;
+			}
+		}
+	}
+	tap_ok(!ret && done_s == MSGS && done_r == MSGS && !bad,
+	       "%d messages on one tag, %d in flight: received in posting order (%zu wrong, %d)",
+	       MSGS, WINDOW, bad, ret);
+}
+#define N_ORDER 1
+
+/* an MR a posted receive uses cannot be deregistered; afterwards it can */
+static void dereg_in_use(struct buf *s)
+{
+	struct buf r2;
+	void *rreq = NULL, *sreq = NULL;
+	int ret, ret2;
+
+	buf_alloc(&r2, 65536);
+	if (buf_reg(&r2, recv_comm))
+		die("regMr failed");
+	barrier();
+	ret = recv_one(r2.net, 4096, 300, r2.mh, &rreq);
+	ret2 = net->dereg_mr(recv_comm, r2.mh);
+	tap_ok(!ret && rreq && ret2 == NCCL_NET_INVALID_USAGE,
+	       "deregMr of an MR a posted irecv uses fails with ncclInvalidUsage (%d)",
+	       ret2);
+	ret = send_until(s->net, 4096, 300, s->mh, &sreq);
+	if (!ret)
+		ret = wait_req(sreq, NULL);
+	if (!ret)
+		ret = wait_req(rreq, NULL);
+	ret2 = net->dereg_mr(recv_comm, r2.mh);
+	tap_ok(!ret && !ret2, "... and once it completed, deregMr succeeds (%d, %d)",
+	       ret, ret2);
+	r2.mh = NULL;
+	buf_free(&r2);
+}
+#define N_DEREG 2
+
+/* the cache: the same range registered again is the same registration,
+ * on any comm of the device (regIsGlobal) */
+static void mr_cache(struct buf *b)
+{
+	void *again = NULL;
+	int ret = b->fd < 0 ?
+		  net->reg_mr(recv_comm, b->net, b->size / 2,
+			      NCCL_NET_PTR_HOST, &again) :
+		  net->reg_mr_dmabuf(recv_comm, b->net, b->size / 2,
+				     NCCL_NET_PTR_CUDA, 0, b->fd, &again);
+	tap_ok(!ret && again == b->mh,
+	       "regMr of a registered range on another comm returns its handle");
+	tap_ok(!net->dereg_mr(recv_comm, again),
+	       "... and deregMr of it drops a reference");
+}
+#define N_CACHE 2
+
+static void flush(struct buf *r)
+{
+	void *req = (void *)1, *data = r->net, *mh = r->mh;
+	int size = 4096, ret;
+
+	barrier();
+	ret = net->iflush(recv_comm, 1, &data, &size, &mh, &req);
+	if (!gpu) {
+		tap_ok(!ret && !req, "iflush after a receive into host memory: nothing to do");
+		return;
+	}
+	if (!ret && req)
+		ret = wait_req(req, NULL);
+	tap_ok(!ret && req, "iflush after a receive into dma-buf memory: a READ that completes (%d)",
+	       ret);
+}
+#define N_FLUSH 1
+
+static uint32_t ar_value(int r, size_t i)
+{
+	return (uint32_t)(r + 1) * 2654435761u + (uint32_t)i * 40503u;
+}
+
+/* as NCCL's proxy after a receive into GPU memory: iflush, then wait */
+static int flush_received(struct buf *r, size_t size)
+{
+	void *req = NULL, *d = r->net, *mh = r->mh;
+	int sz = size, ret;
+
+	if (!gpu)
+		return 0;
+	ret = net->iflush(recv_comm, 1, &d, &sz, &mh, &req);
+	if (!ret && req)
+		ret = wait_req(req, NULL);
+	return ret;
+}
+
+/* ring all-reduce (reduce-scatter, then all-gather) of count uint32 */
+static int allreduce(struct buf *data, struct buf *tmp, size_t count)
+{
+	size_t chunk = count / nranks * 4;
+	int ret = 0, got;
+
+	for (int step = 0; step < nranks - 1 && !ret; step++) {
+		int sc = (rank - step + nranks) % nranks;
+		int rc = (rank - step - 1 + 2 * nranks) % nranks;
+		struct buf s = *data, r = *tmp;
+
+		s.net = (uint8_t *)data->net + sc * chunk;
+		ret = exchange(&s, chunk, &r, chunk, TAG_AR, &got);
+		if (!ret)
+			ret = flush_received(&r, chunk);
+		uint32_t *dst = (uint32_t *)(data->cpu + rc * chunk);
+		const uint32_t *src = (const uint32_t *)tmp->cpu;
+
+		for (size_t i = 0; i < chunk / 4; i++)
+			dst[i] += src[i];
+	}
+	for (int step = 0; step < nranks - 1 && !ret; step++) {
+		int sc = (rank + 1 - step + nranks) % nranks;
+		int rc = (rank - step + nranks) % nranks;
+		struct buf s = *data, r = *data;
+
+		s.net = (uint8_t *)data->net + sc * chunk;
+		r.net = (uint8_t *)data->net + rc * chunk;
+		ret = exchange(&s, chunk, &r, chunk, TAG_AR, &got);
+		if (!ret)
+			ret = flush_received(&r, chunk);
+	}
+	return ret;
+}
+
+static void allreduce_sizes(const size_t *sizes, int nsizes, int iters)
+{
+	size_t most = 0;
+	struct buf data, tmp;
+
+	for (int k = 0; k < nsizes; k++)
+		most = sizes[k] > most ? sizes[k] : most;
+	buf_alloc(&data, most);
+	buf_alloc(&tmp, most / nranks + 4096);
+	if (buf_reg(&data, send_comm) || buf_reg(&tmp, recv_comm))
+		die("regMr of the all-reduce buffers failed");
+	for (int k = 0; k < nsizes; k++) {
+		size_t count = sizes[k] / 4 / nranks * nranks, bad = 0;
+		double t = 0;
+		int ret = 0;
+
+		for (int it = 0; it <= iters && !ret; it++) {
+			double t0;
+
+			for (size_t i = 0; i < count; i++)
+				((uint32_t *)data.cpu)[i] = ar_value(rank, i);
+			barrier();
+			t0 = now();
+			ret = allreduce(&data, &tmp, count);
+			if (it)	/* the first is the warm-up */
+				t += now() - t0;
+			for (size_t i = 0; i < count && !ret; i++) {
+				uint32_t want = 0;
+
+				for (int r = 0; r < nranks; r++)
+					want += ar_value(r, i);
+				bad += ((uint32_t *)data.cpu)[i] != want;
+			}
+		}
+		double bytes = count * 4.0, algbw = iters ? bytes * iters / t / 1e9 : 0;
+		double busbw = algbw * 2 * (nranks - 1) / nranks;
+
+		tap_ok(!ret && !bad,
+		       "all-reduce of %zu uint32 (%.0f bytes) over %d ranks, %d times: %zu elements wrong (%d)",
+		       count, bytes, nranks, iters + 1, bad, ret);
+		tap_diag("allreduce transport %s bytes %.0f ranks %d mem %s time_us %.1f algbw_GBps %.4f busbw_GBps %.4f",
+			 transport, bytes, nranks, gpu ? "dmabuf" : "host",
+			 iters ? t / iters * 1e6 : 0, algbw, busbw);
+	}
+	buf_free(&data);
+	buf_free(&tmp);
+}
+
+static void parse_sizes(const char *arg, size_t *sizes, int *n)
+{
+	char *copy = strdup(arg), *save = NULL;
+
+	*n = 0;
+	for (char *t = strtok_r(copy, ",", &save); t && *n < MAX_SIZES;
+	     t = strtok_r(NULL, ",", &save))
+		sizes[(*n)++] = strtoull(t, NULL, 0);
+	free(copy);
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "rank", required_argument, NULL, 'r' },
+		{ "nranks", required_argument, NULL, 'n' },
+		{ "peers", required_argument, NULL, 'p' },
+		{ "gpu", no_argument, NULL, 'g' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "iters", required_argument, NULL, 'i' },
+		{ "port", required_argument, NULL, 'P' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "plugin", required_argument, NULL, 'l' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *peers[MAX_RANKS] = { 0 }, *plugin = "libnccl-net-axon.so";
+	size_t ar_sizes[MAX_SIZES] = { 65536, 1 << 20, 4 << 20 };
+	int n_ar = 3, iters = 3, port = 18770, c, ndev = 0;
+	char *peer_list = NULL;
+	void *h;
+
+	nranks = 1;
+	if (getenv("AXON_NCCL_TRANSPORT"))
+		transport = getenv("AXON_NCCL_TRANSPORT");
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'r': rank = atoi(optarg); break;
+		case 'n': nranks = atoi(optarg); break;
+		case 'p': peer_list = strdup(optarg); break;
+		case 'g': gpu = true; break;
+		case 's': parse_sizes(optarg, ar_sizes, &n_ar); break;
+		case 'i': iters = atoi(optarg); break;
+		case 'P': port = atoi(optarg); break;
+		case 't': timeout_s = atof(optarg); break;
+		case 'l': plugin = optarg; break;
+		default: return 2;
+		}
+	}
+	if (nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks ||
+	    iters < 0) {
+		fprintf(stderr, "bad --rank/--nranks/--iters\n");
+		return 2;
+	}
+	char *save = NULL;
+
+	for (int i = 0; i < nranks; i++) {
+		peers[i] = i ? strtok_r(NULL, " ", &save) :
+			       peer_list ? strtok_r(peer_list, " ", &save) : NULL;
+		if (!peers[i])
+			peers[i] = "127.0.0.1";
+	}
+
+	tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE + N_SIZES +
+		 1 + N_ORDER + N_DEREG + N_FLUSH + n_ar + 4);
+
+	/* 1. as NCCL's loader: the library by name, the newest table */
+	h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
+	net = h ? dlsym(h, "ncclNetPlugin_v11") : NULL;
+	if (!tap_ok(net != NULL, "dlopen %s, dlsym ncclNetPlugin_v11", plugin))
+		die("%s", h ? "no ncclNetPlugin_v11" : dlerror());
+	c = net->init(&ctx, 0x1234, NULL, logger, NULL);
+	if (!c)
+		c = net->devices(&ndev);
+	tap_ok(!c && ndev >= 1, "init, and devices reports %d (%d)", ndev, c);
+	if (ndev < 1)
+		die("no axon device");
+	dev = 0;
+	tap_ok(!net->get_properties(dev, &props) && props.name &&
+	       !strncmp(props.name, "axon", 4) && props.pci_path &&
+	       !access(props.pci_path, F_OK) &&
+	       (props.ptr_support & NCCL_NET_PTR_HOST) && props.reg_is_global &&
+	       props.max_recvs >= 1 && props.max_recvs <= AXON_NET_MAX &&
+	       props.speed > 0 && props.max_comms > 0,
+	       "getProperties: name, pciPath in /sys, host pointers, global MRs, maxRecvs, speed");
+	tap_diag("device %d: %s pciPath %s guid 0x%" PRIx64 " ptrSupport 0x%x speed %d Mbit/s maxComms %d maxRecvs %d maxP2pBytes %zu",
+		 dev, props.name, props.pci_path, props.guid, props.ptr_support,
+		 props.speed, props.max_comms, props.max_recvs,
+		 props.max_p2p_bytes);
+	if (gpu) {
+		gpu_fd = open(AXON_GPU_DEV_PREFIX "0", O_RDWR | O_CLOEXEC);
+		if (gpu_fd < 0)
+			die("%s0: %s", AXON_GPU_DEV_PREFIX, strerror(errno));
+		tap_ok(props.ptr_support & NCCL_NET_PTR_DMABUF,
+		       "getProperties offers dma-buf pointers");
+	} else {
+		tap_skip("host memory run", "getProperties offers dma-buf pointers");
+	}
+
+	bad_input_before_connect();
+	ctl_setup(peers, port);
+	connect_ring();
+
+	struct buf s, r;
+
+	buf_alloc(&s, 2 << 20);
+	buf_alloc(&r, 2 << 20);
+	if (buf_reg(&s, send_comm) || buf_reg(&r, recv_comm))
+		die("regMr of the test buffers failed");
+	bad_input_connected(&r);
+	mr_cache(&s);
+	sizes_and_tags(&s, &r);
+	grouped(&s, &r);
+	in_order(&s, &r);
+	dereg_in_use(&s);
+	flush(&r);
+	allreduce_sizes(ar_sizes, n_ar, iters);
+	barrier();
+
+	/* closing in either order: rank 0 receive side first, others send */
+	void *stale = NULL;
+	int ret1, ret2, ret3;
+
+	buf_free(&s);
+	buf_free(&r);
+	if (rank % 2 == 0) {
+		ret1 = net->close_recv(recv_comm);
+		ret2 = net->close_send(send_comm);
+		ret3 = net->close_listen(listen_comm);
+	} else {
+		ret3 = net->close_listen(listen_comm);
+		ret2 = net->close_send(send_comm);
+		ret1 = net->close_recv(recv_comm);
+	}
+	tap_ok(!ret1 && !ret2 && !ret3, "closeRecv, closeSend, closeListen (%s order)",
+	       rank % 2 ? "listen first" : "receive first");
+	tap_ok(net->close_send(send_comm) != 0 && net->close_recv(recv_comm) != 0,
+	       "closing a closed comm fails");
+	tap_ok(net->isend(send_comm, NULL, 0, 0, NULL, NULL, &stale) != 0,
+	       "isend on a closed comm fails");
+	tap_ok(!net->finalize(ctx), "finalize");
+	return tap_done();
+}

@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# NCCL's net plugin, libnccl-net-axon.so (nccl-net/, Documentation/nccl.rst),
+# driven without a GPU by nccl-net/tests/axon-nccl-test on every node: rank
+# AXON_NODE of a ring of AXON_NODES (one node: a ring of one, its own
+# peer). The driver loads the plugin by name, as NCCL does, from
+# LD_LIBRARY_PATH; its TAP stream is one subtest per transport and memory:
+#  1. RC (the plugin's default), host memory;
+#  2. RUD (AXON_NCCL_TRANSPORT=rud: over the port's planes), host memory;
+#  3. RC, axon-gpu dma-bufs (tools/axon-vm --gpu), registered with
+#     regMrDmaBuf and flushed with iflush; a SKIP without /dev/axon_gpu0.
+# NCCL_AR_SIZES (bytes, comma-separated) and NCCL_AR_ITERS set the
+# all-reduce; its bus bandwidth is in the log ("# allreduce ..." lines).
+set -u
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/rdma-lib.sh"
+
+dev=$(rdma_dev) || exit 1
+prog=$AXON_REPO/nccl-net/tests/axon-nccl-test
+sizes=${NCCL_AR_SIZES:-65536,1048576,4194304}
+iters=${NCCL_AR_ITERS:-3}
+export LD_LIBRARY_PATH="$AXON_REPO/nccl-net${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export AXON_NCCL_DEVICE=$dev
+
+plan 3
+# TRANSPORT: the plugin's transport for the next run. The timeout is a
+# hang guard within axon-vm's --timeout; each wait in the driver has its
+# own bound (--timeout).
+run() {
+	AXON_NCCL_TRANSPORT=$TRANSPORT timeout 600 "$prog" \
+		--rank "$AXON_NODE" --nranks "$AXON_NODES" \
+		--peers "${AXON_PEERS:-$AXON_IP}" --sizes "$sizes" \
+		--iters "$iters" --timeout 120 "$@"
+}
+of="rank $AXON_NODE of $AXON_NODES"
+TRANSPORT=rc
+subtest "axon-nccl-test, RC, host memory, $of" run --port 18770
+TRANSPORT=rud
+subtest "axon-nccl-test, RUD, host memory, $of" run --port 18771
+TRANSPORT=rc
+if wait_for 10 test -c /dev/axon_gpu0; then
+	subtest "axon-nccl-test, RC, axon-gpu dma-buf memory, $of" \
+		run --port 18772 --gpu
+else
+	skip "axon-nccl-test, RC, axon-gpu dma-buf memory" \
+		"no /dev/axon_gpu0 (axon-vm --gpu)"
+fi
+finish
