@@ -11,6 +11,8 @@
 #     regMrDmaBuf and flushed with iflush; a SKIP without /dev/axon_gpu0.
 # NCCL_AR_SIZES (bytes, comma-separated) and NCCL_AR_ITERS set the
 # all-reduce; its bus bandwidth is in the log ("# allreduce ..." lines).
+# NCCL_RUNS picks runs by name (default "rc rud gpu"): with a plane going
+# down (axon-vm --plane-down), "rud" alone, as RC on that plane stops.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rdma-lib.sh"
@@ -22,7 +24,8 @@ iters=${NCCL_AR_ITERS:-3}
 export LD_LIBRARY_PATH="$AXON_REPO/nccl-net${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export AXON_NCCL_DEVICE=$dev
 
-plan 3
+runs=${NCCL_RUNS:-rc rud gpu}
+plan $(echo $runs | wc -w)
 # TRANSPORT: the plugin's transport for the next run. The timeout is a
 # hang guard within axon-vm's --timeout; each wait in the driver has its
 # own bound (--timeout).
@@ -33,16 +36,29 @@ run() {
 		--iters "$iters" --timeout 120 "$@"
 }
 of="rank $AXON_NODE of $AXON_NODES"
-TRANSPORT=rc
-subtest "axon-nccl-test, RC, host memory, $of" run --port 18770
-TRANSPORT=rud
-subtest "axon-nccl-test, RUD, host memory, $of" run --port 18771
-TRANSPORT=rc
-if wait_for 10 test -c /dev/axon_gpu0; then
-	subtest "axon-nccl-test, RC, axon-gpu dma-buf memory, $of" \
-		run --port 18772 --gpu
-else
-	skip "axon-nccl-test, RC, axon-gpu dma-buf memory" \
-		"no /dev/axon_gpu0 (axon-vm --gpu)"
-fi
+for r in $runs; do
+	case $r in
+	rc)
+		TRANSPORT=rc
+		subtest "axon-nccl-test, RC, host memory, $of" run --port 18770
+		;;
+	rud)
+		TRANSPORT=rud
+		subtest "axon-nccl-test, RUD, host memory, $of" run --port 18771
+		;;
+	gpu)
+		TRANSPORT=rc
+		if wait_for 10 test -c /dev/axon_gpu0; then
+			subtest "axon-nccl-test, RC, axon-gpu dma-buf memory, $of" \
+				run --port 18772 --gpu
+		else
+			skip "axon-nccl-test, RC, axon-gpu dma-buf memory" \
+				"no /dev/axon_gpu0 (axon-vm --gpu)"
+		fi
+		;;
+	*)
+		not_ok "NCCL_RUNS: $r is not rc, rud or gpu"
+		;;
+	esac
+done
 finish
