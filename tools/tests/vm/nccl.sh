@@ -8,10 +8,11 @@
 #  1. RC (the plugin's default), host memory;
 #  2. RUD (AXON_NCCL_TRANSPORT=rud: over the port's planes), host memory;
 #  3. RC, axon-gpu dma-bufs (tools/axon-vm --gpu), registered with
-#     regMrDmaBuf and flushed with iflush; a SKIP without /dev/axon_gpu0.
+#     regMrDmaBuf and flushed with iflush; a SKIP without /dev/axon_gpu0;
+#  4. RUD, axon-gpu dma-bufs, the same.
 # NCCL_AR_SIZES (bytes, comma-separated) and NCCL_AR_ITERS set the
 # all-reduce; its bus bandwidth is in the log ("# allreduce ..." lines).
-# NCCL_RUNS picks runs by name (default "rc rud gpu"): with a plane going
+# NCCL_RUNS picks runs by name (default "rc rud gpu rud-gpu"): with a plane going
 # down (axon-vm --plane-down), "rud" alone, as RC on that plane stops.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -24,7 +25,7 @@ iters=${NCCL_AR_ITERS:-3}
 export LD_LIBRARY_PATH="$AXON_REPO/nccl-net${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export AXON_NCCL_DEVICE=$dev
 
-runs=${NCCL_RUNS:-rc rud gpu}
+runs=${NCCL_RUNS:-rc rud gpu rud-gpu}
 plan $(echo $runs | wc -w)
 # TRANSPORT: the plugin's transport for the next run. The timeout is a
 # hang guard within axon-vm's --timeout; each wait in the driver has its
@@ -46,18 +47,19 @@ for r in $runs; do
 		TRANSPORT=rud
 		subtest "axon-nccl-test, RUD, host memory, $of" run --port 18771
 		;;
-	gpu)
-		TRANSPORT=rc
+	gpu | rud-gpu)
+		TRANSPORT=rc port=18772 name=RC
+		[ "$r" = gpu ] || TRANSPORT=rud port=18773 name=RUD
 		if wait_for 10 test -c /dev/axon_gpu0; then
-			subtest "axon-nccl-test, RC, axon-gpu dma-buf memory, $of" \
-				run --port 18772 --gpu
+			subtest "axon-nccl-test, $name, axon-gpu dma-buf memory, $of" \
+				run --port $port --gpu
 		else
-			skip "axon-nccl-test, RC, axon-gpu dma-buf memory" \
+			skip "axon-nccl-test, $name, axon-gpu dma-buf memory" \
 				"no /dev/axon_gpu0 (axon-vm --gpu)"
 		fi
 		;;
 	*)
-		not_ok "NCCL_RUNS: $r is not rc, rud or gpu"
+		not_ok "NCCL_RUNS: $r is not rc, rud, gpu or rud-gpu"
 		;;
 	esac
 done
