@@ -717,6 +717,94 @@ static void allreduce_sizes(const size_t *sizes, int nsizes, int iters)
 	buf_free(&tmp);
 }
 
+static uint32_t a2a_value(int from, int to, size_t i)
+{
+	return (uint32_t)(from * 7919 + to * 104729) ^ (uint32_t)(i * 2246822519u);
+}
+
+/*
+ * all-to-all over the ring: the block for rank r + k travels k hops,
+ * forwarded through the ranks between (NCCL connects every pair; the
+ * ring's comms carry the same bytes further). nccl-tests' bus bandwidth
+ * for it: algbw * (n - 1) / n, algbw = the bytes one rank sends / time.
+ */
+static int alltoall(struct buf *in, struct buf *out, struct buf *carry,
+		    struct buf *next_carry, size_t block)
+{
+	int ret = 0, got;
+
+	memcpy(out->cpu + rank * block, in->cpu + rank * block, block);
+	for (int k = 1; k < nranks && !ret; k++) {
+		struct buf *a = carry, *b = next_carry, *t;
+
+		memcpy(a->cpu, in->cpu + ((rank + k) % nranks) * block, block);
+		for (int hop = 0; hop < k && !ret; hop++) {
+			ret = exchange(a, block, b, block, TAG_AR + 1, &got);
+			if (!ret)
+				ret = flush_received(b, block);
+			t = a;
+			a = b;
+			b = t;
+		}
+		memcpy(out->cpu + ((rank - k + nranks) % nranks) * block, a->cpu,
+		       block);
+	}
+	return ret;
+}
+
+static void alltoall_sizes(const size_t *sizes, int nsizes, int iters)
+{
+	size_t most = 0;
+	struct buf in, out, c1, c2;
+
+	for (int k = 0; k < nsizes; k++)
+		most = sizes[k] > most ? sizes[k] : most;
+	buf_alloc(&in, most);
+	buf_alloc(&out, most);
+	buf_alloc(&c1, most / nranks + 4096);
+	buf_alloc(&c2, most / nranks + 4096);
+	if (buf_reg(&c1, send_comm) || buf_reg(&c2, recv_comm))
+		die("regMr of the all-to-all buffers failed");
+	for (int k = 0; k < nsizes; k++) {
+		size_t block = sizes[k] / nranks / 4 * 4, bad = 0;
+		double t = 0;
+		int ret = 0;
+
+		for (int it = 0; it <= iters && !ret; it++) {
+			double t0;
+
+			for (int to = 0; to < nranks; to++)
+				for (size_t i = 0; i < block / 4; i++)
+					((uint32_t *)(in.cpu + to * block))[i] =
+						a2a_value(rank, to, i);
+			memset(out.cpu, 0, block * nranks);
+			barrier();
+			t0 = now();
+			ret = alltoall(&in, &out, &c1, &c2, block);
+			if (it)
+				t += now() - t0;
+			for (int from = 0; from < nranks && !ret; from++)
+				for (size_t i = 0; i < block / 4; i++)
+					bad += ((uint32_t *)(out.cpu + from * block))[i] !=
+					       a2a_value(from, rank, i);
+		}
+		double bytes = block * nranks, algbw = iters ? bytes * iters / t / 1e9 : 0;
+		double busbw = algbw * (nranks - 1) / nranks;
+
+		tap_ok(!ret && !bad,
+		       "all-to-all of %zu bytes a peer over %d ranks, %d times: %zu elements wrong (%d)",
+		       block, nranks, iters + 1, bad, ret);
+		tap_diag("alltoall transport %s bytes %.0f ranks %d mem %s time_us %.1f algbw_GBps %.4f busbw_GBps %.4f",
+			 transport, bytes, nranks, gpu ? "dmabuf" : "host",
+			 iters ? t / iters * 1e6 : 0, algbw, busbw);
+	}
+	/* in and out: only the CPU reads and writes them, unregistered */
+	buf_free(&in);
+	buf_free(&out);
+	buf_free(&c1);
+	buf_free(&c2);
+}
+
 static void parse_sizes(const char *arg, size_t *sizes, int *n)
 {
 	char *copy = strdup(arg), *save = NULL;
@@ -780,7 +868,7 @@ int main(int argc, char **argv)
 	}
 
 	tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE + N_SIZES +
-		 1 + N_ORDER + N_DEREG + N_FLUSH + n_ar + 4);
+		 1 + N_ORDER + N_DEREG + N_FLUSH + 2 * n_ar + 4);
 
 	/* 1. as NCCL's loader: the library by name, the newest table */
 	h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
@@ -833,6 +921,7 @@ int main(int argc, char **argv)
 	dereg_in_use(&s);
 	flush(&r);
 	allreduce_sizes(ar_sizes, n_ar, iters);
+	alltoall_sizes(ar_sizes, n_ar, iters);
 	barrier();
 
 	/* closing in either order: rank 0 receive side first, others send */
