@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The RC transport of libnccl-net-axon.so, used the way NCCL's own net_ib
- * uses an RC QP (Documentation/nccl.rst):
+ * The transport of libnccl-net-axon.so: an RC QP used the way NCCL's own
+ * net_ib uses one, or the same protocol over a RUD QP (axondv.h) with
+ * AXON_NCCL_TRANSPORT=rud (Documentation/nccl.rst):
  *
  *  - connection: listen gives a handle naming a TCP socket on the address
  *    of the device's RoCEv2 GID; connect and accept exchange QP numbers,
@@ -21,7 +22,10 @@
  *    completes (only for dma-buf memory; host memory needs none);
  *  - memory: one PD per device and an MR cache, so a registration serves
  *    every comm of the device (regIsGlobal) and deregistration drops a
- *    reference.
+ *    reference;
+ *  - RUD: messages are placed in any order, so the WRITE_WITH_IMM ending a
+ *    turn is fenced behind the turn's WRITEs, and receives complete by the
+ *    turn their immediate names.
  *
  * Nothing from the peer is trusted: its connection info, FIFO entries,
  * immediates and sizes are checked against what this side holds. Handles
