@@ -55,6 +55,11 @@
 #define AXON_NET_MAX	8
 
 static const struct nccl_net_v11 *net;
+/* the older tables, for NCCL releases before 2.28: same comms, their own
+ * argument types */
+static const struct nccl_net_v8 *net_v8;
+static const struct nccl_net_v9 *net_v9;
+static const struct nccl_net_v10 *net_v10;
 static void *ctx;
 static int rank, nranks, dev;
 static struct nccl_net_props_v11 props;
@@ -449,6 +454,60 @@ static void sizes_and_tags(struct buf *s, struct buf *r)
 	}
 }
 #define N_SIZES 7
+
+/* the v8, v9 and v10 tables on the same comms: properties in their
+ * layouts, a send and receive through each one's argument types */
+static void older_tables(struct buf *s, struct buf *r)
+{
+	struct nccl_net_props_v8 p8;
+	struct nccl_net_props_v9 p9;
+	int prev = (rank + nranks - 1) % nranks;
+
+	tap_ok(net_v8 && net_v9 && net_v10 &&
+	       !net_v8->get_properties(dev, &p8) &&
+	       !net_v10->get_properties(dev, &p9) &&
+	       !strcmp(p8.name, props.name) && p8.max_recvs == props.max_recvs &&
+	       p8.speed == props.speed && p8.ptr_support == props.ptr_support &&
+	       !strcmp(p9.pci_path, props.pci_path) &&
+	       p9.max_p2p_bytes == props.max_p2p_bytes &&
+	       net_v8->get_properties(-1, &p8) != 0,
+	       "getProperties of the v8 and v10 tables: the v11 figures in their layouts");
+	for (int v = 8; v <= 9; v++) {
+		void *sreq = NULL, *rreq = NULL, *d = r->net, *mh = r->mh;
+		int n = 3000 + v, tag = 400 + v, got = -1, ret;
+		size_t bad = 0;
+
+		for (int i = 0; i < n; i++)
+			s->cpu[i] = pattern(rank, v, i);
+		memset(r->cpu, 0, n);
+		barrier();
+		if (v == 8) {
+			int room = 8192;
+
+			ret = net_v8->irecv(recv_comm, 1, &d, &room, &tag, &mh, &rreq);
+		} else {
+			size_t room = 8192;
+
+			ret = net_v9->irecv(recv_comm, 1, &d, &room, &tag, &mh, &rreq);
+		}
+		double end = now() + timeout_s;
+
+		while (!ret && !sreq && now() < end)
+			ret = v == 8 ?
+			      net_v8->isend(send_comm, s->net, n, tag, s->mh, &sreq) :
+			      net_v9->isend(send_comm, s->net, n, tag, s->mh, &sreq);
+		if (!ret && sreq)
+			ret = wait_req(sreq, NULL);
+		if (!ret && rreq)
+			ret = wait_req(rreq, &got);
+		for (int i = 0; i < n; i++)
+			bad += r->cpu[i] != pattern(prev, v, i);
+		tap_ok(!ret && sreq && rreq && got == n && !bad,
+		       "v%d isend and irecv (%s sizes): %d bytes, size %d, %zu wrong (%d)",
+		       v, v == 8 ? "int" : "size_t", n, got, bad, ret);
+	}
+}
+#define N_OLDER 3
 
 /* one irecv of maxRecvs receives by tag, the sends in the reverse order */
 static void grouped(struct buf *s, struct buf *r)
@@ -868,11 +927,14 @@ int main(int argc, char **argv)
 	}
 
 	tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE + N_SIZES +
-		 1 + N_ORDER + N_DEREG + N_FLUSH + 2 * n_ar + 4);
+		 1 + N_ORDER + N_DEREG + N_FLUSH + N_OLDER + 2 * n_ar + 4);
 
 	/* 1. as NCCL's loader: the library by name, the newest table */
 	h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
 	net = h ? dlsym(h, "ncclNetPlugin_v11") : NULL;
+	net_v10 = h ? dlsym(h, "ncclNetPlugin_v10") : NULL;
+	net_v9 = h ? dlsym(h, "ncclNetPlugin_v9") : NULL;
+	net_v8 = h ? dlsym(h, "ncclNetPlugin_v8") : NULL;
 	if (!tap_ok(net != NULL, "dlopen %s, dlsym ncclNetPlugin_v11", plugin))
 		die("%s", h ? "no ncclNetPlugin_v11" : dlerror());
 	c = net->init(&ctx, 0x1234, NULL, logger, NULL);
@@ -917,6 +979,7 @@ int main(int argc, char **argv)
 	mr_cache(&s);
 	sizes_and_tags(&s, &r);
 	grouped(&s, &r);
+	older_tables(&s, &r);
 	in_order(&s, &r);
 	dereg_in_use(&s);
 	flush(&r);
