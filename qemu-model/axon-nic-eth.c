@@ -265,10 +265,12 @@ uint16_t axon_nic_eth_wire_test(AxonNicState *s,
     AxonEth *e = &s->eth;
 
     if (mask & ~(AXON_WIRE_TEST_DROP | AXON_WIRE_TEST_REORDER)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_WIRE_TEST, "unknown mask bits");
+        return axon_engine_bad_cmd(s->engine, AXON_ADMIN_WIRE_TEST,
+                                   "unknown mask bits");
     }
     if (!buffer_is_zero(w->reserved, sizeof(w->reserved))) {
-        return axon_nic_bad_cmd(AXON_ADMIN_WIRE_TEST, "reserved bytes set");
+        return axon_engine_bad_cmd(s->engine, AXON_ADMIN_WIRE_TEST,
+                                   "reserved bytes set");
     }
     if (mask & AXON_WIRE_TEST_DROP) {
         e->drop_every = le32_to_cpu(w->drop_every);
@@ -281,74 +283,6 @@ uint16_t axon_nic_eth_wire_test(AxonNicState *s,
 }
 
 /* ---- receive ------------------------------------------------------------ */
-
-/*
- * RoCEv2: IPv4 (unfragmented) or IPv6 (no extension header), optionally
- * behind one 802.1Q tag, carrying UDP to port 4791. Such a frame goes to
- * the RDMA engine, with its headers' offsets in f; f->why says why it
- * cannot be taken (another MAC, IPv4 options, lengths that do not add
- * up), for the engine to count. The caller has checked that the Ethernet
- * header is present.
- */
-static bool axon_nic_eth_parse_rocev2(AxonNicState *s, const uint8_t *buf,
-                                      size_t size, AxonRoceFrame *f)
-{
-    size_t l3 = AXON_ETH_HLEN, l4, udp_len;
-    uint16_t proto = lduw_be_p(buf + 12);
-
-    if (proto == ETH_P_VLAN) {
-        if (size < l3 + 4) {
-            return false;
-        }
-        proto = lduw_be_p(buf + l3 + 2);
-        l3 += 4;
-    }
-    memset(f, 0, sizeof(*f));
-    switch (proto) {
-    case ETH_P_IP:
-        if (size < l3 + 20 || buf[l3] >> 4 != 4 || (buf[l3] & 0xf) < 5 ||
-            buf[l3 + 9] != IP_PROTO_UDP ||
-            (lduw_be_p(buf + l3 + 6) & (IP_MF | IP_OFFMASK))) {
-            return false;
-        }
-        f->l3_len = (buf[l3] & 0xf) * 4;
-        /* the source address as an IPv4-mapped GID */
-        f->sgid[10] = f->sgid[11] = 0xff;
-        memcpy(f->sgid + 12, buf + l3 + 12, 4);
-        break;
-    case ETH_P_IPV6:
-        if (size < l3 + 40 || buf[l3] >> 4 != 6 ||
-            buf[l3 + 6] != IP_PROTO_UDP) {
-            return false;
-        }
-        f->l3_len = 40;
-        memcpy(f->sgid, buf + l3 + 8, 16);
-        break;
-    default:
-        return false;
-    }
-    l4 = l3 + f->l3_len;
-    if (size < l4 + 8 || lduw_be_p(buf + l4 + 2) != AXON_ROCEV2_UDP_PORT) {
-        return false;
-    }
-    f->l3 = buf + l3;
-    f->ib = buf + l4 + 8;
-    udp_len = lduw_be_p(buf + l4 + 4);
-    if (memcmp(buf, s->conf.macaddr.a, 6)) {
-        f->why = "not our MAC";
-    } else if (proto == ETH_P_IP && (f->l3_len != 20 ||
-                                     lduw_be_p(buf + l3 + 2) > size - l3)) {
-        f->why = "IPv4 header";
-    } else if (udp_len > size - l4 || udp_len < 8 ||
-               (proto == ETH_P_IP &&
-                lduw_be_p(buf + l3 + 2) != f->l3_len + udp_len) ||
-               (proto == ETH_P_IPV6 && lduw_be_p(buf + l3 + 4) != udp_len)) {
-        f->why = "UDP length";
-    } else {
-        f->ib_len = udp_len - 8;
-    }
-    return true;
-}
 
 /*
  * While the function runs, frames wait in QEMU's queue until a buffer is
@@ -419,8 +353,7 @@ bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
                           const uint8_t *buf, size_t size)
 {
     AxonEth *e = &s->eth;
-    AxonRoceFrame roce;
-    uint32_t sent;
+    uint32_t sent = e->wire_count;
 
     if (!axon_nic_eth_running(s)) {
         trace_axon_nic_err_eth_rx_stopped(size);
@@ -437,14 +370,12 @@ bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
         e->stat_rx_oversize++;
         return true;
     }
-    if (!axon_nic_eth_parse_rocev2(s, buf, size, &roce)) {
+    if (!axon_engine_rx(s->engine, plane, buf, size)) {
         return false;
     }
     trace_axon_nic_eth_rx_roce(size);
     e->stat_rx_roce++;
     e->stat_plane_rx[plane]++;
-    sent = e->wire_count;
-    axon_roce_rx_frame(s, &roce);
     s->rx_tx_max = MAX(s->rx_tx_max, e->wire_count - sent);
     return true;
 }

@@ -5,7 +5,7 @@
  * properties plane1..plane3, each a netdev of its own: another link, into
  * another network, with the same MAC. They carry RoCEv2 only; anything
  * else they receive is dropped and counted. The RDMA engine picks a
- * frame's plane (axon-roce-net.c); axon-nic-eth.c sends it and takes in
+ * frame's plane (engine/axon-roce-net.c); axon-nic-eth.c sends it and takes in
  * what a plane receives. A plane's link is its netdev's (set_link).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later

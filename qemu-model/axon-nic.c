@@ -5,9 +5,9 @@
  * the reset and enable handshake, the admin queue (submission and
  * completion rings in guest memory), the async event queue, the port
  * state and MSI-X. Admin commands go, through one opcode table, to the
- * parts that own their objects: PDs, MRs and GIDs to axon-nic-mr.c, CQs
- * and QPs to axon-nic-qp.c; the Ethernet function is axon-nic-eth.c (see
- * axon-nic.h for the layers). The device interface is
+ * device itself or to the RDMA engine (engine/axon-engine.h), which owns
+ * PDs, MRs, GIDs, CQs, SRQs and QPs; the Ethernet function is
+ * axon-nic-eth.c (see axon-nic.h for the layers). The device interface is
  * include/uapi/axon/axon_dev.h, shared with the driver.
  *
  * Nothing the guest writes is trusted: queue bases, depths, doorbell
@@ -34,7 +34,6 @@
 #include "trace.h"
 
 #include "axon-nic.h"
-#include "axon-nic-rdma.h"
 
 #define AXON_NIC_FW_VERSION AXON_FW_VERSION(1U, 0U, 1U)
 #define AXON_NIC_ADMIN_TIMEOUT_MS 5000
@@ -194,7 +193,7 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
     attr.max_pd = cpu_to_le32(s->max_pd);
     attr.max_qp_rd_atom = cpu_to_le32(AXON_MAX_RD_ATOMIC);
     attr.max_inline = cpu_to_le32(AXON_MAX_INLINE);
-    attr.num_ports = cpu_to_le32(AXON_NIC_PORTS);
+    attr.num_ports = cpu_to_le32(AXON_ENGINE_PORTS);
     memcpy(attr.mac, s->conf.macaddr.a, sizeof(attr.mac));
 
     return axon_nic_write_resp(s, q, &attr, sizeof(attr));
@@ -208,63 +207,62 @@ static uint16_t axon_nic_query_port(AxonNicState *s,
     struct axon_port_attr attr = {};
     uint32_t port = le32_to_cpu(q->port);
 
-    if (port < 1 || port > AXON_NIC_PORTS ||
+    if (port < 1 || port > AXON_ENGINE_PORTS ||
         !buffer_is_zero(q->reserved, sizeof(q->reserved))) {
         return AXON_ADMIN_BAD_PARAM;
     }
 
     attr.state = cpu_to_le32(s->link_up ? AXON_PORT_ACTIVE : AXON_PORT_DOWN);
     attr.max_mtu = cpu_to_le32(4096);
-    attr.active_mtu = cpu_to_le32(AXON_NIC_ACTIVE_MTU);
-    attr.gid_tbl_len = cpu_to_le32(AXON_NIC_GID_TBL_LEN);
+    attr.active_mtu = cpu_to_le32(AXON_ENGINE_ACTIVE_MTU);
+    attr.gid_tbl_len = cpu_to_le32(AXON_ENGINE_GID_TBL_LEN);
     attr.speed_mbps = cpu_to_le32(100000);
     attr.max_msg_sz = cpu_to_le32(1U << 31);
 
     return axon_nic_write_resp(s, q, &attr, sizeof(attr));
 }
 
-/* A command the guest got wrong: logged, and BAD_PARAM. */
-uint16_t axon_nic_bad_cmd(uint16_t opcode, const char *why)
-{
-    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: admin opcode %u: %s\n", opcode,
-                  why);
-    trace_axon_nic_err_rdma_cmd(opcode, why);
-    return AXON_ADMIN_BAD_PARAM;
-}
-
 typedef uint16_t AxonAdminExec(AxonNicState *s,
                                const struct axon_admin_cmd *cmd,
                                uint64_t *result);
 
-/* Every admin command, by opcode, and who executes it. */
-static AxonAdminExec *const axon_nic_admin_ops[] = {
-    [AXON_ADMIN_QUERY_DEVICE] = axon_nic_query_device,
-    [AXON_ADMIN_QUERY_PORT] = axon_nic_query_port,
-    [AXON_ADMIN_CREATE_PD] = axon_mr_create_pd,
-    [AXON_ADMIN_DESTROY_PD] = axon_mr_destroy_pd,
-    [AXON_ADMIN_SET_GID] = axon_mr_set_gid,
-    [AXON_ADMIN_CREATE_MR] = axon_mr_create,
-    [AXON_ADMIN_DESTROY_MR] = axon_mr_destroy,
-    [AXON_ADMIN_INVALIDATE_MR] = axon_mr_invalidate,
-    [AXON_ADMIN_REMAP_MR] = axon_mr_remap,
-    [AXON_ADMIN_CREATE_CQ] = axon_cq_create,
-    [AXON_ADMIN_DESTROY_CQ] = axon_cq_destroy,
-    [AXON_ADMIN_CREATE_QP] = axon_qp_create,
-    [AXON_ADMIN_MODIFY_QP] = axon_qp_modify,
-    [AXON_ADMIN_QUERY_QP] = axon_qp_query,
-    [AXON_ADMIN_DESTROY_QP] = axon_qp_destroy,
-    [AXON_ADMIN_CREATE_SRQ] = axon_srq_create,
-    [AXON_ADMIN_MODIFY_SRQ] = axon_srq_modify,
-    [AXON_ADMIN_QUERY_SRQ] = axon_srq_query,
-    [AXON_ADMIN_DESTROY_SRQ] = axon_srq_destroy,
-    [AXON_ADMIN_RESIZE_CQ] = axon_cq_resize,
-    [AXON_ADMIN_REREG_MR] = axon_mr_rereg,
-    [AXON_ADMIN_QUERY_QP_LIVE] = axon_qp_query_live,
-    [AXON_ADMIN_WIRE_TEST] = axon_nic_eth_wire_test,
-    [AXON_ADMIN_ALLOC_COUNTER_SET] = axon_cset_alloc,
-    [AXON_ADMIN_FREE_COUNTER_SET] = axon_cset_free,
-    [AXON_ADMIN_BIND_COUNTER_SET] = axon_cset_bind,
-    [AXON_ADMIN_QUERY_COUNTER_SET] = axon_cset_query,
+/*
+ * Every admin command, by opcode, and who executes it: the device itself
+ * (dev) or its RDMA engine.
+ */
+typedef struct AxonAdminOp {
+    AxonAdminExec *dev;
+    AxonEngineCmd *engine;
+} AxonAdminOp;
+
+static const AxonAdminOp axon_nic_admin_ops[] = {
+    [AXON_ADMIN_QUERY_DEVICE] = { .dev = axon_nic_query_device },
+    [AXON_ADMIN_QUERY_PORT] = { .dev = axon_nic_query_port },
+    [AXON_ADMIN_CREATE_PD] = { .engine = axon_mr_create_pd },
+    [AXON_ADMIN_DESTROY_PD] = { .engine = axon_mr_destroy_pd },
+    [AXON_ADMIN_SET_GID] = { .engine = axon_gid_set },
+    [AXON_ADMIN_CREATE_MR] = { .engine = axon_mr_create },
+    [AXON_ADMIN_DESTROY_MR] = { .engine = axon_mr_destroy },
+    [AXON_ADMIN_INVALIDATE_MR] = { .engine = axon_mr_invalidate },
+    [AXON_ADMIN_REMAP_MR] = { .engine = axon_mr_remap },
+    [AXON_ADMIN_CREATE_CQ] = { .engine = axon_cq_create },
+    [AXON_ADMIN_DESTROY_CQ] = { .engine = axon_cq_destroy },
+    [AXON_ADMIN_CREATE_QP] = { .engine = axon_qp_create },
+    [AXON_ADMIN_MODIFY_QP] = { .engine = axon_qp_modify },
+    [AXON_ADMIN_QUERY_QP] = { .engine = axon_qp_query },
+    [AXON_ADMIN_DESTROY_QP] = { .engine = axon_qp_destroy },
+    [AXON_ADMIN_CREATE_SRQ] = { .engine = axon_srq_create },
+    [AXON_ADMIN_MODIFY_SRQ] = { .engine = axon_srq_modify },
+    [AXON_ADMIN_QUERY_SRQ] = { .engine = axon_srq_query },
+    [AXON_ADMIN_DESTROY_SRQ] = { .engine = axon_srq_destroy },
+    [AXON_ADMIN_RESIZE_CQ] = { .engine = axon_cq_resize },
+    [AXON_ADMIN_REREG_MR] = { .engine = axon_mr_rereg },
+    [AXON_ADMIN_QUERY_QP_LIVE] = { .engine = axon_qp_query_live },
+    [AXON_ADMIN_WIRE_TEST] = { .dev = axon_nic_eth_wire_test },
+    [AXON_ADMIN_ALLOC_COUNTER_SET] = { .engine = axon_cset_alloc },
+    [AXON_ADMIN_FREE_COUNTER_SET] = { .engine = axon_cset_free },
+    [AXON_ADMIN_BIND_COUNTER_SET] = { .engine = axon_cset_bind },
+    [AXON_ADMIN_QUERY_COUNTER_SET] = { .engine = axon_cset_query },
 };
 
 static uint16_t axon_nic_exec_admin(AxonNicState *s,
@@ -272,17 +270,20 @@ static uint16_t axon_nic_exec_admin(AxonNicState *s,
                                     uint64_t *result)
 {
     uint16_t opcode = le16_to_cpu(cmd->opcode);
+    const AxonAdminOp *op;
 
     trace_axon_nic_admin_cmd(le16_to_cpu(cmd->command_id), opcode);
     if (cmd->flags) {
         return AXON_ADMIN_BAD_PARAM;
     }
-    if (opcode >= ARRAY_SIZE(axon_nic_admin_ops) ||
-        !axon_nic_admin_ops[opcode]) {
+    op = opcode < ARRAY_SIZE(axon_nic_admin_ops) ?
+         &axon_nic_admin_ops[opcode] : NULL;
+    if (!op || (!op->dev && !op->engine)) {
         trace_axon_nic_err_admin_opcode(opcode);
         return AXON_ADMIN_BAD_OPCODE;
     }
-    return axon_nic_admin_ops[opcode](s, cmd, result);
+    return op->engine ? op->engine(s->engine, cmd, result) :
+                        op->dev(s, cmd, result);
 }
 
 /* Test hook: like hung firmware, commands stay pending until a reset. */
@@ -364,7 +365,7 @@ static void axon_nic_reset_state(AxonNicState *s)
     s->stat_events = 0;
     s->stat_eq_drops = 0;
     axon_nic_eth_reset(s);
-    axon_rdma_reset(s);
+    axon_nic_engine_reset(s);
 }
 
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size)
@@ -422,6 +423,7 @@ static void axon_nic_enable(AxonNicState *s)
     s->error = AXON_DEV_ERR_NONE;
     s->ctrl |= AXON_CTRL_ENABLE;
     s->status |= AXON_STATUS_READY;
+    axon_engine_set_ceq_depth(s->engine, s->ceq.depth);
     trace_axon_nic_enabled(s->aq_sq.depth, s->aq_cq.depth, s->eq.depth);
 }
 
@@ -561,7 +563,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_ECN_MARKED:
     case AXON_REG_STAT_RUD_DROPS:
     case AXON_REG_STAT_RUD_DUPS:
-        val = axon_rdma_stat(s, addr);
+        val = axon_engine_stat(s->engine, addr);
         break;
     case AXON_REG_PLANES:
         val = axon_nic_plane_reg(s);
@@ -673,7 +675,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_CEQ_HEAD:
         axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
-        axon_cq_ceq_room(s);
+        axon_cq_ceq_room(s->engine);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         axon_nic_eth_mmio_write(s, addr, val);
@@ -817,14 +819,19 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
         msix_uninit_exclusive_bar(pdev);
         return;
     }
-    axon_rdma_realize(s);
+    if (!axon_nic_engine_realize(s, errp)) {
+        axon_nic_plane_exit(s);
+        axon_nic_eth_exit(s);
+        qemu_bh_delete(s->admin_bh);
+        msix_uninit_exclusive_bar(pdev);
+    }
 }
 
 static void axon_nic_exit(PCIDevice *pdev)
 {
     AxonNicState *s = AXON_NIC(pdev);
 
-    axon_rdma_exit(s);
+    axon_nic_engine_exit(s);
     axon_nic_plane_exit(s);
     axon_nic_eth_exit(s);
     qemu_bh_delete(s->admin_bh);

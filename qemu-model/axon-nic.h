@@ -1,24 +1,22 @@
 /*
- * axon-nic: model of the axon RoCEv2 RDMA SmartNIC, shared device state
+ * axon-nic: model of the axon RoCEv2 RDMA SmartNIC, the device shell
  *
  * The device interface (registers, commands, descriptors) is the uAPI
  * header include/uapi/axon/axon_dev.h, shared with the driver; this file
- * is the emulator's own state and the core's services. The layers, each
- * calling only the ones below it:
+ * is the shell's own state and services. The shell is QEMU's side of the
+ * device; the RDMA engine under it (engine/) is portable C that reaches
+ * QEMU only through its environment (engine/axon-env.h):
  *
- *   axon-nic.c       the core: registers, the admin queue and its opcode
- *                    table, event queues, MSI-X
- *   axon-nic-qp.c    CQs, QPs, their state machine and doorbells
- *   axon-roce*.c     the RC transport over RoCEv2 (axon-roce.h)
- *   axon-nic-mr.c    PDs, MRs and keys, the GID table (axon-nic-rdma.h)
- *   axon-nic-eth.c   the Ethernet function and the wire, both ways
- *   axon-nic-plane.c the wire's other planes (RoCEv2 only)
+ *   axon-nic.c        the core: registers, the admin queue and its opcode
+ *                     table (decoded into engine calls), event queues,
+ *                     MSI-X, the device clock
+ *   axon-nic-engine.c the engine's environment in QEMU, the doorbell BAR
+ *   axon-nic-eth.c    the Ethernet function and the wire, both ways
+ *   axon-nic-plane.c  the wire's other planes (RoCEv2 only)
  *
- * Calls go up only through named services: the core's below (raise an
- * interrupt, post an event or a completion event, stop the device), the
- * QP layer's (write a CQE, post a QP event, move a QP to ERR:
- * axon-nic-rdma.h), and the engine's for a received RoCEv2 frame
- * (axon_roce_rx_frame).
+ * The shell calls the engine (engine/axon-engine.h); the engine calls the
+ * shell only through the environment, which axon-nic-engine.c implements
+ * with the core's services below.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,13 +29,11 @@
 #include "qom/object.h"
 
 #include "axon/axon_dev.h"
+#include "engine/axon-engine.h"
 
 #define TYPE_AXON_NIC "axon-nic"
 OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
 
-#define AXON_NIC_PORTS 1
-#define AXON_NIC_GID_TBL_LEN 16
-#define AXON_NIC_ACTIVE_MTU 1024     /* the port's, so UD's message size */
 #define AXON_NIC_ETH_MAX_FRAME (AXON_ETH_MAX_MTU + AXON_ETH_OVERHEAD)
 
 /* A ring in guest memory, as the device sees it. */
@@ -83,38 +79,16 @@ typedef struct AxonEth {
     uint8_t held[AXON_NIC_ETH_MAX_FRAME];
 } AxonEth;
 
-/*
- * A received RoCEv2 frame, as the Ethernet function classified it: where
- * its headers are, or why it cannot be taken.
- */
-typedef struct AxonRoceFrame {
-    const char *why;        /* NULL: well formed */
-    const uint8_t *l3;      /* the IPv4 or IPv6 header */
-    unsigned l3_len;
-    const uint8_t *ib;      /* the UDP payload: BTH ... ICRC */
-    size_t ib_len;
-    uint8_t sgid[16];       /* the source address, as a GID */
-} AxonRoceFrame;
-
-typedef struct AxonRdma AxonRdma;
-
 /* A plane other than 0 (axon-nic-plane.c): its own link into its fabric. */
 typedef struct AxonPlane {
     NICConf conf;           /* planeN=: its netdev */
     NICState *nic;          /* NULL: the device has fewer planes */
 } AxonPlane;
 
-/* DCQCN's parameters (axon-roce-cc.c, Documentation/congestion-control.rst) */
-typedef struct AxonCcConf {
-    bool dcqcn;
-    uint32_t line_rate, min_rate;       /* Mb/s */
-    uint32_t rai, rhai;                 /* Mb/s, additive and hyper */
-    uint32_t g_shift;                   /* alpha's gain: 1 / 2^g_shift */
-    uint32_t alpha_us, increase_us;     /* the two timers */
-    uint32_t byte_reset;                /* the byte counter, bytes */
-    uint32_t cnp_us;                    /* a QP's CNPs at most this often */
-    bool rud_window;                    /* RUD's congestion window */
-} AxonCcConf;
+/* The engine's environment in QEMU: the device it runs in. */
+struct AxonEnv {
+    AxonNicState *s;
+};
 
 struct AxonNicState {
     PCIDevice parent_obj;
@@ -148,7 +122,10 @@ struct AxonNicState {
     AxonEth eth;
     AxonPlane plane[AXON_MAX_PLANES];   /* [0] unused: plane 0 is nic */
     unsigned planes;        /* 1 + the planes configured */
-    AxonRdma *rdma;
+    AxonEnv env;
+    AxonEngine *engine;
+    QEMUBH *engine_bh;      /* runs the engine's turns */
+    MemoryRegion db;        /* the doorbell BAR, written to the engine */
 
     /* properties */
     NICConf conf;           /* mac=, netdev= */
@@ -170,7 +147,6 @@ void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
 void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);
 bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
-uint16_t axon_nic_bad_cmd(uint16_t opcode, const char *why);
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
 bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);
 void axon_nic_set_port_state(AxonNicState *s, bool up);
@@ -199,7 +175,9 @@ NetClientState *axon_nic_plane_queue(AxonNicState *s, unsigned plane);
 uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
-/* axon-roce-net.c: the engine takes a received RoCEv2 frame */
-void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f);
+/* axon-nic-engine.c */
+bool axon_nic_engine_realize(AxonNicState *s, Error **errp);
+void axon_nic_engine_reset(AxonNicState *s);
+void axon_nic_engine_exit(AxonNicState *s);
 
 #endif /* HW_AXON_NIC_H */

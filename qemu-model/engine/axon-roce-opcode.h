@@ -1,5 +1,5 @@
 /*
- * axon-nic: the IB transport's opcodes and headers, as RC, UC and UD use
+ * axon engine: the IB transport's opcodes and headers, as RC, UC and UD use
  * them (IBA 9.2-9.4; rxe_opcode.h)
  *
  * One table per service says what each opcode carries (axon_ib_ops for
@@ -16,6 +16,7 @@
 #define HW_AXON_ROCE_OPCODE_H
 
 #include "axon/axon_dev.h"
+#include "axon-util.h"
 
 /* BTH opcodes of the RC transport (IBA 9.2) */
 enum {

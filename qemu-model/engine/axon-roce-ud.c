@@ -1,5 +1,5 @@
 /*
- * axon-nic: the UD service (IBA 9.8; rxe_req.c and rxe_resp.c for UD)
+ * axon engine: the UD service (IBA 9.8; rxe_req.c and rxe_resp.c for UD)
  *
  * Send: each SEND WQE of a UD QP is one packet with a DETH to the QP,
  * Q_Key and address its WQE names, completed once it is sent: nothing
@@ -15,11 +15,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/log.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
 
 #include "axon-roce.h"
 
@@ -29,7 +24,7 @@
  * A UD WQE's header (see "Datagrams" in axon_io_defs.h); fills e's
  * destination. false: a malformed WQE.
  */
-bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,
+bool axon_ud_check_wqe(AxonEngine *eng, AxonQp *qp,
                        const struct axon_send_wqe *w, AxonSwqe *e)
 {
     const struct axon_ud_av *av = &w->av;
@@ -44,10 +39,10 @@ bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,
         le32_to_cpu(w->remote_qpn) > AXON_QPN_MASK ||
         (av->flags & ~AXON_AV_IPV4) || (av->dmac[0] & 1) ||
         le32_to_cpu(av->flow_label) > AXON_FLOW_LABEL_MASK ||
-        av->sgid_index >= AXON_NIC_GID_TBL_LEN) {
+        av->sgid_index >= AXON_ENGINE_GID_TBL_LEN) {
         return false;
     }
-    sgid = axon_mr_gid(s, av->sgid_index);
+    sgid = axon_gid_get(eng, av->sgid_index);
     v4 = av->flags & AXON_AV_IPV4;
     if (sgid->type == AXON_GID_TYPE_NONE || axon_gid_is_v4(sgid->gid) != v4 ||
         axon_gid_is_v4(av->dgid) != v4) {
@@ -58,12 +53,12 @@ bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,
     e->ud.qkey = qkey & AXON_UD_PRIVILEGED_QKEY ? le32_to_cpu(qp->attr.qkey) :
                  qkey;
     e->ud.av = *av;
-    e->ud.loopback = axon_roce_dest_is_local(s, av->dmac, av->dgid);
+    e->ud.loopback = axon_roce_dest_is_local(eng, av->dmac, av->dgid);
     return true;
 }
 
 /* Sends e's datagram; fails e if its payload cannot be gathered. */
-static void axon_ud_send(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
+static void axon_ud_send(AxonEngine *eng, AxonQp *qp, AxonSwqe *e)
 {
     const struct axon_ud_av *av = &e->ud.av;
     AxonPkt pkt = {
@@ -92,27 +87,27 @@ static void axon_ud_send(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
     e->status = AXON_WC_SUCCESS;
     if (e->len > qp->mtu) {
         /* IBA C10-93.1.1: no packet, and no error */
-        trace_axon_nic_err_ud_tx(qp->qpn, e->idx, e->len);
+        axon_trace_err_ud_tx(qp->qpn, e->idx, e->len);
         return;
     }
     if (e->flags & AXON_WQE_INLINE) {
         pkt.payload = e->inline_data;
-    } else if (axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, 0,
-                              s->rdma->txbuf, e->len,
-                              DMA_DIRECTION_TO_DEVICE)) {
-        pkt.payload = s->rdma->txbuf;
+    } else if (axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, 0,
+                              eng->txbuf, e->len,
+                              AXON_DMA_TO_DEVICE)) {
+        pkt.payload = eng->txbuf;
     } else {
         axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
         return;
     }
-    axon_roce_xmit_path(s, qp, &pkt, &path);
+    axon_roce_xmit_path(eng, qp, &pkt, &path);
 }
 
 /*
  * Sends up to budget datagrams, completing each as it goes (in order,
  * through the completer); returns how many.
  */
-unsigned axon_ud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
+unsigned axon_ud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
 {
     unsigned sent = 0;
 
@@ -123,14 +118,14 @@ unsigned axon_ud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
             if (qp->req.sq_stopped || qp->req.sq_fetch == qp->sq.pi) {
                 break;
             }
-            axon_roce_fetch(s, qp);
+            axon_roce_fetch(eng, qp);
         }
         e = axon_win(qp, qp->req.cur);
         if (!e->done) {
-            axon_ud_send(s, qp, e);
+            axon_ud_send(eng, qp, e);
             sent++;
         }
-        axon_roce_complete(s, qp);
+        axon_roce_complete(eng, qp);
     }
     return sent;
 }
@@ -159,9 +154,9 @@ static bool axon_ud_grh(const AxonPkt *pkt, uint8_t *grh, bool *v4)
 }
 
 /* A datagram for a UD QP. */
-void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+void axon_ud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
-    AxonRdmaStats *st = &s->rdma->stats;
+    AxonRdmaStats *st = &eng->stats;
     AxonWq *wq = axon_qp_recv_wq(qp);
     uint8_t grh[AXON_UD_GRH_LEN];
     struct axon_cqe cqe = {};
@@ -170,30 +165,30 @@ void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 
     if ((qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) ||
         pkt->len > qp->mtu || !axon_ud_grh(pkt, grh, &v4)) {
-        trace_axon_nic_err_ud_rx(qp->qpn, pkt->src_qpn, "state or header");
+        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "state or header");
         st->rx_drops++;
         return;
     }
     if (qp->qpn == AXON_GSI_QPN && pkt->len != AXON_GSI_MAD_SIZE) {
-        trace_axon_nic_err_ud_rx(qp->qpn, pkt->src_qpn, "not a MAD's length");
+        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "not a MAD's length");
         st->rx_drops++;
         return;
     }
     if (pkt->qkey != le32_to_cpu(qp->attr.qkey)) {
-        trace_axon_nic_err_ud_rx(qp->qpn, pkt->src_qpn, "Q_Key");
+        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "Q_Key");
         st->qkey_drops++;
         return;
     }
     if (wq->ci == wq->pi) {
-        trace_axon_nic_err_ud_rx(qp->qpn, pkt->src_qpn, "no receive WQE");
+        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "no receive WQE");
         st->ud_nobuf++;
         return;
     }
-    if (!axon_roce_recv_fetch(s, qp)) {
-        axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+    if (!axon_roce_recv_fetch(eng, qp)) {
+        axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                     AXON_WC_RECV, AXON_WC_LOC_QP_OP_ERR, 0, 0, 0);
         axon_roce_recv_done(qp);
-        axon_qp_error(s, qp);
+        axon_qp_error(eng, qp);
         return;
     }
     byte_len = AXON_UD_GRH_LEN + pkt->len;
@@ -204,14 +199,14 @@ void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (byte_len > axon_roce_recv_room(qp)) {
         /* the message is lost, the QP goes on (a UD receive error) */
         cqe.status = AXON_WC_LOC_LEN_ERR;
-    } else if (!axon_mr_sge_rw(s, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
+    } else if (!axon_mr_sge_rw(eng, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
                                qp->resp.recv_nsge, 0, grh, AXON_UD_GRH_LEN,
-                               DMA_DIRECTION_FROM_DEVICE) ||
+                               AXON_DMA_FROM_DEVICE) ||
                (pkt->len &&
-                !axon_mr_sge_rw(s, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
+                !axon_mr_sge_rw(eng, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
                                 qp->resp.recv_nsge, AXON_UD_GRH_LEN,
                                 (uint8_t *)pkt->payload, pkt->len,
-                                DMA_DIRECTION_FROM_DEVICE))) {
+                                AXON_DMA_FROM_DEVICE))) {
         cqe.status = AXON_WC_LOC_PROT_ERR;
     } else {
         cqe.byte_len = cpu_to_le32(byte_len);
@@ -222,9 +217,9 @@ void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
                      AXON_CQE_WITH_IMM : 0) |
                     (pkt->se ? AXON_CQE_SOLICITED : 0);
     }
-    axon_qp_cqe_write(s, qp, true, &cqe);
+    axon_qp_cqe_write(eng, qp, true, &cqe);
     axon_roce_recv_done(qp);
     if (cqe.status == AXON_WC_LOC_PROT_ERR) {
-        axon_qp_error(s, qp);
+        axon_qp_error(eng, qp);
     }
 }

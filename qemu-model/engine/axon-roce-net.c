@@ -1,35 +1,65 @@
 /*
- * axon-nic: the transports' packets on the wire (rxe_net.c, rxe_icrc.c)
+ * axon engine: the transports' packets on the wire (rxe_net.c, rxe_icrc.c)
  *
  * Transmit: a decoded packet (AxonPkt) for a QP of this same device is
  * handed straight to the receive path (loopback: no Ethernet, IP, UDP or
  * ICRC); otherwise its IB headers are encoded, the frame built with the
- * ICRC and handed to the Ethernet function's wire. Receive: the Ethernet
- * function classifies a frame as RoCEv2 once and hands over its offsets;
- * the IB headers are decoded and checked, the ICRC verified, and the
- * packet dispatched to the QP: RC requests to its responder, responses
- * to its completer, datagrams to the UD service.
+ * ICRC and sent on a plane through the host (axon_env_frame_send).
+ * Receive: a frame is classified as RoCEv2 (or handed back to the host as
+ * not the engine's), the IB headers are decoded and checked, the ICRC
+ * verified, and the packet dispatched to the QP: RC requests to its
+ * responder, responses to its completer, datagrams to the UD service.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/cutils.h"
-#include "qemu/log.h"
-#include "qemu/main-loop.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
-#include "qemu/iov.h"
-#include "net/net.h"
-#include "net/eth.h"
-#include "net/checksum.h"
 #include <zlib.h>
 
 #include "axon-roce.h"
 
+#define AXON_ETH_P_IP           0x0800
+#define AXON_ETH_P_IPV6         0x86dd
+#define AXON_ETH_P_VLAN         0x8100
+#define AXON_IP_PROTO_UDP       17
+#define AXON_IP_DF              0x4000
+#define AXON_IP_MF              0x2000
+#define AXON_IP_OFFMASK         0x1fff
+
+/*
+ * A received RoCEv2 frame, classified: where its headers are, or why it
+ * cannot be taken.
+ */
+typedef struct AxonRoceFrame {
+    const char *why;        /* NULL: well formed */
+    const uint8_t *l3;      /* the IPv4 or IPv6 header */
+    unsigned l3_len;
+    const uint8_t *ib;      /* the UDP payload: BTH ... ICRC */
+    size_t ib_len;
+    uint8_t sgid[16];       /* the source address, as a GID */
+} AxonRoceFrame;
+
+/* The Internet checksum's sum of len bytes at p, seq bytes into the data */
+static uint32_t axon_csum_add(uint32_t sum, const uint8_t *p, size_t len,
+                              size_t seq)
+{
+    size_t i;
+
+    for (i = 0; i < len; i++) {
+        sum += (seq + i) & 1 ? p[i] : (uint32_t)p[i] << 8;
+    }
+    return sum;
+}
+
+static uint16_t axon_csum_finish(uint32_t sum)
+{
+    while (sum >> 16) {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    return ~sum;
+}
+
 /* Loopback packets take the receive path at once. */
-static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
+static void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
                              const AxonQp *from);
 
 /* Encodes the IB headers of pkt at p; returns their length. */
@@ -166,19 +196,19 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
         l3[1] = tclass;
         stw_be_p(l3 + 2, 20 + udp_len);
         stw_be_p(l3 + 4, 0);
-        stw_be_p(l3 + 6, IP_DF);
+        stw_be_p(l3 + 6, AXON_IP_DF);
         l3[8] = hop_limit;
-        l3[9] = IP_PROTO_UDP;
+        l3[9] = AXON_IP_PROTO_UDP;
         stw_be_p(l3 + 10, 0);
         memcpy(l3 + 12, sgid + 12, 4);
         memcpy(l3 + 16, path->dgid + 12, 4);
-        stw_be_p(l3 + 10, net_checksum_finish(net_checksum_add(20, l3)));
+        stw_be_p(l3 + 10, axon_csum_finish(axon_csum_add(0, l3, 20, 0)));
         return 20;
     }
     stl_be_p(l3, 6u << 28 | (uint32_t)tclass << 20 |
              (path->flow_label & AXON_FLOW_LABEL_MASK));
     stw_be_p(l3 + 4, udp_len);
-    l3[6] = IP_PROTO_UDP;
+    l3[6] = AXON_IP_PROTO_UDP;
     l3[7] = hop_limit;
     memcpy(l3 + 8, sgid, 16);
     memcpy(l3 + 24, path->dgid, 16);
@@ -196,11 +226,11 @@ static uint16_t axon_roce_udp_sport(const AxonQp *qp, const AxonPath *path)
  * hashes to ("Planes" in axon_regs_defs.h). The x-tx-ce-every test hook
  * plays a congested switch: it marks every Nth ECN-capable frame CE.
  */
-static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+static void axon_roce_wire_tx(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                               const AxonPath *in)
 {
     AxonPath marked = *in, *path = &marked;
-    const uint8_t *sgid = axon_mr_gid(s, path->sgid_index)->gid;
+    const uint8_t *sgid = axon_gid_get(eng, path->sgid_index)->gid;
     uint8_t hdr[AXON_ETH_HLEN + 40 + 8 + IB_MAX_HDR_LEN];
     uint8_t ib_hdrs[IB_MAX_HDR_LEN];
     uint8_t *l3 = hdr + AXON_ETH_HLEN, *udp, *ib;
@@ -211,8 +241,8 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     uint32_t crc;
     struct iovec iov[4];
 
-    if (s->tx_ce_every && path->ecn == AXON_ECN_ECT0 &&
-        ++s->rdma->stats.ce_count % s->tx_ce_every == 0) {
+    if (eng->conf.tx_ce_every && path->ecn == AXON_ECN_ECT0 &&
+        ++eng->stats.ce_count % eng->conf.tx_ce_every == 0) {
         path->ecn = AXON_ECN_CE;
     }
     pkt->pad = -pkt->len & 3;
@@ -224,8 +254,8 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     memcpy(ib, ib_hdrs, ib_len);
 
     memcpy(hdr, path->dmac, 6);
-    memcpy(hdr + 6, s->conf.macaddr.a, 6);
-    stw_be_p(hdr + 12, l3_len == 20 ? ETH_P_IP : ETH_P_IPV6);
+    memcpy(hdr + 6, eng->conf.mac, 6);
+    stw_be_p(hdr + 12, l3_len == 20 ? AXON_ETH_P_IP : AXON_ETH_P_IPV6);
     stw_be_p(udp, sport);
     stw_be_p(udp + 2, AXON_ROCEV2_UDP_PORT);
     stw_be_p(udp + 4, udp_len);
@@ -234,15 +264,16 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     stl_le_p(icrc, crc32(crc, zero_pad, pkt->pad));
     if (l3_len == 40) {
         /* IPv6 needs the UDP checksum: pseudo header, then the datagram */
-        uint32_t sum = net_checksum_add(32, l3 + 8);
+        uint32_t sum = axon_csum_add(0, l3 + 8, 32, 0);
+        uint16_t csum;
 
-        sum += udp_len + IP_PROTO_UDP;
-        sum += net_checksum_add_cont(8 + ib_len, udp, 0);
-        sum += net_checksum_add_cont(pkt->len, (uint8_t *)pkt->payload,
-                                     8 + ib_len);
-        sum += net_checksum_add_cont(IB_ICRC_LEN, icrc,
-                                     8 + ib_len + pkt->len + pkt->pad);
-        stw_be_p(udp + 6, net_checksum_finish_nozero(sum));
+        sum += udp_len + AXON_IP_PROTO_UDP;
+        sum = axon_csum_add(sum, udp, 8 + ib_len, 0);
+        sum = axon_csum_add(sum, pkt->payload, pkt->len, 8 + ib_len);
+        sum = axon_csum_add(sum, icrc, IB_ICRC_LEN,
+                            8 + ib_len + pkt->len + pkt->pad);
+        csum = axon_csum_finish(sum);
+        stw_be_p(udp + 6, csum ? csum : 0xffff);
     }
     iov[0].iov_base = hdr;
     iov[0].iov_len = AXON_ETH_HLEN + l3_len + 8 + ib_len;
@@ -252,22 +283,22 @@ static void axon_roce_wire_tx(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
     iov[2].iov_len = pkt->pad;
     iov[3].iov_base = icrc;
     iov[3].iov_len = IB_ICRC_LEN;
-    axon_nic_eth_wire_send(s, sport % s->planes, iov, 4);
+    axon_env_frame_send(eng->env, sport % eng->conf.planes, iov, 4);
 }
 
-void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                          const AxonPath *path)
 {
-    s->rdma->stats.tx_pkts++;
+    eng->stats.tx_pkts++;
     qp->stats.tx_pkts++;
     qp->stats.tx_bytes += pkt->len;
-    trace_axon_nic_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
-                           pkt->len);
+    axon_trace_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
+                       pkt->len);
     if (!path->loopback) {
-        axon_roce_wire_tx(s, qp, pkt, path);
+        axon_roce_wire_tx(eng, qp, pkt, path);
     } else if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UD) {
         /* the receiver's GRH is the IP header the wire would have had */
-        const uint8_t *sgid = axon_mr_gid(s, path->sgid_index)->gid;
+        const uint8_t *sgid = axon_gid_get(eng, path->sgid_index)->gid;
         uint8_t l3[40];
 
         pkt->l3_len = axon_roce_put_l3(l3, path, sgid,
@@ -275,15 +306,15 @@ void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
                                        pkt->len + IB_ICRC_LEN);
         pkt->l3 = l3;
         memcpy(pkt->sgid, sgid, sizeof(pkt->sgid));
-        axon_roce_rx_pkt(s, pkt, qp);
+        axon_roce_rx_pkt(eng, pkt, qp);
         pkt->l3 = NULL;
     } else {
-        axon_roce_rx_pkt(s, pkt, qp);
+        axon_roce_rx_pkt(eng, pkt, qp);
     }
 }
 
 /* The path of a connected QP's packet, as its attributes say. */
-void axon_roce_qp_path(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+void axon_roce_qp_path(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
                        AxonPath *path)
 {
     const struct axon_qp_attr *a = &qp->attr;
@@ -294,7 +325,7 @@ void axon_roce_qp_path(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
         .sgid_index = a->sgid_index,
         .hop_limit = a->hop_limit,
         .tclass = a->tclass,
-        .ecn = axon_cc_ecn(s, qp, pkt),
+        .ecn = axon_cc_ecn(eng, qp, pkt),
         .flow_label = le32_to_cpu(a->flow_label),
         .udp_sport = le16_to_cpu(a->udp_sport),
         .loopback = qp->loopback,
@@ -302,20 +333,20 @@ void axon_roce_qp_path(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
 }
 
 /* RC and UC: along the QP's path. */
-void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt)
+void axon_roce_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt)
 {
     AxonPath path;
 
-    axon_roce_qp_path(s, qp, pkt, &path);
-    axon_roce_xmit_path(s, qp, pkt, &path);
+    axon_roce_qp_path(eng, qp, pkt, &path);
+    axon_roce_xmit_path(eng, qp, pkt, &path);
 }
 
 /* The plane an RC or UC QP's packets go out on (UD: each AV's own). */
-unsigned axon_roce_qp_plane(AxonNicState *s, const AxonQp *qp)
+unsigned axon_roce_qp_plane(AxonEngine *eng, const AxonQp *qp)
 {
     AxonPath path = { .udp_sport = le16_to_cpu(qp->attr.udp_sport) };
 
-    return axon_roce_udp_sport(qp, &path) % s->planes;
+    return axon_roce_udp_sport(qp, &path) % eng->conf.planes;
 }
 
 /*
@@ -347,20 +378,20 @@ static uint8_t axon_roce_service_qpt(uint8_t opcode)
 }
 
 /* A packet for this device: from its wire, or (from) one of its QPs. */
-static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
+static void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
                              const AxonQp *from)
 {
-    AxonQp *qp = axon_qp_lookup(s, pkt->dqpn);
+    AxonQp *qp = axon_qp_lookup(eng, pkt->dqpn);
 
     if (!qp) {
-        trace_axon_nic_err_roce_qpn(pkt->dqpn);
-        s->rdma->stats.rx_drops++;
+        axon_trace_err_roce_qpn(pkt->dqpn);
+        eng->stats.rx_drops++;
         return;
     }
     /* a RUD packet without the QP's key: before anything else is looked at */
     if (qp->type == AXON_QPT_RUD &&
         IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RUD &&
-        !axon_rud_key_ok(s, qp, pkt)) {
+        !axon_rud_key_ok(eng, qp, pkt)) {
         return;
     }
     /* connected QPs take packets from their peer only */
@@ -368,30 +399,30 @@ static void axon_roce_rx_pkt(AxonNicState *s, const AxonPkt *pkt,
         (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
          qp->state != AXON_QPS_RTS) ||
         (qp->type != AXON_QPT_UD && !axon_roce_from_peer(qp, pkt, from))) {
-        trace_axon_nic_err_roce_peer(qp->qpn, from ? from->qpn : 0);
-        s->rdma->stats.rx_drops++;
+        axon_trace_err_roce_peer(qp->qpn, from ? from->qpn : 0);
+        eng->stats.rx_drops++;
         return;
     }
-    s->rdma->stats.rx_pkts++;
+    eng->stats.rx_pkts++;
     qp->stats.rx_pkts++;
     qp->stats.rx_bytes += pkt->len;
     if (qp->type == AXON_QPT_UD) {
-        axon_ud_rx(s, qp, pkt);
+        axon_ud_rx(eng, qp, pkt);
         return;
     }
     if (pkt->opcode == IB_CNP) {
-        axon_cc_cnp_rx(s, qp);
+        axon_cc_cnp_rx(eng, qp);
         return;
     }
-    axon_cc_rx(s, qp, pkt);
+    axon_cc_rx(eng, qp, pkt);
     if (qp->type == AXON_QPT_RUD) {
-        axon_rud_rx(s, qp, pkt);
+        axon_rud_rx(eng, qp, pkt);
     } else if (qp->type == AXON_QPT_UC) {
-        axon_uc_rx(s, qp, pkt);
+        axon_uc_rx(eng, qp, pkt);
     } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
-        axon_roce_resp_rx(s, qp, pkt);
+        axon_roce_resp_rx(eng, qp, pkt);
     } else {
-        axon_roce_comp_rx(s, qp, pkt);
+        axon_roce_comp_rx(eng, qp, pkt);
     }
 }
 
@@ -485,15 +516,87 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
     return NULL;
 }
 
-/* A RoCEv2 frame from the wire, classified by the Ethernet function. */
-void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f)
+/*
+ * RoCEv2: IPv4 (unfragmented) or IPv6 (no extension header), optionally
+ * behind one 802.1Q tag, carrying UDP to port 4791. For such a frame,
+ * true, with its headers' offsets in f; f->why says why it cannot be
+ * taken (another MAC, IPv4 options, lengths that do not add up), for the
+ * engine to count.
+ */
+static bool axon_roce_parse(AxonEngine *eng, const uint8_t *buf, size_t size,
+                            AxonRoceFrame *f)
+{
+    size_t l3 = AXON_ETH_HLEN, l4, udp_len;
+    uint16_t proto;
+
+    if (size < AXON_ETH_HLEN) {
+        return false;
+    }
+    proto = lduw_be_p(buf + 12);
+    if (proto == AXON_ETH_P_VLAN) {
+        if (size < l3 + 4) {
+            return false;
+        }
+        proto = lduw_be_p(buf + l3 + 2);
+        l3 += 4;
+    }
+    memset(f, 0, sizeof(*f));
+    switch (proto) {
+    case AXON_ETH_P_IP:
+        if (size < l3 + 20 || buf[l3] >> 4 != 4 || (buf[l3] & 0xf) < 5 ||
+            buf[l3 + 9] != AXON_IP_PROTO_UDP ||
+            (lduw_be_p(buf + l3 + 6) & (AXON_IP_MF | AXON_IP_OFFMASK))) {
+            return false;
+        }
+        f->l3_len = (buf[l3] & 0xf) * 4;
+        /* the source address as an IPv4-mapped GID */
+        f->sgid[10] = f->sgid[11] = 0xff;
+        memcpy(f->sgid + 12, buf + l3 + 12, 4);
+        break;
+    case AXON_ETH_P_IPV6:
+        if (size < l3 + 40 || buf[l3] >> 4 != 6 ||
+            buf[l3 + 6] != AXON_IP_PROTO_UDP) {
+            return false;
+        }
+        f->l3_len = 40;
+        memcpy(f->sgid, buf + l3 + 8, 16);
+        break;
+    default:
+        return false;
+    }
+    l4 = l3 + f->l3_len;
+    if (size < l4 + 8 || lduw_be_p(buf + l4 + 2) != AXON_ROCEV2_UDP_PORT) {
+        return false;
+    }
+    f->l3 = buf + l3;
+    f->ib = buf + l4 + 8;
+    udp_len = lduw_be_p(buf + l4 + 4);
+    if (memcmp(buf, eng->conf.mac, 6)) {
+        f->why = "not our MAC";
+    } else if (proto == AXON_ETH_P_IP &&
+               (f->l3_len != 20 || lduw_be_p(buf + l3 + 2) > size - l3)) {
+        f->why = "IPv4 header";
+    } else if (udp_len > size - l4 || udp_len < 8 ||
+               (proto == AXON_ETH_P_IP &&
+                lduw_be_p(buf + l3 + 2) != f->l3_len + udp_len) ||
+               (proto == AXON_ETH_P_IPV6 &&
+                lduw_be_p(buf + l3 + 4) != udp_len)) {
+        f->why = "UDP length";
+    } else {
+        f->ib_len = udp_len - 8;
+    }
+    return true;
+}
+
+/* A RoCEv2 frame from the wire. */
+static void axon_roce_rx_frame(AxonEngine *eng, const AxonRoceFrame *f)
 {
     AxonPkt pkt = {};
     const char *why = f->why;
     unsigned hdr_len;
     uint32_t icrc;
 
-    if (!axon_nic_ready(s)) {
+    if (!axon_env_running(eng->env)) {
         why = "device not ready";
     }
     if (why) {
@@ -514,11 +617,23 @@ void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f)
     pkt.l3_len = f->l3_len;
     pkt.ecn = (f->l3_len == 20 ? f->l3[1] : ldl_be_p(f->l3) >> 20) &
               AXON_ECN_CE;
-    trace_axon_nic_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
-    axon_roce_rx_pkt(s, &pkt, NULL);
+    axon_trace_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
+    axon_roce_rx_pkt(eng, &pkt, NULL);
     return;
 
 drop:
-    trace_axon_nic_err_roce_rx(why);
-    s->rdma->stats.rx_drops++;
+    axon_trace_err_roce_rx(why);
+    eng->stats.rx_drops++;
+}
+
+bool axon_engine_rx(AxonEngine *eng, unsigned plane, const uint8_t *frame,
+                    size_t len)
+{
+    AxonRoceFrame f;
+
+    if (!axon_roce_parse(eng, frame, len, &f)) {
+        return false;
+    }
+    axon_roce_rx_frame(eng, &f);
+    return true;
 }

@@ -1,5 +1,5 @@
 /*
- * axon-nic: counter sets (AXON_CAP_COUNTER_SETS, "Counter sets" in
+ * axon engine: counter sets (AXON_CAP_COUNTER_SETS, "Counter sets" in
  * axon_admin_cmds_defs.h). A set's counters are computed, not kept by
  * the transport: each QP remembers its counters as they were when it
  * joined its set, and a set keeps what QPs counted in it before they left.
@@ -9,17 +9,12 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/cutils.h"
-#include "hw/pci/pci.h"
-#include "trace.h"
-#include "axon-nic.h"
-#include "axon-nic-rdma.h"
+#include "axon-rdma.h"
 
 #define AXON_QP_STATS_N (sizeof(AxonQpStats) / sizeof(uint64_t))
 
-QEMU_BUILD_BUG_ON(sizeof(AxonQpStats) % sizeof(uint64_t));
-QEMU_BUILD_BUG_ON(sizeof(AxonQpStats) / sizeof(uint64_t) !=
+AXON_BUILD_BUG_ON(sizeof(AxonQpStats) % sizeof(uint64_t));
+AXON_BUILD_BUG_ON(sizeof(AxonQpStats) / sizeof(uint64_t) !=
                   sizeof(struct axon_qp_counters) / sizeof(uint64_t));
 
 /* acc += now - base, counter by counter */
@@ -36,10 +31,10 @@ static void axon_cset_add(AxonQpStats *acc, const AxonQpStats *now,
 }
 
 /* What the QP counted since it joined its set goes to the set. */
-void axon_cset_leave(AxonNicState *s, AxonQp *qp)
+void axon_cset_leave(AxonEngine *eng, AxonQp *qp)
 {
     if (qp->cset) {
-        axon_cset_add(&s->rdma->cset[qp->cset].kept, &qp->stats,
+        axon_cset_add(&eng->cset[qp->cset].kept, &qp->stats,
                       &qp->cset_base);
         qp->cset = 0;
     }
@@ -52,22 +47,21 @@ static void axon_cset_join(AxonQp *qp, uint32_t set)
 }
 
 /* The counters of set; for set 0, those of every set, freed ones too. */
-static void axon_cset_sum(AxonNicState *s, uint32_t set, AxonQpStats *out)
+static void axon_cset_sum(AxonEngine *eng, uint32_t set, AxonQpStats *out)
 {
     static const AxonQpStats zero;
-    AxonRdma *r = s->rdma;
     uint32_t i;
 
     if (set) {
-        *out = r->cset[set].kept;
+        *out = eng->cset[set].kept;
     } else {
-        *out = r->cset_freed;
+        *out = eng->cset_freed;
         for (i = 1; i < AXON_MAX_COUNTER_SETS; i++) {
-            axon_cset_add(out, &r->cset[i].kept, &zero);
+            axon_cset_add(out, &eng->cset[i].kept, &zero);
         }
     }
     for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        AxonQp *qp = r->qp[i];
+        AxonQp *qp = eng->qp[i];
 
         if (qp && qp->cset && (!set || qp->cset == set)) {
             axon_cset_add(out, &qp->stats, &qp->cset_base);
@@ -76,7 +70,7 @@ static void axon_cset_sum(AxonNicState *s, uint32_t set, AxonQpStats *out)
 }
 
 /* A port register (AXON_REG_STAT_*) the sets' counts leave out. */
-uint32_t axon_cset_port_stat(AxonNicState *s, hwaddr addr, uint32_t raw)
+uint32_t axon_cset_port_stat(AxonEngine *eng, uint32_t addr, uint32_t raw)
 {
     AxonQpStats c;
 
@@ -92,7 +86,7 @@ uint32_t axon_cset_port_stat(AxonNicState *s, hwaddr addr, uint32_t raw)
     default:
         return raw;
     }
-    axon_cset_sum(s, 0, &c);
+    axon_cset_sum(eng, 0, &c);
     switch (addr) {
     case AXON_REG_STAT_TX_PKTS:
         return raw - c.tx_pkts;
@@ -113,12 +107,12 @@ uint32_t axon_cset_port_stat(AxonNicState *s, hwaddr addr, uint32_t raw)
 }
 
 /* The set a command names: allocated, or 0 where allow_port. */
-static bool axon_cset_valid(AxonNicState *s, uint32_t set, bool allow_port)
+static bool axon_cset_valid(AxonEngine *eng, uint32_t set, bool allow_port)
 {
     if (set == 0) {
         return allow_port;
     }
-    return set < AXON_MAX_COUNTER_SETS && s->rdma->cset[set].used;
+    return set < AXON_MAX_COUNTER_SETS && eng->cset[set].used;
 }
 
 static bool axon_cset_cmd_ok(const struct axon_admin_counter_set *c,
@@ -129,19 +123,18 @@ static bool axon_cset_cmd_ok(const struct axon_admin_counter_set *c,
            buffer_is_zero(c->reserved, sizeof(c->reserved));
 }
 
-uint16_t axon_cset_alloc(AxonNicState *s, const struct axon_admin_cmd *cmd,
+uint16_t axon_cset_alloc(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                          uint64_t *result)
 {
-    AxonRdma *r = s->rdma;
     uint32_t i;
 
     if (!axon_cset_cmd_ok(&cmd->counter_set, false, false, false)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_ALLOC_COUNTER_SET,
-                                "reserved bytes set");
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_ALLOC_COUNTER_SET,
+                                   "reserved bytes set");
     }
     for (i = 1; i < AXON_MAX_COUNTER_SETS; i++) {
-        if (!r->cset[i].used) {
-            r->cset[i] = (AxonCounterSet) { .used = true };
+        if (!eng->cset[i].used) {
+            eng->cset[i] = (AxonCounterSet) { .used = true };
             *result = i;
             return AXON_ADMIN_SUCCESS;
         }
@@ -149,33 +142,32 @@ uint16_t axon_cset_alloc(AxonNicState *s, const struct axon_admin_cmd *cmd,
     return AXON_ADMIN_NO_RESOURCES;
 }
 
-uint16_t axon_cset_free(AxonNicState *s, const struct axon_admin_cmd *cmd,
+uint16_t axon_cset_free(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                         uint64_t *result)
 {
     const struct axon_admin_counter_set *c = &cmd->counter_set;
     uint32_t set = le32_to_cpu(c->set);
-    AxonRdma *r = s->rdma;
     uint32_t i;
 
     if (!axon_cset_cmd_ok(c, true, false, false)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_FREE_COUNTER_SET,
-                                "reserved bytes set");
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_FREE_COUNTER_SET,
+                                   "reserved bytes set");
     }
-    if (!axon_cset_valid(s, set, false)) {
+    if (!axon_cset_valid(eng, set, false)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
     for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        if (r->qp[i] && r->qp[i]->cset == set) {
+        if (eng->qp[i] && eng->qp[i]->cset == set) {
             return AXON_ADMIN_BUSY;
         }
     }
-    axon_cset_add(&r->cset_freed, &r->cset[set].kept,
+    axon_cset_add(&eng->cset_freed, &eng->cset[set].kept,
                   &(AxonQpStats) {});
-    r->cset[set] = (AxonCounterSet) {};
+    eng->cset[set] = (AxonCounterSet) {};
     return AXON_ADMIN_SUCCESS;
 }
 
-uint16_t axon_cset_bind(AxonNicState *s, const struct axon_admin_cmd *cmd,
+uint16_t axon_cset_bind(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                         uint64_t *result)
 {
     const struct axon_admin_counter_set *c = &cmd->counter_set;
@@ -183,15 +175,15 @@ uint16_t axon_cset_bind(AxonNicState *s, const struct axon_admin_cmd *cmd,
     AxonQp *qp;
 
     if (!axon_cset_cmd_ok(c, true, true, false)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_BIND_COUNTER_SET,
-                                "reserved bytes set");
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_BIND_COUNTER_SET,
+                                   "reserved bytes set");
     }
-    qp = axon_qp_lookup(s, le32_to_cpu(c->qpn));
-    if (!qp || !axon_cset_valid(s, set, true)) {
+    qp = axon_qp_lookup(eng, le32_to_cpu(c->qpn));
+    if (!qp || !axon_cset_valid(eng, set, true)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
     if (qp->cset != set) {
-        axon_cset_leave(s, qp);
+        axon_cset_leave(eng, qp);
         if (set) {
             axon_cset_join(qp, set);
         }
@@ -199,7 +191,7 @@ uint16_t axon_cset_bind(AxonNicState *s, const struct axon_admin_cmd *cmd,
     return AXON_ADMIN_SUCCESS;
 }
 
-uint16_t axon_cset_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
+uint16_t axon_cset_query(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                          uint64_t *result)
 {
     const struct axon_admin_counter_set *c = &cmd->counter_set;
@@ -208,25 +200,24 @@ uint16_t axon_cset_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
     AxonQpStats sum;
 
     if (!axon_cset_cmd_ok(c, true, false, true)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_QUERY_COUNTER_SET,
-                                "reserved bytes set");
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_QUERY_COUNTER_SET,
+                                   "reserved bytes set");
     }
-    if (!axon_cset_valid(s, set, false)) {
+    if (!axon_cset_valid(eng, set, false)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    axon_cset_sum(s, set, &sum);
+    axon_cset_sum(eng, set, &sum);
     axon_qp_counters_le(&sum, &out);
-    if (pci_dma_write(PCI_DEVICE(s), le64_to_cpu(c->resp_addr), &out,
-                      sizeof(out)) != MEMTX_OK) {
+    if (!axon_env_dma_write(eng->env, le64_to_cpu(c->resp_addr), &out,
+                            sizeof(out))) {
         return AXON_ADMIN_DMA_ERROR;
     }
     return AXON_ADMIN_SUCCESS;
 }
 
-void axon_cset_reset(AxonNicState *s)
+void axon_cset_reset(AxonEngine *eng)
 {
-    AxonRdma *r = s->rdma;
 
-    memset(r->cset, 0, sizeof(r->cset));
-    memset(&r->cset_freed, 0, sizeof(r->cset_freed));
+    memset(eng->cset, 0, sizeof(eng->cset));
+    memset(&eng->cset_freed, 0, sizeof(eng->cset_freed));
 }

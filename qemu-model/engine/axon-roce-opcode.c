@@ -1,10 +1,9 @@
 /*
- * axon-nic: what each IB opcode of the RC, UC, UD and RUD services carries
+ * axon engine: what each IB opcode of the RC, UC, UD and RUD services carries
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
 
 #include "axon-roce-opcode.h"
 

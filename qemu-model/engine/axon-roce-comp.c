@@ -1,5 +1,5 @@
 /*
- * axon-nic: the RC completer (rxe_comp.c)
+ * axon engine: the RC completer (rxe_comp.c)
  *
  * What comes back to a requester: ACKs and NAKs, READ responses (placed
  * into the WQE's SGEs) and atomic ACKs. Each must be for a PSN that is
@@ -10,13 +10,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/cutils.h"
-#include "qemu/log.h"
-#include "qemu/main-loop.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
 
 #include "axon-roce.h"
 
@@ -25,7 +18,7 @@ static void axon_roce_set_una(AxonQp *qp, uint32_t una)
 {
     if (axon_psn_diff(una, qp->comp.una_psn) > 0) {
         qp->comp.una_psn = una;
-        qp->comp.progress_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+        qp->comp.progress_ns = axon_env_now_ns(qp->eng->env);
     }
 }
 
@@ -52,10 +45,10 @@ uint8_t axon_wc_opcode(uint8_t wr_opcode)
     }
 }
 
-void axon_roce_swqe_cqe(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
+void axon_roce_swqe_cqe(AxonEngine *eng, AxonQp *qp, AxonSwqe *e)
 {
     if (e->signaled || e->status != AXON_WC_SUCCESS) {
-        axon_qp_cqe(s, qp, false, e->wr_id, e->idx,
+        axon_qp_cqe(eng, qp, false, e->wr_id, e->idx,
                     axon_wc_opcode(e->opcode), e->status, e->len, 0, 0);
     }
 }
@@ -71,7 +64,7 @@ void axon_roce_skip(AxonQp *qp, AxonSwqe *e)
 }
 
 /* Completes finished WQEs in order; a failed one puts the QP in ERR. */
-void axon_roce_complete(AxonNicState *s, AxonQp *qp)
+void axon_roce_complete(AxonEngine *eng, AxonQp *qp)
 {
     while (qp->comp.sq_comp != qp->req.sq_fetch && qp->state == AXON_QPS_RTS) {
         AxonSwqe *e = axon_win(qp, qp->comp.sq_comp);
@@ -83,18 +76,18 @@ void axon_roce_complete(AxonNicState *s, AxonQp *qp)
             axon_roce_skip(qp, e);
         }
         qp->comp.sq_comp++;
-        axon_roce_swqe_cqe(s, qp, e);
+        axon_roce_swqe_cqe(eng, qp, e);
         if (e->status != AXON_WC_SUCCESS) {
-            axon_qp_error(s, qp);
+            axon_qp_error(eng, qp);
         }
     }
     if (qp->state == AXON_QPS_RTS) {
         /* the timer also times an RNR wait, with nothing in flight */
         if (!axon_roce_outstanding(qp) && !qp->comp.rnr_wait) {
-            timer_del(qp->comp.retry_timer);
+            axon_env_timer_del(qp->comp.retry_timer);
         }
         if (axon_roce_unsent(qp)) {
-            axon_roce_schedule(s, qp);
+            axon_roce_schedule(eng, qp);
         }
     }
 }
@@ -224,7 +217,7 @@ static void axon_roce_answered(AxonQp *qp, AxonSwqe *e)
     axon_roce_set_una(qp, e->resp_psn);
 }
 
-static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
+static void axon_roce_read_resp_rx(AxonEngine *eng, AxonQp *qp,
                                    const AxonPkt *pkt)
 {
     AxonSwqe *e = axon_roce_swqe_of(qp, pkt->psn);
@@ -233,7 +226,7 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
 
     if (!e || e->opcode != AXON_WR_RDMA_READ ||
         axon_psn_diff(pkt->psn, e->resp_psn) < 0) {
-        s->rdma->stats.stray++;      /* a duplicate, or not a READ's */
+        eng->stats.stray++;      /* a duplicate, or not a READ's */
         qp->stats.stray++;
         return;
     }
@@ -241,7 +234,7 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     if (pkt->psn != e->resp_psn) {
         /* a response was lost */
         axon_roce_reask(qp, e);
-        axon_roce_schedule(s, qp);
+        axon_roce_schedule(eng, qp);
         return;
     }
     k = axon_psn_diff(pkt->psn, e->first_psn);
@@ -256,15 +249,15 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
         axon_roce_fail(qp, e, AXON_WC_BAD_RESP_ERR);
         return;
     }
-    if (!axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, off,
+    if (!axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, off,
                         (uint8_t *)pkt->payload, pkt->len,
-                        DMA_DIRECTION_FROM_DEVICE)) {
+                        AXON_DMA_FROM_DEVICE)) {
         axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
         return;
     }
     e->resp_psn = axon_psn_add(e->resp_psn, 1);
     e->reasked = false;
-    qp->comp.progress_ns = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    qp->comp.progress_ns = axon_env_now_ns(qp->eng->env);
     axon_roce_answered(qp, e);
     qp->comp.retry_left = qp->attr.retry_cnt;
     if (last) {
@@ -273,20 +266,21 @@ static void axon_roce_read_resp_rx(AxonNicState *s, AxonQp *qp,
     }
 }
 
-static void axon_roce_atomic_ack_rx(AxonNicState *s, AxonQp *qp,
+static void axon_roce_atomic_ack_rx(AxonEngine *eng, AxonQp *qp,
                                     const AxonPkt *pkt)
 {
     AxonSwqe *e = axon_roce_swqe_of(qp, pkt->psn);
     uint64_t orig = cpu_to_le64(pkt->orig);
 
     if (!e || e->opcode < AXON_WR_ATOMIC_CMP_SWP) {
-        s->rdma->stats.stray++;      /* a duplicate, or not an atomic's */
+        eng->stats.stray++;      /* a duplicate, or not an atomic's */
         qp->stats.stray++;
         return;
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
-    if (!axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, 0, (uint8_t *)&orig, 8,
-                        DMA_DIRECTION_FROM_DEVICE)) {
+    if (!axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, 0, (uint8_t *)&orig,
+                        8,
+                        AXON_DMA_FROM_DEVICE)) {
         axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
         return;
     }
@@ -313,7 +307,7 @@ static AxonSwqe *axon_roce_check_nak(AxonQp *qp, const AxonPkt *pkt)
     return axon_roce_swqe_of(qp, pkt->psn);
 }
 
-static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+static void axon_roce_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     uint8_t type = pkt->syndrome >> AETH_TYPE_SHIFT & 3;
     uint8_t code = pkt->syndrome & 0x1f;
@@ -325,11 +319,11 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     }
     e = axon_roce_check_nak(qp, pkt);
     if (!e) {
-        s->rdma->stats.stray++;
+        eng->stats.stray++;
         qp->stats.stray++;
         return;
     }
-    s->rdma->stats.naks++;
+    eng->stats.naks++;
     if (type == AETH_RNR_NAK) {
         qp->stats.rnr_naks_rcvd++;
     } else if (type == AETH_NAK && code == NAK_PSN_SEQ) {
@@ -339,7 +333,7 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     }
     axon_roce_acked(qp, axon_psn_add(pkt->psn, -1));
     if (type == AETH_RNR_NAK) {
-        trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, qp->comp.rnr_left);
+        axon_trace_roce_rnr(qp->qpn, pkt->psn, qp->comp.rnr_left);
         if (qp->attr.rnr_retry != 7) {
             if (!qp->comp.rnr_left) {
                 axon_roce_fail(qp, e, AXON_WC_RNR_RETRY_EXC_ERR);
@@ -351,7 +345,7 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_roce_rnr_wait(qp, code);
         return;
     }
-    trace_axon_nic_roce_nak(qp->qpn, pkt->psn, code);
+    axon_trace_roce_nak(qp->qpn, pkt->psn, code);
     switch (code) {
     case NAK_PSN_SEQ:
         axon_roce_rewind(qp, pkt->psn);
@@ -369,34 +363,34 @@ static void axon_roce_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 }
 
 /* A response for a QP acting as requester. */
-void axon_roce_comp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+void axon_roce_comp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     if (qp->state != AXON_QPS_RTS) {
-        s->rdma->stats.rx_drops++;
+        eng->stats.rx_drops++;
         return;
     }
     /* only PSNs that were sent and are not yet acknowledged count */
     if (axon_psn_diff(pkt->psn, qp->req.psn_hi) >= 0 ||
         axon_psn_diff(pkt->psn, axon_psn_add(qp->comp.una_psn, -1)) < 0) {
-        trace_axon_nic_err_roce_psn(qp->qpn, pkt->psn, qp->comp.una_psn,
-                                    qp->req.psn_hi);
-        s->rdma->stats.stray++;
+        axon_trace_err_roce_psn(qp->qpn, pkt->psn, qp->comp.una_psn,
+                                qp->req.psn_hi);
+        eng->stats.stray++;
         qp->stats.stray++;
         return;
     }
     switch (pkt->opcode) {
     case IB_ACK:
-        axon_roce_ack_rx(s, qp, pkt);
+        axon_roce_ack_rx(eng, qp, pkt);
         break;
     case IB_ATOMIC_ACK:
-        axon_roce_atomic_ack_rx(s, qp, pkt);
+        axon_roce_atomic_ack_rx(eng, qp, pkt);
         break;
     default:
-        axon_roce_read_resp_rx(s, qp, pkt);
+        axon_roce_read_resp_rx(eng, qp, pkt);
         break;
     }
     if (axon_roce_outstanding(qp)) {
         axon_roce_arm_retry(qp, false);
     }
-    axon_roce_complete(s, qp);
+    axon_roce_complete(eng, qp);
 }

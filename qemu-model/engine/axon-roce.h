@@ -1,5 +1,5 @@
 /*
- * axon-nic: the RC, UC, UD and RUD transports over RoCEv2, their stages and
+ * axon engine: the RC, UC, UD and RUD transports over RoCEv2, their stages and
  * what they share
  *
  * One file per protocol stage, in the manner of the kernel's rxe:
@@ -20,10 +20,10 @@
  *   axon-roce-sched.c      the engine, the timers, the QP lifecycle
  *   axon-roce-cc.c         congestion control for RC: ECN, CNPs, DCQCN
  *
- * The QP layer (axon-nic-qp.c) calls the entry points at the end of this
+ * The QP layer (axon-qp.c) calls the entry points at the end of this
  * file; the transport reaches up only through the services of
- * axon-nic-rdma.h (write a CQE, post a QP event, move a QP to ERR) and
- * guest memory only through keys (axon-nic-mr.c).
+ * axon-rdma.h (write a CQE, post a QP event, move a QP to ERR) and
+ * host memory only through keys (axon-mr.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,8 +31,7 @@
 #ifndef HW_AXON_ROCE_H
 #define HW_AXON_ROCE_H
 
-#include "qemu/units.h"
-#include "axon-nic-rdma.h"
+#include "axon-rdma.h"
 #include "axon-roce-opcode.h"
 
 #define AXON_ROCE_BH_BUDGET         256             /* packets per run */
@@ -169,101 +168,100 @@ static inline bool axon_roce_answering(const AxonQp *qp)
 }
 
 /* axon-roce-req.c */
-void axon_roce_fetch(AxonNicState *s, AxonQp *qp);
-bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt);
-bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e);
-unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_roce_fetch(AxonEngine *eng, AxonQp *qp);
+bool axon_roce_build(AxonEngine *eng, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt);
+bool axon_roce_local_op(AxonEngine *eng, AxonQp *qp, AxonSwqe *e);
+unsigned axon_roce_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 
 /* axon-roce-uc.c */
-unsigned axon_uc_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
-void axon_uc_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
+unsigned axon_uc_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
+void axon_uc_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 
 /* axon-roce-ud.c */
-bool axon_ud_check_wqe(AxonNicState *s, AxonQp *qp,
+bool axon_ud_check_wqe(AxonEngine *eng, AxonQp *qp,
                        const struct axon_send_wqe *w, AxonSwqe *e);
-unsigned axon_ud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
-void axon_ud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
+unsigned axon_ud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
+void axon_ud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 
 /* axon-roce-rud.c */
-void axon_rud_qp_init(AxonQp *qp);
+bool axon_rud_qp_init(AxonQp *qp);
 void axon_rud_qp_free(AxonQp *qp);
 uint64_t axon_rud_open(AxonQp *qp);
 void axon_rud_forget(AxonQp *qp);
 void axon_rud_set_peer_key(AxonQp *qp, uint64_t key);
-bool axon_rud_key_ok(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
-void axon_rud_rtr(AxonNicState *s, AxonQp *qp);
-void axon_rud_rts(AxonNicState *s, AxonQp *qp);
+bool axon_rud_key_ok(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
+void axon_rud_rtr(AxonEngine *eng, AxonQp *qp);
+void axon_rud_rts(AxonEngine *eng, AxonQp *qp);
 void axon_rud_stop(AxonQp *qp);
-void axon_rud_flush(AxonNicState *s, AxonQp *qp);
-unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget);
-void axon_rud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
-void axon_rud_send_ack(AxonNicState *s, AxonQp *qp);
+void axon_rud_flush(AxonEngine *eng, AxonQp *qp);
+unsigned axon_rud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
+void axon_rud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
+void axon_rud_send_ack(AxonEngine *eng, AxonQp *qp);
 
 /* axon-roce-net.c */
-void axon_roce_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt);
-void axon_roce_xmit_path(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+void axon_roce_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt);
+void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                          const AxonPath *path);
-void axon_roce_qp_path(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+void axon_roce_qp_path(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
                        AxonPath *path);
-unsigned axon_roce_qp_plane(AxonNicState *s, const AxonQp *qp);
+unsigned axon_roce_qp_plane(AxonEngine *eng, const AxonQp *qp);
 bool axon_gid_is_v4(const uint8_t *gid);
 
 /* axon-roce-resp.c */
-void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
-void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
+void axon_roce_resp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
+void axon_roce_send_ack(AxonEngine *eng, AxonQp *qp, uint8_t syndrome,
                         uint32_t psn);
-void axon_roce_resp_ack(AxonNicState *s, AxonQp *qp);
-unsigned axon_roce_resp_run(AxonNicState *s, AxonQp *qp, unsigned budget);
+void axon_roce_resp_ack(AxonEngine *eng, AxonQp *qp);
+unsigned axon_roce_resp_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 void axon_roce_resp_stop(AxonQp *qp);
-bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp);
+bool axon_roce_recv_fetch(AxonEngine *eng, AxonQp *qp);
 uint32_t axon_roce_recv_pdn(AxonQp *qp);
 uint32_t axon_roce_recv_room(AxonQp *qp);
 void axon_roce_recv_done(AxonQp *qp);
 
 /* axon-roce-comp.c */
-void axon_roce_comp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
-void axon_roce_complete(AxonNicState *s, AxonQp *qp);
+void axon_roce_comp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
+void axon_roce_complete(AxonEngine *eng, AxonQp *qp);
 void axon_roce_fail(AxonQp *qp, AxonSwqe *e, uint8_t status);
 void axon_roce_skip(AxonQp *qp, AxonSwqe *e);
 void axon_roce_rewind(AxonQp *qp, uint32_t psn);
-void axon_roce_swqe_cqe(AxonNicState *s, AxonQp *qp, AxonSwqe *e);
+void axon_roce_swqe_cqe(AxonEngine *eng, AxonQp *qp, AxonSwqe *e);
 uint8_t axon_wc_opcode(uint8_t wr_opcode);
 
 /* axon-roce-cc.c */
-bool axon_cc_enabled(AxonNicState *s);
-uint8_t axon_cc_ecn(AxonNicState *s, const AxonQp *qp, const AxonPkt *pkt);
-void axon_cc_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt);
-void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp);
-unsigned axon_cc_allowance(AxonNicState *s, AxonQp *qp, unsigned budget);
-void axon_cc_sent(AxonNicState *s, AxonQp *qp, unsigned pkts, uint64_t bytes,
+bool axon_cc_enabled(AxonEngine *eng);
+uint8_t axon_cc_ecn(AxonEngine *eng, const AxonQp *qp, const AxonPkt *pkt);
+void axon_cc_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
+void axon_cc_cnp_rx(AxonEngine *eng, AxonQp *qp);
+unsigned axon_cc_allowance(AxonEngine *eng, AxonQp *qp, unsigned budget);
+void axon_cc_sent(AxonEngine *eng, AxonQp *qp, unsigned pkts, uint64_t bytes,
                   bool more);
-bool axon_cc_paced(AxonNicState *s, AxonQp *qp);
+bool axon_cc_paced(AxonEngine *eng, AxonQp *qp);
 void axon_cc_qp_init(AxonQp *qp);
 void axon_cc_qp_reset(AxonQp *qp);
 void axon_cc_qp_free(AxonQp *qp);
 
 /* axon-roce-sched.c */
-void axon_roce_ack_later(AxonNicState *s, AxonQp *qp);
+void axon_roce_ack_later(AxonEngine *eng, AxonQp *qp);
 void axon_roce_arm_retry(AxonQp *qp, bool progress);
 void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer);
-bool axon_roce_dest_is_local(AxonNicState *s, const uint8_t *dmac,
+bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
                              const uint8_t *dgid);
 
 /* Entry points for the QP layer and the wire (axon-roce-sched.c, -net.c) */
-void axon_roce_schedule(AxonNicState *s, AxonQp *qp);
-void axon_roce_kick(AxonNicState *s, AxonQp *qp);
-void axon_roce_bh(void *opaque);
-void axon_roce_qp_init(AxonNicState *s, AxonQp *qp);
-void axon_roce_qp_rtr(AxonNicState *s, AxonQp *qp);
-void axon_roce_qp_rts(AxonNicState *s, AxonQp *qp);
-void axon_roce_qp_stop(AxonNicState *s, AxonQp *qp);
+void axon_roce_schedule(AxonEngine *eng, AxonQp *qp);
+void axon_roce_kick(AxonEngine *eng, AxonQp *qp);
+bool axon_roce_qp_init(AxonEngine *eng, AxonQp *qp);
+void axon_roce_qp_rtr(AxonEngine *eng, AxonQp *qp);
+void axon_roce_qp_rts(AxonEngine *eng, AxonQp *qp);
+void axon_roce_qp_stop(AxonEngine *eng, AxonQp *qp);
 /*
  * Send now the coalesced ACK @qp's responder owes, if any (before it
  * leaves RTR/RTS or goes): its consumer may have seen the completions the
  * ACK covers, and the requester would retry into a QP that no longer
  * answers.
  */
-void axon_roce_ack_owed(AxonNicState *s, AxonQp *qp);
-void axon_roce_flush(AxonNicState *s, AxonQp *qp);
+void axon_roce_ack_owed(AxonEngine *eng, AxonQp *qp);
+void axon_roce_flush(AxonEngine *eng, AxonQp *qp);
 
 #endif /* HW_AXON_ROCE_H */

@@ -1,5 +1,5 @@
 /*
- * axon-nic: congestion control for RC, DCQCN (Zhu et al., SIGCOMM 2015)
+ * axon engine: congestion control for RC, DCQCN (Zhu et al., SIGCOMM 2015)
  *
  * With the dcqcn property on, the device marks the RC packets it sends
  * ECN-capable (ECT(0)). As notification point, a responder or completer
@@ -32,11 +32,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/main-loop.h"
-#include "qemu/timer.h"
-#include "hw/pci/pci.h"
-#include "trace.h"
 
 #include "axon-roce.h"
 
@@ -48,19 +43,19 @@
 #define AXON_CC_MAX_STEPS       64
 #define AXON_CC_MAX_ALPHA_STEPS (16 << 16)
 
-static const AxonCcConf *axon_cc_conf(AxonNicState *s)
+static const AxonCcConf *axon_cc_conf(AxonEngine *eng)
 {
-    return &s->cc;
+    return &eng->conf.cc;
 }
 
-bool axon_cc_enabled(AxonNicState *s)
+bool axon_cc_enabled(AxonEngine *eng)
 {
-    return s->cc.dcqcn;
+    return eng->conf.cc.dcqcn;
 }
 
-uint8_t axon_cc_ecn(AxonNicState *s, const AxonQp *qp, const AxonPkt *pkt)
+uint8_t axon_cc_ecn(AxonEngine *eng, const AxonQp *qp, const AxonPkt *pkt)
 {
-    if (!axon_cc_enabled(s) || qp->type != AXON_QPT_RC ||
+    if (!axon_cc_enabled(eng) || qp->type != AXON_QPT_RC ||
         pkt->opcode == IB_CNP) {
         return AXON_ECN_NOT_ECT;
     }
@@ -123,19 +118,19 @@ static void axon_cc_catch_up(const AxonCcConf *c, AxonCcQp *cc, int64_t now)
  * Reaction point: a CNP for @qp (RTR or RTS) from its peer. Only a QP in
  * RTS sends requests to pace; in RTR (a responder only) it is counted.
  */
-void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp)
+void axon_cc_cnp_rx(AxonEngine *eng, AxonQp *qp)
 {
-    const AxonCcConf *c = axon_cc_conf(s);
+    const AxonCcConf *c = axon_cc_conf(eng);
     AxonCcQp *cc = &qp->cc;
-    int64_t now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    int64_t now = axon_env_now_ns(eng->env);
 
-    s->rdma->stats.cnp_rcvd++;
-    if (!axon_cc_enabled(s) || qp->type != AXON_QPT_RC ||
+    eng->stats.cnp_rcvd++;
+    if (!axon_cc_enabled(eng) || qp->type != AXON_QPT_RC ||
         qp->state != AXON_QPS_RTS) {
         return;
     }
     if (cc->limited && now - cc->cut_ns < (int64_t)c->cnp_us * SCALE_US) {
-        trace_axon_nic_cc_cnp_ignored(qp->qpn, now - cc->cut_ns);
+        axon_trace_cc_cnp_ignored(qp->qpn, now - cc->cut_ns);
         return;
     }
     if (!cc->limited) {
@@ -154,7 +149,7 @@ void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp)
     cc->alpha_ns = cc->incr_ns = cc->cut_ns = now;
     cc->timer_steps = cc->byte_steps = 0;
     cc->bytes = 0;
-    trace_axon_nic_cc_cnp(qp->qpn, cc->rate, cc->alpha);
+    axon_trace_cc_cnp(qp->qpn, cc->rate, cc->alpha);
 }
 
 /*
@@ -162,7 +157,7 @@ void axon_cc_cnp_rx(AxonNicState *s, AxonQp *qp)
  * fabric marked CE is counted, and answered with a CNP to the sending QP
  * unless this QP sent one within dcqcn-cnp-us.
  */
-void axon_cc_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+void axon_cc_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     int64_t now, gap;
     AxonPkt cnp = {
@@ -173,33 +168,33 @@ void axon_cc_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (pkt->ecn != AXON_ECN_CE) {
         return;
     }
-    s->rdma->stats.ecn_marked++;
-    if (!axon_cc_enabled(s) || qp->type != AXON_QPT_RC ||
+    eng->stats.ecn_marked++;
+    if (!axon_cc_enabled(eng) || qp->type != AXON_QPT_RC ||
         (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS)) {
         return;
     }
-    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
-    gap = (int64_t)s->cc.cnp_us * SCALE_US;
+    now = axon_env_now_ns(eng->env);
+    gap = (int64_t)eng->conf.cc.cnp_us * SCALE_US;
     if (qp->cc.cnp_sent && now - qp->cc.last_cnp_ns < gap) {
         return;
     }
     qp->cc.cnp_sent = true;
     qp->cc.last_cnp_ns = now;
-    s->rdma->stats.cnp_sent++;
-    axon_roce_xmit(s, qp, &cnp);
+    eng->stats.cnp_sent++;
+    axon_roce_xmit(eng, qp, &cnp);
 }
 
 /* Packets @qp may send now, of the @budget the engine gives it. */
-unsigned axon_cc_allowance(AxonNicState *s, AxonQp *qp, unsigned budget)
+unsigned axon_cc_allowance(AxonEngine *eng, AxonQp *qp, unsigned budget)
 {
-    const AxonCcConf *c = axon_cc_conf(s);
+    const AxonCcConf *c = axon_cc_conf(eng);
     AxonCcQp *cc = &qp->cc;
     int64_t now, pkt_ns;
 
     if (!cc->limited) {
         return budget;
     }
-    now = qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    now = axon_env_now_ns(eng->env);
     axon_cc_catch_up(c, cc, now);
     if (!cc->limited) {
         return budget;
@@ -219,10 +214,10 @@ unsigned axon_cc_allowance(AxonNicState *s, AxonQp *qp, unsigned budget)
  * the byte counter counts them; with @more to send, the pace timer
  * brings it back to the engine when the next packet is due.
  */
-void axon_cc_sent(AxonNicState *s, AxonQp *qp, unsigned pkts, uint64_t bytes,
+void axon_cc_sent(AxonEngine *eng, AxonQp *qp, unsigned pkts, uint64_t bytes,
                   bool more)
 {
-    const AxonCcConf *c = axon_cc_conf(s);
+    const AxonCcConf *c = axon_cc_conf(eng);
     AxonCcQp *cc = &qp->cc;
 
     if (!cc->limited) {
@@ -237,7 +232,7 @@ void axon_cc_sent(AxonNicState *s, AxonQp *qp, unsigned pkts, uint64_t bytes,
         axon_cc_increase(c, cc);
     }
     if (more && cc->limited) {
-        timer_mod(cc->pace_timer, cc->next_tx_ns);
+        axon_env_timer_mod(cc->pace_timer, cc->next_tx_ns);
     }
 }
 
@@ -245,38 +240,38 @@ static void axon_cc_pace_timer(void *opaque)
 {
     AxonQp *qp = opaque;
 
-    if (axon_nic_ready(qp->s) && qp->state == AXON_QPS_RTS) {
-        axon_roce_schedule(qp->s, qp);
+    if (axon_env_running(qp->eng->env) && qp->state == AXON_QPS_RTS) {
+        axon_roce_schedule(qp->eng, qp);
     }
 }
 
 /* Is @qp paced, its timers brought up to now (QUERY_QP_LIVE)? */
-bool axon_cc_paced(AxonNicState *s, AxonQp *qp)
+bool axon_cc_paced(AxonEngine *eng, AxonQp *qp)
 {
     if (qp->cc.limited) {
-        axon_cc_catch_up(axon_cc_conf(s), &qp->cc,
-                         qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL));
+        axon_cc_catch_up(axon_cc_conf(eng), &qp->cc,
+                         axon_env_now_ns(eng->env));
     }
     return qp->cc.limited;
 }
 
 void axon_cc_qp_init(AxonQp *qp)
 {
-    qp->cc.pace_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, axon_cc_pace_timer,
-                                     qp);
+    qp->cc.pace_timer = axon_env_timer_new(qp->eng->env, axon_cc_pace_timer,
+                                           qp);
 }
 
 /* To line rate, as a QP starts sending (RTS) */
 void axon_cc_qp_reset(AxonQp *qp)
 {
-    QEMUTimer *t = qp->cc.pace_timer;
+    AxonTimer *t = qp->cc.pace_timer;
 
-    timer_del(t);
+    axon_env_timer_del(t);
     memset(&qp->cc, 0, sizeof(qp->cc));
     qp->cc.pace_timer = t;
 }
 
 void axon_cc_qp_free(AxonQp *qp)
 {
-    timer_free(qp->cc.pace_timer);
+    axon_env_timer_free(qp->cc.pace_timer);
 }

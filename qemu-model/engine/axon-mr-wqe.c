@@ -1,61 +1,56 @@
 /*
- * axon-nic: what work requests do to memory (IBA 10.6.7, 10.8.5): fast
+ * axon engine: what work requests do to memory (IBA 10.6.7, 10.8.5): fast
  * registration (REG_MR, LOCAL_INV, a SEND_INV's remote invalidation),
  * memory windows (BIND_MW), and the responder's rkey check that resolves
  * a window to its MR. The MR table and its admin commands are
- * axon-nic-mr.c's.
+ * axon-mr.c's.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/cutils.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
 
-#include "axon-nic-rdma.h"
+#include "axon-rdma.h"
 
 /*
  * A responder's check of an rkey for qp: an MR's as axon_mr_check(), or
  * a bound window's (its PD, its QP if type 2, its range and rights), and
  * then its MR's, which is returned.
  */
-AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
+AxonMr *axon_mr_check_remote(AxonEngine *eng, const AxonQp *qp, uint32_t key,
                              uint64_t va, uint64_t len, uint32_t access)
 {
     uint32_t idx = AXON_KEY_GET_INDEX(key);
     AxonMr *mw, *mr;
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR || !s->rdma->mr[idx].mw_type) {
-        return axon_mr_check(s, key, qp->pdn, va, len, access);
+    if (idx == 0 || idx > AXON_RDMA_MAX_MR || !eng->mr[idx].mw_type) {
+        return axon_mr_check(eng, key, qp->pdn, va, len, access);
     }
-    mw = &s->rdma->mr[idx];
+    mw = &eng->mr[idx];
     if (!mw->valid || !mw->bound || mw->tag != AXON_KEY_GET_TAG(key) ||
         mw->pdn != qp->pdn ||
         (mw->mw_type == 2 && mw->bound_qpn != qp->qpn) ||
         (mw->access & access) != access || va < mw->iova ||
         len > mw->length || va - mw->iova > mw->length - len) {
-        trace_axon_nic_err_rdma_key(key, qp->pdn, va, len, access);
+        axon_trace_err_rdma_key(key, qp->pdn, va, len, access);
         return NULL;
     }
-    mr = &s->rdma->mr[mw->parent];
+    mr = &eng->mr[mw->parent];
     /* a window never outlives its MR's range; should it, refuse */
     if (va < mr->iova || va - mr->iova > mr->length - len ||
         len > mr->length) {
-        trace_axon_nic_err_rdma_key(key, qp->pdn, va, len, access);
+        axon_trace_err_rdma_key(key, qp->pdn, va, len, access);
         return NULL;
     }
     if (mr->invalidated) {
-        s->rdma->stats.mr_invalid++;
-        trace_axon_nic_err_rdma_mr_invalid(key, va, len);
+        eng->stats.mr_invalid++;
+        axon_trace_err_rdma_mr_invalid(key, va, len);
         return NULL;
     }
     return mr;
 }
 
 /* The fast-registration MR of key's slot in the PD, whatever its tag. */
-static AxonMr *axon_mr_fast_reg_slot(AxonNicState *s, uint32_t pdn,
+static AxonMr *axon_mr_fast_reg_slot(AxonEngine *eng, uint32_t pdn,
                                      uint32_t key)
 {
     uint32_t idx = AXON_KEY_GET_INDEX(key);
@@ -64,7 +59,7 @@ static AxonMr *axon_mr_fast_reg_slot(AxonNicState *s, uint32_t pdn,
     if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
         return NULL;
     }
-    mr = &s->rdma->mr[idx];
+    mr = &eng->mr[idx];
     return mr->valid && mr->fast_reg && mr->pdn == pdn ? mr : NULL;
 }
 
@@ -72,17 +67,17 @@ static AxonMr *axon_mr_fast_reg_slot(AxonNicState *s, uint32_t pdn,
  * REG_MR: the invalid fast-registration MR of key's slot in the PD gets
  * the registration and key; returns the WQE's completion status.
  */
-uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
+uint8_t axon_mr_fast_reg(AxonEngine *eng, uint32_t pdn, uint32_t key,
                          uint64_t iova, const struct axon_reg_mr_seg *reg)
 {
-    AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
+    AxonMr *mr = axon_mr_fast_reg_slot(eng, pdn, key);
     uint64_t length = le64_to_cpu(reg->length);
     uint64_t pbl = le64_to_cpu(reg->pbl_addr), psz;
     uint32_t npages = le32_to_cpu(reg->npages), need;
     bool peer;
 
     if (!mr || !mr->invalidated) {
-        trace_axon_nic_err_rdma_key(key, pdn, iova, length, 0);
+        axon_trace_err_rdma_key(key, pdn, iova, length, 0);
         return AXON_WC_LOC_PROT_ERR;
     }
     if (reg->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
@@ -98,10 +93,10 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
     psz = 1ULL << reg->page_shift;
     need = length ? DIV_ROUND_UP((iova & (psz - 1)) + length, psz) : 0;
     if (npages != need || npages > mr->max_pages ||
-        (npages && !QEMU_IS_ALIGNED(pbl, 8)) ||
-        (npages && pci_dma_read(PCI_DEVICE(s), pbl, mr->pages,
-                                (uint64_t)npages * 8) != MEMTX_OK) ||
-        !axon_mr_scan_pages(s, mr->pages, npages, psz, &peer)) {
+        (npages && !IS_ALIGNED(pbl, 8)) ||
+        (npages && !axon_env_dma_read(eng->env, pbl, mr->pages,
+                                      (uint64_t)npages * 8)) ||
+        !axon_mr_scan_pages(eng, mr->pages, npages, psz, &peer)) {
         return AXON_WC_LOC_QP_OP_ERR;
     }
     mr->tag = AXON_KEY_GET_TAG(key);
@@ -113,8 +108,8 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
     mr->npages = npages;
     mr->peer = peer;
     mr->invalidated = false;
-    trace_axon_nic_rdma_mr(AXON_KEY_GET_INDEX(key), mr->tag, iova, length,
-                           mr->access, peer);
+    axon_trace_rdma_mr(AXON_KEY_GET_INDEX(key), mr->tag, iova, length,
+                       mr->access, peer);
     return AXON_WC_SUCCESS;
 }
 
@@ -125,28 +120,28 @@ uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
  * valid (as rxe's), the operation refused: a REG_MR could otherwise move
  * it under a window that still names its old range.
  */
-bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
+bool axon_mr_local_inv(AxonEngine *eng, uint32_t pdn, uint32_t key)
 {
     uint32_t idx = AXON_KEY_GET_INDEX(key);
-    AxonMr *mw = idx && idx <= AXON_RDMA_MAX_MR ? &s->rdma->mr[idx] : NULL;
-    AxonMr *mr = axon_mr_fast_reg_slot(s, pdn, key);
+    AxonMr *mw = idx && idx <= AXON_RDMA_MAX_MR ? &eng->mr[idx] : NULL;
+    AxonMr *mr = axon_mr_fast_reg_slot(eng, pdn, key);
 
     if (mw && mw->valid && mw->mw_type == 2 && mw->bound && mw->pdn == pdn &&
         mw->tag == AXON_KEY_GET_TAG(key)) {
-        axon_mr_unbind(s, mw);
-        trace_axon_nic_rdma_mr_invalidate(key);
+        axon_mr_unbind(eng, mw);
+        axon_trace_rdma_mr_invalidate(key);
         return true;
     }
     if (!mr || mr->tag != AXON_KEY_GET_TAG(key)) {
-        trace_axon_nic_err_rdma_key(key, pdn, 0, 0, 0);
+        axon_trace_err_rdma_key(key, pdn, 0, 0, 0);
         return false;
     }
     if (mr->windows) {
-        trace_axon_nic_err_rdma_mr_windows(key, mr->windows);
+        axon_trace_err_rdma_mr_windows(key, mr->windows);
         return false;
     }
     mr->invalidated = true;
-    trace_axon_nic_rdma_mr_invalidate(key);
+    axon_trace_rdma_mr_invalidate(key);
     return true;
 }
 
@@ -155,7 +150,7 @@ bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key)
  * of an MR of the PD that allows windows, and key; returns the WQE's
  * completion status (see "Memory windows" in axon_io_defs.h).
  */
-uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
+uint8_t axon_mr_bind_mw(AxonEngine *eng, const AxonQp *qp, uint32_t key,
                         uint64_t addr, const struct axon_bind_mw_seg *bind)
 {
     uint32_t idx = AXON_KEY_GET_INDEX(key);
@@ -170,11 +165,11 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
                           AXON_ACCESS_REMOTE_ATOMIC))) {
         return AXON_WC_MW_BIND_ERR;
     }
-    mw = &s->rdma->mr[idx];
-    mr = &s->rdma->mr[mr_idx];
+    mw = &eng->mr[idx];
+    mr = &eng->mr[mr_idx];
     if (mw->valid && mw->mw_type == 1 && mw->pdn == qp->pdn && !length) {
         /* unbound, under a new key: no MR, no range */
-        axon_mr_unbind(s, mw);
+        axon_mr_unbind(eng, mw);
         mw->tag = AXON_KEY_GET_TAG(key);
         return AXON_WC_SUCCESS;
     }
@@ -189,10 +184,10 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
          !(mr->access & AXON_ACCESS_LOCAL_WRITE)) ||
         addr < mr->iova || length > mr->length ||
         addr - mr->iova > mr->length - length) {
-        trace_axon_nic_err_rdma_key(key, qp->pdn, addr, length, bind->access);
+        axon_trace_err_rdma_key(key, qp->pdn, addr, length, bind->access);
         return AXON_WC_MW_BIND_ERR;
     }
-    axon_mr_unbind(s, mw);
+    axon_mr_unbind(eng, mw);
     mw->tag = AXON_KEY_GET_TAG(key);
     mw->parent = mr_idx;
     mw->iova = addr;
@@ -208,19 +203,19 @@ uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
  * A QP is destroyed: the type 2 windows bound to it are unbound. Only the
  * slots in use are looked at: a reset destroys every QP.
  */
-void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn)
+void axon_mr_qp_destroyed(AxonEngine *eng, uint32_t qpn)
 {
-    const unsigned long *valid = s->rdma->mr_valid;
+    const unsigned long *valid = eng->mr_valid;
     unsigned long i;
 
     for (i = find_first_bit(valid, AXON_RDMA_MAX_MR + 1);
          i <= AXON_RDMA_MAX_MR;
          i = find_next_bit(valid, AXON_RDMA_MAX_MR + 1, i + 1)) {
-        AxonMr *mw = &s->rdma->mr[i];
+        AxonMr *mw = &eng->mr[i];
 
         if (mw->valid && mw->mw_type == 2 && mw->bound &&
             mw->bound_qpn == qpn) {
-            axon_mr_unbind(s, mw);
+            axon_mr_unbind(eng, mw);
         }
     }
 }

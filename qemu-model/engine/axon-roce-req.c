@@ -1,5 +1,5 @@
 /*
- * axon-nic: the RC requester (rxe_req.c)
+ * axon engine: the RC requester (rxe_req.c)
  *
  * Takes send WQEs from the SQ into the QP's window (a send doorbell for
  * its first packets, then the engine bottom half), checks them, and
@@ -12,14 +12,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/cutils.h"
-#include "qemu/log.h"
-#include "qemu/main-loop.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
-#include "qemu/units.h"
 
 #include "axon-roce.h"
 
@@ -56,9 +48,8 @@ static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
  * Takes the next WQE from the SQ into the window and checks it (RC and
  * UD alike); a bad one is done, failed.
  */
-void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
+void axon_roce_fetch(AxonEngine *eng, AxonQp *qp)
 {
-    PCIDevice *pdev = PCI_DEVICE(s);
     uint16_t idx = qp->req.sq_fetch++;
     AxonSwqe *e = axon_win(qp, idx);
     uint64_t addr = qp->sq.base +
@@ -70,7 +61,7 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
     memset(e, 0, sizeof(*e));
     e->idx = idx;
     e->first_psn = e->resp_psn = qp->req.cur_psn;
-    if (pci_dma_read(pdev, addr, &w, sizeof(w)) != MEMTX_OK) {
+    if (!axon_env_dma_read(eng->env, addr, &w, sizeof(w))) {
         axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
         return;
     }
@@ -91,7 +82,7 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
         e->bind = w.bind;
     }
 
-    if (qp->type == AXON_QPT_UD ? !axon_ud_check_wqe(s, qp, &w, e) :
+    if (qp->type == AXON_QPT_UD ? !axon_ud_check_wqe(eng, qp, &w, e) :
         !axon_rc_check_wqe(qp, &w)) {
         goto bad_wqe;
     }
@@ -100,8 +91,8 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
             inl > AXON_MAX_INLINE || sizeof(w) + inl > slot) {
             goto bad_wqe;
         }
-        if (pci_dma_read(pdev, addr + sizeof(w), e->inline_data, inl) !=
-            MEMTX_OK) {
+        if (!axon_env_dma_read(eng->env, addr + sizeof(w), e->inline_data,
+                               inl)) {
             goto bad_wqe;
         }
         len = inl;
@@ -110,8 +101,8 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
 
         if (inl || w.num_sge > AXON_MAX_SGE ||
             sizeof(w) + w.num_sge * sizeof(sge[0]) > slot ||
-            pci_dma_read(pdev, addr + sizeof(w), sge,
-                         w.num_sge * sizeof(sge[0])) != MEMTX_OK) {
+            !axon_env_dma_read(eng->env, addr + sizeof(w), sge,
+                               w.num_sge * sizeof(sge[0]))) {
             goto bad_wqe;
         }
         if (axon_wr_rd_atomic(w.opcode)) {
@@ -123,7 +114,7 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
             e->sge[i].lkey = le32_to_cpu(sge[i].lkey);
             len += e->sge[i].length;
             if (e->sge[i].length &&
-                !axon_mr_check(s, e->sge[i].lkey, qp->pdn,
+                !axon_mr_check(eng, e->sge[i].lkey, qp->pdn,
                                e->sge[i].addr, e->sge[i].length,
                                access)) {
                 axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
@@ -148,9 +139,9 @@ void axon_roce_fetch(AxonNicState *s, AxonQp *qp)
     return;
 
 bad_wqe:
-    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: bad send WQE %u\n",
-                  qp->qpn, idx);
-    trace_axon_nic_err_roce_wqe(qp->qpn, idx, w.opcode, w.num_sge);
+    axon_env_guest_error(eng->env, "QP %u: bad send WQE %u\n",
+                         qp->qpn, idx);
+    axon_trace_err_roce_wqe(qp->qpn, idx, w.opcode, w.num_sge);
     axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
 }
 
@@ -254,7 +245,7 @@ static const uint8_t axon_write_ops[2][2][2] = {
  * Builds the next packet of e at the QP's cursor and moves the cursor.
  * Returns false if the payload could not be gathered.
  */
-bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
+bool axon_roce_build(AxonEngine *eng, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
 {
     uint32_t off = qp->req.cur_off, n;
     bool first, last, imm;
@@ -315,11 +306,11 @@ bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
     if (e->flags & AXON_WQE_INLINE) {
         pkt->payload = e->inline_data + off;
     } else {
-        if (!axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, off, s->rdma->txbuf,
-                            n, DMA_DIRECTION_TO_DEVICE)) {
+        if (!axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, off, eng->txbuf,
+                            n, AXON_DMA_TO_DEVICE)) {
             return false;
         }
-        pkt->payload = s->rdma->txbuf;
+        pkt->payload = eng->txbuf;
     }
     qp->req.cur_psn = axon_psn_add(qp->req.cur_psn, 1);
     qp->req.cur_off = off + n;
@@ -334,20 +325,20 @@ bool axon_roce_build(AxonNicState *s, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
  * REG_MR, LOCAL_INV and BIND_MW take effect here, in SQ order (a fence
  * honoured before them), and are done at once; false for any other WQE.
  */
-bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
+bool axon_roce_local_op(AxonEngine *eng, AxonQp *qp, AxonSwqe *e)
 {
     uint8_t status;
 
     switch (e->opcode) {
     case AXON_WR_REG_MR:
-        status = axon_mr_fast_reg(s, qp->pdn, e->rkey, e->raddr, &e->reg);
+        status = axon_mr_fast_reg(eng, qp->pdn, e->rkey, e->raddr, &e->reg);
         break;
     case AXON_WR_LOCAL_INV:
-        status = axon_mr_local_inv(s, qp->pdn, e->rkey) ? AXON_WC_SUCCESS :
+        status = axon_mr_local_inv(eng, qp->pdn, e->rkey) ? AXON_WC_SUCCESS :
                  AXON_WC_LOC_PROT_ERR;
         break;
     case AXON_WR_BIND_MW:
-        status = axon_mr_bind_mw(s, qp, e->rkey, e->raddr, &e->bind);
+        status = axon_mr_bind_mw(eng, qp, e->rkey, e->raddr, &e->bind);
         break;
     default:
         return false;
@@ -362,7 +353,7 @@ bool axon_roce_local_op(AxonNicState *s, AxonQp *qp, AxonSwqe *e)
 }
 
 /* Sends up to budget packets; returns how many. */
-unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
+unsigned axon_roce_req_run(AxonEngine *eng, AxonQp *qp,
                            unsigned budget)
 {
     unsigned sent = 0;
@@ -378,13 +369,13 @@ unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
                 AXON_RDMA_WINDOW) {
                 break;
             }
-            axon_roce_fetch(s, qp);
+            axon_roce_fetch(eng, qp);
         }
         e = axon_win(qp, qp->req.cur);
         if (e->done) {
             /* failed locally, or answered meanwhile; completes in order */
             axon_roce_skip(qp, e);
-            axon_roce_complete(s, qp);
+            axon_roce_complete(eng, qp);
             continue;
         }
         /* a new READ request or atomic (not one sent again) */
@@ -397,27 +388,27 @@ unsigned axon_roce_req_run(AxonNicState *s, AxonQp *qp,
             axon_roce_rd_outstanding(qp)) {
             break;
         }
-        if (axon_roce_local_op(s, qp, e)) {
-            axon_roce_complete(s, qp);
+        if (axon_roce_local_op(eng, qp, e)) {
+            axon_roce_complete(eng, qp);
             continue;
         }
         if (axon_roce_window_full(qp, e)) {
             break;
         }
-        if (!axon_roce_build(s, qp, e, &pkt)) {
+        if (!axon_roce_build(eng, qp, e, &pkt)) {
             axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
-            axon_roce_complete(s, qp);
+            axon_roce_complete(eng, qp);
             continue;
         }
         if (axon_psn_diff(pkt.psn, qp->req.psn_hi) < 0) {
-            s->rdma->stats.retrans++;
+            eng->stats.retrans++;
             qp->stats.retrans++;
         }
         if (axon_psn_diff(qp->req.cur_psn, qp->req.psn_hi) > 0) {
             qp->req.psn_hi = qp->req.cur_psn;
         }
         axon_roce_arm_retry(qp, false);
-        axon_roce_xmit(s, qp, &pkt);
+        axon_roce_xmit(eng, qp, &pkt);
         sent++;
     }
     return sent;

@@ -1,39 +1,35 @@
 /*
- * axon-nic: the RDMA engine's objects, internal to the model
+ * axon engine: the engine's objects, internal to it
  *
- *   axon-nic-qp.c  CQs, QPs and their state machine, doorbells, the CQE
- *                  writer and QP events
- *   axon-nic-srq.c shared receive queues
- *   axon-nic-mr.c  PDs, MRs and keys, memory access through keys, the
- *                  GID table
- *   axon-nic-mr-wqe.c fast registration, memory windows, rkeys
+ *   axon-engine.c  the engine as a whole: create, reset, counters
+ *   axon-doorbell.c doorbells
+ *   axon-cq.c      CQs, the CQE writer and CQ events
+ *   axon-qp.c      QPs and their state machine, QP events
+ *   axon-srq.c     shared receive queues
+ *   axon-mr.c      PDs, MRs and keys, memory access through keys
+ *   axon-mr-wqe.c  fast registration, memory windows, rkeys
+ *   axon-gid.c     the GID table
+ *   axon-counters.c counter sets
  *   axon-roce*.c   the transports (axon-roce.h), below the QP layer
  *
- * The structs here are the device's own copies of what the guest
+ * The structs here are the device's own copies of what the driver
  * programmed, validated once when they were created or fetched.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#ifndef HW_AXON_NIC_RDMA_H
-#define HW_AXON_NIC_RDMA_H
+#ifndef AXON_RDMA_H
+#define AXON_RDMA_H
 
-#include "qemu/queue.h"
-#include "qemu/timer.h"
-#include "exec/memory.h"
+#include <sys/queue.h>
 
-#include "axon-nic.h"
+#include "axon-engine.h"
+#include "axon-util.h"
 
-#define AXON_RDMA_MAX_QP        1024    /* qpn 2 .. 1025 */
 #define AXON_RDMA_FIRST_QPN     2
 #define AXON_RDMA_QP_SLOTS      (AXON_RDMA_FIRST_QPN + AXON_RDMA_MAX_QP)
-#define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
-#define AXON_RDMA_MAX_SRQ       1024    /* srqn 1 .. 1024 */
-#define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
-#define AXON_RDMA_MAX_MR_SIZE   (1ULL << 40)
 #define AXON_RDMA_MAX_PBL_PAGES (1ULL << 25) /* page list entries, all MRs */
 #define AXON_RDMA_MAX_CQ_PAGES  (1ULL << 22) /* pages of paged CQ rings */
-#define AXON_RDMA_DB_PAGES      256
 #define AXON_RDMA_WINDOW        128     /* send WQEs in flight per QP */
 #define AXON_RDMA_MAX_MTU       4096
 
@@ -88,7 +84,7 @@ typedef struct AxonCq {
     bool overflowed;
 } AxonCq;
 
-/* A work queue in guest memory. */
+/* A work queue in host memory. */
 typedef struct AxonWq {
     uint64_t base;
     uint32_t depth;
@@ -191,7 +187,7 @@ typedef struct AxonComp {
     uint16_t sq_comp;           /* oldest WQE not completed */
     uint32_t una_psn;           /* oldest PSN not acknowledged */
     uint8_t retry_left, rnr_left;
-    QEMUTimer *retry_timer;     /* ACK timeout, or RNR wait */
+    AxonTimer *retry_timer;     /* ACK timeout, or RNR wait */
     int64_t progress_ns;        /* last answer, for the ACK timeout */
     bool rnr_wait;
 } AxonComp;
@@ -232,7 +228,7 @@ typedef struct AxonQpStats {
     uint64_t local_errs, remote_errs;
 } AxonQpStats;
 
-/* A counter set (axon-nic-counters.c): what QPs counted in it and left */
+/* A counter set (axon-counters.c): what QPs counted in it and left */
 typedef struct AxonCounterSet {
     bool used;
     AxonQpStats kept;
@@ -249,7 +245,7 @@ typedef struct AxonCcQp {
     uint64_t bytes;             /* sent since the last byte step */
     int64_t next_tx_ns;         /* when the next packet is due */
     int64_t cut_ns;             /* the last CNP that cut the rate */
-    QEMUTimer *pace_timer;
+    AxonTimer *pace_timer;
     bool cnp_sent;              /* as notification point: one sent ... */
     int64_t last_cnp_ns;        /* ... at this time */
 } AxonCcQp;
@@ -257,7 +253,7 @@ typedef struct AxonCcQp {
 typedef struct AxonRud AxonRud;    /* axon-roce-rud.c */
 
 typedef struct AxonQp {
-    AxonNicState *s;
+    AxonEngine *eng;
     uint32_t qpn;
     uint8_t type;               /* enum axon_qp_type */
     uint32_t state;             /* enum axon_qp_state */
@@ -283,8 +279,8 @@ typedef struct AxonQp {
     AxonQpStats cset_base;      /* stats when it joined cset */
 
     bool scheduled;
-    QTAILQ_ENTRY(AxonQp) sched;
-    QTAILQ_ENTRY(AxonQp) acks;
+    TAILQ_ENTRY(AxonQp) sched;
+    TAILQ_ENTRY(AxonQp) acks;
     bool in_acks;
 } AxonQp;
 
@@ -318,20 +314,27 @@ typedef struct AxonRdmaStats {
     uint32_t rud_dups;          /* RUD packets received again */
 } AxonRdmaStats;
 
-struct AxonRdma {
-    MemoryRegion db;
-    QEMUBH *bh;
-    bool engine_busy;           /* the bottom half or a doorbell runs it */
+/* Which way memory is copied: to the device (a read) or from it. */
+typedef enum AxonDmaDir {
+    AXON_DMA_TO_DEVICE,
+    AXON_DMA_FROM_DEVICE,
+} AxonDmaDir;
 
-    /* axon-nic-mr.c */
+struct AxonEngine {
+    AxonEnv *env;
+    AxonEngineConf conf;
+    uint32_t ceq_depth;         /* the host's: CQs take one less */
+    bool engine_busy;           /* axon_engine_run() or a doorbell runs it */
+
+    /* axon-mr.c */
     unsigned long *pd_table;    /* [max_pd] bits */
     uint32_t *pd_users;         /* [max_pd]: MRs and QPs in each PD */
     AxonMr *mr;                 /* [AXON_RDMA_MAX_MR + 1], slot 0 unused */
     unsigned long *mr_valid;    /* [AXON_RDMA_MAX_MR + 1] bits: mr[].valid */
     uint64_t pbl_pages;         /* page list entries held */
-    AxonGid gid_tbl[AXON_NIC_GID_TBL_LEN];
+    AxonGid gid_tbl[AXON_ENGINE_GID_TBL_LEN];
 
-    /* axon-nic-qp.c */
+    /* axon-qp.c */
     AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
     uint32_t ncq;
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
@@ -343,8 +346,8 @@ struct AxonRdma {
     uint32_t qp_last;           /* slot to look at first */
 
     /* axon-roce-sched.c */
-    QTAILQ_HEAD(, AxonQp) sched;
-    QTAILQ_HEAD(, AxonQp) acks;
+    TAILQ_HEAD(, AxonQp) sched;
+    TAILQ_HEAD(, AxonQp) acks;
 
     AxonRdmaStats stats;
     AxonCounterSet cset[AXON_MAX_COUNTER_SETS];     /* [0] unused */
@@ -364,78 +367,42 @@ static inline int32_t axon_psn_diff(uint32_t a, uint32_t b)
     return (int32_t)((a - b) << 8) >> 8;
 }
 
-/* axon-nic-qp.c: the engine as a whole */
-void axon_rdma_realize(AxonNicState *s);
-void axon_rdma_exit(AxonNicState *s);
-void axon_rdma_reset(AxonNicState *s);
-uint32_t axon_rdma_stat(AxonNicState *s, hwaddr addr);
-
-/* axon-nic-qp.c: admin commands */
-uint16_t axon_cq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_cq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-uint16_t axon_cq_resize(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_qp_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_qp_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_qp_query_live(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                             uint64_t *result);
-uint16_t axon_qp_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                       uint64_t *result);
-uint16_t axon_qp_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-void axon_cq_ceq_room(AxonNicState *s);
+/* axon-cq.c */
+AxonCq *axon_cq_lookup(AxonEngine *eng, uint32_t cqn);
+void axon_cq_reset(AxonEngine *eng);
 
 /*
- * axon-nic-qp.c: the services the transport calls up through, and the
- * only ones: look a QP up, write a CQE (and its CQ event;
+ * axon-cq.c, axon-qp.c: the services the transport calls up through, and
+ * the only ones: look a QP up, write a CQE (and its CQ event;
  * axon_qp_cqe_write() for one the caller filled in, the QPN, phase and
  * RECV flag left to it), post a QP's async event, move a QP to ERR.
  */
-AxonQp *axon_qp_lookup(AxonNicState *s, uint32_t qpn);
-void axon_qp_cqe(AxonNicState *s, AxonQp *qp, bool recv, uint64_t wr_id,
+AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn);
+void axon_qp_cqe(AxonEngine *eng, AxonQp *qp, bool recv, uint64_t wr_id,
                  uint16_t idx, uint8_t opcode, uint8_t status,
                  uint32_t byte_len, uint32_t imm, uint8_t flags);
-void axon_qp_cqe_write(AxonNicState *s, AxonQp *qp, bool recv,
+void axon_qp_cqe_write(AxonEngine *eng, AxonQp *qp, bool recv,
                        struct axon_cqe *cqe);
-void axon_qp_event(AxonNicState *s, AxonQp *qp, uint16_t type);
-void axon_qp_error(AxonNicState *s, AxonQp *qp);
+void axon_qp_event(AxonEngine *eng, AxonQp *qp, uint16_t type);
+void axon_qp_error(AxonEngine *eng, AxonQp *qp);
+void axon_qp_reset(AxonEngine *eng);
 
-/* axon-nic-qp.c: a QP's counters as the device interface has them */
+/* axon-qp.c: a QP's counters as the device interface has them */
 void axon_qp_counters_le(const AxonQpStats *c, struct axon_qp_counters *out);
 
-/* axon-nic-counters.c: counter sets */
-uint16_t axon_cset_alloc(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-uint16_t axon_cset_free(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_cset_bind(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_cset_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-void axon_cset_leave(AxonNicState *s, AxonQp *qp);
-uint32_t axon_cset_port_stat(AxonNicState *s, hwaddr addr, uint32_t raw);
-void axon_cset_reset(AxonNicState *s);
+/* axon-counters.c: counter sets */
+void axon_cset_leave(AxonEngine *eng, AxonQp *qp);
+uint32_t axon_cset_port_stat(AxonEngine *eng, uint32_t reg, uint32_t raw);
+void axon_cset_reset(AxonEngine *eng);
 
-/* axon-nic-srq.c: admin commands, the doorbell, WQEs taken */
-uint16_t axon_srq_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-uint16_t axon_srq_modify(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-uint16_t axon_srq_query(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_srq_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                          uint64_t *result);
-AxonSrq *axon_srq_lookup(AxonNicState *s, uint32_t srqn);
-bool axon_srq_doorbell(AxonNicState *s, uint32_t page, uint32_t val,
+/* axon-srq.c: the doorbell, WQEs taken */
+AxonSrq *axon_srq_lookup(AxonEngine *eng, uint32_t srqn);
+bool axon_srq_doorbell(AxonEngine *eng, uint32_t page, uint32_t val,
                        const char **why);
-void axon_srq_taken(AxonNicState *s, AxonSrq *srq);
-void axon_srq_realize(AxonNicState *s);
-void axon_srq_reset(AxonNicState *s);
-void axon_srq_exit(AxonNicState *s);
+void axon_srq_taken(AxonEngine *eng, AxonSrq *srq);
+bool axon_srq_realize(AxonEngine *eng);
+void axon_srq_reset(AxonEngine *eng);
+void axon_srq_exit(AxonEngine *eng);
 
 /* The ring a QP takes its receive WQEs from: its SRQ's or its own. */
 static inline AxonWq *axon_qp_recv_wq(AxonQp *qp)
@@ -443,56 +410,42 @@ static inline AxonWq *axon_qp_recv_wq(AxonQp *qp)
     return qp->srq ? &qp->srq->wq : &qp->rq;
 }
 
-/* axon-nic-mr.c: admin commands */
-uint16_t axon_mr_create_pd(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                           uint64_t *result);
-uint16_t axon_mr_destroy_pd(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                            uint64_t *result);
-uint16_t axon_mr_set_gid(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-uint16_t axon_mr_create(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                        uint64_t *result);
-uint16_t axon_mr_destroy(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                         uint64_t *result);
-uint16_t axon_mr_invalidate(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                            uint64_t *result);
-uint16_t axon_mr_remap(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                       uint64_t *result);
-uint16_t axon_mr_rereg(AxonNicState *s, const struct axon_admin_cmd *cmd,
-                       uint64_t *result);
-void axon_mr_realize(AxonNicState *s);
-void axon_mr_reset(AxonNicState *s);
-void axon_mr_exit(AxonNicState *s);
+/* axon-mr.c */
+bool axon_mr_realize(AxonEngine *eng);
+void axon_mr_reset(AxonEngine *eng);
+void axon_mr_exit(AxonEngine *eng);
 
-/* axon-nic-mr.c: PDs, the GID table, memory through keys */
-bool axon_mr_pd_valid(AxonNicState *s, uint32_t pdn);
-const AxonGid *axon_mr_gid(AxonNicState *s, uint32_t index);
-bool axon_mr_gid_is_ours(AxonNicState *s, const uint8_t *gid);
-AxonMr *axon_mr_check(AxonNicState *s, uint32_t key, uint32_t pdn,
+/* axon-gid.c */
+const AxonGid *axon_gid_get(AxonEngine *eng, uint32_t index);
+bool axon_gid_is_ours(AxonEngine *eng, const uint8_t *gid);
+
+/* axon-mr.c: PDs, memory through keys */
+bool axon_mr_pd_valid(AxonEngine *eng, uint32_t pdn);
+AxonMr *axon_mr_check(AxonEngine *eng, uint32_t key, uint32_t pdn,
                       uint64_t va, uint64_t len, uint32_t access);
-bool axon_mr_rw(AxonNicState *s, AxonMr *mr, uint64_t va, void *buf,
-                uint32_t len, DMADirection dir);
-bool axon_mr_atomic(AxonNicState *s, AxonMr *mr, uint64_t va, bool cas,
+bool axon_mr_rw(AxonEngine *eng, AxonMr *mr, uint64_t va, void *buf,
+                uint32_t len, AxonDmaDir dir);
+bool axon_mr_atomic(AxonEngine *eng, AxonMr *mr, uint64_t va, bool cas,
                     uint64_t cmp_add, uint64_t swap, uint64_t *orig);
-bool axon_mr_sge_rw(AxonNicState *s, uint32_t pdn, const AxonSge *sge,
+bool axon_mr_sge_rw(AxonEngine *eng, uint32_t pdn, const AxonSge *sge,
                     unsigned nsge, uint32_t off, uint8_t *buf, uint32_t len,
-                    DMADirection dir);
+                    AxonDmaDir dir);
 /* for CQ rings in pages: a page list's entries, little endian */
-uint16_t axon_mr_read_pbl(AxonNicState *s, uint16_t opcode, uint64_t pbl,
+uint16_t axon_mr_read_pbl(AxonEngine *eng, uint16_t opcode, uint64_t pbl,
                           uint8_t levels, uint32_t npages, uint64_t *pages);
-/* for axon-nic-mr-wqe.c */
-bool axon_mr_scan_pages(AxonNicState *s, uint64_t *p, uint32_t npages,
+/* for axon-mr-wqe.c */
+bool axon_mr_scan_pages(AxonEngine *eng, uint64_t *p, uint32_t npages,
                         uint64_t psz, bool *peer);
-void axon_mr_unbind(AxonNicState *s, AxonMr *mw);
+void axon_mr_unbind(AxonEngine *eng, AxonMr *mw);
 
-/* axon-nic-mr-wqe.c: fast registration, memory windows, rkeys */
-AxonMr *axon_mr_check_remote(AxonNicState *s, const AxonQp *qp, uint32_t key,
+/* axon-mr-wqe.c: fast registration, memory windows, rkeys */
+AxonMr *axon_mr_check_remote(AxonEngine *eng, const AxonQp *qp, uint32_t key,
                              uint64_t va, uint64_t len, uint32_t access);
-uint8_t axon_mr_fast_reg(AxonNicState *s, uint32_t pdn, uint32_t key,
+uint8_t axon_mr_fast_reg(AxonEngine *eng, uint32_t pdn, uint32_t key,
                          uint64_t iova, const struct axon_reg_mr_seg *reg);
-uint8_t axon_mr_bind_mw(AxonNicState *s, const AxonQp *qp, uint32_t key,
+uint8_t axon_mr_bind_mw(AxonEngine *eng, const AxonQp *qp, uint32_t key,
                         uint64_t addr, const struct axon_bind_mw_seg *bind);
-bool axon_mr_local_inv(AxonNicState *s, uint32_t pdn, uint32_t key);
-void axon_mr_qp_destroyed(AxonNicState *s, uint32_t qpn);
+bool axon_mr_local_inv(AxonEngine *eng, uint32_t pdn, uint32_t key);
+void axon_mr_qp_destroyed(AxonEngine *eng, uint32_t qpn);
 
-#endif /* HW_AXON_NIC_RDMA_H */
+#endif /* AXON_RDMA_H */

@@ -1,11 +1,11 @@
 /*
- * axon-nic: the RC responder (rxe_resp.c)
+ * axon engine: the RC responder (rxe_resp.c)
  *
  * Checks each request's PSN against the one expected: a duplicate is
  * answered from saved state (or acknowledged) and never executed again,
  * one ahead gets a sequence NAK (Documentation/wire-security.rst). The
  * expected one is checked (opcode sequence, length, key, PD, access
- * rights, bounds) before it touches guest memory; then its payload is
+ * rights, bounds) before it touches host memory; then its payload is
  * placed (SEND into a receive WQE, WRITE through the rkey), a READ
  * answered, an atomic executed. A request that fails a check is NAKed
  * and the QP goes to ERR.
@@ -18,17 +18,10 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/cutils.h"
-#include "qemu/log.h"
-#include "qemu/main-loop.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
 
 #include "axon-roce.h"
 
-void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
+void axon_roce_send_ack(AxonEngine *eng, AxonQp *qp, uint8_t syndrome,
                         uint32_t psn)
 {
     AxonPkt pkt = {
@@ -40,7 +33,7 @@ void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
     };
 
     if (syndrome >> AETH_TYPE_SHIFT != AETH_ACK) {
-        s->rdma->stats.naks++;
+        eng->stats.naks++;
     }
     if (syndrome >> AETH_TYPE_SHIFT == AETH_RNR_NAK) {
         qp->stats.rnr_naks_sent++;
@@ -49,7 +42,7 @@ void axon_roce_send_ack(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
     } else if (syndrome >> AETH_TYPE_SHIFT == AETH_NAK) {
         qp->stats.err_naks_sent++;
     }
-    axon_roce_xmit(s, qp, &pkt);
+    axon_roce_xmit(eng, qp, &pkt);
 }
 
 /* Can the responder take requests and answer them? */
@@ -59,18 +52,18 @@ static bool axon_roce_resp_up(const AxonQp *qp)
 }
 
 /* The QP fails with a NAK of psn: everything owed before it was sent. */
-static void axon_roce_resp_fail_now(AxonNicState *s, AxonQp *qp, uint32_t psn,
+static void axon_roce_resp_fail_now(AxonEngine *eng, AxonQp *qp, uint32_t psn,
                                     uint8_t nak, uint16_t event,
                                     const char *why)
 {
-    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: request PSN %u "
-                  "refused (%s), NAK %u\n", qp->qpn, psn, why, nak);
-    trace_axon_nic_err_roce_resp(qp->qpn, psn, nak, why);
-    axon_roce_send_ack(s, qp, AETH_NAK << AETH_TYPE_SHIFT | nak, psn);
+    axon_env_guest_error(eng->env, "QP %u: request PSN %u "
+                         "refused (%s), NAK %u\n", qp->qpn, psn, why, nak);
+    axon_trace_err_roce_resp(qp->qpn, psn, nak, why);
+    axon_roce_send_ack(eng, qp, AETH_NAK << AETH_TYPE_SHIFT | nak, psn);
     if (event) {
-        axon_qp_event(s, qp, event);
+        axon_qp_event(eng, qp, event);
     }
-    axon_qp_error(s, qp);
+    axon_qp_error(eng, qp);
 }
 
 /*
@@ -78,18 +71,18 @@ static void axon_roce_resp_fail_now(AxonNicState *s, AxonQp *qp, uint32_t psn,
  * NAK leaves after the READ responses and atomic ACKs owed for earlier
  * PSNs (responses go in PSN order); meanwhile no request is taken.
  */
-static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
+static void axon_roce_resp_fail(AxonEngine *eng, AxonQp *qp, uint8_t nak,
                                 uint16_t event, const char *why)
 {
     AxonResp *r = &qp->resp;
 
     if (!r->answering) {
-        axon_roce_resp_fail_now(s, qp, r->epsn, nak, event, why);
+        axon_roce_resp_fail_now(eng, qp, r->epsn, nak, event, why);
         return;
     }
-    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: request PSN %u "
-                  "refused (%s), NAK %u after the responses owed\n", qp->qpn,
-                  r->epsn, why, nak);
+    axon_env_guest_error(eng->env, "QP %u: request PSN %u refused (%s), "
+                         "NAK %u after the responses owed\n", qp->qpn,
+                         r->epsn, why, nak);
     r->failing = true;
     r->fail_event = event;
     r->aeth_owed = true;
@@ -104,13 +97,13 @@ static void axon_roce_resp_fail(AxonNicState *s, AxonQp *qp, uint8_t nak,
  * waits, but an ACK does not replace a NAK of the expected PSN, which
  * acknowledges as much; a failing QP's NAK is its last word.
  */
-static void axon_roce_resp_aeth(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
+static void axon_roce_resp_aeth(AxonEngine *eng, AxonQp *qp, uint8_t syndrome,
                                 uint32_t psn)
 {
     AxonResp *r = &qp->resp;
 
     if (!r->answering) {
-        axon_roce_send_ack(s, qp, syndrome, psn);
+        axon_roce_send_ack(eng, qp, syndrome, psn);
         return;
     }
     if (r->failing ||
@@ -125,13 +118,14 @@ static void axon_roce_resp_aeth(AxonNicState *s, AxonQp *qp, uint8_t syndrome,
 }
 
 /* The coalesced ACK of everything before the expected PSN. */
-void axon_roce_resp_ack(AxonNicState *s, AxonQp *qp)
+void axon_roce_resp_ack(AxonEngine *eng, AxonQp *qp)
 {
-    axon_roce_resp_aeth(s, qp, AETH_NO_CREDIT, axon_psn_add(qp->resp.epsn, -1));
+    axon_roce_resp_aeth(eng, qp, AETH_NO_CREDIT, axon_psn_add(qp->resp.epsn,
+                                                              -1));
 }
 
 /* The ACK or NAK that waited for the responses, once they are sent. */
-static unsigned axon_roce_resp_owed(AxonNicState *s, AxonQp *qp)
+static unsigned axon_roce_resp_owed(AxonEngine *eng, AxonQp *qp)
 {
     AxonResp *r = &qp->resp;
 
@@ -141,13 +135,13 @@ static unsigned axon_roce_resp_owed(AxonNicState *s, AxonQp *qp)
     r->aeth_owed = false;
     if (r->failing) {
         r->failing = false;
-        axon_roce_resp_fail_now(s, qp, r->aeth_psn, r->aeth_syndrome & 0x1f,
+        axon_roce_resp_fail_now(eng, qp, r->aeth_psn, r->aeth_syndrome & 0x1f,
                                 r->fail_event, "after the responses owed");
     } else if (r->aeth_syndrome >> AETH_TYPE_SHIFT == AETH_ACK) {
-        axon_roce_send_ack(s, qp, r->aeth_syndrome,
+        axon_roce_send_ack(eng, qp, r->aeth_syndrome,
                            axon_psn_add(r->epsn, -1));
     } else {
-        axon_roce_send_ack(s, qp, r->aeth_syndrome, r->aeth_psn);
+        axon_roce_send_ack(eng, qp, r->aeth_syndrome, r->aeth_psn);
     }
     return 1;
 }
@@ -171,20 +165,20 @@ uint32_t axon_roce_recv_pdn(AxonQp *qp)
 }
 
 /* A receive WQE completes with an error; the requester gets nak. */
-static void axon_roce_recv_fail(AxonNicState *s, AxonQp *qp, uint8_t status,
+static void axon_roce_recv_fail(AxonEngine *eng, AxonQp *qp, uint8_t status,
                                 uint8_t nak, const char *why)
 {
-    axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+    axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                 AXON_WC_RECV, status, 0, 0, 0);
     axon_roce_recv_done(qp);
-    axon_roce_resp_fail(s, qp, nak, 0, why);
+    axon_roce_resp_fail(eng, qp, nak, 0, why);
 }
 
 /*
  * Takes the next receive WQE into the responder's state (RC and UD
  * alike); false if it is bad.
  */
-bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp)
+bool axon_roce_recv_fetch(AxonEngine *eng, AxonQp *qp)
 {
     AxonWq *rq = axon_qp_recv_wq(qp);
     uint16_t idx = rq->ci;
@@ -198,15 +192,15 @@ bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp)
     qp->resp.recv_active = true;
     qp->resp.recv_wr_id = 0;
     if (qp->srq) {
-        axon_srq_taken(s, qp->srq);
+        axon_srq_taken(eng, qp->srq);
     }
-    if (pci_dma_read(PCI_DEVICE(s), addr, &w, sizeof(w)) == MEMTX_OK) {
+    if (axon_env_dma_read(eng->env, addr, &w, sizeof(w))) {
         qp->resp.recv_wr_id = le64_to_cpu(w.wr_id);
         if (w.num_sge <= AXON_MAX_SGE &&
             buffer_is_zero(w.reserved, sizeof(w.reserved)) &&
             sizeof(w) + w.num_sge * sizeof(sge[0]) <= 1u << rq->shift &&
-            pci_dma_read(PCI_DEVICE(s), addr + sizeof(w), sge,
-                         w.num_sge * sizeof(sge[0])) == MEMTX_OK) {
+            axon_env_dma_read(eng->env, addr + sizeof(w), sge,
+                              w.num_sge * sizeof(sge[0]))) {
             qp->resp.recv_nsge = w.num_sge;
             for (i = 0; i < w.num_sge; i++) {
                 qp->resp.recv_sge[i].addr = le64_to_cpu(sge[i].addr);
@@ -216,19 +210,19 @@ bool axon_roce_recv_fetch(AxonNicState *s, AxonQp *qp)
             return true;
         }
     }
-    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: QP %u: bad receive WQE %u\n",
-                  qp->qpn, idx);
-    trace_axon_nic_err_roce_wqe(qp->qpn, idx, 0xff, w.num_sge);
+    axon_env_guest_error(eng->env, "QP %u: bad receive WQE %u\n",
+                         qp->qpn, idx);
+    axon_trace_err_roce_wqe(qp->qpn, idx, 0xff, w.num_sge);
     return false;
 }
 
 /* RC: a bad receive WQE fails the request, and the QP goes to ERR. */
-static bool axon_roce_take_recv(AxonNicState *s, AxonQp *qp)
+static bool axon_roce_take_recv(AxonEngine *eng, AxonQp *qp)
 {
-    if (axon_roce_recv_fetch(s, qp)) {
+    if (axon_roce_recv_fetch(eng, qp)) {
         return true;
     }
-    axon_roce_recv_fail(s, qp, AXON_WC_LOC_QP_OP_ERR, NAK_REM_OP,
+    axon_roce_recv_fail(eng, qp, AXON_WC_LOC_QP_OP_ERR, NAK_REM_OP,
                         "bad receive WQE");
     return false;
 }
@@ -244,7 +238,7 @@ uint32_t axon_roce_recv_room(AxonQp *qp)
     return MIN(room, UINT32_MAX);
 }
 
-static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
+static void axon_roce_atomic_ack(AxonEngine *eng, AxonQp *qp, uint32_t psn,
                                  uint64_t orig)
 {
     AxonPkt pkt = {
@@ -256,7 +250,7 @@ static void axon_roce_atomic_ack(AxonNicState *s, AxonQp *qp, uint32_t psn,
         .orig = orig,
     };
 
-    axon_roce_xmit(s, qp, &pkt);
+    axon_roce_xmit(eng, qp, &pkt);
 }
 
 /* res has responses (or an atomic ACK) to send. */
@@ -323,7 +317,7 @@ static AxonRdRes *axon_roce_next_answer(AxonQp *qp)
  * NAK of the response due), a duplicate's answer just stops (a duplicate
  * never fails a QP).
  */
-static unsigned axon_roce_read_burst(AxonNicState *s, AxonQp *qp,
+static unsigned axon_roce_read_burst(AxonEngine *eng, AxonQp *qp,
                                      AxonRdRes *res, unsigned budget)
 {
     uint32_t k = res->sent, n = MIN(budget, res->npkts - k), i;
@@ -334,7 +328,7 @@ static unsigned axon_roce_read_burst(AxonNicState *s, AxonQp *qp,
     AxonMr *mr = NULL;
 
     if (res->len) {
-        mr = axon_mr_check_remote(s, qp, res->rkey, res->va + off,
+        mr = axon_mr_check_remote(eng, qp, res->rkey, res->va + off,
                                   MIN(res->len - off, (uint64_t)n * qp->mtu),
                                   AXON_ACCESS_REMOTE_READ);
     }
@@ -353,19 +347,19 @@ static unsigned axon_roce_read_burst(AxonNicState *s, AxonQp *qp,
             .psn = axon_psn_add(res->psn, i),
             .syndrome = AETH_NO_CREDIT,
             .msn = qp->resp.msn,
-            .payload = s->rdma->rspbuf,
+            .payload = eng->rspbuf,
             .len = chunk,
         };
 
-        if (chunk && !axon_mr_rw(s, mr, res->va + at, s->rdma->rspbuf, chunk,
-                                 DMA_DIRECTION_TO_DEVICE)) {
+        if (chunk && !axon_mr_rw(eng, mr, res->va + at, eng->rspbuf, chunk,
+                                 AXON_DMA_TO_DEVICE)) {
             nak = NAK_REM_OP;
             event = AXON_EVENT_QP_FATAL;
             why = "READ source not readable";
             goto fail;
         }
         axon_roce_res_sent(qp, res, i);
-        axon_roce_xmit(s, qp, &pkt);
+        axon_roce_xmit(eng, qp, &pkt);
         if (!axon_roce_resp_up(qp)) {
             /* in loopback the requester's QP may be this one, failed */
             return i + 1 - k;
@@ -378,11 +372,11 @@ fail:
     if (res->replay) {
         res->sent = res->npkts;
         qp->resp.answering--;
-        s->rdma->stats.stray++;
+        eng->stats.stray++;
         qp->stats.stray++;
         return n;
     }
-    axon_roce_resp_fail_now(s, qp, axon_psn_add(res->psn, res->sent), nak,
+    axon_roce_resp_fail_now(eng, qp, axon_psn_add(res->psn, res->sent), nak,
                             event, why);
     return n;
 }
@@ -392,7 +386,7 @@ fail:
  * atomic ACKs owed, oldest first, then the ACK or NAK that waited for
  * them. Returns the packets sent.
  */
-unsigned axon_roce_resp_run(AxonNicState *s, AxonQp *qp, unsigned budget)
+unsigned axon_roce_resp_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
 {
     unsigned sent = 0;
 
@@ -405,14 +399,14 @@ unsigned axon_roce_resp_run(AxonNicState *s, AxonQp *qp, unsigned budget)
         }
         if (res->atomic) {
             axon_roce_res_sent(qp, res, 0);
-            axon_roce_atomic_ack(s, qp, res->psn, res->orig);
+            axon_roce_atomic_ack(eng, qp, res->psn, res->orig);
             sent++;
             continue;
         }
-        sent += axon_roce_read_burst(s, qp, res, budget - sent);
+        sent += axon_roce_read_burst(eng, qp, res, budget - sent);
     }
     if (!qp->resp.answering && axon_roce_resp_up(qp)) {
-        sent += axon_roce_resp_owed(s, qp);
+        sent += axon_roce_resp_owed(eng, qp);
     }
     return sent;
 }
@@ -421,11 +415,11 @@ unsigned axon_roce_resp_run(AxonNicState *s, AxonQp *qp, unsigned budget)
  * What a request asked for is answered: one burst now, while the frame
  * that asked is handled, the rest from the engine.
  */
-static void axon_roce_answer(AxonNicState *s, AxonQp *qp)
+static void axon_roce_answer(AxonEngine *eng, AxonQp *qp)
 {
-    axon_roce_resp_run(s, qp, AXON_ROCE_RESP_BURST);
+    axon_roce_resp_run(eng, qp, AXON_ROCE_RESP_BURST);
     if (qp->resp.answering && axon_roce_resp_up(qp)) {
-        axon_roce_schedule(s, qp);
+        axon_roce_schedule(eng, qp);
     }
 }
 
@@ -477,42 +471,42 @@ static AxonRdRes *axon_roce_saved(AxonQp *qp, const AxonPkt *pkt, bool atomic)
  * answered again from the duplicate's PSN to its end (IBA 9.8.3.3, as
  * rxe does), in bursts as a new one.
  */
-static void axon_roce_duplicate(AxonNicState *s, AxonQp *qp,
+static void axon_roce_duplicate(AxonEngine *eng, AxonQp *qp,
                                 const AxonPkt *pkt)
 {
     uint8_t kind = axon_ib_ops[pkt->opcode].kind;
     AxonRdRes *res;
     AxonMr *mr = NULL;
 
-    s->rdma->stats.dup_reqs++;
+    eng->stats.dup_reqs++;
 
     qp->stats.dup_reqs++;
     if (kind != KIND_READ && kind != KIND_ATOMIC) {
-        axon_roce_ack_later(s, qp);
+        axon_roce_ack_later(eng, qp);
         return;
     }
     res = axon_roce_saved(qp, pkt, kind == KIND_ATOMIC);
     if (!res) {
-        trace_axon_nic_err_roce_dup(qp->qpn, pkt->psn, pkt->opcode);
-        s->rdma->stats.stray++;
+        axon_trace_err_roce_dup(qp->qpn, pkt->psn, pkt->opcode);
+        eng->stats.stray++;
         qp->stats.stray++;
         return;
     }
     if (kind == KIND_READ) {
         /* the data is read again: the MR may be gone since */
         if (pkt->dmalen) {
-            mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, pkt->dmalen,
+            mr = axon_mr_check_remote(eng, qp, pkt->rkey, pkt->va, pkt->dmalen,
                                       AXON_ACCESS_REMOTE_READ);
         }
         if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
             (pkt->dmalen && !mr)) {
-            s->rdma->stats.stray++;
+            eng->stats.stray++;
             qp->stats.stray++;
             return;
         }
     }
     axon_roce_res_replay(qp, res, axon_psn_diff(pkt->psn, res->psn));
-    axon_roce_answer(s, qp);
+    axon_roce_answer(eng, qp);
 }
 
 /* Does op continue the message of the previous request? */
@@ -532,22 +526,22 @@ static bool axon_roce_check_sequence(AxonQp *qp, uint8_t op)
     }
 }
 
-static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
+static void axon_roce_resp_send(AxonEngine *eng, AxonQp *qp,
                                 const AxonPkt *pkt, uint16_t flags)
 {
-    if (flags & OP_START && !axon_roce_take_recv(s, qp)) {
+    if (flags & OP_START && !axon_roce_take_recv(eng, qp)) {
         return;
     }
     if (pkt->len > axon_roce_recv_room(qp) - qp->resp.recv_off) {
-        axon_roce_recv_fail(s, qp, AXON_WC_LOC_LEN_ERR, NAK_INV_REQ,
+        axon_roce_recv_fail(eng, qp, AXON_WC_LOC_LEN_ERR, NAK_INV_REQ,
                             "SEND longer than the receive WQE");
         return;
     }
-    if (!axon_mr_sge_rw(s, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
+    if (!axon_mr_sge_rw(eng, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
                         qp->resp.recv_nsge, qp->resp.recv_off,
                         (uint8_t *)pkt->payload, pkt->len,
-                        DMA_DIRECTION_FROM_DEVICE)) {
-        axon_roce_recv_fail(s, qp, AXON_WC_LOC_PROT_ERR, NAK_REM_OP,
+                        AXON_DMA_FROM_DEVICE)) {
+        axon_roce_recv_fail(eng, qp, AXON_WC_LOC_PROT_ERR, NAK_REM_OP,
                             "receive WQE lkey");
         return;
     }
@@ -556,12 +550,12 @@ static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
         return;
     }
     /* SEND with invalidate: a fast-registration MR of this QP's PD */
-    if ((flags & OP_IETH) && !axon_mr_local_inv(s, qp->pdn, pkt->rkey)) {
-        axon_roce_recv_fail(s, qp, AXON_WC_LOC_PROT_ERR, NAK_INV_REQ,
+    if ((flags & OP_IETH) && !axon_mr_local_inv(eng, qp->pdn, pkt->rkey)) {
+        axon_roce_recv_fail(eng, qp, AXON_WC_LOC_PROT_ERR, NAK_INV_REQ,
                             "SEND_INV of a key not to invalidate");
         return;
     }
-    axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+    axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                 AXON_WC_RECV, AXON_WC_SUCCESS, qp->resp.recv_off,
                 flags & OP_IETH ? cpu_to_be32(pkt->rkey) : pkt->imm,
                 (flags & OP_IMM ? AXON_CQE_WITH_IMM : 0) |
@@ -570,7 +564,7 @@ static void axon_roce_resp_send(AxonNicState *s, AxonQp *qp,
     axon_roce_recv_done(qp);
 }
 
-static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
+static void axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
                                  const AxonPkt *pkt, uint16_t flags)
 {
     bool allowed = qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_WRITE);
@@ -582,32 +576,34 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
         qp->resp.wr_left = pkt->dmalen;
         qp->resp.wr_len = pkt->dmalen;
         if (pkt->dmalen &&
-            (!allowed || !axon_mr_check_remote(s, qp, pkt->rkey, pkt->va,
+            (!allowed || !axon_mr_check_remote(eng, qp, pkt->rkey, pkt->va,
                                         pkt->dmalen,
                                         AXON_ACCESS_REMOTE_WRITE))) {
-            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+            axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS,
+                                AXON_EVENT_QP_ACCESS_ERR,
                                 "WRITE outside the MR");
             return;
         }
     }
     if (pkt->len > qp->resp.wr_left ||
         ((flags & OP_END) && pkt->len != qp->resp.wr_left)) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+        axon_roce_resp_fail(eng, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                             "WRITE length");
         return;
     }
     if (pkt->len) {
         /* checked per packet: the MR may be gone since the first */
-        mr = axon_mr_check_remote(s, qp, qp->resp.wr_rkey, qp->resp.wr_va,
+        mr = axon_mr_check_remote(eng, qp, qp->resp.wr_rkey, qp->resp.wr_va,
                            pkt->len, AXON_ACCESS_REMOTE_WRITE);
         if (!mr || !allowed) {
-            axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+            axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS,
+                                AXON_EVENT_QP_ACCESS_ERR,
                                 "WRITE outside the MR");
             return;
         }
-        if (!axon_mr_rw(s, mr, qp->resp.wr_va, (uint8_t *)pkt->payload,
-                        pkt->len, DMA_DIRECTION_FROM_DEVICE)) {
-            axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
+        if (!axon_mr_rw(eng, mr, qp->resp.wr_va, (uint8_t *)pkt->payload,
+                        pkt->len, AXON_DMA_FROM_DEVICE)) {
+            axon_roce_resp_fail(eng, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
                                 "WRITE target not writable");
             return;
         }
@@ -615,10 +611,10 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
     qp->resp.wr_va += pkt->len;
     qp->resp.wr_left -= pkt->len;
     if (flags & OP_IMM) {
-        if (!axon_roce_take_recv(s, qp)) {
+        if (!axon_roce_take_recv(eng, qp)) {
             return;
         }
-        axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+        axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                     AXON_WC_RECV_RDMA_WITH_IMM, AXON_WC_SUCCESS,
                     qp->resp.wr_len, pkt->imm, AXON_CQE_WITH_IMM |
                     (pkt->se ? AXON_CQE_SOLICITED : 0));
@@ -632,12 +628,12 @@ static void axon_roce_resp_write(AxonNicState *s, AxonQp *qp,
  * than max_dest_rd_atomic, at most AXON_MAX_RD_ATOMIC: one that has more
  * gets an invalid request NAK, as the IBA has it (false).
  */
-static bool axon_roce_res_free(AxonNicState *s, AxonQp *qp)
+static bool axon_roce_res_free(AxonEngine *eng, AxonQp *qp)
 {
     if (!axon_roce_res_pending(&qp->resp.res[qp->resp.res_next])) {
         return true;
     }
-    axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+    axon_roce_resp_fail(eng, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                         "more READs and atomics than max_dest_rd_atomic");
     return false;
 }
@@ -651,7 +647,7 @@ static AxonRdRes *axon_roce_new_res(AxonQp *qp)
     return res;
 }
 
-static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
+static void axon_roce_resp_atomic(AxonEngine *eng, AxonQp *qp,
                                   const AxonPkt *pkt)
 {
     AxonRdRes *res;
@@ -659,24 +655,24 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
     uint64_t orig;
 
     if (pkt->va & 7) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+        axon_roce_resp_fail(eng, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                             "misaligned atomic");
         return;
     }
-    if (!axon_roce_res_free(s, qp)) {
+    if (!axon_roce_res_free(eng, qp)) {
         return;
     }
-    mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, 8,
+    mr = axon_mr_check_remote(eng, qp, pkt->rkey, pkt->va, 8,
                        AXON_ACCESS_REMOTE_ATOMIC);
     if (!mr || !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_ATOMIC))) {
-        axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+        axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
                             "atomic outside the MR");
         return;
     }
-    if (!axon_mr_atomic(s, mr, pkt->va, pkt->opcode == IB_CMP_SWP,
+    if (!axon_mr_atomic(eng, mr, pkt->va, pkt->opcode == IB_CMP_SWP,
                         pkt->opcode == IB_CMP_SWP ? pkt->cmp :
                         pkt->swap_add, pkt->swap_add, &orig)) {
-        axon_roce_resp_fail(s, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
+        axon_roce_resp_fail(eng, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
                             "atomic target not readable");
         return;
     }
@@ -691,14 +687,14 @@ static void axon_roce_resp_atomic(AxonNicState *s, AxonQp *qp,
     qp->resp.epsn = axon_psn_add(qp->resp.epsn, 1);
     qp->resp.msn++;
     axon_roce_res_start(qp, res);
-    axon_roce_answer(s, qp);
+    axon_roce_answer(eng, qp);
 }
 
 /*
  * A READ: checked and saved, then answered in bursts (axon_roce_answer),
  * whatever its length: a peer may ask for up to 2 GiB in one request.
  */
-static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
+static void axon_roce_resp_read(AxonEngine *eng, AxonQp *qp,
                                 const AxonPkt *pkt)
 {
     uint32_t n = pkt->dmalen ? DIV_ROUND_UP(pkt->dmalen, qp->mtu) : 1;
@@ -706,21 +702,21 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
     AxonMr *mr = NULL;
 
     if (pkt->dmalen) {
-        mr = axon_mr_check_remote(s, qp, pkt->rkey, pkt->va, pkt->dmalen,
+        mr = axon_mr_check_remote(eng, qp, pkt->rkey, pkt->va, pkt->dmalen,
                            AXON_ACCESS_REMOTE_READ);
     }
     if (!(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ)) ||
         (pkt->dmalen && !mr)) {
-        axon_roce_resp_fail(s, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+        axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
                             "READ outside the MR");
         return;
     }
     if (pkt->dmalen > AXON_MAX_MSG_SIZE) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+        axon_roce_resp_fail(eng, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                             "READ too long");
         return;
     }
-    if (!axon_roce_res_free(s, qp)) {
+    if (!axon_roce_res_free(eng, qp)) {
         return;
     }
     res = axon_roce_new_res(qp);
@@ -733,11 +729,11 @@ static void axon_roce_resp_read(AxonNicState *s, AxonQp *qp,
     qp->resp.epsn = axon_psn_add(qp->resp.epsn, n);
     qp->resp.msn++;
     axon_roce_res_start(qp, res);
-    axon_roce_answer(s, qp);
+    axon_roce_answer(eng, qp);
 }
 
 /* A request for a QP acting as responder. */
-void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+void axon_roce_resp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     uint16_t flags = axon_ib_ops[pkt->opcode].flags;
     uint8_t kind = axon_ib_ops[pkt->opcode].kind;
@@ -745,21 +741,21 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 
     /* a failing QP takes nothing while its last responses go out */
     if (!axon_roce_resp_up(qp) || qp->resp.failing) {
-        s->rdma->stats.rx_drops++;
+        eng->stats.rx_drops++;
         return;
     }
     d = axon_psn_diff(pkt->psn, qp->resp.epsn);
     if (d < 0) {
-        axon_roce_duplicate(s, qp, pkt);
+        axon_roce_duplicate(eng, qp, pkt);
         return;
     }
     if (d > 0) {
         /* one NAK for the expected PSN (the spec's), nothing else */
-        s->rdma->stats.out_of_seq++;
+        eng->stats.out_of_seq++;
         qp->stats.out_of_seq++;
         if (!qp->resp.nak_sent) {
             qp->resp.nak_sent = true;
-            axon_roce_resp_aeth(s, qp, AETH_NAK << AETH_TYPE_SHIFT |
+            axon_roce_resp_aeth(eng, qp, AETH_NAK << AETH_TYPE_SHIFT |
                                 NAK_PSN_SEQ, qp->resp.epsn);
         }
         return;
@@ -767,12 +763,12 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     qp->resp.nak_sent = false;
     if (qp->state == AXON_QPS_RTR && !qp->comm_est) {
         qp->comm_est = true;
-        axon_qp_event(s, qp, AXON_EVENT_COMM_EST);
+        axon_qp_event(eng, qp, AXON_EVENT_COMM_EST);
     }
     if (!axon_roce_check_sequence(qp, pkt->opcode) ||
         ((flags & OP_PAYLOAD) &&
          (pkt->len > qp->mtu || (!(flags & OP_END) && pkt->len != qp->mtu)))) {
-        axon_roce_resp_fail(s, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
+        axon_roce_resp_fail(eng, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                             "opcode sequence or length");
         return;
     }
@@ -780,24 +776,24 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     if (((kind == KIND_SEND && (flags & OP_START)) ||
          (kind == KIND_WRITE && (flags & OP_IMM))) &&
         axon_qp_recv_wq(qp)->ci == axon_qp_recv_wq(qp)->pi) {
-        trace_axon_nic_roce_rnr(qp->qpn, pkt->psn, 0);
-        axon_roce_resp_aeth(s, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
+        axon_trace_roce_rnr(qp->qpn, pkt->psn, 0);
+        axon_roce_resp_aeth(eng, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
                             qp->attr.min_rnr_timer, pkt->psn);
         return;
     }
     switch (kind) {
     case KIND_SEND:
-        axon_roce_resp_send(s, qp, pkt, flags);
+        axon_roce_resp_send(eng, qp, pkt, flags);
         break;
     case KIND_WRITE:
-        axon_roce_resp_write(s, qp, pkt, flags);
+        axon_roce_resp_write(eng, qp, pkt, flags);
         break;
     case KIND_READ:
-        axon_roce_resp_read(s, qp, pkt);
+        axon_roce_resp_read(eng, qp, pkt);
         qp->resp.last_op = pkt->opcode;
         return;
     default:
-        axon_roce_resp_atomic(s, qp, pkt);
+        axon_roce_resp_atomic(eng, qp, pkt);
         qp->resp.last_op = pkt->opcode;
         return;
     }
@@ -810,6 +806,6 @@ void axon_roce_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         qp->resp.msn++;
     }
     if (pkt->ackreq) {
-        axon_roce_ack_later(s, qp);
+        axon_roce_ack_later(eng, qp);
     }
 }

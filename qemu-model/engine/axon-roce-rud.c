@@ -1,5 +1,5 @@
 /*
- * axon-nic: the RUD service, reliable unordered delivery over the planes
+ * axon engine: the RUD service, reliable unordered delivery over the planes
  *
  * Send: a RUD QP's WQEs are cut into packets at the path MTU (a READ into
  * requests of at most AXON_RUD_READ_PKTS responses), each with a PSN of
@@ -33,12 +33,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-#include "qemu/osdep.h"
-#include "qemu/log.h"
-#include "qemu/guest-random.h"
-#include "hw/pci/pci.h"
-#include "sysemu/dma.h"
-#include "trace.h"
 
 #include "axon-roce.h"
 
@@ -78,8 +72,8 @@
  */
 #define AXON_RUD_SLOT_REFUSALS  3
 
-QEMU_BUILD_BUG_ON(AXON_RUD_WINDOW != IB_RUD_SACK_BYTES * 8);
-QEMU_BUILD_BUG_ON(AXON_RUD_READ_PKTS > 64);
+AXON_BUILD_BUG_ON(AXON_RUD_WINDOW != IB_RUD_SACK_BYTES * 8);
+AXON_BUILD_BUG_ON(AXON_RUD_READ_PKTS > 64);
 
 /* A PSN the sender has used: what it carries, and its fate. */
 typedef struct AxonRudSlot {
@@ -122,6 +116,7 @@ typedef struct AxonRudRead {
 } AxonRudRead;
 
 struct AxonRud {
+    AxonEnv *env;               /* its clock */
     uint64_t rx_key;            /* this QP's: what arriving packets carry */
     uint64_t tx_key;            /* the peer's: what sent packets carry */
 
@@ -144,7 +139,7 @@ struct AxonRud {
     uint8_t lost_run[AXON_MAX_PLANES];  /* losses since one arrived */
     uint32_t resend[AXON_RUD_WINDOW];
     unsigned rs_head, rs_count;
-    QEMUTimer *rto_timer;
+    AxonTimer *rto_timer;
     AxonRudSlot slot[AXON_RUD_WINDOW];
 
     /* receiver */
@@ -165,37 +160,32 @@ static AxonRudSlot *axon_rud_slot(AxonRud *r, uint32_t psn)
     return &r->slot[psn % AXON_RUD_WINDOW];
 }
 
-static int64_t axon_rud_now(void)
+static int64_t axon_rud_now(const AxonRud *r)
 {
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
+    return axon_env_now_ns(r->env);
 }
 
-static void axon_rud_drop(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+static void axon_rud_drop(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
                           const char *why)
 {
-    trace_axon_nic_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
-    s->rdma->stats.rud_drops++;
+    axon_trace_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
+    eng->stats.rud_drops++;
     qp->stats.stray++;
 }
 
 /* ---- planes -------------------------------------------------------------- */
 
-/* The planes whose link is up at this device: a bit each. */
-static uint32_t axon_rud_planes_up(AxonNicState *s)
-{
-    return axon_nic_plane_reg(s) >> 8;
-}
 
 /*
  * The plane for the next packet: the next trusted one round robin (up,
  * and not avoided); for a packet sent again, another than its last if
  * one is trusted; if none is, the one up whose avoidance ends first.
  */
-static unsigned axon_rud_pick_plane(AxonNicState *s, AxonRud *r, int not)
+static unsigned axon_rud_pick_plane(AxonEngine *eng, AxonRud *r, int not)
 {
-    int64_t now = axon_rud_now(), soonest = INT64_MAX;
-    uint32_t up = axon_rud_planes_up(s);
-    unsigned n = s->planes, i, k, best = r->rr % n;
+    int64_t now = axon_rud_now(r), soonest = INT64_MAX;
+    uint32_t up = axon_env_planes_up(eng->env);
+    unsigned n = eng->conf.planes, i, k, best = r->rr % n;
     int pass;
 
     for (pass = 0; pass < 2; pass++) {
@@ -225,7 +215,7 @@ static unsigned axon_rud_pick_plane(AxonNicState *s, AxonRud *r, int not)
  */
 static void axon_rud_plane_lost(AxonRud *r, unsigned k)
 {
-    int64_t now = axon_rud_now();
+    int64_t now = axon_rud_now(r);
 
     if (++r->lost_run[k] < AXON_RUD_PLANE_LOSSES ||
         r->avoid_until[k] > now) {
@@ -238,23 +228,23 @@ static void axon_rud_plane_lost(AxonRud *r, unsigned k)
 }
 
 /* A UDP source port that hashes to plane k (Planes, axon_regs_defs.h). */
-static uint16_t axon_rud_sport(AxonNicState *s, AxonQp *qp, unsigned k)
+static uint16_t axon_rud_sport(AxonEngine *eng, AxonQp *qp, unsigned k)
 {
-    unsigned span = 0x4000 / s->planes;
+    unsigned span = 0x4000 / eng->conf.planes;
 
-    return 0xc000 + k + s->planes * (qp->qpn % span);
+    return 0xc000 + k + eng->conf.planes * (qp->qpn % span);
 }
 
-static void axon_rud_xmit(AxonNicState *s, AxonQp *qp, AxonPkt *pkt,
+static void axon_rud_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                           unsigned plane)
 {
     AxonPath path;
 
     pkt->dqpn = le32_to_cpu(qp->attr.dest_qpn);
-    axon_roce_qp_path(s, qp, pkt, &path);
+    axon_roce_qp_path(eng, qp, pkt, &path);
     path.ecn = AXON_ECN_ECT0;   /* the window reacts to marks */
-    path.udp_sport = axon_rud_sport(s, qp, plane);
-    axon_roce_xmit_path(s, qp, pkt, &path);
+    path.udp_sport = axon_rud_sport(eng, qp, plane);
+    axon_roce_xmit_path(eng, qp, pkt, &path);
 }
 
 /* ---- the window and the timer -------------------------------------------- */
@@ -291,7 +281,7 @@ static void axon_rud_cwnd_cut(AxonQp *qp, uint32_t num, uint32_t den,
                               const char *why)
 {
     AxonRud *r = qp->rud;
-    int64_t now = axon_rud_now();
+    int64_t now = axon_rud_now(r);
 
     if (!r->cc || now - r->cut_ns < axon_rud_trip(r)) {
         return;                 /* once a round trip */
@@ -299,8 +289,8 @@ static void axon_rud_cwnd_cut(AxonQp *qp, uint32_t num, uint32_t den,
     r->cut_ns = now;
     r->cwnd = MAX(r->cwnd - (uint64_t)r->cwnd * num / den,
                   AXON_RUD_CWND_MIN * AXON_RUD_CWND_ONE);
-    trace_axon_nic_rud_cwnd(qp->qpn, why, r->cwnd / AXON_RUD_CWND_ONE,
-                            r->srtt_ns / SCALE_US, r->base_rtt_ns / SCALE_US);
+    axon_trace_rud_cwnd(qp->qpn, why, r->cwnd / AXON_RUD_CWND_ONE,
+                        r->srtt_ns / SCALE_US, r->base_rtt_ns / SCALE_US);
 }
 
 /*
@@ -311,7 +301,7 @@ static void axon_rud_cwnd_acked(AxonQp *qp, unsigned n, unsigned ce)
 {
     AxonRud *r = qp->rud;
     int64_t target = r->base_rtt_ns + AXON_RUD_TARGET_Q_NS;
-    int64_t delay = r->srtt_ns, now = axon_rud_now();
+    int64_t delay = r->srtt_ns, now = axon_rud_now(r);
     uint32_t pkts = MAX(r->cwnd / AXON_RUD_CWND_ONE, 1);
 
     if (!r->cc || !n) {
@@ -355,9 +345,9 @@ static int64_t axon_rud_due(AxonRud *r, const AxonRudSlot *sl)
 
 static void axon_rud_arm(AxonRud *r, int64_t when)
 {
-    if (!timer_pending(r->rto_timer) || timer_expire_time_ns(r->rto_timer) >
-        when) {
-        timer_mod(r->rto_timer, when);
+    if (!axon_env_timer_pending(r->rto_timer) ||
+        axon_env_timer_expires(r->rto_timer) > when) {
+        axon_env_timer_mod(r->rto_timer, when);
     }
 }
 
@@ -377,17 +367,17 @@ static int64_t axon_rud_late_at(AxonRud *r, const AxonRudSlot *sl)
 }
 
 /* The packet at psn goes again, before anything new. */
-static void axon_rud_resend(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
+static void axon_rud_resend(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
                             uint32_t psn)
 {
     AxonRud *r = qp->rud;
 
     sl->queued = true;
     r->resend[(r->rs_head + r->rs_count++) % AXON_RUD_WINDOW] = psn;
-    axon_roce_schedule(s, qp);
+    axon_roce_schedule(eng, qp);
 }
 
-static void axon_rud_queue(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
+static void axon_rud_queue(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
                            uint32_t psn, bool timer)
 {
     AxonRud *r = qp->rud;
@@ -395,11 +385,11 @@ static void axon_rud_queue(AxonNicState *s, AxonQp *qp, AxonRudSlot *sl,
     if (sl->queued) {
         return;
     }
-    trace_axon_nic_rud_lost(qp->qpn, psn, timer, sl->plane,
-                            (axon_rud_now() - sl->sent_ns) / SCALE_US,
-                            r->srtt_ns / SCALE_US, r->rttvar_ns / SCALE_US);
+    axon_trace_rud_lost(qp->qpn, psn, timer, sl->plane,
+                        (axon_rud_now(r) - sl->sent_ns) / SCALE_US,
+                        r->srtt_ns / SCALE_US, r->rttvar_ns / SCALE_US);
     axon_rud_plane_lost(r, sl->plane);
-    axon_rud_resend(s, qp, sl, psn);
+    axon_rud_resend(eng, qp, sl, psn);
 }
 
 /* A WQE is done once it is all sent and every packet of it answered. */
@@ -431,11 +421,11 @@ static void axon_rud_advance_una(AxonRud *r)
 }
 
 /* A WQE fails; it completes (in order) and the QP goes to ERR. */
-static void axon_rud_fail(AxonNicState *s, AxonQp *qp, AxonSwqe *e,
+static void axon_rud_fail(AxonEngine *eng, AxonQp *qp, AxonSwqe *e,
                           uint8_t status)
 {
     axon_roce_fail(qp, e, status);
-    axon_roce_complete(s, qp);
+    axon_roce_complete(eng, qp);
 }
 
 /* How long after the last packet sent, with no news, a probe goes. */
@@ -452,7 +442,7 @@ static int64_t axon_rud_pto(AxonRud *r)
  * missing. Once per ACK that brought news; returns when to look again
  * (INT64_MAX: not before news).
  */
-static int64_t axon_rud_probe(AxonNicState *s, AxonQp *qp, int64_t now)
+static int64_t axon_rud_probe(AxonEngine *eng, AxonQp *qp, int64_t now)
 {
     AxonRud *r = qp->rud;
     uint32_t psn = axon_psn_add(r->next_psn, AXON_PSN_MASK);
@@ -467,21 +457,21 @@ static int64_t axon_rud_probe(AxonNicState *s, AxonQp *qp, int64_t now)
         return at;
     }
     r->probe_seq = r->acked_seq;
-    trace_axon_nic_rud_probe(qp->qpn, psn, (now - sl->sent_ns) / SCALE_US);
-    axon_rud_resend(s, qp, sl, psn);
+    axon_trace_rud_probe(qp->qpn, psn, (now - sl->sent_ns) / SCALE_US);
+    axon_rud_resend(eng, qp, sl, psn);
     return INT64_MAX;
 }
 
 static void axon_rud_timer(void *opaque)
 {
     AxonQp *qp = opaque;
-    AxonNicState *s = qp->s;
+    AxonEngine *eng = qp->eng;
     AxonRud *r = qp->rud;
-    int64_t now = axon_rud_now(), next = INT64_MAX;
+    int64_t now = axon_rud_now(r), next = INT64_MAX;
     bool lost = false;
     uint32_t psn;
 
-    if (!axon_nic_ready(s) || qp->state != AXON_QPS_RTS) {
+    if (!axon_env_running(eng->env) || qp->state != AXON_QPS_RTS) {
         return;
     }
     for (psn = r->una; psn != r->next_psn; psn = axon_psn_add(psn, 1)) {
@@ -492,7 +482,7 @@ static void axon_rud_timer(void *opaque)
             continue;
         }
         if (late && now > late) {
-            axon_rud_queue(s, qp, sl, psn, false);
+            axon_rud_queue(eng, qp, sl, psn, false);
             continue;
         }
         if (now < due) {
@@ -500,21 +490,22 @@ static void axon_rud_timer(void *opaque)
             continue;
         }
         if (++sl->expired > qp->attr.retry_cnt + 1) {
-            trace_axon_nic_roce_timeout(qp->qpn, psn, 0);
-            axon_rud_fail(s, qp, axon_win(qp, sl->wqe), AXON_WC_RETRY_EXC_ERR);
+            axon_trace_roce_timeout(qp->qpn, psn, 0);
+            axon_rud_fail(eng, qp, axon_win(qp, sl->wqe),
+                          AXON_WC_RETRY_EXC_ERR);
             return;
         }
         lost = true;
-        axon_rud_queue(s, qp, sl, psn, true);
+        axon_rud_queue(eng, qp, sl, psn, true);
     }
     if (lost) {
         qp->stats.timeouts++;
         axon_rud_cwnd_cut(qp, 1, 2, "timeout");
     } else {
-        next = MIN(next, axon_rud_probe(s, qp, now));
+        next = MIN(next, axon_rud_probe(eng, qp, now));
     }
     if (next != INT64_MAX) {
-        timer_mod(r->rto_timer, next);
+        axon_env_timer_mod(r->rto_timer, next);
     }
 }
 
@@ -548,7 +539,7 @@ static bool axon_rud_window_mark(AxonRud *r)
 }
 
 /* Sends (again) the packet at psn; false if its payload is unreadable. */
-static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
+static bool axon_rud_send_pkt(AxonEngine *eng, AxonQp *qp, uint32_t psn,
                               bool again)
 {
     AxonRud *r = qp->rud;
@@ -580,25 +571,25 @@ static bool axon_rud_send_pkt(AxonNicState *s, AxonQp *qp, uint32_t psn,
         pkt.len = sl->len;
     } else {
         if (sl->len &&
-            !axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge, sl->off,
-                            s->rdma->txbuf, sl->len,
-                            DMA_DIRECTION_TO_DEVICE)) {
+            !axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, sl->off,
+                            eng->txbuf, sl->len,
+                            AXON_DMA_TO_DEVICE)) {
             return false;
         }
-        pkt.payload = s->rdma->txbuf;
+        pkt.payload = eng->txbuf;
         pkt.len = sl->len;
     }
-    plane = axon_rud_pick_plane(s, r, again ? sl->plane : -1);
+    plane = axon_rud_pick_plane(eng, r, again ? sl->plane : -1);
     sl->plane = plane;
     sl->tries++;
     sl->seq = ++r->seq;
-    sl->sent_ns = axon_rud_now();
+    sl->sent_ns = axon_rud_now(r);
     if (again) {
-        s->rdma->stats.retrans++;
+        eng->stats.retrans++;
         qp->stats.retrans++;
     }
     axon_rud_arm(r, MIN(axon_rud_due(r, sl), sl->sent_ns + axon_rud_pto(r)));
-    axon_rud_xmit(s, qp, &pkt, plane);
+    axon_rud_xmit(eng, qp, &pkt, plane);
     return true;
 }
 
@@ -635,7 +626,7 @@ static bool axon_rud_wqe_ok(const AxonSwqe *e)
     return !axon_wr_atomic(e->opcode) && e->opcode != AXON_WR_SEND_INV;
 }
 
-unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
+unsigned axon_rud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
 {
     AxonRud *r = qp->rud;
     unsigned sent = 0;
@@ -653,8 +644,8 @@ unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
             sl = axon_rud_slot(r, psn);
             sl->queued = false;
             if (sl->live) {
-                if (!axon_rud_send_pkt(s, qp, psn, true)) {
-                    axon_rud_fail(s, qp, axon_win(qp, sl->wqe),
+                if (!axon_rud_send_pkt(eng, qp, psn, true)) {
+                    axon_rud_fail(eng, qp, axon_win(qp, sl->wqe),
                                   AXON_WC_LOC_PROT_ERR);
                 }
                 sent++;
@@ -671,7 +662,7 @@ unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
                 AXON_RUD_MSGS) {
                 break;
             }
-            axon_roce_fetch(s, qp);
+            axon_roce_fetch(eng, qp);
             e = axon_win(qp, qp->req.cur);
             if (!e->done && !axon_rud_wqe_ok(e)) {
                 axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
@@ -681,7 +672,7 @@ unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
         if (e->done) {
             /* failed when fetched; completes in order */
             axon_roce_skip(qp, e);
-            axon_roce_complete(s, qp);
+            axon_roce_complete(eng, qp);
             continue;
         }
         if (!qp->req.cur_off) {
@@ -690,23 +681,23 @@ unsigned axon_rud_req_run(AxonNicState *s, AxonQp *qp, unsigned budget)
                 qp->comp.sq_comp != qp->req.cur) {
                 break;
             }
-            if (axon_roce_local_op(s, qp, e)) {
+            if (axon_roce_local_op(eng, qp, e)) {
                 axon_roce_skip(qp, e);
-                axon_roce_complete(s, qp);
+                axon_roce_complete(eng, qp);
                 continue;
             }
             e->rud.msg_id = r->msg_next++;
             e->rud.left = 0;
         }
         psn = axon_rud_next_pkt(qp, e);
-        if (!axon_rud_send_pkt(s, qp, psn, false)) {
-            axon_rud_fail(s, qp, e, AXON_WC_LOC_PROT_ERR);
+        if (!axon_rud_send_pkt(eng, qp, psn, false)) {
+            axon_rud_fail(eng, qp, e, AXON_WC_LOC_PROT_ERR);
             continue;
         }
         sent++;
     }
     if (sent == budget && r->rs_count) {
-        axon_roce_schedule(s, qp);
+        axon_roce_schedule(eng, qp);
     }
     return sent;
 }
@@ -743,7 +734,7 @@ static void axon_rud_mark(AxonRud *r, uint32_t psn)
  * order (the SACK tells the sender of the hole), and at the end of the
  * engine's batch; at once if many wait for it, or with a NAK.
  */
-static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
+static void axon_rud_ack_owed(AxonEngine *eng, AxonQp *qp,
                               const AxonPkt *pkt, bool dup)
 {
     AxonRud *r = qp->rud;
@@ -753,12 +744,12 @@ static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
         r->ce++;
     }
     if (++r->unacked >= AXON_RUD_ACK_EVERY || r->err_syndrome) {
-        axon_rud_send_ack(s, qp);
+        axon_rud_send_ack(eng, qp);
         return;
     }
     if (pkt->ackreq || dup || r->rx_high != r->epsn || pkt->ecn ==
         AXON_ECN_CE) {
-        axon_roce_ack_later(s, qp);
+        axon_roce_ack_later(eng, qp);
     }
 }
 
@@ -766,7 +757,7 @@ static void axon_rud_ack_owed(AxonNicState *s, AxonQp *qp,
  * The ACK: the cumulative PSN, the bitmap after it as far as the highest
  * PSN that arrived (none when all came in order), marks, a NAK.
  */
-void axon_rud_send_ack(AxonNicState *s, AxonQp *qp)
+void axon_rud_send_ack(AxonEngine *eng, AxonQp *qp)
 {
     AxonRud *r = qp->rud;
     int32_t span = axon_psn_diff(r->rx_high, r->epsn);
@@ -791,42 +782,42 @@ void axon_rud_send_ack(AxonNicState *s, AxonQp *qp)
         }
     }
     if (r->err_syndrome) {
-        s->rdma->stats.naks++;
+        eng->stats.naks++;
         qp->stats.err_naks_sent++;
     }
     r->unacked = 0;
     r->ce = 0;
     r->err_syndrome = 0;
-    axon_rud_xmit(s, qp, &pkt, axon_rud_pick_plane(s, r, -1));
+    axon_rud_xmit(eng, qp, &pkt, axon_rud_pick_plane(eng, r, -1));
 }
 
 /* The packet at psn is refused: the sender gets a NAK for it. */
-static void axon_rud_nak(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt,
+static void axon_rud_nak(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
                          uint8_t code, const char *why)
 {
     AxonRud *r = qp->rud;
 
-    axon_rud_drop(s, qp, pkt, why);
+    axon_rud_drop(eng, qp, pkt, why);
     r->err_syndrome = AETH_NAK << AETH_TYPE_SHIFT | code;
     r->err_psn = pkt->psn;
     r->err_msg = pkt->msg_id;
-    axon_rud_ack_owed(s, qp, pkt, false);
+    axon_rud_ack_owed(eng, qp, pkt, false);
 }
 
 /* The receive WQE of a message, taken now; false if there is none. */
-static bool axon_rud_take_recv(AxonNicState *s, AxonQp *qp, AxonRudMsg *m)
+static bool axon_rud_take_recv(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m)
 {
     AxonWq *wq = axon_qp_recv_wq(qp);
 
     if (wq->ci == wq->pi) {
         return false;
     }
-    if (!axon_roce_recv_fetch(s, qp)) {
+    if (!axon_roce_recv_fetch(eng, qp)) {
         /* the consumer's WQE is bad: its QP goes to ERR, as RC's does */
-        axon_qp_cqe(s, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
+        axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                     AXON_WC_RECV, AXON_WC_LOC_QP_OP_ERR, 0, 0, 0);
         axon_roce_recv_done(qp);
-        axon_qp_error(s, qp);
+        axon_qp_error(eng, qp);
         return false;
     }
     m->recv_wr_id = qp->resp.recv_wr_id;
@@ -855,13 +846,13 @@ static uint32_t axon_rud_room(const AxonRudMsg *m)
 }
 
 /* The message's last byte is placed: its receive completes. */
-static void axon_rud_msg_done(AxonNicState *s, AxonQp *qp, AxonRudMsg *m)
+static void axon_rud_msg_done(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m)
 {
     m->active = false;
     if (!axon_rud_op_recv(m->op)) {
         return;
     }
-    axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx,
+    axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx,
                 m->op == RUD_OP_WRITE_IMM ? AXON_WC_RECV_RDMA_WITH_IMM :
                 AXON_WC_RECV, AXON_WC_SUCCESS, m->len, m->imm,
                 (m->op != RUD_OP_SEND ? AXON_CQE_WITH_IMM : 0) |
@@ -872,12 +863,12 @@ static void axon_rud_msg_done(AxonNicState *s, AxonQp *qp, AxonRudMsg *m)
  * The slot's message will never complete: its receive WQE, if it took
  * one, completes in error (the QP stays in RTS) and the slot is free.
  */
-static void axon_rud_abandon(AxonNicState *s, AxonQp *qp, AxonRudMsg *m,
+static void axon_rud_abandon(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m,
                              const AxonPkt *pkt, const char *why)
 {
-    trace_axon_nic_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
+    axon_trace_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
     if (axon_rud_op_recv(m->op)) {
-        axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+        axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
                     AXON_WC_GENERAL_ERR, 0, 0, 0);
     }
     m->active = false;
@@ -901,7 +892,7 @@ static void axon_rud_abandon(AxonNicState *s, AxonQp *qp, AxonRudMsg *m,
  * Packets of an earlier message of the slot are dropped: that message
  * was acknowledged whole, so they are duplicates.
  */
-static AxonRudMsg *axon_rud_msg(AxonNicState *s, AxonQp *qp,
+static AxonRudMsg *axon_rud_msg(AxonEngine *eng, AxonQp *qp,
                                 const AxonPkt *pkt, const char **why)
 {
     AxonRudMsg *m = &qp->rud->msg[pkt->msg_id % AXON_RUD_MSGS];
@@ -921,7 +912,7 @@ static AxonRudMsg *axon_rud_msg(AxonNicState *s, AxonQp *qp,
             *why = "packet of another message";
             return NULL;
         }
-        axon_rud_abandon(s, qp, m, pkt,
+        axon_rud_abandon(eng, qp, m, pkt,
                          age ? "slot taken by a later message" :
                          "slot taken from a stalled message");
     }
@@ -931,7 +922,7 @@ static AxonRudMsg *axon_rud_msg(AxonNicState *s, AxonQp *qp,
     m->len = pkt->msg_len;
     m->imm = pkt->imm;
     m->se = pkt->se;
-    if (axon_rud_op_recv(m->op) && !axon_rud_take_recv(s, qp, m)) {
+    if (axon_rud_op_recv(m->op) && !axon_rud_take_recv(eng, qp, m)) {
         *why = "no receive WQE";
         return NULL;
     }
@@ -940,30 +931,30 @@ static AxonRudMsg *axon_rud_msg(AxonNicState *s, AxonQp *qp,
 }
 
 /* A SEND's packet into its receive WQE; false (NAKed) if it cannot be. */
-static bool axon_rud_place_send(AxonNicState *s, AxonQp *qp, AxonRudMsg *m,
+static bool axon_rud_place_send(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m,
                                 const AxonPkt *pkt)
 {
     if (m->len > axon_rud_room(m)) {
-        axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+        axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
                     AXON_WC_LOC_LEN_ERR, 0, 0, 0);
         m->active = false;
-        axon_rud_nak(s, qp, pkt, NAK_INV_REQ, "SEND longer than its WQE");
+        axon_rud_nak(eng, qp, pkt, NAK_INV_REQ, "SEND longer than its WQE");
         return false;
     }
-    if (!axon_mr_sge_rw(s, axon_roce_recv_pdn(qp), m->recv_sge, m->recv_nsge,
+    if (!axon_mr_sge_rw(eng, axon_roce_recv_pdn(qp), m->recv_sge, m->recv_nsge,
                         pkt->offset, (uint8_t *)pkt->payload, pkt->len,
-                        DMA_DIRECTION_FROM_DEVICE)) {
-        axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+                        AXON_DMA_FROM_DEVICE)) {
+        axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
                     AXON_WC_LOC_PROT_ERR, 0, 0, 0);
         m->active = false;
-        axon_rud_nak(s, qp, pkt, NAK_REM_OP, "receive WQE not writable");
+        axon_rud_nak(eng, qp, pkt, NAK_REM_OP, "receive WQE not writable");
         return false;
     }
     return true;
 }
 
 /* A WRITE's packet through its key; false (NAKed) if not allowed. */
-static bool axon_rud_place_write(AxonNicState *s, AxonQp *qp,
+static bool axon_rud_place_write(AxonEngine *eng, AxonQp *qp,
                                  const AxonPkt *pkt)
 {
     uint64_t va = pkt->va + pkt->offset;
@@ -972,12 +963,12 @@ static bool axon_rud_place_write(AxonNicState *s, AxonQp *qp,
     if (!pkt->len) {
         return true;
     }
-    mr = axon_mr_check_remote(s, qp, pkt->rkey, va, pkt->len,
+    mr = axon_mr_check_remote(eng, qp, pkt->rkey, va, pkt->len,
                               AXON_ACCESS_REMOTE_WRITE);
     if (!mr || !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_WRITE)) ||
-        !axon_mr_rw(s, mr, va, (uint8_t *)pkt->payload, pkt->len,
-                    DMA_DIRECTION_FROM_DEVICE)) {
-        axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "WRITE not allowed");
+        !axon_mr_rw(eng, mr, va, (uint8_t *)pkt->payload, pkt->len,
+                    AXON_DMA_FROM_DEVICE)) {
+        axon_rud_nak(eng, qp, pkt, NAK_REM_ACCESS, "WRITE not allowed");
         return false;
     }
     return true;
@@ -989,7 +980,7 @@ static bool axon_rud_place_write(AxonNicState *s, AxonQp *qp,
  * is answered from what was saved of its first answer, and dropped if
  * the key no longer allows it. False if nothing was sent.
  */
-static bool axon_rud_answer_read(AxonNicState *s, AxonQp *qp,
+static bool axon_rud_answer_read(AxonEngine *eng, AxonQp *qp,
                                  const AxonRudRead *rq, const AxonPkt *pkt,
                                  bool nak)
 {
@@ -998,14 +989,14 @@ static bool axon_rud_answer_read(AxonNicState *s, AxonQp *qp,
     uint32_t done = 0;
 
     if (rq->req_len) {
-        mr = axon_mr_check_remote(s, qp, rq->rkey, va, rq->req_len,
+        mr = axon_mr_check_remote(eng, qp, rq->rkey, va, rq->req_len,
                                   AXON_ACCESS_REMOTE_READ);
         if (!mr ||
             !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_READ))) {
             if (nak) {
-                axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ not allowed");
+                axon_rud_nak(eng, qp, pkt, NAK_REM_ACCESS, "READ not allowed");
             } else {
-                axon_rud_drop(s, qp, pkt, "duplicate READ no longer allowed");
+                axon_rud_drop(eng, qp, pkt, "duplicate READ no longer allowed");
             }
             return false;
         }
@@ -1020,20 +1011,20 @@ static bool axon_rud_answer_read(AxonNicState *s, AxonQp *qp,
             .msg_len = rq->msg_len,
             .offset = rq->offset + done,
             .rud_op = RUD_OP_READ,
-            .payload = s->rdma->rspbuf,
+            .payload = eng->rspbuf,
             .len = n,
         };
 
-        if (n && !axon_mr_rw(s, mr, va + done, s->rdma->rspbuf, n,
-                             DMA_DIRECTION_TO_DEVICE)) {
+        if (n && !axon_mr_rw(eng, mr, va + done, eng->rspbuf, n,
+                             AXON_DMA_TO_DEVICE)) {
             if (nak) {
-                axon_rud_nak(s, qp, pkt, NAK_REM_ACCESS, "READ unreadable");
+                axon_rud_nak(eng, qp, pkt, NAK_REM_ACCESS, "READ unreadable");
             } else {
-                axon_rud_drop(s, qp, pkt, "READ unreadable");
+                axon_rud_drop(eng, qp, pkt, "READ unreadable");
             }
             return false;
         }
-        axon_rud_xmit(s, qp, &rsp, axon_rud_pick_plane(s, qp->rud, -1));
+        axon_rud_xmit(eng, qp, &rsp, axon_rud_pick_plane(eng, qp->rud, -1));
         done += n;
     } while (done < rq->req_len);
     return true;
@@ -1092,7 +1083,7 @@ static const char *axon_rud_check_req(const AxonQp *qp, const AxonPkt *pkt)
 }
 
 /* A DATA packet or READ request, from the peer (its key checked). */
-static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+static void axon_rud_req_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     AxonRud *r = qp->rud;
     int32_t d = axon_psn_diff(pkt->psn, r->epsn);
@@ -1102,22 +1093,22 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
     bool dup;
 
     if (qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) {
-        axon_rud_drop(s, qp, pkt, "QP not receiving");
+        axon_rud_drop(eng, qp, pkt, "QP not receiving");
         return;
     }
     if (d >= AXON_RUD_WINDOW) {
-        axon_rud_drop(s, qp, pkt, "PSN ahead of the window");
+        axon_rud_drop(eng, qp, pkt, "PSN ahead of the window");
         qp->stats.out_of_seq++;
         return;
     }
     /* a sender sends nothing again from before its window */
     if (d < -AXON_RUD_WINDOW) {
-        axon_rud_drop(s, qp, pkt, "PSN behind the window");
+        axon_rud_drop(eng, qp, pkt, "PSN behind the window");
         return;
     }
     why = axon_rud_check_req(qp, pkt);
     if (why) {
-        axon_rud_drop(s, qp, pkt, why);
+        axon_rud_drop(eng, qp, pkt, why);
         return;
     }
     dup = d < 0 || axon_rud_seen(r, pkt->psn);
@@ -1125,55 +1116,55 @@ static void axon_rud_req_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         /* answered again only as it was first answered */
         saved = axon_rud_read_saved(r, pkt);
         if (!saved) {
-            axon_rud_drop(s, qp, pkt, "duplicate READ request unlike any "
+            axon_rud_drop(eng, qp, pkt, "duplicate READ request unlike any "
                                       "answered");
             return;
         }
     }
     if (dup) {
-        s->rdma->stats.rud_dups++;
+        eng->stats.rud_dups++;
         qp->stats.dup_reqs++;
     }
     if (qp->state == AXON_QPS_RTR && !qp->comm_est) {
         qp->comm_est = true;
-        axon_qp_event(s, qp, AXON_EVENT_COMM_EST);
+        axon_qp_event(eng, qp, AXON_EVENT_COMM_EST);
     }
     if (pkt->opcode == IB_RUD_READ_REQ) {
         AxonRudRead rq = axon_rud_read_of(pkt);
 
-        if (!axon_rud_answer_read(s, qp, saved ? saved : &rq, pkt, !dup)) {
+        if (!axon_rud_answer_read(eng, qp, saved ? saved : &rq, pkt, !dup)) {
             return;
         }
         if (!dup) {
             r->rd[pkt->psn % AXON_RUD_WINDOW] = rq;
         }
     } else if (!dup) {
-        m = axon_rud_msg(s, qp, pkt, &why);
+        m = axon_rud_msg(eng, qp, pkt, &why);
         if (!m) {
-            axon_rud_drop(s, qp, pkt, why);  /* sent again later */
+            axon_rud_drop(eng, qp, pkt, why);  /* sent again later */
             return;
         }
         if (m->op == RUD_OP_WRITE || m->op == RUD_OP_WRITE_IMM ?
-            !axon_rud_place_write(s, qp, pkt) :
-            !axon_rud_place_send(s, qp, m, pkt)) {
+            !axon_rud_place_write(eng, qp, pkt) :
+            !axon_rud_place_send(eng, qp, m, pkt)) {
             return;
         }
         m->placed += pkt->len;
         m->refused = 0;
         if (m->placed == m->len) {
-            axon_rud_msg_done(s, qp, m);
+            axon_rud_msg_done(eng, qp, m);
         }
     }
     if (!dup) {
         axon_rud_mark(r, pkt->psn);
     }
-    axon_rud_ack_owed(s, qp, pkt, dup);
+    axon_rud_ack_owed(eng, qp, pkt, dup);
 }
 
 /* ---- the sender's answers ------------------------------------------------ */
 
 /* A READ response, for a READ request outstanding at its PSN. */
-static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+static void axon_rud_resp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     AxonRud *r = qp->rud;
     AxonRudSlot *sl = axon_rud_slot(r, pkt->psn);
@@ -1185,7 +1176,7 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_psn_diff(pkt->psn, r->next_psn) >= -AXON_RUD_WINDOW &&
         (axon_psn_diff(pkt->psn, r->una) < 0 || !sl->live)) {
         /* a request asked twice, answered twice: one answer is late */
-        s->rdma->stats.rud_dups++;
+        eng->stats.rud_dups++;
         qp->stats.dup_reqs++;
         return;
     }
@@ -1194,25 +1185,25 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_psn_diff(pkt->psn, r->next_psn) >= 0 || !sl->live || !sl->read ||
         e->rud.msg_id != pkt->msg_id || pkt->offset < sl->off ||
         (pkt->offset - sl->off) % qp->mtu) {
-        axon_rud_drop(s, qp, pkt, "response for nothing outstanding");
+        axon_rud_drop(eng, qp, pkt, "response for nothing outstanding");
         return;
     }
     k = (pkt->offset - sl->off) / qp->mtu;
     chunks = MAX(DIV_ROUND_UP(sl->len, qp->mtu), 1);
     if (k >= chunks ||
         pkt->len != MIN(qp->mtu, sl->off + sl->len - pkt->offset)) {
-        axon_rud_drop(s, qp, pkt, "response size");
+        axon_rud_drop(eng, qp, pkt, "response size");
         return;
     }
     if (sl->got & (1ULL << k)) {
-        s->rdma->stats.rud_dups++;
+        eng->stats.rud_dups++;
         qp->stats.dup_reqs++;
         return;
     }
-    if (pkt->len && !axon_mr_sge_rw(s, qp->pdn, e->sge, e->num_sge,
+    if (pkt->len && !axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge,
                                     pkt->offset, (uint8_t *)pkt->payload,
-                                    pkt->len, DMA_DIRECTION_FROM_DEVICE)) {
-        axon_rud_fail(s, qp, e, AXON_WC_LOC_PROT_ERR);
+                                    pkt->len, AXON_DMA_FROM_DEVICE)) {
+        axon_rud_fail(eng, qp, e, AXON_WC_LOC_PROT_ERR);
         return;
     }
     sl->got |= 1ULL << k;
@@ -1220,12 +1211,12 @@ static void axon_rud_resp_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         return;
     }
     if (sl->tries == 1) {
-        axon_rud_rtt(r, axon_rud_now() - sl->sent_ns);
+        axon_rud_rtt(r, axon_rud_now(r) - sl->sent_ns);
     }
     axon_rud_slot_done(qp, sl);
     axon_rud_cwnd_acked(qp, 1, pkt->ecn == AXON_ECN_CE);
     axon_rud_advance_una(r);
-    axon_roce_complete(s, qp);
+    axon_roce_complete(eng, qp);
 }
 
 /* The slot at psn is acknowledged by an ACK; true if that is news. */
@@ -1252,7 +1243,7 @@ static uint8_t axon_rud_nak_status(uint8_t syndrome)
     }
 }
 
-static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+static void axon_rud_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     AxonRud *r = qp->rud;
     AxonRudSlot *trig = axon_rud_slot(r, pkt->ack_psn);
@@ -1267,7 +1258,7 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
         axon_psn_diff(pkt->psn, r->una) < -AXON_RUD_WINDOW ||
         axon_psn_diff(pkt->psn, r->next_psn) > 0 ||
         pkt->len > IB_RUD_SACK_BYTES) {
-        axon_rud_drop(s, qp, pkt, "ACK for nothing sent");
+        axon_rud_drop(eng, qp, pkt, "ACK for nothing sent");
         return;
     }
     if (pkt->syndrome >> AETH_TYPE_SHIFT == AETH_NAK) {
@@ -1278,7 +1269,7 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
             axon_psn_diff(pkt->err_psn, r->next_psn) < 0 &&
             axon_win(qp, sl->wqe)->rud.msg_id == pkt->err_msg) {
             qp->stats.err_naks_rcvd++;
-            axon_rud_fail(s, qp, axon_win(qp, sl->wqe),
+            axon_rud_fail(eng, qp, axon_win(qp, sl->wqe),
                           axon_rud_nak_status(pkt->syndrome));
             return;
         }
@@ -1302,7 +1293,7 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
             high = psn;
         }
     }
-    now = axon_rud_now();
+    now = axon_rud_now(r);
     if (trig_live && !trig->live) {
         axon_rud_rtt(r, now - trig_sent);
     }
@@ -1319,42 +1310,47 @@ static void axon_rud_ack_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
 
         late = axon_rud_late_at(r, sl);
         if (late && now > late) {
-            axon_rud_queue(s, qp, sl, psn, false);
+            axon_rud_queue(eng, qp, sl, psn, false);
         } else if (late) {
             /* a full window may bring no further ACK to tell */
             axon_rud_arm(r, late + 1);
         }
     }
-    axon_roce_complete(s, qp);
+    axon_roce_complete(eng, qp);
 }
 
-void axon_rud_rx(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+void axon_rud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     switch (pkt->opcode) {
     case IB_RUD_ACK:
-        axon_rud_ack_rx(s, qp, pkt);
+        axon_rud_ack_rx(eng, qp, pkt);
         break;
     case IB_RUD_READ_RESP:
-        axon_rud_resp_rx(s, qp, pkt);
+        axon_rud_resp_rx(eng, qp, pkt);
         break;
     default:
-        axon_rud_req_rx(s, qp, pkt);
+        axon_rud_req_rx(eng, qp, pkt);
     }
 }
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
-void axon_rud_qp_init(AxonQp *qp)
+bool axon_rud_qp_init(AxonQp *qp)
 {
-    qp->rud = g_new0(AxonRud, 1);
-    qp->rud->rto_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, axon_rud_timer, qp);
+    qp->rud = axon_new0(AxonRud, 1);
+    if (!qp->rud) {
+        return false;
+    }
+    qp->rud->env = qp->eng->env;
+    qp->rud->rto_timer = axon_env_timer_new(qp->rud->env, axon_rud_timer, qp);
+    return true;
 }
 
 void axon_rud_qp_free(AxonQp *qp)
 {
     if (qp->rud) {
-        timer_free(qp->rud->rto_timer);
-        g_free(qp->rud);
+        axon_env_timer_free(qp->rud->rto_timer);
+        free(qp->rud);
         qp->rud = NULL;
     }
 }
@@ -1362,13 +1358,13 @@ void axon_rud_qp_free(AxonQp *qp)
 void axon_rud_stop(AxonQp *qp)
 {
     if (qp->rud) {
-        timer_del(qp->rud->rto_timer);
+        axon_env_timer_del(qp->rud->rto_timer);
     }
 }
 
 /*
- * Leaving RESET: a new receive key, from the guest's random source (as
- * MR keys are; cryptographic unless QEMU's -seed makes it repeatable).
+ * Leaving RESET: a new receive key, from the host's random source (as MR
+ * keys are: axon_env_random).
  * Returned to the QP's owner only, as the result of its MODIFY_QP.
  */
 uint64_t axon_rud_open(AxonQp *qp)
@@ -1376,7 +1372,7 @@ uint64_t axon_rud_open(AxonQp *qp)
     AxonRud *r = qp->rud;
 
     do {
-        qemu_guest_getrandom_nofail(&r->rx_key, sizeof(r->rx_key));
+        axon_env_random(r->env, &r->rx_key, sizeof(r->rx_key));
     } while (!r->rx_key);
     r->tx_key = 0;
     return r->rx_key;
@@ -1406,19 +1402,19 @@ static bool axon_rud_key_eq(uint64_t a, uint64_t b)
  * A RUD packet for the QP must carry its key: anything else is dropped
  * and counted before the packet's state, PSN or contents are looked at.
  */
-bool axon_rud_key_ok(AxonNicState *s, AxonQp *qp, const AxonPkt *pkt)
+bool axon_rud_key_ok(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     uint64_t key = qp->rud->rx_key;
 
     if (axon_rud_key_eq(pkt->key, key) & (key != 0)) {
         return true;
     }
-    axon_rud_drop(s, qp, pkt, "connection key");
+    axon_rud_drop(eng, qp, pkt, "connection key");
     return false;
 }
 
 /* INIT -> RTR: the receiver starts at the RQ PSN. */
-void axon_rud_rtr(AxonNicState *s, AxonQp *qp)
+void axon_rud_rtr(AxonEngine *eng, AxonQp *qp)
 {
     AxonRud *r = qp->rud;
     uint32_t rq_psn = le32_to_cpu(qp->attr.rq_psn);
@@ -1433,7 +1429,7 @@ void axon_rud_rtr(AxonNicState *s, AxonQp *qp)
 }
 
 /* RTR -> RTS: the sender starts at the SQ PSN, with a full window. */
-void axon_rud_rts(AxonNicState *s, AxonQp *qp)
+void axon_rud_rts(AxonEngine *eng, AxonQp *qp)
 {
     AxonRud *r = qp->rud;
     uint32_t sq_psn = le32_to_cpu(qp->attr.sq_psn);
@@ -1446,7 +1442,7 @@ void axon_rud_rts(AxonNicState *s, AxonQp *qp)
     r->cwnd_max = MAX(MIN(axon_roce_wire_pkts(qp), AXON_RUD_WINDOW),
                       AXON_RUD_CWND_MIN) * AXON_RUD_CWND_ONE;
     r->cwnd = r->cwnd_max;
-    r->cc = s->cc.rud_window;
+    r->cc = eng->conf.cc.rud_window;
     r->seq = r->acked_seq = r->probe_seq = 0;
     r->srtt_ns = r->rttvar_ns = r->base_rtt_ns = 0;
     r->cut_ns = r->ep_start_ns = 0;
@@ -1461,7 +1457,7 @@ void axon_rud_rts(AxonNicState *s, AxonQp *qp)
 }
 
 /* In ERR: the receive WQEs messages had taken complete flushed too. */
-void axon_rud_flush(AxonNicState *s, AxonQp *qp)
+void axon_rud_flush(AxonEngine *eng, AxonQp *qp)
 {
     AxonRud *r = qp->rud;
     unsigned i;
@@ -1470,7 +1466,7 @@ void axon_rud_flush(AxonNicState *s, AxonQp *qp)
         AxonRudMsg *m = &r->msg[i];
 
         if (m->active && axon_rud_op_recv(m->op)) {
-            axon_qp_cqe(s, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
+            axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
                         AXON_WC_WR_FLUSH_ERR, 0, 0, 0);
         }
         m->active = false;
@@ -1478,5 +1474,5 @@ void axon_rud_flush(AxonNicState *s, AxonQp *qp)
     memset(r->slot, 0, sizeof(r->slot));
     r->inflight = 0;
     r->rs_count = 0;
-    timer_del(r->rto_timer);
+    axon_env_timer_del(r->rto_timer);
 }
