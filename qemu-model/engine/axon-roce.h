@@ -9,9 +9,9 @@
  *                          WQE fetch both services share
  *   axon-roce-uc.c         the UC service: messages out, in PSN order in
  *   axon-roce-ud.c         the UD service: datagrams out and in
- *   axon-roce-rud.c        the RUD service: packets sprayed over the
+ *   axon-roce-rud*.c       the RUD service: packets sprayed over the
  *                          planes, placed as they come, acknowledged
- *                          selectively
+ *                          selectively (axon-roce-rud.h: its stages)
  *   axon-roce-net.c        packets to and from the wire: encode, ICRC,
  *                          decode, dispatch to the stages below
  *   axon-roce-resp.c       responder: requests in, ACKs, NAKs and READ
