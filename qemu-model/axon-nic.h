@@ -7,9 +7,10 @@
  * device; the RDMA engine under it (engine/) is portable C that reaches
  * QEMU only through its environment (engine/axon-env.h):
  *
- *   axon-nic.c        the core: registers, the admin queue and its opcode
- *                     table (decoded into engine calls), event queues,
- *                     MSI-X, the device clock
+ *   axon-nic.c        the core: registers, event queues, MSI-X, the
+ *                     device clock, realize and reset
+ *   axon-nic-admin.c  the admin queue and its opcode table (decoded into
+ *                     engine calls)
  *   axon-nic-engine.c the engine's environment in QEMU, the doorbell BAR
  *   axon-nic-eth.c    the Ethernet function and the wire, both ways
  *   axon-nic-plane.c  the wire's other planes (RoCEv2 only)
@@ -174,6 +175,9 @@ void axon_nic_plane_exit(AxonNicState *s);
 NetClientState *axon_nic_plane_queue(AxonNicState *s, unsigned plane);
 uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
+
+/* axon-nic-admin.c: runs the admin queue (a bottom half) */
+void axon_nic_admin_bh(void *opaque);
 
 /* axon-nic-engine.c */
 bool axon_nic_engine_realize(AxonNicState *s, Error **errp);

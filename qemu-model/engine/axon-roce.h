@@ -16,6 +16,7 @@
  *                          decode, dispatch to the stages below
  *   axon-roce-resp.c       responder: requests in, ACKs, NAKs and READ
  *                          responses out
+ *   axon-roce-recv.c       receive WQEs taken for SENDs, every service
  *   axon-roce-comp.c       completer: responses in, CQEs out
  *   axon-roce-sched.c      the engine, the timers, the QP lifecycle
  *   axon-roce-cc.c         congestion control for RC: ECN, CNPs, DCQCN
@@ -214,6 +215,8 @@ void axon_roce_send_ack(AxonEngine *eng, AxonQp *qp, uint8_t syndrome,
 void axon_roce_resp_ack(AxonEngine *eng, AxonQp *qp);
 unsigned axon_roce_resp_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 void axon_roce_resp_stop(AxonQp *qp);
+
+/* axon-roce-recv.c */
 bool axon_roce_recv_fetch(AxonEngine *eng, AxonQp *qp);
 uint32_t axon_roce_recv_pdn(AxonQp *qp);
 uint32_t axon_roce_recv_room(AxonQp *qp);
