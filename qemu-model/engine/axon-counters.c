@@ -217,7 +217,6 @@ uint16_t axon_cset_query(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 
 void axon_cset_reset(AxonEngine *eng)
 {
-
     memset(eng->cset, 0, sizeof(eng->cset));
     memset(&eng->cset_freed, 0, sizeof(eng->cset_freed));
 }

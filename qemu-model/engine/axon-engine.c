@@ -29,6 +29,7 @@ AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf)
     }
     eng->env = env;
     eng->conf = *conf;
+    eng->rx_local = axon_roce_rx_pkt;
     eng->cq = axon_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
     eng->qp = axon_new0(AxonQp *, AXON_RDMA_QP_SLOTS);
     TAILQ_INIT(&eng->sched);
@@ -65,14 +66,6 @@ void axon_engine_reset(AxonEngine *eng)
 void axon_engine_set_ceq_depth(AxonEngine *eng, uint32_t depth)
 {
     eng->ceq_depth = depth;
-}
-
-uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,
-                             const char *why)
-{
-    axon_env_guest_error(eng->env, "admin opcode %u: %s\n", opcode, why);
-    axon_trace_err_rdma_cmd(opcode, why);
-    return AXON_ADMIN_BAD_PARAM;
 }
 
 /* ---- port counters ------------------------------------------------------ */

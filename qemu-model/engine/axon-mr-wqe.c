@@ -8,7 +8,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-rdma.h"
 
 /*

@@ -18,16 +18,6 @@ AXON_BUILD_BUG_ON(sizeof(struct axon_send_wqe) != 64);
 AXON_BUILD_BUG_ON(sizeof(struct axon_recv_wqe) != 16);
 AXON_BUILD_BUG_ON(sizeof(struct axon_admin_create_qp) != 56);
 
-void axon_qp_event(AxonEngine *eng, AxonQp *qp, uint16_t type)
-{
-    axon_env_event(eng->env, type, qp->qpn);
-}
-
-AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn)
-{
-    return qpn && qpn < AXON_RDMA_QP_SLOTS ? eng->qp[qpn] : NULL;
-}
-
 /* ---- admin: queue pairs and their state machine -------------------------- */
 
 static bool axon_qp_check_wq(uint64_t base, uint32_t depth, uint8_t shift,
@@ -150,18 +140,6 @@ static void axon_qp_forget(AxonEngine *eng, AxonQp *qp)
     qp->comm_est = false;
     memset(qp->resp.res, 0, sizeof(qp->resp.res));
     memset(qp->req.win, 0, sizeof(*qp->req.win) * AXON_RDMA_WINDOW);
-}
-
-void axon_qp_error(AxonEngine *eng, AxonQp *qp)
-{
-    if (qp->state == AXON_QPS_ERR) {
-        return;
-    }
-    axon_trace_rdma_qp_state(qp->qpn, qp->state, AXON_QPS_ERR);
-    qp->state = AXON_QPS_ERR;
-    qp->last_wqe_owed = qp->srq;
-    axon_roce_qp_stop(eng, qp);
-    axon_roce_schedule(eng, qp);  /* to flush both queues */
 }
 
 /*
@@ -468,29 +446,6 @@ static uint8_t axon_qp_reads_inflight(AxonQp *qp)
                           e->opcode >= AXON_WR_ATOMIC_CMP_SWP);
     }
     return n;
-}
-
-void axon_qp_counters_le(const AxonQpStats *c, struct axon_qp_counters *out)
-{
-    *out = (struct axon_qp_counters) {
-        .tx_pkts = cpu_to_le64(c->tx_pkts),
-        .tx_bytes = cpu_to_le64(c->tx_bytes),
-        .rx_pkts = cpu_to_le64(c->rx_pkts),
-        .rx_bytes = cpu_to_le64(c->rx_bytes),
-        .retrans = cpu_to_le64(c->retrans),
-        .timeouts = cpu_to_le64(c->timeouts),
-        .seq_naks_sent = cpu_to_le64(c->seq_naks_sent),
-        .rnr_naks_sent = cpu_to_le64(c->rnr_naks_sent),
-        .err_naks_sent = cpu_to_le64(c->err_naks_sent),
-        .seq_naks_rcvd = cpu_to_le64(c->seq_naks_rcvd),
-        .rnr_naks_rcvd = cpu_to_le64(c->rnr_naks_rcvd),
-        .err_naks_rcvd = cpu_to_le64(c->err_naks_rcvd),
-        .out_of_seq = cpu_to_le64(c->out_of_seq),
-        .dup_reqs = cpu_to_le64(c->dup_reqs),
-        .stray = cpu_to_le64(c->stray),
-        .local_errs = cpu_to_le64(c->local_errs),
-        .remote_errs = cpu_to_le64(c->remote_errs),
-    };
 }
 
 uint16_t axon_qp_query_live(AxonEngine *eng, const struct axon_admin_cmd *cmd,

@@ -320,8 +320,13 @@ typedef enum AxonDmaDir {
     AXON_DMA_FROM_DEVICE,
 } AxonDmaDir;
 
+struct AxonPkt;
+
 struct AxonEngine {
     AxonEnv *env;
+    /* a packet to a QP of this device: the receive path, at once */
+    void (*rx_local)(AxonEngine *eng, const struct AxonPkt *pkt,
+                     const AxonQp *from);
     AxonEngineConf conf;
     uint32_t ceq_depth;         /* the host's: CQs take one less */
     bool engine_busy;           /* axon_engine_run() or a doorbell runs it */
@@ -372,10 +377,10 @@ AxonCq *axon_cq_lookup(AxonEngine *eng, uint32_t cqn);
 void axon_cq_reset(AxonEngine *eng);
 
 /*
- * axon-cq.c, axon-qp.c: the services the transport calls up through, and
- * the only ones: look a QP up, write a CQE (and its CQ event;
- * axon_qp_cqe_write() for one the caller filled in, the QPN, phase and
- * RECV flag left to it), post a QP's async event, move a QP to ERR.
+ * axon-cq.c, axon-qp-state.c: the services the transport calls up
+ * through, and the only ones: look a QP up, write a CQE (and its CQ
+ * event; axon_qp_cqe_write() for one the caller filled in, the QPN, phase
+ * and RECV flag left to it), post a QP's async event, move a QP to ERR.
  */
 AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn);
 void axon_qp_cqe(AxonEngine *eng, AxonQp *qp, bool recv, uint64_t wr_id,
@@ -385,10 +390,11 @@ void axon_qp_cqe_write(AxonEngine *eng, AxonQp *qp, bool recv,
                        struct axon_cqe *cqe);
 void axon_qp_event(AxonEngine *eng, AxonQp *qp, uint16_t type);
 void axon_qp_error(AxonEngine *eng, AxonQp *qp);
-void axon_qp_reset(AxonEngine *eng);
-
-/* axon-qp.c: a QP's counters as the device interface has them */
+/* a QP's counters as the device interface has them */
 void axon_qp_counters_le(const AxonQpStats *c, struct axon_qp_counters *out);
+
+/* axon-qp.c */
+void axon_qp_reset(AxonEngine *eng);
 
 /* axon-counters.c: counter sets */
 void axon_cset_leave(AxonEngine *eng, AxonQp *qp);

@@ -32,7 +32,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce.h"
 
 #define AXON_CC_ALPHA_ONE       (1u << 16)      /* alpha's fixed point 1.0 */
@@ -46,20 +45,6 @@
 static const AxonCcConf *axon_cc_conf(AxonEngine *eng)
 {
     return &eng->conf.cc;
-}
-
-bool axon_cc_enabled(AxonEngine *eng)
-{
-    return eng->conf.cc.dcqcn;
-}
-
-uint8_t axon_cc_ecn(AxonEngine *eng, const AxonQp *qp, const AxonPkt *pkt)
-{
-    if (!axon_cc_enabled(eng) || qp->type != AXON_QPT_RC ||
-        pkt->opcode == IB_CNP) {
-        return AXON_ECN_NOT_ECT;
-    }
-    return AXON_ECN_ECT0;
 }
 
 /* ns for @bytes at @rate_mbps */

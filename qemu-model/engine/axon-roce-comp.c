@@ -10,8 +10,53 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce.h"
+
+#define AXON_ROCE_MIN_TIMEOUT_NS    (10 * SCALE_MS) /* TCG guests are slow */
+
+/* The IB RNR timer encoding (IBA table 45), in microseconds. */
+static const uint32_t axon_rnr_us[32] = {
+    655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+    1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+    40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
+};
+
+/* Local ACK timeout: 4.096 us * 2^timeout. */
+int64_t axon_roce_timeout_ns(AxonQp *qp)
+{
+    return MAX(4096LL << qp->attr.timeout, AXON_ROCE_MIN_TIMEOUT_NS);
+}
+
+/*
+ * Starts the ACK timer (timeout 0: none). progress (an answer came)
+ * restarts the count, lazily: the timer, when it fires, sees the recent
+ * progress and goes back to sleep, so answers do not re-arm a timer each.
+ */
+void axon_roce_arm_retry(AxonQp *qp, bool progress)
+{
+    int64_t now;
+
+    if (!qp->attr.timeout) {
+        return;
+    }
+    now = axon_env_now_ns(qp->eng->env);
+    if (progress) {
+        qp->comp.progress_ns = now;
+    }
+    if (!axon_env_timer_pending(qp->comp.retry_timer)) {
+        qp->comp.progress_ns = now;
+        axon_env_timer_mod(qp->comp.retry_timer,
+                           now + axon_roce_timeout_ns(qp));
+    }
+}
+
+/* After an RNR NAK: nothing is sent before the timer it asked for. */
+void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer)
+{
+    qp->comp.rnr_wait = true;
+    axon_env_timer_mod(qp->comp.retry_timer, axon_env_now_ns(qp->eng->env) +
+                       axon_rnr_us[timer & 0x1f] * SCALE_US);
+}
 
 /* Everything before una is acknowledged: progress, for the ACK timer. */
 static void axon_roce_set_una(AxonQp *qp, uint32_t una)

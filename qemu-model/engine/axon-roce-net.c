@@ -3,12 +3,12 @@
  *
  * Transmit: a decoded packet (AxonPkt) for a QP of this same device is
  * handed straight to the receive path (loopback: no Ethernet, IP, UDP or
- * ICRC); otherwise its IB headers are encoded, the frame built with the
- * ICRC and sent on a plane through the host (axon_env_frame_send).
- * Receive: a frame is classified as RoCEv2 (or handed back to the host as
- * not the engine's), the IB headers are decoded and checked, the ICRC
- * verified, and the packet dispatched to the QP: RC requests to its
- * responder, responses to its completer, datagrams to the UD service.
+ * ICRC), through the engine's receive hook; otherwise its IB headers are
+ * encoded, the frame built with the ICRC and sent on a plane through the
+ * host (axon_env_frame_send). Receive: a frame is classified as RoCEv2
+ * (or handed back to the host as not the engine's), its IB headers
+ * decoded and checked and its ICRC verified; axon-roce-rx.c takes it
+ * from there.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -57,10 +57,6 @@ static uint16_t axon_csum_finish(uint32_t sum)
     }
     return ~sum;
 }
-
-/* Loopback packets take the receive path at once. */
-static void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
-                             const AxonQp *from);
 
 /* Encodes the IB headers of pkt at p; returns their length. */
 static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
@@ -215,6 +211,15 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
     return 40;
 }
 
+bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
+                             const uint8_t *dgid)
+{
+    if (eng->conf.wire_loopback) {
+        return false;
+    }
+    return !memcmp(dmac, eng->conf.mac, 6) || axon_gid_is_ours(eng, dgid);
+}
+
 /* The UDP source port of the QP's packets: the path's, or from its QPN. */
 static uint16_t axon_roce_udp_sport(const AxonQp *qp, const AxonPath *path)
 {
@@ -306,10 +311,10 @@ void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                                        pkt->len + IB_ICRC_LEN);
         pkt->l3 = l3;
         memcpy(pkt->sgid, sgid, sizeof(pkt->sgid));
-        axon_roce_rx_pkt(eng, pkt, qp);
+        eng->rx_local(eng, pkt, qp);
         pkt->l3 = NULL;
     } else {
-        axon_roce_rx_pkt(eng, pkt, qp);
+        eng->rx_local(eng, pkt, qp);
     }
 }
 
@@ -347,83 +352,6 @@ unsigned axon_roce_qp_plane(AxonEngine *eng, const AxonQp *qp)
     AxonPath path = { .udp_sport = le16_to_cpu(qp->attr.udp_sport) };
 
     return axon_roce_udp_sport(qp, &path) % eng->conf.planes;
-}
-
-/*
- * Is the packet from the QP's peer? In loopback, from (the sending QP)
- * must be its destination QP; on the wire the source IP must be its dgid.
- */
-static bool axon_roce_from_peer(const AxonQp *qp, const AxonPkt *pkt,
-                                const AxonQp *from)
-{
-    if (from) {
-        return qp->loopback && from->qpn == le32_to_cpu(qp->attr.dest_qpn);
-    }
-    return !qp->loopback && !memcmp(pkt->sgid, qp->attr.dgid, 16);
-}
-
-/* The type of QP a packet's service is for (the CNP: RC's). */
-static uint8_t axon_roce_service_qpt(uint8_t opcode)
-{
-    switch (IB_OPCODE_SERVICE(opcode)) {
-    case IB_SERVICE_UD:
-        return AXON_QPT_UD;
-    case IB_SERVICE_UC:
-        return AXON_QPT_UC;
-    case IB_SERVICE_RUD:
-        return AXON_QPT_RUD;
-    default:
-        return AXON_QPT_RC;
-    }
-}
-
-/* A packet for this device: from its wire, or (from) one of its QPs. */
-static void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
-                             const AxonQp *from)
-{
-    AxonQp *qp = axon_qp_lookup(eng, pkt->dqpn);
-
-    if (!qp) {
-        axon_trace_err_roce_qpn(pkt->dqpn);
-        eng->stats.rx_drops++;
-        return;
-    }
-    /* a RUD packet without the QP's key: before anything else is looked at */
-    if (qp->type == AXON_QPT_RUD &&
-        IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RUD &&
-        !axon_rud_key_ok(eng, qp, pkt)) {
-        return;
-    }
-    /* connected QPs take packets from their peer only */
-    if (qp->type != axon_roce_service_qpt(pkt->opcode) ||
-        (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
-         qp->state != AXON_QPS_RTS) ||
-        (qp->type != AXON_QPT_UD && !axon_roce_from_peer(qp, pkt, from))) {
-        axon_trace_err_roce_peer(qp->qpn, from ? from->qpn : 0);
-        eng->stats.rx_drops++;
-        return;
-    }
-    eng->stats.rx_pkts++;
-    qp->stats.rx_pkts++;
-    qp->stats.rx_bytes += pkt->len;
-    if (qp->type == AXON_QPT_UD) {
-        axon_ud_rx(eng, qp, pkt);
-        return;
-    }
-    if (pkt->opcode == IB_CNP) {
-        axon_cc_cnp_rx(eng, qp);
-        return;
-    }
-    axon_cc_rx(eng, qp, pkt);
-    if (qp->type == AXON_QPT_RUD) {
-        axon_rud_rx(eng, qp, pkt);
-    } else if (qp->type == AXON_QPT_UC) {
-        axon_uc_rx(eng, qp, pkt);
-    } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
-        axon_roce_resp_rx(eng, qp, pkt);
-    } else {
-        axon_roce_comp_rx(eng, qp, pkt);
-    }
 }
 
 /* Decodes the IB headers of a received packet; NULL if they are good. */
@@ -588,52 +516,40 @@ static bool axon_roce_parse(AxonEngine *eng, const uint8_t *buf, size_t size,
     return true;
 }
 
-/* A RoCEv2 frame from the wire. */
-static void axon_roce_rx_frame(AxonEngine *eng, const AxonRoceFrame *f)
-{
-    AxonPkt pkt = {};
-    const char *why = f->why;
-    unsigned hdr_len;
-    uint32_t icrc;
-
-    if (!axon_env_running(eng->env)) {
-        why = "device not ready";
-    }
-    if (why) {
-        goto drop;
-    }
-    why = axon_roce_check_ib(f->ib, f->ib_len, &pkt, &hdr_len);
-    if (why) {
-        goto drop;
-    }
-    icrc = axon_roce_icrc(f->l3, f->l3_len, f->ib, hdr_len, pkt.payload,
-                          pkt.len + pkt.pad);
-    if (icrc != ldl_le_p(f->ib + f->ib_len - IB_ICRC_LEN)) {
-        why = "ICRC";
-        goto drop;
-    }
-    memcpy(pkt.sgid, f->sgid, sizeof(pkt.sgid));
-    pkt.l3 = f->l3;
-    pkt.l3_len = f->l3_len;
-    pkt.ecn = (f->l3_len == 20 ? f->l3[1] : ldl_be_p(f->l3) >> 20) &
-              AXON_ECN_CE;
-    axon_trace_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
-    axon_roce_rx_pkt(eng, &pkt, NULL);
-    return;
-
-drop:
-    axon_trace_err_roce_rx(why);
-    eng->stats.rx_drops++;
-}
-
-bool axon_engine_rx(AxonEngine *eng, unsigned plane, const uint8_t *frame,
-                    size_t len)
+/*
+ * A frame from the wire: false if it is not RoCEv2. Else *why says why it
+ * is dropped, or is NULL and pkt holds it decoded (pointing into frame).
+ */
+bool axon_roce_decode(AxonEngine *eng, const uint8_t *frame, size_t len,
+                      AxonPkt *pkt, const char **why)
 {
     AxonRoceFrame f;
+    unsigned hdr_len;
+    uint32_t icrc;
 
     if (!axon_roce_parse(eng, frame, len, &f)) {
         return false;
     }
-    axon_roce_rx_frame(eng, &f);
+    *why = f.why;
+    if (!*why && !axon_env_running(eng->env)) {
+        *why = "device not ready";
+    }
+    if (!*why) {
+        *why = axon_roce_check_ib(f.ib, f.ib_len, pkt, &hdr_len);
+    }
+    if (*why) {
+        return true;
+    }
+    icrc = axon_roce_icrc(f.l3, f.l3_len, f.ib, hdr_len, pkt->payload,
+                          pkt->len + pkt->pad);
+    if (icrc != ldl_le_p(f.ib + f.ib_len - IB_ICRC_LEN)) {
+        *why = "ICRC";
+        return true;
+    }
+    memcpy(pkt->sgid, f.sgid, sizeof(pkt->sgid));
+    pkt->l3 = f.l3;
+    pkt->l3_len = f.l3_len;
+    pkt->ecn = (f.l3_len == 20 ? f.l3[1] : ldl_be_p(f.l3) >> 20) &
+               AXON_ECN_CE;
     return true;
 }

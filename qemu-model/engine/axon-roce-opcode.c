@@ -4,7 +4,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce-opcode.h"
 
 #define SEND_OP(f)  { OP_REQ | OP_PAYLOAD | (f), KIND_SEND }

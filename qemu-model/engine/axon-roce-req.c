@@ -12,7 +12,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce.h"
 
 static uint32_t axon_roce_window(AxonQp *qp)
@@ -42,6 +41,43 @@ static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
     }
     return w->opcode == AXON_WR_REG_MR || w->opcode == AXON_WR_BIND_MW ||
            buffer_is_zero(w->reserved, sizeof(w->reserved));
+}
+
+/*
+ * A UD WQE's header (see "Datagrams" in axon_io_defs.h); fills e's
+ * destination. false: a malformed WQE.
+ */
+static bool axon_ud_check_wqe(AxonEngine *eng, AxonQp *qp,
+                              const struct axon_send_wqe *w, AxonSwqe *e)
+{
+    const struct axon_ud_av *av = &w->av;
+    uint32_t qkey = le32_to_cpu(w->qkey);
+    const AxonGid *sgid;
+    bool v4;
+
+    if ((w->opcode != AXON_WR_SEND && w->opcode != AXON_WR_SEND_IMM) ||
+        w->reserved0 || w->rkey ||
+        (w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
+                      AXON_WQE_INLINE)) ||
+        le32_to_cpu(w->remote_qpn) > AXON_QPN_MASK ||
+        (av->flags & ~AXON_AV_IPV4) || (av->dmac[0] & 1) ||
+        le32_to_cpu(av->flow_label) > AXON_FLOW_LABEL_MASK ||
+        av->sgid_index >= AXON_ENGINE_GID_TBL_LEN) {
+        return false;
+    }
+    sgid = axon_gid_get(eng, av->sgid_index);
+    v4 = av->flags & AXON_AV_IPV4;
+    if (sgid->type == AXON_GID_TYPE_NONE || axon_gid_is_v4(sgid->gid) != v4 ||
+        axon_gid_is_v4(av->dgid) != v4) {
+        return false;
+    }
+    e->ud.dqpn = le32_to_cpu(w->remote_qpn);
+    /* a privileged Q_Key in the WQE means "the QP's own" (IBA 10.2.5) */
+    e->ud.qkey = qkey & AXON_UD_PRIVILEGED_QKEY ? le32_to_cpu(qp->attr.qkey) :
+                 qkey;
+    e->ud.av = *av;
+    e->ud.loopback = axon_roce_dest_is_local(eng, av->dmac, av->dgid);
+    return true;
 }
 
 /*

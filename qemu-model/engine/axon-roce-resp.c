@@ -18,7 +18,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce.h"
 
 void axon_roce_send_ack(AxonEngine *eng, AxonQp *qp, uint8_t syndrome,

@@ -13,7 +13,6 @@
 
 /* ---- planes -------------------------------------------------------------- */
 
-
 /*
  * The plane for the next packet: the next trusted one round robin (up,
  * and not avoided); for a packet sent again, another than its last if

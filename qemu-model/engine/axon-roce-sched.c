@@ -12,34 +12,11 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce.h"
 
-#define AXON_ROCE_MIN_TIMEOUT_NS    (10 * SCALE_MS) /* TCG guests are slow */
 #define AXON_ROCE_BH_BUDGET         256             /* packets per run */
 #define AXON_ROCE_QP_BUDGET         64
 #define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
-
-void axon_roce_schedule(AxonEngine *eng, AxonQp *qp)
-{
-    if (!qp->scheduled) {
-        qp->scheduled = true;
-        TAILQ_INSERT_TAIL(&eng->sched, qp, sched);
-    }
-    axon_env_kick(eng->env);
-}
-
-void axon_roce_ack_later(AxonEngine *eng, AxonQp *qp)
-{
-    if (!qp->in_acks) {
-        qp->in_acks = true;
-        TAILQ_INSERT_TAIL(&eng->acks, qp, acks);
-    }
-    /* a running engine sends it when its batch ends */
-    if (!eng->engine_busy) {
-        axon_env_kick(eng->env);
-    }
-}
 
 void axon_roce_ack_owed(AxonEngine *eng, AxonQp *qp)
 {
@@ -65,50 +42,6 @@ static void axon_roce_flush_acks(AxonEngine *eng)
     while ((qp = TAILQ_FIRST(&eng->acks))) {
         axon_roce_ack_owed(eng, qp);
     }
-}
-
-/* Local ACK timeout: 4.096 us * 2^timeout. */
-static int64_t axon_roce_timeout_ns(AxonQp *qp)
-{
-    return MAX(4096LL << qp->attr.timeout, AXON_ROCE_MIN_TIMEOUT_NS);
-}
-
-/*
- * Starts the ACK timer (timeout 0: none). progress (an answer came)
- * restarts the count, lazily: the timer, when it fires, sees the recent
- * progress and goes back to sleep, so answers do not re-arm a timer each.
- */
-void axon_roce_arm_retry(AxonQp *qp, bool progress)
-{
-    int64_t now;
-
-    if (!qp->attr.timeout) {
-        return;
-    }
-    now = axon_env_now_ns(qp->eng->env);
-    if (progress) {
-        qp->comp.progress_ns = now;
-    }
-    if (!axon_env_timer_pending(qp->comp.retry_timer)) {
-        qp->comp.progress_ns = now;
-        axon_env_timer_mod(qp->comp.retry_timer,
-                           now + axon_roce_timeout_ns(qp));
-    }
-}
-
-/* The IB RNR timer encoding (IBA table 45), in microseconds. */
-static const uint32_t axon_rnr_us[32] = {
-    655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
-    1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
-    40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520,
-};
-
-/* After an RNR NAK: nothing is sent before the timer it asked for. */
-void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer)
-{
-    qp->comp.rnr_wait = true;
-    axon_env_timer_mod(qp->comp.retry_timer, axon_env_now_ns(qp->eng->env) +
-                       axon_rnr_us[timer & 0x1f] * SCALE_US);
 }
 
 static void axon_roce_retry_timer(void *opaque)
@@ -155,14 +88,7 @@ void axon_roce_qp_stop(AxonEngine *eng, AxonQp *qp)
     axon_rud_stop(qp);
     axon_roce_resp_stop(qp);
     qp->comp.rnr_wait = false;
-    if (qp->scheduled) {
-        TAILQ_REMOVE(&eng->sched, qp, sched);
-        qp->scheduled = false;
-    }
-    if (qp->in_acks) {
-        TAILQ_REMOVE(&eng->acks, qp, acks);
-        qp->in_acks = false;
-    }
+    axon_roce_unqueue(eng, qp);
 }
 
 /* false: out of memory (the caller frees what was made) */
@@ -174,15 +100,6 @@ bool axon_roce_qp_init(AxonEngine *eng, AxonQp *qp)
                                               qp);
     axon_cc_qp_init(qp);
     return qp->type != AXON_QPT_RUD || axon_rud_qp_init(qp);
-}
-
-bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
-                             const uint8_t *dgid)
-{
-    if (eng->conf.wire_loopback) {
-        return false;
-    }
-    return !memcmp(dmac, eng->conf.mac, 6) || axon_gid_is_ours(eng, dgid);
 }
 
 /*
@@ -223,10 +140,13 @@ void axon_roce_qp_rts(AxonEngine *eng, AxonQp *qp)
     axon_roce_schedule(eng, qp);
 }
 
-/* In ERR: every outstanding and newly posted WQE completes flushed. */
+/*
+ * In ERR: the transport stops (axon_qp_error() left that to the engine),
+ * and every outstanding and newly posted WQE completes flushed.
+ */
 void axon_roce_flush(AxonEngine *eng, AxonQp *qp)
 {
-
+    axon_roce_qp_stop(eng, qp);
     if (qp->rud) {
         axon_rud_flush(eng, qp);
     }

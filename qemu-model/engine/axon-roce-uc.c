@@ -14,7 +14,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-roce.h"
 
 /*

@@ -102,6 +102,9 @@ typedef struct AxonPkt {
 #define AXON_ECN_ECT0       2
 #define AXON_ECN_CE         3
 
+/* A Q_Key with this bit set in a UD WQE: the QP's own (IBA 10.2.5) */
+#define AXON_UD_PRIVILEGED_QKEY 0x80000000u
+
 /* Where a packet goes: the QP's path (RC), or its WQE's address (UD). */
 typedef struct AxonPath {
     const uint8_t *dmac;
@@ -179,8 +182,6 @@ unsigned axon_uc_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 void axon_uc_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 
 /* axon-roce-ud.c */
-bool axon_ud_check_wqe(AxonEngine *eng, AxonQp *qp,
-                       const struct axon_send_wqe *w, AxonSwqe *e);
 unsigned axon_ud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 void axon_ud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 
@@ -207,6 +208,14 @@ void axon_roce_qp_path(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
                        AxonPath *path);
 unsigned axon_roce_qp_plane(AxonEngine *eng, const AxonQp *qp);
 bool axon_gid_is_v4(const uint8_t *gid);
+bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
+                             const uint8_t *dgid);
+bool axon_roce_decode(AxonEngine *eng, const uint8_t *frame, size_t len,
+                      AxonPkt *pkt, const char **why);
+
+/* axon-roce-rx.c: a packet for this device, to its QP's stage */
+void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
+                      const AxonQp *from);
 
 /* axon-roce-resp.c */
 void axon_roce_resp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
@@ -222,7 +231,7 @@ uint32_t axon_roce_recv_pdn(AxonQp *qp);
 uint32_t axon_roce_recv_room(AxonQp *qp);
 void axon_roce_recv_done(AxonQp *qp);
 
-/* axon-roce-comp.c */
+/* axon-roce-comp.c: completions, and the timer that waits for them */
 void axon_roce_comp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 void axon_roce_complete(AxonEngine *eng, AxonQp *qp);
 void axon_roce_fail(AxonQp *qp, AxonSwqe *e, uint8_t status);
@@ -230,10 +239,27 @@ void axon_roce_skip(AxonQp *qp, AxonSwqe *e);
 void axon_roce_rewind(AxonQp *qp, uint32_t psn);
 void axon_roce_swqe_cqe(AxonEngine *eng, AxonQp *qp, AxonSwqe *e);
 uint8_t axon_wc_opcode(uint8_t wr_opcode);
+int64_t axon_roce_timeout_ns(AxonQp *qp);
+void axon_roce_arm_retry(AxonQp *qp, bool progress);
+void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer);
 
 /* axon-roce-cc.c */
-bool axon_cc_enabled(AxonEngine *eng);
-uint8_t axon_cc_ecn(AxonEngine *eng, const AxonQp *qp, const AxonPkt *pkt);
+static inline bool axon_cc_enabled(AxonEngine *eng)
+{
+    return eng->conf.cc.dcqcn;
+}
+
+/* The ECN field of a packet: with DCQCN on, RC's data is ECN-capable. */
+static inline uint8_t axon_cc_ecn(AxonEngine *eng, const AxonQp *qp,
+                                  const AxonPkt *pkt)
+{
+    if (!axon_cc_enabled(eng) || qp->type != AXON_QPT_RC ||
+        pkt->opcode == IB_CNP) {
+        return AXON_ECN_NOT_ECT;
+    }
+    return AXON_ECN_ECT0;
+}
+
 void axon_cc_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 void axon_cc_cnp_rx(AxonEngine *eng, AxonQp *qp);
 unsigned axon_cc_allowance(AxonEngine *eng, AxonQp *qp, unsigned budget);
@@ -244,15 +270,12 @@ void axon_cc_qp_init(AxonQp *qp);
 void axon_cc_qp_reset(AxonQp *qp);
 void axon_cc_qp_free(AxonQp *qp);
 
-/* axon-roce-sched.c */
-void axon_roce_ack_later(AxonEngine *eng, AxonQp *qp);
-void axon_roce_arm_retry(AxonQp *qp, bool progress);
-void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer);
-bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
-                             const uint8_t *dgid);
-
-/* Entry points for the QP layer and the wire (axon-roce-sched.c, -net.c) */
+/* axon-roce-queue.c: QPs with work, QPs owing an ACK */
 void axon_roce_schedule(AxonEngine *eng, AxonQp *qp);
+void axon_roce_ack_later(AxonEngine *eng, AxonQp *qp);
+void axon_roce_unqueue(AxonEngine *eng, AxonQp *qp);
+
+/* axon-roce-sched.c: the entry points for the QP layer and doorbells */
 void axon_roce_kick(AxonEngine *eng, AxonQp *qp);
 bool axon_roce_qp_init(AxonEngine *eng, AxonQp *qp);
 void axon_roce_qp_rtr(AxonEngine *eng, AxonQp *qp);

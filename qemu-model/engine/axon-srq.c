@@ -9,7 +9,6 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
-
 #include "axon-rdma.h"
 
 AXON_BUILD_BUG_ON(sizeof(struct axon_admin_srq) != 56);
@@ -190,7 +189,6 @@ void axon_srq_taken(AxonEngine *eng, AxonSrq *srq)
 
 void axon_srq_reset(AxonEngine *eng)
 {
-
     for (uint32_t i = 1; i <= AXON_RDMA_MAX_SRQ; i++) {
         if (eng->srq[i]) {
             axon_srq_free(eng, eng->srq[i]);

@@ -1,0 +1,18 @@
+/*
+ * axon engine: what every admin command shares
+ *
+ * A command the driver got wrong is refused with BAD_PARAM, reported as a
+ * guest error and traced, whichever object it names.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "axon-rdma.h"
+
+uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,
+                             const char *why)
+{
+    axon_env_guest_error(eng->env, "admin opcode %u: %s\n", opcode, why);
+    axon_trace_err_rdma_cmd(opcode, why);
+    return AXON_ADMIN_BAD_PARAM;
+}
