@@ -143,7 +143,7 @@ static const AxonAdminOp axon_nic_admin_ops[] = {
     [AXON_ADMIN_RESIZE_CQ] = { .engine = axon_cq_resize },
     [AXON_ADMIN_REREG_MR] = { .engine = axon_mr_rereg },
     [AXON_ADMIN_QUERY_QP_LIVE] = { .engine = axon_qp_query_live },
-    [AXON_ADMIN_WIRE_TEST] = { .dev = axon_nic_eth_wire_test },
+    [AXON_ADMIN_WIRE_TEST] = { .dev = axon_nic_wire_test },
     [AXON_ADMIN_ALLOC_COUNTER_SET] = { .engine = axon_cset_alloc },
     [AXON_ADMIN_FREE_COUNTER_SET] = { .engine = axon_cset_free },
     [AXON_ADMIN_BIND_COUNTER_SET] = { .engine = axon_cset_bind },

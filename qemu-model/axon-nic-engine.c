@@ -181,7 +181,7 @@ uint32_t axon_env_planes_up(AxonEnv *env)
 void axon_env_frame_send(AxonEnv *env, unsigned plane,
                          const struct iovec *iov, int iovcnt)
 {
-    axon_nic_eth_wire_send(env->s, plane, iov, iovcnt);
+    axon_nic_wire_send(env->s, plane, iov, iovcnt);
 }
 
 bool axon_env_running(AxonEnv *env)

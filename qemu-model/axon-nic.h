@@ -7,13 +7,15 @@
  * device; the RDMA engine under it (engine/) is portable C that reaches
  * QEMU only through its environment (engine/axon-env.h):
  *
- *   axon-nic.c        the core: registers, event queues, MSI-X, the
- *                     device clock, realize and reset
+ *   axon-nic.c        the registers, realize and reset: the top
  *   axon-nic-admin.c  the admin queue and its opcode table (decoded into
  *                     engine calls)
  *   axon-nic-engine.c the engine's environment in QEMU, the doorbell BAR
- *   axon-nic-eth.c    the Ethernet function and the wire, both ways
- *   axon-nic-plane.c  the wire's other planes (RoCEv2 only)
+ *   axon-nic-eth.c    the Ethernet function
+ *   axon-nic-plane.c  the port's other planes (RoCEv2 only)
+ *   axon-nic-wire.c   the wire, for the engine's frames, both ways
+ *   axon-nic-core.c   interrupts, event queues, a fatal stop, the port's
+ *                     state and the device clock: what every part calls
  *
  * The shell calls the engine (engine/axon-engine.h); the engine calls the
  * shell only through the environment, which axon-nic-engine.c implements
@@ -141,7 +143,7 @@ struct AxonNicState {
     uint32_t rx_tx_max;
 };
 
-/* axon-nic.c: the core's services */
+/* axon-nic-core.c: the core services, which call no other part */
 bool axon_nic_ready(AxonNicState *s);
 uint64_t axon_nic_clock(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
@@ -157,31 +159,50 @@ void axon_nic_eth_realize(AxonNicState *s);
 void axon_nic_eth_exit(AxonNicState *s);
 void axon_nic_eth_reset(AxonNicState *s);
 void axon_nic_eth_stop(AxonNicState *s);
-void axon_nic_eth_halt(AxonNicState *s);
 void axon_nic_eth_set_link(AxonNicState *s, bool up);
 uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr);
 void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);
-uint16_t axon_nic_eth_wire_test(AxonNicState *s,
-                                const struct axon_admin_cmd *cmd,
-                                uint64_t *result);
-void axon_nic_eth_wire_send(AxonNicState *s, unsigned plane,
-                            const struct iovec *iov, int iovcnt);
-bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
-                          const uint8_t *buf, size_t size);
 
 /* axon-nic-plane.c */
 bool axon_nic_plane_realize(AxonNicState *s, Error **errp);
 void axon_nic_plane_exit(AxonNicState *s);
-NetClientState *axon_nic_plane_queue(AxonNicState *s, unsigned plane);
 uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
 /* axon-nic-admin.c: runs the admin queue (a bottom half) */
 void axon_nic_admin_bh(void *opaque);
 
+/* axon-nic-wire.c */
+void axon_nic_wire_send(AxonNicState *s, unsigned plane,
+                        const struct iovec *iov, int iovcnt);
+uint16_t axon_nic_wire_test(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                            uint64_t *result);
+bool axon_nic_wire_rx(AxonNicState *s, unsigned plane, const uint8_t *buf,
+                      size_t size);
+
 /* axon-nic-engine.c */
 bool axon_nic_engine_realize(AxonNicState *s, Error **errp);
 void axon_nic_engine_reset(AxonNicState *s);
 void axon_nic_engine_exit(AxonNicState *s);
+
+/* The Ethernet function runs: enabled, on a device that is ready. */
+static inline bool axon_nic_eth_running(AxonNicState *s)
+{
+    return (s->eth.ctrl & AXON_ETH_CTRL_ENABLE) && axon_nic_ready(s);
+}
+
+static inline uint32_t axon_nic_eth_max_frame(AxonNicState *s)
+{
+    return s->eth.mtu + AXON_ETH_OVERHEAD;
+}
+
+/* Plane k's link (0: the port's netdev); NULL if the device has none. */
+static inline NetClientState *axon_nic_plane_queue(AxonNicState *s,
+                                                   unsigned plane)
+{
+    NICState *nic = plane ? s->plane[plane].nic : s->nic;
+
+    return nic ? qemu_get_queue(nic) : NULL;
+}
 
 #endif /* HW_AXON_NIC_H */
