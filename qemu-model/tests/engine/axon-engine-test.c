@@ -218,8 +218,8 @@ static const uint32_t sizes[] = { 0, 1, 4 * KiB, 64 * KiB, 1 * MiB, 16 * MiB };
 static bool t_rc_size(int arg)
 {
     static const uint8_t ops[] = {
-        AXON_WR_SEND, AXON_WR_RDMA_WRITE, AXON_WR_RDMA_WRITE_IMM,
-        AXON_WR_RDMA_READ,
+        AXON_WR_SEND, AXON_WR_SEND_IMM, AXON_WR_RDMA_WRITE,
+        AXON_WR_RDMA_WRITE_IMM, AXON_WR_RDMA_READ,
     };
 
     return rc_fixture() &&
@@ -344,12 +344,16 @@ static bool t_rc_pipeline(int arg)
 static bool t_uc(int arg)
 {
     static const uint32_t sz[] = { 0, 1, 4 * KiB, 64 * KiB, 1 * MiB };
+    static const uint8_t ops[] = {
+        AXON_WR_SEND, AXON_WR_SEND_IMM, AXON_WR_RDMA_WRITE,
+        AXON_WR_RDMA_WRITE_IMM,
+    };
     Pair p;
     bool ok = pair_open(&p, 1, seed + 1, AXON_QPT_UC, 1024, 0);
     unsigned i;
 
     for (i = 0; ok && i < 5; i++) {
-        ok &= xfer(&p, arg ? AXON_WR_RDMA_WRITE : AXON_WR_SEND, sz[i], i);
+        ok &= xfer(&p, ops[arg], sz[i], i);
     }
     pair_close(&p);
     return ok;
@@ -365,11 +369,13 @@ static bool ud_send(Pair *p, uint32_t len, uint32_t qkey, bool arrives,
 {
     DNode *a = &p->n[0], *b = &p->n[1];
     uint8_t data[2048];
+    bool imm = s & 0x100;       /* SEND_IMM */
     struct axon_send_wqe w = {
-        .opcode = AXON_WR_SEND,
+        .opcode = imm ? AXON_WR_SEND_IMM : AXON_WR_SEND,
         .flags = AXON_WQE_SIGNALED,
         .num_sge = len ? 1 : 0,
         .wr_id = htole64(0x5000 + s),
+        .imm_data = htobe32(0x0d0d0000 | s),
     };
     struct axon_sge sg = d_sge(a, D_SRC, len);
     struct axon_sge rs = d_sge(b, D_DST, 2048);
@@ -402,6 +408,11 @@ static bool ud_send(Pair *p, uint32_t len, uint32_t qkey, bool arrives,
                   "UD byte_len %u", le32toh(cqe.byte_len));
     ok &= D_CHECK((cqe.flags & AXON_CQE_GRH) &&
                   le32toh(cqe.src_qp) == p->qp[0]->qpn, "UD src_qp");
+    ok &= D_CHECK(!imm || ((cqe.flags & AXON_CQE_WITH_IMM) &&
+                           be32toh(cqe.imm_data) == (0x0d0d0000 | s)),
+                  "UD immediate");
+    ok &= D_CHECK(imm || !(cqe.flags & AXON_CQE_WITH_IMM), "UD immediate "
+                  "without one sent");
     ok &= mr_holds(b, D_DST + AXON_UD_GRH_LEN, data, len);
     ok &= mr_is(b, D_DST + AXON_UD_GRH_LEN + len, 0xee, GUARD);
     return ok;
@@ -428,6 +439,7 @@ static bool t_ud(int arg)
                       "Q_Key drop not counted");
         /* the receive WQE posted for the big one takes the next */
         ok &= ud_send(&p, 10, 0x11111111, true, 5, false, 0x5103);
+        ok &= ud_send(&p, 300, 0x11111111, true, 0x106, true, 0x5206);
     }
     pair_close(&p);
     return ok;
@@ -437,6 +449,7 @@ static bool t_rud(int arg)
 {
     static const struct { uint8_t op; uint32_t len; } m[] = {
         { AXON_WR_SEND, 1 }, { AXON_WR_SEND, 64 * KiB },
+        { AXON_WR_SEND_IMM, 4 * KiB },
         { AXON_WR_RDMA_WRITE, 4 * KiB }, { AXON_WR_RDMA_WRITE, 1 * MiB },
         { AXON_WR_RDMA_WRITE_IMM, 64 * KiB }, { AXON_WR_RDMA_READ, 256 * KiB },
         { AXON_WR_SEND, 0 },
@@ -1047,8 +1060,8 @@ static void add(bool (*fn)(int), int arg, const char *name)
 int main(int argc, char **argv)
 {
     static const uint8_t ops[] = {
-        AXON_WR_SEND, AXON_WR_RDMA_WRITE, AXON_WR_RDMA_WRITE_IMM,
-        AXON_WR_RDMA_READ,
+        AXON_WR_SEND, AXON_WR_SEND_IMM, AXON_WR_RDMA_WRITE,
+        AXON_WR_RDMA_WRITE_IMM, AXON_WR_RDMA_READ,
     };
     char name[80];
     unsigned i;
@@ -1056,7 +1069,7 @@ int main(int argc, char **argv)
     if (argc > 1) {
         seed = strtoull(argv[1], NULL, 0);
     }
-    for (i = 0; i < 4 * NSIZES; i++) {
+    for (i = 0; i < 5 * NSIZES; i++) {
         snprintf(name, sizeof(name), "rc %s %u B", op_name(ops[i / NSIZES]),
                  sizes[i % NSIZES]);
         add(t_rc_size, i, name);
@@ -1066,9 +1079,11 @@ int main(int argc, char **argv)
     add(t_rc_atomic, 2, "rc FETCH_ADD wraps");
     add(t_rc_pipeline, 0, "rc 8 WQEs in flight, one doorbell");
     add(t_uc, 0, "uc SEND 0 B .. 1 MiB");
-    add(t_uc, 1, "uc WRITE 0 B .. 1 MiB");
-    add(t_ud, 0, "ud SEND 0 B .. MTU, over MTU, wrong Q_Key");
-    add(t_rud, 0, "rud SEND, WRITE, WRITE_IMM, READ 0 B .. 1 MiB, 2 planes");
+    add(t_uc, 1, "uc SEND_IMM 0 B .. 1 MiB");
+    add(t_uc, 2, "uc WRITE 0 B .. 1 MiB");
+    add(t_uc, 3, "uc WRITE_IMM 0 B .. 1 MiB");
+    add(t_ud, 0, "ud SEND 0 B .. MTU, over MTU, wrong Q_Key, SEND_IMM");
+    add(t_rud, 0, "rud SEND, SEND_IMM, WRITE, WRITE_IMM, READ 0 B .. 1 MiB");
     add(t_rud_plane_down, 0, "rud 2 planes, plane 1 silently down");
     add(t_rud_plane_down, 1, "rud 2 planes, plane 1 reported down");
     add(t_rud_lossy, 0, "rud 3% loss, reordering, duplication");
