@@ -26,65 +26,75 @@
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
 #include "sysemu/dma.h"
-#include "trace.h"
-
 #include "axon-nic.h"
 
 /* ---- time --------------------------------------------------------------- */
 
-struct AxonTimer {
-    QEMUTimer timer;
-};
+/* The device around the environment it gives the engine. */
+static AxonNicState *axon_nic_of(AxonEnv *env)
+{
+    return container_of(env, AxonNicState, env);
+}
 
-int64_t axon_env_now_ns(AxonEnv *env)
+typedef struct AxonNicTimer {
+    AxonTimer base;
+    QEMUTimer timer;
+} AxonNicTimer;
+
+static QEMUTimer *axon_nic_timer(AxonTimer *t)
+{
+    return &container_of(t, AxonNicTimer, base)->timer;
+}
+
+static int64_t axon_nic_env_now_ns(AxonEnv *env)
 {
     return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL);
 }
 
-uint64_t axon_env_device_clock(AxonEnv *env)
+static uint64_t axon_nic_env_device_clock(AxonEnv *env)
 {
-    return axon_nic_clock(env->s);
+    return axon_nic_clock(axon_nic_of(env));
 }
 
-AxonTimer *axon_env_timer_new(AxonEnv *env, AxonTimerFn *fn, void *opaque)
+static AxonTimer *axon_nic_env_timer_new(AxonEnv *env, AxonTimerFn *fn,
+                                         void *opaque)
 {
-    AxonTimer *t = g_new0(AxonTimer, 1);
+    AxonNicTimer *t = g_new0(AxonNicTimer, 1);
 
+    t->base.env = env;
     timer_init_ns(&t->timer, QEMU_CLOCK_VIRTUAL, fn, opaque);
-    return t;
+    return &t->base;
 }
 
-void axon_env_timer_mod(AxonTimer *t, int64_t when_ns)
+static void axon_nic_env_timer_mod(AxonTimer *t, int64_t when_ns)
 {
-    timer_mod(&t->timer, when_ns);
+    timer_mod(axon_nic_timer(t), when_ns);
 }
 
-void axon_env_timer_del(AxonTimer *t)
+static void axon_nic_env_timer_del(AxonTimer *t)
 {
-    timer_del(&t->timer);
+    timer_del(axon_nic_timer(t));
 }
 
-bool axon_env_timer_pending(AxonTimer *t)
+static bool axon_nic_env_timer_pending(AxonTimer *t)
 {
-    return timer_pending(&t->timer);
+    return timer_pending(axon_nic_timer(t));
 }
 
-int64_t axon_env_timer_expires(AxonTimer *t)
+static int64_t axon_nic_env_timer_expires(AxonTimer *t)
 {
-    return timer_expire_time_ns(&t->timer);
+    return timer_expire_time_ns(axon_nic_timer(t));
 }
 
-void axon_env_timer_free(AxonTimer *t)
+static void axon_nic_env_timer_free(AxonTimer *t)
 {
-    if (t) {
-        timer_del(&t->timer);
-        g_free(t);
-    }
+    timer_del(axon_nic_timer(t));
+    g_free(container_of(t, AxonNicTimer, base));
 }
 
-void axon_env_kick(AxonEnv *env)
+static void axon_nic_env_kick(AxonEnv *env)
 {
-    qemu_bh_schedule(env->s->engine_bh);
+    qemu_bh_schedule(axon_nic_of(env)->engine_bh);
 }
 
 static void axon_nic_engine_bh(void *opaque)
@@ -101,21 +111,27 @@ static void axon_nic_engine_bh(void *opaque)
  * dirty, so TCG sees code it overwrites), with a barrier before each
  * access: they are seen in order. Anything but RAM or MMIO is an error.
  */
-bool axon_env_dma_read(AxonEnv *env, uint64_t addr, void *buf, size_t len)
+static bool axon_nic_env_dma_read(AxonEnv *env, uint64_t addr, void *buf,
+                                  size_t len)
 {
-    return pci_dma_read(PCI_DEVICE(env->s), addr, buf, len) == MEMTX_OK;
+    PCIDevice *pdev = PCI_DEVICE(axon_nic_of(env));
+
+    return pci_dma_read(pdev, addr, buf, len) == MEMTX_OK;
 }
 
-bool axon_env_dma_write(AxonEnv *env, uint64_t addr, const void *buf,
-                        size_t len)
+static bool axon_nic_env_dma_write(AxonEnv *env, uint64_t addr,
+                                   const void *buf, size_t len)
 {
-    return pci_dma_write(PCI_DEVICE(env->s), addr, buf, len) == MEMTX_OK;
+    PCIDevice *pdev = PCI_DEVICE(axon_nic_of(env));
+
+    return pci_dma_write(pdev, addr, buf, len) == MEMTX_OK;
 }
 
-bool axon_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
-                         uint64_t cmp_add, uint64_t swap, uint64_t *orig)
+static bool axon_nic_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
+                                    uint64_t cmp_add, uint64_t swap,
+                                    uint64_t *orig)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(env->s));
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(axon_nic_of(env)));
     dma_addr_t plen = 8;
     hwaddr xlat, l = 8;
     uint64_t *p, old, new;
@@ -154,9 +170,10 @@ bool axon_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
 }
 
 /* Memory owned by another PCI device (a peer's BAR) is a peer's. */
-bool axon_env_dma_is_peer(AxonEnv *env, uint64_t addr, uint64_t *end)
+static bool axon_nic_env_dma_is_peer(AxonEnv *env, uint64_t addr,
+                                     uint64_t *end)
 {
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(env->s));
+    AddressSpace *as = pci_get_address_space(PCI_DEVICE(axon_nic_of(env)));
     hwaddr xlat, len = UINT64_MAX - addr;
     MemoryRegion *mr;
     Object *owner;
@@ -166,65 +183,73 @@ bool axon_env_dma_is_peer(AxonEnv *env, uint64_t addr, uint64_t *end)
                                  MEMTXATTRS_UNSPECIFIED);
     *end = addr + MAX(len, 1);
     owner = memory_region_owner(mr);
-    return owner && owner != OBJECT(env->s) &&
+    return owner && owner != OBJECT(axon_nic_of(env)) &&
            object_dynamic_cast(owner, TYPE_PCI_DEVICE);
 }
 
 /* ---- the wire and the device ------------------------------------------- */
 
-uint32_t axon_env_planes_up(AxonEnv *env)
+static uint32_t axon_nic_env_planes_up(AxonEnv *env)
 {
-    return axon_nic_plane_reg(env->s) >> AXON_PLANES_LINK_UP_SHIFT &
+    return axon_nic_plane_reg(axon_nic_of(env)) >> AXON_PLANES_LINK_UP_SHIFT &
            AXON_PLANES_LINK_UP_MASK;
 }
 
-void axon_env_frame_send(AxonEnv *env, unsigned plane,
-                         const struct iovec *iov, int iovcnt)
+static void axon_nic_env_frame_send(AxonEnv *env, unsigned plane,
+                                    const struct iovec *iov, int iovcnt)
 {
-    axon_nic_wire_send(env->s, plane, iov, iovcnt);
+    axon_nic_wire_send(axon_nic_of(env), plane, iov, iovcnt);
 }
 
-bool axon_env_running(AxonEnv *env)
+static bool axon_nic_env_running(AxonEnv *env)
 {
-    return axon_nic_ready(env->s);
+    return axon_nic_ready(axon_nic_of(env));
 }
 
-void axon_env_event(AxonEnv *env, uint16_t type, uint32_t param)
+static void axon_nic_env_event(AxonEnv *env, uint16_t type,
+                               uint32_t param)
 {
-    axon_nic_post_event(env->s, type, param);
+    axon_nic_post_event(axon_nic_of(env), type, param);
 }
 
-bool axon_env_completion(AxonEnv *env, uint32_t cqn)
+static bool axon_nic_env_completion(AxonEnv *env, uint32_t cqn)
 {
-    return axon_nic_post_completion(env->s, cqn);
+    return axon_nic_post_completion(axon_nic_of(env), cqn);
 }
 
 /* Cryptographic, unless QEMU's -seed makes it repeatable. */
-void axon_env_random(AxonEnv *env, void *buf, size_t len)
+static void axon_nic_env_random(AxonEnv *env, void *buf, size_t len)
 {
     qemu_guest_getrandom_nofail(buf, len);
 }
 
-void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
+static void axon_nic_env_guest_error(AxonEnv *env, const char *msg)
 {
-    g_autofree char *msg = NULL;
-    va_list ap;
-
-    if (!qemu_loglevel_mask(LOG_GUEST_ERROR)) {
-        return;
-    }
-    va_start(ap, fmt);
-    msg = g_strdup_vprintf(fmt, ap);
-    va_end(ap);
-    qemu_log("axon-nic: %s", msg);
+    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: %s", msg);
 }
 
-#define AXON_NIC_TRACE_FORWARD(name, params, args) \
-    void axon_trace_##name params \
-    { \
-        trace_axon_nic_##name args; \
-    }
-AXON_ENV_TRACE_EVENTS(AXON_NIC_TRACE_FORWARD)
+static const AxonEnvOps axon_nic_env_ops = {
+    .now_ns = axon_nic_env_now_ns,
+    .device_clock = axon_nic_env_device_clock,
+    .timer_new = axon_nic_env_timer_new,
+    .timer_mod = axon_nic_env_timer_mod,
+    .timer_del = axon_nic_env_timer_del,
+    .timer_pending = axon_nic_env_timer_pending,
+    .timer_expires = axon_nic_env_timer_expires,
+    .timer_free = axon_nic_env_timer_free,
+    .kick = axon_nic_env_kick,
+    .dma_read = axon_nic_env_dma_read,
+    .dma_write = axon_nic_env_dma_write,
+    .dma_atomic = axon_nic_env_dma_atomic,
+    .dma_is_peer = axon_nic_env_dma_is_peer,
+    .planes_up = axon_nic_env_planes_up,
+    .frame_send = axon_nic_env_frame_send,
+    .running = axon_nic_env_running,
+    .event = axon_nic_env_event,
+    .completion = axon_nic_env_completion,
+    .random = axon_nic_env_random,
+    .guest_error = axon_nic_env_guest_error,
+};
 
 /* ---- the doorbell BAR -------------------------------------------------- */
 
@@ -270,7 +295,7 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
     };
 
     memcpy(conf.mac, s->conf.macaddr.a, sizeof(conf.mac));
-    s->env.s = s;
+    s->env.ops = &axon_nic_env_ops;
     s->engine = axon_engine_new(&s->env, &conf);
     if (!s->engine) {
         error_setg(errp, "axon-nic: no memory for the RDMA engine");

@@ -11,6 +11,7 @@
  *   axon-nic-admin.c  the admin queue and its opcode table (decoded into
  *                     engine calls)
  *   axon-nic-engine.c the engine's environment in QEMU, the doorbell BAR
+ *   axon-nic-trace.c  the engine's trace points as QEMU trace events
  *   axon-nic-eth.c    the Ethernet function
  *   axon-nic-plane.c  the port's other planes (RoCEv2 only)
  *   axon-nic-wire.c   the wire, for the engine's frames, both ways
@@ -88,11 +89,6 @@ typedef struct AxonPlane {
     NICState *nic;          /* NULL: the device has fewer planes */
 } AxonPlane;
 
-/* The engine's environment in QEMU: the device it runs in. */
-struct AxonEnv {
-    AxonNicState *s;
-};
-
 struct AxonNicState {
     PCIDevice parent_obj;
 
@@ -125,7 +121,7 @@ struct AxonNicState {
     AxonEth eth;
     AxonPlane plane[AXON_MAX_PLANES];   /* [0] unused: plane 0 is nic */
     unsigned planes;        /* 1 + the planes configured */
-    AxonEnv env;
+    AxonEnv env;            /* the engine's, its ops axon-nic-engine.c */
     AxonEngine *engine;
     QEMUBH *engine_bh;      /* runs the engine's turns */
     MemoryRegion db;        /* the doorbell BAR, written to the engine */

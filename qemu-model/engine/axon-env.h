@@ -5,20 +5,25 @@
  * The engine (this folder) is the device's RDMA engine in portable C: it
  * includes the C library, the device interface (include/uapi/axon) and
  * its own headers, nothing else. Everything that depends on where it runs
- * is a function of this header, defined once by each host:
+ * is reached through this header, implemented once by each host:
  *
  *   qemu-model/axon-nic-engine.c  the QEMU device: DMA through the PCI
  *                                 function, QEMU_CLOCK_VIRTUAL timers, a
  *                                 bottom half, the netdev planes, the
- *                                 device's event queues, trace events
+ *                                 device's event queues
+ *   qemu-model/axon-nic-trace.c   ... and its trace events
  *   qemu-model/tests/engine/      the engine tests: a deterministic
  *                                 clock, memory as a buffer, a lossy wire
  *
- * Each function takes the host's AxonEnv, given to axon_engine_new(). The
- * engine calls them from its own entry points only (axon-engine.h), never
- * from another thread, so a host needs no locking beyond its own. None of
- * them calls back into the engine: work a host owes the engine (a timer,
- * a kick) runs later, from the host's own loop.
+ * The host fills a table of functions (AxonEnvOps) and hands the engine
+ * its AxonEnv; the engine calls through the table, so it never calls its
+ * host directly and the host's files stay above the engine's. The engine
+ * calls them from its own entry points only (axon-engine.h), never from
+ * another thread, so a host needs no locking beyond its own. None of them
+ * calls back into the engine: work a host owes the engine (a timer, a
+ * kick) runs later, from the host's own loop. Trace points are the one
+ * exception to the table: functions the host links in (below), so a
+ * host that does not trace costs nothing but an empty call.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,78 +36,198 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-typedef struct AxonEnv AxonEnv;         /* the host's */
-typedef struct AxonTimer AxonTimer;     /* the host's */
+typedef struct AxonEnv AxonEnv;
+typedef struct AxonTimer AxonTimer;
 typedef void AxonTimerFn(void *opaque);
 
-/* ---- time --------------------------------------------------------------- */
-
-/* Nanoseconds on the timers' clock: monotonic, from any origin. */
-int64_t axon_env_now_ns(AxonEnv *env);
-
-/* The device clock (AXON_REG_CLOCK), for CQE timestamps. */
-uint64_t axon_env_device_clock(AxonEnv *env);
-
-/* A timer calls fn(opaque) once at or after the time it is set to. */
-AxonTimer *axon_env_timer_new(AxonEnv *env, AxonTimerFn *fn, void *opaque);
-void axon_env_timer_mod(AxonTimer *t, int64_t when_ns);
-void axon_env_timer_del(AxonTimer *t);
-bool axon_env_timer_pending(AxonTimer *t);
-int64_t axon_env_timer_expires(AxonTimer *t);   /* -1: not pending */
-void axon_env_timer_free(AxonTimer *t);         /* NULL: nothing */
-
-/* Call axon_engine_run() soon, from the host's loop, not from here. */
-void axon_env_kick(AxonEnv *env);
-
-/* ---- host memory, by bus address ------------------------------------ */
-
 /*
- * false: some of it is not memory the device may reach. Accesses are
- * done in the order they are made and each is seen by the host before
- * the next (a CQE's phase is written after its body).
+ * What a host implements: one table of functions, reached through the
+ * AxonEnv it gives axon_engine_new(). The engine calls them through the
+ * axon_env_*() wrappers below.
  */
-bool axon_env_dma_read(AxonEnv *env, uint64_t addr, void *buf, size_t len);
-bool axon_env_dma_write(AxonEnv *env, uint64_t addr, const void *buf,
-                        size_t len);
-/*
- * An atomic on the 8 little-endian bytes at addr (8-byte aligned), atomic
- * also for the host's CPUs: compare and swap (cas), or fetch and add.
- * *orig is the value before, in host order.
- */
-bool axon_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
-                         uint64_t cmp_add, uint64_t swap, uint64_t *orig);
-/*
- * Whether addr is another device's memory (a GPU's BAR: peer to peer)
- * rather than host RAM, and how far from addr the answer holds (*end).
- */
-bool axon_env_dma_is_peer(AxonEnv *env, uint64_t addr, uint64_t *end);
+typedef struct AxonEnvOps {
+    /* ---- time ---- */
+    /* Nanoseconds on the timers' clock: monotonic, from any origin. */
+    int64_t (*now_ns)(AxonEnv *env);
+    /* The device clock (AXON_REG_CLOCK), for CQE timestamps. */
+    uint64_t (*device_clock)(AxonEnv *env);
+    /*
+     * A timer calls fn(opaque) once at or after the time it is set to;
+     * the host's timer begins with an AxonTimer naming its env.
+     */
+    AxonTimer *(*timer_new)(AxonEnv *env, AxonTimerFn *fn, void *opaque);
+    void (*timer_mod)(AxonTimer *t, int64_t when_ns);
+    void (*timer_del)(AxonTimer *t);
+    bool (*timer_pending)(AxonTimer *t);
+    int64_t (*timer_expires)(AxonTimer *t);     /* -1: not pending */
+    void (*timer_free)(AxonTimer *t);
+    /* Call axon_engine_run() soon, from the host's loop, not from here. */
+    void (*kick)(AxonEnv *env);
 
-/* ---- the wire ----------------------------------------------------------- */
+    /* ---- host memory, by bus address ---- */
+    /*
+     * false: some of it is not memory the device may reach. Accesses are
+     * done in the order they are made and each is seen by the host
+     * before the next (a CQE's phase is written after its body).
+     */
+    bool (*dma_read)(AxonEnv *env, uint64_t addr, void *buf, size_t len);
+    bool (*dma_write)(AxonEnv *env, uint64_t addr, const void *buf,
+                      size_t len);
+    /*
+     * An atomic on the 8 little-endian bytes at addr (8-byte aligned),
+     * atomic also for the host's CPUs: compare and swap (cas), or fetch
+     * and add. *orig is the value before, in host order.
+     */
+    bool (*dma_atomic)(AxonEnv *env, uint64_t addr, bool cas,
+                       uint64_t cmp_add, uint64_t swap, uint64_t *orig);
+    /*
+     * Whether addr is another device's memory (a GPU's BAR: peer to
+     * peer) rather than host RAM, and how far from addr that holds.
+     */
+    bool (*dma_is_peer)(AxonEnv *env, uint64_t addr, uint64_t *end);
 
-/* The planes whose link is up: bit k for plane k. */
-uint32_t axon_env_planes_up(AxonEnv *env);
+    /* ---- the wire ---- */
+    /* The planes whose link is up: bit k for plane k. */
+    uint32_t (*planes_up)(AxonEnv *env);
+    /*
+     * A whole Ethernet frame out on plane (below conf.planes). An entry
+     * of iov may be empty, its base NULL.
+     */
+    void (*frame_send)(AxonEnv *env, unsigned plane,
+                       const struct iovec *iov, int iovcnt);
 
-/* A whole Ethernet frame out on plane (below conf.planes). */
-void axon_env_frame_send(AxonEnv *env, unsigned plane,
-                         const struct iovec *iov, int iovcnt);
+    /* ---- the device around the engine ---- */
+    /* The device runs: its queues may be used and frames sent. */
+    bool (*running)(AxonEnv *env);
+    /* An asynchronous event (enum axon_event_type) for the driver. */
+    void (*event)(AxonEnv *env, uint16_t type, uint32_t param);
+    /*
+     * A completion event for a CQ, and its vector. false: the completion
+     * event queue is full; axon_cq_ceq_room() is called when it has room.
+     */
+    bool (*completion)(AxonEnv *env, uint32_t cqn);
+    /* Unpredictable bytes, for keys and initial PSNs. */
+    void (*random)(AxonEnv *env, void *buf, size_t len);
+    /* The driver programmed the device wrongly (QEMU's LOG_GUEST_ERROR). */
+    void (*guest_error)(AxonEnv *env, const char *msg);
+} AxonEnvOps;
 
-/* ---- the device around the engine ------------------------------------- */
+/* A host's environment: the structure it keeps begins with this. */
+struct AxonEnv {
+    const AxonEnvOps *ops;
+};
 
-/* The device runs: its queues may be used and frames sent. */
-bool axon_env_running(AxonEnv *env);
-/* An asynchronous event (enum axon_event_type) for the driver. */
-void axon_env_event(AxonEnv *env, uint16_t type, uint32_t param);
-/*
- * A completion event for a CQ, and its vector. false: the completion
- * event queue is full; axon_cq_ceq_room() is called when it has room.
- */
-bool axon_env_completion(AxonEnv *env, uint32_t cqn);
-/* Unpredictable bytes, for keys and initial PSNs. */
-void axon_env_random(AxonEnv *env, void *buf, size_t len);
+/* A host's timer begins with this. */
+struct AxonTimer {
+    AxonEnv *env;
+};
 
-/* ---- what the engine reports ------------------------------------------ */
+static inline int64_t axon_env_now_ns(AxonEnv *env)
+{
+    return env->ops->now_ns(env);
+}
 
-/* The driver programmed the device wrongly (QEMU's LOG_GUEST_ERROR). */
+static inline uint64_t axon_env_device_clock(AxonEnv *env)
+{
+    return env->ops->device_clock(env);
+}
+
+static inline AxonTimer *axon_env_timer_new(AxonEnv *env, AxonTimerFn *fn,
+                                            void *opaque)
+{
+    return env->ops->timer_new(env, fn, opaque);
+}
+
+static inline void axon_env_timer_mod(AxonTimer *t, int64_t when_ns)
+{
+    t->env->ops->timer_mod(t, when_ns);
+}
+
+static inline void axon_env_timer_del(AxonTimer *t)
+{
+    t->env->ops->timer_del(t);
+}
+
+static inline bool axon_env_timer_pending(AxonTimer *t)
+{
+    return t->env->ops->timer_pending(t);
+}
+
+static inline int64_t axon_env_timer_expires(AxonTimer *t)
+{
+    return t->env->ops->timer_expires(t);
+}
+
+static inline void axon_env_timer_free(AxonTimer *t)
+{
+    if (t) {
+        t->env->ops->timer_free(t);
+    }
+}
+
+static inline void axon_env_kick(AxonEnv *env)
+{
+    env->ops->kick(env);
+}
+
+static inline bool axon_env_dma_read(AxonEnv *env, uint64_t addr, void *buf,
+                                     size_t len)
+{
+    return env->ops->dma_read(env, addr, buf, len);
+}
+
+static inline bool axon_env_dma_write(AxonEnv *env, uint64_t addr,
+                                      const void *buf, size_t len)
+{
+    return env->ops->dma_write(env, addr, buf, len);
+}
+
+static inline bool axon_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
+                                       uint64_t cmp_add, uint64_t swap,
+                                       uint64_t *orig)
+{
+    return env->ops->dma_atomic(env, addr, cas, cmp_add, swap, orig);
+}
+
+static inline bool axon_env_dma_is_peer(AxonEnv *env, uint64_t addr,
+                                        uint64_t *end)
+{
+    return env->ops->dma_is_peer(env, addr, end);
+}
+
+static inline uint32_t axon_env_planes_up(AxonEnv *env)
+{
+    return env->ops->planes_up(env);
+}
+
+static inline void axon_env_frame_send(AxonEnv *env, unsigned plane,
+                                       const struct iovec *iov, int iovcnt)
+{
+    env->ops->frame_send(env, plane, iov, iovcnt);
+}
+
+static inline bool axon_env_running(AxonEnv *env)
+{
+    return env->ops->running(env);
+}
+
+static inline void axon_env_event(AxonEnv *env, uint16_t type,
+                                  uint32_t param)
+{
+    env->ops->event(env, type, param);
+}
+
+static inline bool axon_env_completion(AxonEnv *env, uint32_t cqn)
+{
+    return env->ops->completion(env, cqn);
+}
+
+static inline void axon_env_random(AxonEnv *env, void *buf, size_t len)
+{
+    env->ops->random(env, buf, len);
+}
+
+/* ops->guest_error, formatted (engine/axon-cmd.c) */
 void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

@@ -251,7 +251,8 @@ static unsigned axon_roce_rd_outstanding(AxonQp *qp)
         if (!e->done && axon_swqe_rd_atomic(e)) {
             from = axon_psn_diff(e->resp_psn, e->first_psn);
             to = i == qp->req.cur ?
-                 axon_psn_diff(qp->req.cur_psn, e->first_psn) : e->npkts;
+                 (uint32_t)axon_psn_diff(qp->req.cur_psn, e->first_psn) :
+                 e->npkts;
             if (to > from) {
                 n += e->opcode == AXON_WR_RDMA_READ ?
                      DIV_ROUND_UP(to, p) - from / p : 1;

@@ -74,7 +74,7 @@ static void pair_close(Pair *p)
 {
     D_CHECK(t_reentries == 0, "an engine entered from inside itself");
     for (unsigned i = 0; p->w && i < 2; i++) {
-        AxonEnv *n = world_node(p->w, i);
+        TNode *n = world_node(p->w, i);
 
         D_CHECK(n->dma_faults == 0, "node %u: %llu DMA accesses out of "
                 "range", i, (unsigned long long)n->dma_faults);

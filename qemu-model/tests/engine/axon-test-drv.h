@@ -63,7 +63,7 @@ typedef struct DQp {
 typedef struct DNode {
     TWorld *w;
     unsigned id;
-    AxonEnv *env;
+    TNode *env;
     AxonEngine *eng;
     uint32_t pdn;
     uint32_t key;               /* the data MR's lkey and rkey */

@@ -18,15 +18,16 @@
 #define T_NEVER INT64_MAX
 #define T_MAX_FRAME 16384
 
-struct AxonTimer {
-    AxonEnv *env;
+typedef struct TTimer {
+    AxonTimer base;
+    TNode *node;
     AxonTimerFn *fn;
     void *opaque;
     int64_t when;
     uint64_t seq;
     bool pending;
-    AxonTimer *next;            /* the world's list, by (when, seq) */
-};
+    struct TTimer *next;        /* the world's list, by (when, seq) */
+} TTimer;
 
 typedef struct TFrame {
     int64_t at;
@@ -40,19 +41,31 @@ struct TWorld {
     int64_t now;
     uint64_t seq;
     unsigned nnodes, planes, rr;
-    AxonEnv node[T_MAX_NODES];
+    TNode node[T_MAX_NODES];
     TWireConf wire;
     uint32_t plane_down, plane_reported_down;
     uint64_t rng;
     TFrame **heap;              /* min-heap by (at, seq) */
     size_t nheap, cap;
-    AxonTimer *timers;
+    TTimer *timers;
     TWireTap *tap;
     void *tap_opaque;
     int depth;
     uint64_t hash;
     TWorldStats st;
 };
+
+static const AxonEnvOps t_env_ops;
+
+static TNode *t_node(AxonEnv *env)
+{
+    return (TNode *)env;        /* its first member */
+}
+
+static TTimer *t_timer(AxonTimer *t)
+{
+    return (TTimer *)t;         /* its first member */
+}
 
 uint64_t t_trace_count[T_TRACE_COUNT];
 uint64_t t_reentries;
@@ -112,7 +125,7 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
     w->now = 1000;              /* not 0: a time of 0 is nothing special */
     w->wire.delay_ns = 2000;
     for (i = 0; i < nodes; i++) {
-        AxonEnv *n = &w->node[i];
+        TNode *n = &w->node[i];
         AxonEngineConf conf = {
             .mac = { 0x52, 0x54, 0x00, 0xa0, 0x00, (uint8_t)(i + 1) },
             .planes = planes,
@@ -131,7 +144,8 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
             world_free(w);
             return NULL;
         }
-        n->eng = axon_engine_new(n, &conf);
+        n->env.ops = &t_env_ops;
+        n->eng = axon_engine_new(&n->env, &conf);
         if (!n->eng) {
             world_free(w);
             return NULL;
@@ -159,7 +173,7 @@ void world_free(TWorld *w)
     free(w);
 }
 
-AxonEnv *world_node(TWorld *w, unsigned i)
+TNode *world_node(TWorld *w, unsigned i)
 {
     return &w->node[i];
 }
@@ -386,7 +400,7 @@ bool world_rx_now(TWorld *w, unsigned to, unsigned plane,
 
 static void deliver(TWorld *w, TFrame *f)
 {
-    AxonEnv *n = &w->node[f->to];
+    TNode *n = &w->node[f->to];
 
     w->st.delivered++;
     n->frames_rx++;
@@ -400,7 +414,7 @@ static void deliver(TWorld *w, TFrame *f)
 
 static void fire(TWorld *w)
 {
-    AxonTimer *t = w->timers;
+    TTimer *t = w->timers;
 
     w->timers = t->next;
     t->next = NULL;
@@ -417,7 +431,7 @@ bool world_step(TWorld *w, int64_t limit_ns)
     unsigned k;
 
     for (k = 0; k < w->nnodes; k++) {
-        AxonEnv *n = &w->node[(w->rr + k) % w->nnodes];
+        TNode *n = &w->node[(w->rr + k) % w->nnodes];
 
         if (n->kicked) {
             n->kicked = false;
@@ -473,7 +487,7 @@ void world_run_to(TWorld *w, int64_t t)
     }
 }
 
-unsigned node_events(AxonEnv *n, uint16_t type, bool any, uint32_t param)
+unsigned node_events(TNode *n, uint16_t type, bool any, uint32_t param)
 {
     unsigned i, c = 0;
 
@@ -487,37 +501,43 @@ unsigned node_events(AxonEnv *n, uint16_t type, bool any, uint32_t param)
 
 /* ---- axon-env.h: time ------------------------------------------------- */
 
-int64_t axon_env_now_ns(AxonEnv *env)
+static int64_t t_env_now_ns(AxonEnv *e)
 {
+    TNode *env = t_node(e);
+
     return env->w->now;
 }
 
-uint64_t axon_env_device_clock(AxonEnv *env)
+static uint64_t t_env_device_clock(AxonEnv *e)
 {
+    TNode *env = t_node(e);
+
     return env->w->now;
 }
 
-AxonTimer *axon_env_timer_new(AxonEnv *env, AxonTimerFn *fn, void *opaque)
+static AxonTimer *t_env_timer_new(AxonEnv *e, AxonTimerFn *fn, void *opaque)
 {
-    AxonTimer *t = calloc(1, sizeof(*t));
+    TTimer *t = calloc(1, sizeof(*t));
 
-    if (t) {
-        t->env = env;
-        t->fn = fn;
-        t->opaque = opaque;
-        t->when = -1;
+    if (!t) {
+        return NULL;
     }
-    return t;
+    t->base.env = e;
+    t->node = t_node(e);
+    t->fn = fn;
+    t->opaque = opaque;
+    t->when = -1;
+    return &t->base;
 }
 
-void axon_env_timer_del(AxonTimer *t)
+static void t_timer_del(TTimer *t)
 {
-    AxonTimer **p;
+    TTimer **p;
 
     if (!t || !t->pending) {
         return;
     }
-    for (p = &t->env->w->timers; *p; p = &(*p)->next) {
+    for (p = &t->node->w->timers; *p; p = &(*p)->next) {
         if (*p == t) {
             *p = t->next;
             break;
@@ -527,12 +547,18 @@ void axon_env_timer_del(AxonTimer *t)
     t->pending = false;
 }
 
-void axon_env_timer_mod(AxonTimer *t, int64_t when_ns)
+static void t_env_timer_del(AxonTimer *bt)
 {
-    TWorld *w = t->env->w;
-    AxonTimer **p;
+    t_timer_del(t_timer(bt));
+}
 
-    axon_env_timer_del(t);
+static void t_env_timer_mod(AxonTimer *bt, int64_t when_ns)
+{
+    TTimer *t = t_timer(bt);
+    TWorld *w = t->node->w;
+    TTimer **p;
+
+    t_timer_del(t);
     t->when = when_ns;
     t->seq = ++w->seq;
     t->pending = true;
@@ -545,32 +571,36 @@ void axon_env_timer_mod(AxonTimer *t, int64_t when_ns)
     *p = t;
 }
 
-bool axon_env_timer_pending(AxonTimer *t)
+static bool t_env_timer_pending(AxonTimer *bt)
 {
-    return t->pending;
+    return t_timer(bt)->pending;
 }
 
-int64_t axon_env_timer_expires(AxonTimer *t)
+static int64_t t_env_timer_expires(AxonTimer *bt)
 {
+    TTimer *t = t_timer(bt);
+
     return t->pending ? t->when : -1;
 }
 
-void axon_env_timer_free(AxonTimer *t)
+static void t_env_timer_free(AxonTimer *bt)
 {
-    if (t) {
-        axon_env_timer_del(t);
-        free(t);
-    }
+    TTimer *t = t_timer(bt);
+
+    t_timer_del(t);
+    free(t);
 }
 
-void axon_env_kick(AxonEnv *env)
+static void t_env_kick(AxonEnv *e)
 {
+    TNode *env = t_node(e);
+
     env->kicked = true;
 }
 
 /* ---- axon-env.h: memory ----------------------------------------------- */
 
-static uint8_t *env_mem(AxonEnv *env, uint64_t addr, size_t len)
+static uint8_t *env_mem(TNode *env, uint64_t addr, size_t len)
 {
     if (addr < env->base || addr - env->base > env->size ||
         len > env->size - (addr - env->base)) {
@@ -580,8 +610,10 @@ static uint8_t *env_mem(AxonEnv *env, uint64_t addr, size_t len)
     return env->mem + (addr - env->base);
 }
 
-bool axon_env_dma_read(AxonEnv *env, uint64_t addr, void *buf, size_t len)
+static bool t_env_dma_read(AxonEnv *e, uint64_t addr, void *buf, size_t len)
 {
+    TNode *env = t_node(e);
+
     uint8_t *p = env_mem(env, addr, len);
 
     if (!p) {
@@ -591,9 +623,11 @@ bool axon_env_dma_read(AxonEnv *env, uint64_t addr, void *buf, size_t len)
     return true;
 }
 
-bool axon_env_dma_write(AxonEnv *env, uint64_t addr, const void *buf,
+static bool t_env_dma_write(AxonEnv *e, uint64_t addr, const void *buf,
                         size_t len)
 {
+    TNode *env = t_node(e);
+
     uint8_t *p = env_mem(env, addr, len);
 
     if (!p) {
@@ -603,9 +637,11 @@ bool axon_env_dma_write(AxonEnv *env, uint64_t addr, const void *buf,
     return true;
 }
 
-bool axon_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
+static bool t_env_dma_atomic(AxonEnv *e, uint64_t addr, bool cas,
                          uint64_t cmp_add, uint64_t swap, uint64_t *orig)
 {
+    TNode *env = t_node(e);
+
     uint8_t *p = (addr & 7) ? NULL : env_mem(env, addr, 8);
     uint64_t v = 0, n;
     int i;
@@ -624,8 +660,10 @@ bool axon_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
     return true;
 }
 
-bool axon_env_dma_is_peer(AxonEnv *env, uint64_t addr, uint64_t *end)
+static bool t_env_dma_is_peer(AxonEnv *e, uint64_t addr, uint64_t *end)
 {
+    TNode *env = t_node(e);
+
     *end = addr >= env->base && addr - env->base < env->size
            ? env->base + env->size : UINT64_MAX;
     return false;
@@ -633,17 +671,21 @@ bool axon_env_dma_is_peer(AxonEnv *env, uint64_t addr, uint64_t *end)
 
 /* ---- axon-env.h: the wire --------------------------------------------- */
 
-uint32_t axon_env_planes_up(AxonEnv *env)
+static uint32_t t_env_planes_up(AxonEnv *e)
 {
+    TNode *env = t_node(e);
+
     TWorld *w = env->w;
     uint32_t all = w->planes >= 32 ? ~0u : (1u << w->planes) - 1;
 
     return all & ~w->plane_reported_down;
 }
 
-void axon_env_frame_send(AxonEnv *env, unsigned plane,
+static void t_env_frame_send(AxonEnv *e, unsigned plane,
                          const struct iovec *iov, int iovcnt)
 {
+    TNode *env = t_node(e);
+
     uint8_t buf[T_MAX_FRAME];
     size_t len = 0;
     int i;
@@ -664,13 +706,17 @@ void axon_env_frame_send(AxonEnv *env, unsigned plane,
 
 /* ---- axon-env.h: the device ------------------------------------------- */
 
-bool axon_env_running(AxonEnv *env)
+static bool t_env_running(AxonEnv *e)
 {
+    TNode *env = t_node(e);
+
     return env->running;
 }
 
-void axon_env_event(AxonEnv *env, uint16_t type, uint32_t param)
+static void t_env_event(AxonEnv *e, uint16_t type, uint32_t param)
 {
+    TNode *env = t_node(e);
+
     if (env->nevents < T_MAX_EVENTS) {
         env->events[env->nevents].type = type;
         env->events[env->nevents].param = param;
@@ -678,14 +724,18 @@ void axon_env_event(AxonEnv *env, uint16_t type, uint32_t param)
     env->nevents++;
 }
 
-bool axon_env_completion(AxonEnv *env, uint32_t cqn)
+static bool t_env_completion(AxonEnv *e, uint32_t cqn)
 {
+    TNode *env = t_node(e);
+
     env->completions++;
     return true;
 }
 
-void axon_env_random(AxonEnv *env, void *buf, size_t len)
+static void t_env_random(AxonEnv *e, void *buf, size_t len)
 {
+    TNode *env = t_node(e);
+
     uint8_t *p = buf;
 
     while (len) {
@@ -698,15 +748,35 @@ void axon_env_random(AxonEnv *env, void *buf, size_t len)
     }
 }
 
-void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
+static void t_env_guest_error(AxonEnv *e, const char *msg)
 {
-    va_list ap;
+    TNode *env = t_node(e);
 
     env->guest_errors++;
     if (getenv("AXON_TEST_VERBOSE")) {
-        fprintf(stderr, "# node %u: ", env->id);
-        va_start(ap, fmt);
-        vfprintf(stderr, fmt, ap);
-        va_end(ap);
+        fprintf(stderr, "# node %u: %s", env->id, msg);
     }
 }
+
+static const AxonEnvOps t_env_ops = {
+    .now_ns = t_env_now_ns,
+    .device_clock = t_env_device_clock,
+    .timer_new = t_env_timer_new,
+    .timer_mod = t_env_timer_mod,
+    .timer_del = t_env_timer_del,
+    .timer_pending = t_env_timer_pending,
+    .timer_expires = t_env_timer_expires,
+    .timer_free = t_env_timer_free,
+    .kick = t_env_kick,
+    .dma_read = t_env_dma_read,
+    .dma_write = t_env_dma_write,
+    .dma_atomic = t_env_dma_atomic,
+    .dma_is_peer = t_env_dma_is_peer,
+    .planes_up = t_env_planes_up,
+    .frame_send = t_env_frame_send,
+    .running = t_env_running,
+    .event = t_env_event,
+    .completion = t_env_completion,
+    .random = t_env_random,
+    .guest_error = t_env_guest_error,
+};

@@ -3,7 +3,7 @@
  *
  * A world of 2..T_MAX_NODES engines on one deterministic virtual clock
  * (nanoseconds, moved only by the loop below, never by wall time). Each
- * node is an AxonEnv: host memory as a plain buffer (bus address = base +
+ * node is a TNode, an AxonEnv and its ops: host memory as a plain buffer (bus address = base +
  * offset, bounds-checked), a seeded PRNG for the engine's random bytes,
  * the events and completion events it raised. Between the nodes a wire:
  * frames routed by destination MAC, planes 0..planes-1 each with a 'down'
@@ -31,6 +31,7 @@
 #define T_MAX_EVENTS 64
 
 typedef struct TWorld TWorld;
+typedef struct TNode TNode;
 
 /* The wire's impairments: probabilities in parts per million. */
 typedef struct TWireConf {
@@ -51,7 +52,9 @@ typedef struct TEvent {
     uint32_t param;
 } TEvent;
 
-struct AxonEnv {
+/* A node: an engine's host, its AxonEnv first. */
+struct TNode {
+    AxonEnv env;
     TWorld *w;
     unsigned id;
     AxonEngine *eng;
@@ -83,7 +86,7 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
                   uint64_t seed);
 void world_free(TWorld *w);
 
-AxonEnv *world_node(TWorld *w, unsigned i);
+TNode *world_node(TWorld *w, unsigned i);
 AxonEngine *world_engine(TWorld *w, unsigned i);
 unsigned world_nodes(TWorld *w);
 int64_t world_now(TWorld *w);
@@ -126,7 +129,7 @@ void world_leave(TWorld *w);
 /* ---- the events a node raised ---------------------------------------- */
 
 /* How many events of type (with param, or any param if any) node raised. */
-unsigned node_events(AxonEnv *n, uint16_t type, bool any, uint32_t param);
+unsigned node_events(TNode *n, uint16_t type, bool any, uint32_t param);
 
 /* ---- trace points, counted over the process ------------------------- */
 
