@@ -947,6 +947,53 @@ static bool t_cq_overflow(int arg)
     return ok;
 }
 
+/*
+ * An armed CQ's completion event finds the host's completion event queue
+ * full: it is owed, not lost, and comes once the queue has room.
+ */
+static bool t_ceq_full(int arg)
+{
+    Pair p;
+    bool ok = pair_open(&p, 1, seed + 10, AXON_QPT_RC, 1024, 7);
+    DNode *a = &p.n[0], *b = &p.n[1];
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_SEND, .flags = AXON_WQE_SIGNALED,
+        .wr_id = htole64(0x7200),
+    };
+    uint64_t before;
+
+    if (!ok) {
+        pair_close(&p);
+        return false;
+    }
+    before = b->env->completions;
+    b->env->ceq_full = true;
+    d_arm_cq(b, p.cq[1], AXON_CQ_ARM_NEXT);
+    d_post_recv(b, p.qp[1], 0x7201, NULL, 0);
+    d_post_send(a, p.qp[0], &w, NULL);
+    ok &= d_expect(b, p.cq[1], 0x7201, AXON_WC_RECV, AXON_WC_SUCCESS, NULL);
+    world_run_idle(p.w, world_now(p.w) + SEC);
+    ok &= D_CHECK(b->env->completions_refused == 1 &&
+                  b->env->completions == before,
+                  "event with the CEQ full: %llu refused, %llu taken",
+                  (unsigned long long)b->env->completions_refused,
+                  (unsigned long long)(b->env->completions - before));
+    b->env->ceq_full = false;
+    world_enter(p.w);
+    axon_cq_ceq_room(b->eng);
+    world_leave(p.w);
+    ok &= D_CHECK(b->env->completions == before + 1,
+                  "owed event not posted when the CEQ had room (%llu)",
+                  (unsigned long long)(b->env->completions - before));
+    /* owed once: more room posts nothing more */
+    world_enter(p.w);
+    axon_cq_ceq_room(b->eng);
+    world_leave(p.w);
+    ok &= D_CHECK(b->env->completions == before + 1, "event posted twice");
+    pair_close(&p);
+    return ok;
+}
+
 /* A WRITE with a bad rkey: REM_ACCESS_ERR, ERR, the next WQEs flushed. */
 static bool t_qp_error(int arg)
 {
@@ -1100,6 +1147,7 @@ int main(int argc, char **argv)
     add(t_forged_read, 1, "forged READ replay, its own rkey: answered again");
     add(t_forged_rud, 0, "forged RUD DATA, wrong key: dropped");
     add(t_cq_overflow, 0, "CQ overflow: CQ_ERROR event");
+    add(t_ceq_full, 0, "CEQ full: the CQ's event owed, then posted once");
     add(t_qp_error, 0, "bad rkey: REM_ACCESS_ERR, ERR, later WQEs flushed");
     add(t_determinism, 0, "same seed, same run");
 

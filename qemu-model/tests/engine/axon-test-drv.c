@@ -424,6 +424,11 @@ static void ring(DNode *n, uint32_t reg, uint32_t id, uint32_t val)
     world_leave(n->w);
 }
 
+void d_arm_cq(DNode *n, DCq *cq, uint32_t arm)
+{
+    ring(n, AXON_DB_CQ_ARM, cq->cqn, arm);
+}
+
 void d_write_send(DNode *n, DQp *qp, const struct axon_send_wqe *w,
                   const struct axon_sge *sg)
 {

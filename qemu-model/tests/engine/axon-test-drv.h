@@ -129,6 +129,8 @@ void d_post_recv(DNode *n, DQp *qp, uint64_t wr_id,
                  const struct axon_sge *sg, unsigned nsge);
 
 /* The next CQE if there is one now (consumed). */
+/* Arms cq for its next CQE (AXON_CQ_ARM_NEXT or _SOLICITED). */
+void d_arm_cq(DNode *n, DCq *cq, uint32_t arm);
 bool d_poll(DNode *n, DCq *cq, struct axon_cqe *cqe);
 /* Runs the world until the next CQE, at most timeout_ns of virtual time. */
 bool d_wait(DNode *n, DCq *cq, struct axon_cqe *cqe, int64_t timeout_ns);

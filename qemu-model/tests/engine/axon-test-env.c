@@ -728,6 +728,10 @@ static bool t_env_completion(AxonEnv *e, uint32_t cqn)
 {
     TNode *env = t_node(e);
 
+    if (env->ceq_full) {
+        env->completions_refused++;
+        return false;
+    }
     env->completions++;
     return true;
 }

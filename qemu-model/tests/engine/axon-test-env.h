@@ -66,7 +66,9 @@ struct TNode {
     uint64_t rng;
     TEvent events[T_MAX_EVENTS];
     unsigned nevents;           /* may exceed T_MAX_EVENTS: those are lost */
-    uint64_t completions;       /* axon_env_completion calls */
+    uint64_t completions;       /* completion events taken */
+    bool ceq_full;              /* refuse completion events, as a full CEQ */
+    uint64_t completions_refused;
     uint64_t guest_errors;
     uint64_t dma_faults;        /* accesses out of range */
     uint64_t frames_tx, frames_rx, frames_rx_foreign;
