@@ -15,8 +15,9 @@
 
 #include "engine/axon-env.h"
 
+/* A device has one engine: env adds nothing QEMU's trace needs. */
 #define AXON_NIC_TRACE_FORWARD(name, params, args) \
-    void axon_trace_##name params \
+    void axon_trace_##name(AxonEnv *env, AXON_ENV_UNPAREN params) \
     { \
         trace_axon_nic_##name args; \
     }

@@ -17,7 +17,7 @@ uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,
                              const char *why)
 {
     axon_env_guest_error(eng->env, "admin opcode %u: %s\n", opcode, why);
-    axon_trace_err_rdma_cmd(opcode, why);
+    axon_trace_err_rdma_cmd(eng->env, opcode, why);
     return AXON_ADMIN_BAD_PARAM;
 }
 

@@ -18,7 +18,7 @@ AXON_BUILD_BUG_ON(sizeof(struct axon_cqe_ts) != AXON_CQE_TS_SIZE);
 static void axon_cq_overflow(AxonEngine *eng, AxonCq *cq)
 {
     axon_env_guest_error(eng->env, "CQ %u overflowed\n", cq->cqn);
-    axon_trace_err_rdma_cq_overflow(cq->cqn, cq->prod);
+    axon_trace_err_rdma_cq_overflow(eng->env, cq->cqn, cq->prod);
     cq->overflowed = true;
     axon_env_event(eng->env, AXON_EVENT_CQ_ERROR, cq->cqn);
 }
@@ -140,7 +140,7 @@ void axon_qp_cqe_write(AxonEngine *eng, AxonQp *qp, bool recv,
         axon_cq_overflow(eng, cq);
         return;
     }
-    axon_trace_rdma_cqe(cq->cqn, qp->qpn, recv,
+    axon_trace_rdma_cqe(eng->env, cq->cqn, qp->qpn, recv,
                         le16_to_cpu(cqe->wqe_index), cqe->status);
     cq->prod++;
     if (cq->arm == AXON_CQ_ARM_NEXT ||
@@ -322,7 +322,7 @@ uint16_t axon_cq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     eng->cq[cqn] = cq;
     eng->ncq++;
     *result = cqn;
-    axon_trace_rdma_cq(cqn, ring.depth, ring.npages, uar, ring.flags);
+    axon_trace_rdma_cq(eng->env, cqn, ring.depth, ring.npages, uar, ring.flags);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -431,7 +431,7 @@ uint16_t axon_cq_resize(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         axon_cq_ring_free(eng, &ring);
         return status;
     }
-    axon_trace_rdma_cq_resize(cq->cqn, cq->ring.depth, ring.depth,
+    axon_trace_rdma_cq_resize(eng->env, cq->cqn, cq->ring.depth, ring.depth,
                               cq->prod - cons);
     axon_cq_ring_free(eng, &cq->ring);
     cq->ring = ring;

@@ -16,7 +16,7 @@ static void axon_db_reject(AxonEngine *eng, uint32_t page, uint32_t reg,
 {
     axon_env_guest_error(eng->env, "doorbell page %u offset 0x%x "
                          "value 0x%x rejected: %s\n", page, reg, val, why);
-    axon_trace_err_rdma_db(page, reg, val, why);
+    axon_trace_err_rdma_db(eng->env, page, reg, val, why);
     eng->stats.db_rejects++;
 }
 

@@ -233,7 +233,8 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
 
 /*
  * Trace points: X(name, (parameters), (arguments)) for each, defined by
- * the host as void axon_trace_<name>(parameters). The QEMU device
+ * the host as void axon_trace_<name>(AxonEnv *env, parameters): env says
+ * which engine traced, for a host that runs several. The QEMU device
  * forwards them to its trace events axon_nic_<name> (trace-events).
  */
 #define AXON_ENV_TRACE_EVENTS(X) \
@@ -331,8 +332,9 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
       (uint32_t qpn, uint32_t psn, int64_t age_us), (qpn, psn, age_us)) \
     X(set_gid, (uint32_t index, uint32_t type), (index, type))
 
+#define AXON_ENV_UNPAREN(...) __VA_ARGS__
 #define AXON_ENV_TRACE_DECLARE(name, params, args) \
-    void axon_trace_##name params;
+    void axon_trace_##name(AxonEnv *env, AXON_ENV_UNPAREN params);
 AXON_ENV_TRACE_EVENTS(AXON_ENV_TRACE_DECLARE)
 #undef AXON_ENV_TRACE_DECLARE
 

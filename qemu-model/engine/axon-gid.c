@@ -25,7 +25,7 @@ uint16_t axon_gid_set(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         index >= AXON_ENGINE_GID_TBL_LEN ||
         type > AXON_GID_TYPE_ROCE_V2 || g->reserved0 ||
         !buffer_is_zero(g->reserved, sizeof(g->reserved))) {
-        axon_trace_err_set_gid(port, index, type);
+        axon_trace_err_set_gid(eng->env, port, index, type);
         return AXON_ADMIN_BAD_PARAM;
     }
     e = &eng->gid_tbl[index];
@@ -35,7 +35,7 @@ uint16_t axon_gid_set(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     } else {
         memcpy(e->gid, g->gid, sizeof(e->gid));
     }
-    axon_trace_set_gid(index, type);
+    axon_trace_set_gid(eng->env, index, type);
     return AXON_ADMIN_SUCCESS;
 }
 

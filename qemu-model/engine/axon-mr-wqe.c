@@ -30,19 +30,19 @@ AxonMr *axon_mr_check_remote(AxonEngine *eng, const AxonQp *qp, uint32_t key,
         (mw->mw_type == 2 && mw->bound_qpn != qp->qpn) ||
         (mw->access & access) != access || va < mw->iova ||
         len > mw->length || va - mw->iova > mw->length - len) {
-        axon_trace_err_rdma_key(key, qp->pdn, va, len, access);
+        axon_trace_err_rdma_key(eng->env, key, qp->pdn, va, len, access);
         return NULL;
     }
     mr = &eng->mr[mw->parent];
     /* a window never outlives its MR's range; should it, refuse */
     if (va < mr->iova || va - mr->iova > mr->length - len ||
         len > mr->length) {
-        axon_trace_err_rdma_key(key, qp->pdn, va, len, access);
+        axon_trace_err_rdma_key(eng->env, key, qp->pdn, va, len, access);
         return NULL;
     }
     if (mr->invalidated) {
         eng->stats.mr_invalid++;
-        axon_trace_err_rdma_mr_invalid(key, va, len);
+        axon_trace_err_rdma_mr_invalid(eng->env, key, va, len);
         return NULL;
     }
     return mr;
@@ -76,7 +76,7 @@ uint8_t axon_mr_fast_reg(AxonEngine *eng, uint32_t pdn, uint32_t key,
     bool peer;
 
     if (!mr || !mr->invalidated) {
-        axon_trace_err_rdma_key(key, pdn, iova, length, 0);
+        axon_trace_err_rdma_key(eng->env, key, pdn, iova, length, 0);
         return AXON_WC_LOC_PROT_ERR;
     }
     if (reg->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
@@ -107,7 +107,7 @@ uint8_t axon_mr_fast_reg(AxonEngine *eng, uint32_t pdn, uint32_t key,
     mr->npages = npages;
     mr->peer = peer;
     mr->invalidated = false;
-    axon_trace_rdma_mr(AXON_KEY_GET_INDEX(key), mr->tag, iova, length,
+    axon_trace_rdma_mr(eng->env, AXON_KEY_GET_INDEX(key), mr->tag, iova, length,
                        mr->access, peer);
     return AXON_WC_SUCCESS;
 }
@@ -128,19 +128,19 @@ bool axon_mr_local_inv(AxonEngine *eng, uint32_t pdn, uint32_t key)
     if (mw && mw->valid && mw->mw_type == 2 && mw->bound && mw->pdn == pdn &&
         mw->tag == AXON_KEY_GET_TAG(key)) {
         axon_mr_unbind(eng, mw);
-        axon_trace_rdma_mr_invalidate(key);
+        axon_trace_rdma_mr_invalidate(eng->env, key);
         return true;
     }
     if (!mr || mr->tag != AXON_KEY_GET_TAG(key)) {
-        axon_trace_err_rdma_key(key, pdn, 0, 0, 0);
+        axon_trace_err_rdma_key(eng->env, key, pdn, 0, 0, 0);
         return false;
     }
     if (mr->windows) {
-        axon_trace_err_rdma_mr_windows(key, mr->windows);
+        axon_trace_err_rdma_mr_windows(eng->env, key, mr->windows);
         return false;
     }
     mr->invalidated = true;
-    axon_trace_rdma_mr_invalidate(key);
+    axon_trace_rdma_mr_invalidate(eng->env, key);
     return true;
 }
 
@@ -183,7 +183,8 @@ uint8_t axon_mr_bind_mw(AxonEngine *eng, const AxonQp *qp, uint32_t key,
          !(mr->access & AXON_ACCESS_LOCAL_WRITE)) ||
         addr < mr->iova || length > mr->length ||
         addr - mr->iova > mr->length - length) {
-        axon_trace_err_rdma_key(key, qp->pdn, addr, length, bind->access);
+        axon_trace_err_rdma_key(eng->env, key, qp->pdn, addr, length,
+                                bind->access);
         return AXON_WC_MW_BIND_ERR;
     }
     axon_mr_unbind(eng, mw);

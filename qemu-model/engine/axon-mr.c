@@ -81,19 +81,19 @@ AxonMr *axon_mr_check(AxonEngine *eng, uint32_t key, uint32_t pdn,
     mr = &eng->mr[idx];
     if (mr->mw_type) {
         /* a window's key names remote access only, never an lkey */
-        axon_trace_err_rdma_key(key, pdn, va, len, access);
+        axon_trace_err_rdma_key(eng->env, key, pdn, va, len, access);
         return NULL;
     }
     if (mr->valid && mr->tag == AXON_KEY_GET_TAG(key) &&
         mr->invalidated) {
         eng->stats.mr_invalid++;
-        axon_trace_err_rdma_mr_invalid(key, va, len);
+        axon_trace_err_rdma_mr_invalid(eng->env, key, va, len);
         return NULL;
     }
     if (!mr->valid || mr->tag != AXON_KEY_GET_TAG(key) ||
         mr->pdn != pdn || (mr->access & access) != access ||
         va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
-        axon_trace_err_rdma_key(key, pdn, va, len, access);
+        axon_trace_err_rdma_key(eng->env, key, pdn, va, len, access);
         return NULL;
     }
     return mr;
@@ -118,7 +118,7 @@ static void axon_mr_count_peer(AxonEngine *eng, AxonDmaDir dir,
     } else {
         eng->stats.peer_wr += len;
     }
-    axon_trace_rdma_peer_dma(dir == AXON_DMA_FROM_DEVICE, len);
+    axon_trace_rdma_peer_dma(eng->env, dir == AXON_DMA_FROM_DEVICE, len);
 }
 
 /*
@@ -139,7 +139,7 @@ bool axon_mr_rw(AxonEngine *eng, AxonMr *mr, uint64_t va, void *buf,
 
         /* every caller checked the range: this guards the page list */
         if (pg >= mr->npages) {
-            axon_trace_err_rdma_dma(va, len);
+            axon_trace_err_rdma_dma(eng->env, va, len);
             return false;
         }
         addr = mr->pages[pg] + poff;
@@ -150,7 +150,7 @@ bool axon_mr_rw(AxonEngine *eng, AxonMr *mr, uint64_t va, void *buf,
         }
         run = MIN(run, len);
         if (!axon_mr_dma(eng, addr, p, run, dir)) {
-            axon_trace_err_rdma_dma(addr, run);
+            axon_trace_err_rdma_dma(eng->env, addr, run);
             return false;
         }
         if (mr->peer) {
@@ -489,7 +489,7 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     eng->pbl_pages += npages;
     eng->pd_users[pdn]++;
     *result = AXON_KEY(idx, mr->tag);
-    axon_trace_rdma_mr(idx, mr->tag, iova, length, access, peer);
+    axon_trace_rdma_mr(eng->env, idx, mr->tag, iova, length, access, peer);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -584,7 +584,7 @@ uint16_t axon_mr_invalidate(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                                    "a fast-registration MR or a window");
     }
     mr->invalidated = true;
-    axon_trace_rdma_mr_invalidate(le32_to_cpu(m->key));
+    axon_trace_rdma_mr_invalidate(eng->env, le32_to_cpu(m->key));
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -629,7 +629,7 @@ uint16_t axon_mr_remap(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     mr->first_off = mr->iova & ((1ULL << m->page_shift) - 1);
     mr->peer = peer;
     mr->invalidated = false;
-    axon_trace_rdma_mr_remap(le32_to_cpu(m->key), mr->npages, peer);
+    axon_trace_rdma_mr_remap(eng->env, le32_to_cpu(m->key), mr->npages, peer);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -682,7 +682,7 @@ uint16_t axon_mr_rereg(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     axon_mr_describe(mr, m, pages, peer);
     mr->npages = le32_to_cpu(m->npages);
     mr->invalidated = false;
-    axon_trace_rdma_mr_rereg(le32_to_cpu(m->key), pdn, iova, length,
+    axon_trace_rdma_mr_rereg(eng->env, le32_to_cpu(m->key), pdn, iova, length,
                              access);
     return AXON_ADMIN_SUCCESS;
 }

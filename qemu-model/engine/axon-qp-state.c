@@ -28,7 +28,7 @@ void axon_qp_error(AxonEngine *eng, AxonQp *qp)
     if (qp->state == AXON_QPS_ERR) {
         return;
     }
-    axon_trace_rdma_qp_state(qp->qpn, qp->state, AXON_QPS_ERR);
+    axon_trace_rdma_qp_state(eng->env, qp->qpn, qp->state, AXON_QPS_ERR);
     qp->state = AXON_QPS_ERR;
     qp->last_wqe_owed = qp->srq;
     /* the engine stops its transport, then flushes both queues */

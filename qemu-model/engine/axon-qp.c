@@ -124,7 +124,7 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     eng->pd_users[pdn]++;
     eng->qp[i] = qp;
     *result = qp->qpn;
-    axon_trace_rdma_qp(qp->qpn, sq_depth, rq_depth, uar);
+    axon_trace_rdma_qp(eng->env, qp->qpn, sq_depth, rq_depth, uar);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -373,7 +373,7 @@ uint16_t axon_qp_modify(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         axon_env_guest_error(eng->env, "QP %u: transition %u -> %u "
                              "(mask 0x%x) not allowed\n", qp->qpn, cur, new,
                              mask);
-        axon_trace_err_rdma_qp_state(qp->qpn, cur, new, mask);
+        axon_trace_err_rdma_qp_state(eng->env, qp->qpn, cur, new, mask);
         return AXON_ADMIN_BAD_STATE;
     }
     axon_qp_apply_attr(&qp->attr, &a, mask);
@@ -382,7 +382,7 @@ uint16_t axon_qp_modify(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         axon_rud_set_peer_key(qp, (uint64_t)le32_to_cpu(a.peer_key_hi) << 32 |
                                   le32_to_cpu(a.peer_key_lo));
     }
-    axon_trace_rdma_qp_state(qp->qpn, cur, new);
+    axon_trace_rdma_qp_state(eng->env, qp->qpn, cur, new);
     if (new == AXON_QPS_RESET || new == AXON_QPS_ERR) {
         axon_roce_ack_owed(eng, qp);
     }

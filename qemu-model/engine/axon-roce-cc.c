@@ -115,7 +115,7 @@ void axon_cc_cnp_rx(AxonEngine *eng, AxonQp *qp)
         return;
     }
     if (cc->limited && now - cc->cut_ns < (int64_t)c->cnp_us * SCALE_US) {
-        axon_trace_cc_cnp_ignored(qp->qpn, now - cc->cut_ns);
+        axon_trace_cc_cnp_ignored(eng->env, qp->qpn, now - cc->cut_ns);
         return;
     }
     if (!cc->limited) {
@@ -134,7 +134,7 @@ void axon_cc_cnp_rx(AxonEngine *eng, AxonQp *qp)
     cc->alpha_ns = cc->incr_ns = cc->cut_ns = now;
     cc->timer_steps = cc->byte_steps = 0;
     cc->bytes = 0;
-    axon_trace_cc_cnp(qp->qpn, cc->rate, cc->alpha);
+    axon_trace_cc_cnp(eng->env, qp->qpn, cc->rate, cc->alpha);
 }
 
 /*

@@ -378,7 +378,7 @@ static void axon_roce_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
     }
     axon_roce_acked(qp, axon_psn_add(pkt->psn, -1));
     if (type == AETH_RNR_NAK) {
-        axon_trace_roce_rnr(qp->qpn, pkt->psn, qp->comp.rnr_left);
+        axon_trace_roce_rnr(eng->env, qp->qpn, pkt->psn, qp->comp.rnr_left);
         if (qp->attr.rnr_retry != 7) {
             if (!qp->comp.rnr_left) {
                 axon_roce_fail(qp, e, AXON_WC_RNR_RETRY_EXC_ERR);
@@ -390,7 +390,7 @@ static void axon_roce_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
         axon_roce_rnr_wait(qp, code);
         return;
     }
-    axon_trace_roce_nak(qp->qpn, pkt->psn, code);
+    axon_trace_roce_nak(eng->env, qp->qpn, pkt->psn, code);
     switch (code) {
     case NAK_PSN_SEQ:
         axon_roce_rewind(qp, pkt->psn);
@@ -417,7 +417,7 @@ void axon_roce_comp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
     /* only PSNs that were sent and are not yet acknowledged count */
     if (axon_psn_diff(pkt->psn, qp->req.psn_hi) >= 0 ||
         axon_psn_diff(pkt->psn, axon_psn_add(qp->comp.una_psn, -1)) < 0) {
-        axon_trace_err_roce_psn(qp->qpn, pkt->psn, qp->comp.una_psn,
+        axon_trace_err_roce_psn(eng->env, qp->qpn, pkt->psn, qp->comp.una_psn,
                                 qp->req.psn_hi);
         eng->stats.stray++;
         qp->stats.stray++;

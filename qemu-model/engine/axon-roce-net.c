@@ -297,7 +297,7 @@ void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
     eng->stats.tx_pkts++;
     qp->stats.tx_pkts++;
     qp->stats.tx_bytes += pkt->len;
-    axon_trace_roce_tx(qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
+    axon_trace_roce_tx(eng->env, qp->qpn, pkt->opcode, pkt->dqpn, pkt->psn,
                        pkt->len);
     if (!path->loopback) {
         axon_roce_wire_tx(eng, qp, pkt, path);

@@ -66,7 +66,7 @@ bool axon_roce_recv_fetch(AxonEngine *eng, AxonQp *qp)
     }
     axon_env_guest_error(eng->env, "QP %u: bad receive WQE %u\n",
                          qp->qpn, idx);
-    axon_trace_err_roce_wqe(qp->qpn, idx, 0xff, w.num_sge);
+    axon_trace_err_roce_wqe(eng->env, qp->qpn, idx, 0xff, w.num_sge);
     return false;
 }
 

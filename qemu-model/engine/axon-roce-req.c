@@ -177,7 +177,7 @@ void axon_roce_fetch(AxonEngine *eng, AxonQp *qp)
 bad_wqe:
     axon_env_guest_error(eng->env, "QP %u: bad send WQE %u\n",
                          qp->qpn, idx);
-    axon_trace_err_roce_wqe(qp->qpn, idx, w.opcode, w.num_sge);
+    axon_trace_err_roce_wqe(eng->env, qp->qpn, idx, w.opcode, w.num_sge);
     axon_roce_fail(qp, e, AXON_WC_LOC_QP_OP_ERR);
 }
 

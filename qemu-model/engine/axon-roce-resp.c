@@ -57,7 +57,7 @@ static void axon_roce_resp_fail_now(AxonEngine *eng, AxonQp *qp, uint32_t psn,
 {
     axon_env_guest_error(eng->env, "QP %u: request PSN %u "
                          "refused (%s), NAK %u\n", qp->qpn, psn, why, nak);
-    axon_trace_err_roce_resp(qp->qpn, psn, nak, why);
+    axon_trace_err_roce_resp(eng->env, qp->qpn, psn, nak, why);
     axon_roce_send_ack(eng, qp, AETH_NAK << AETH_TYPE_SHIFT | nak, psn);
     if (event) {
         axon_qp_event(eng, qp, event);
@@ -415,7 +415,7 @@ static void axon_roce_duplicate(AxonEngine *eng, AxonQp *qp,
     }
     res = axon_roce_saved(qp, pkt, kind == KIND_ATOMIC);
     if (!res) {
-        axon_trace_err_roce_dup(qp->qpn, pkt->psn, pkt->opcode);
+        axon_trace_err_roce_dup(eng->env, qp->qpn, pkt->psn, pkt->opcode);
         eng->stats.stray++;
         qp->stats.stray++;
         return;
@@ -704,7 +704,7 @@ void axon_roce_resp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
     if (((kind == KIND_SEND && (flags & OP_START)) ||
          (kind == KIND_WRITE && (flags & OP_IMM))) &&
         axon_qp_recv_wq(qp)->ci == axon_qp_recv_wq(qp)->pi) {
-        axon_trace_roce_rnr(qp->qpn, pkt->psn, 0);
+        axon_trace_roce_rnr(eng->env, qp->qpn, pkt->psn, 0);
         axon_roce_resp_aeth(eng, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
                             qp->attr.min_rnr_timer, pkt->psn);
         return;

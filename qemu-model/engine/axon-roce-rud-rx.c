@@ -174,7 +174,7 @@ static void axon_rud_msg_done(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m)
 static void axon_rud_abandon(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m,
                              const AxonPkt *pkt, const char *why)
 {
-    axon_trace_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
+    axon_trace_err_rud_rx(eng->env, qp->qpn, pkt->opcode, pkt->psn, why);
     if (axon_rud_op_recv(m->op)) {
         axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
                     AXON_WC_GENERAL_ERR, 0, 0, 0);

@@ -126,7 +126,7 @@ static void axon_rud_cwnd_cut(AxonQp *qp, uint32_t num, uint32_t den,
     r->cut_ns = now;
     r->cwnd = MAX(r->cwnd - (uint64_t)r->cwnd * num / den,
                   AXON_RUD_CWND_MIN * AXON_RUD_CWND_ONE);
-    axon_trace_rud_cwnd(qp->qpn, why, r->cwnd / AXON_RUD_CWND_ONE,
+    axon_trace_rud_cwnd(r->env, qp->qpn, why, r->cwnd / AXON_RUD_CWND_ONE,
                         r->srtt_ns / SCALE_US, r->base_rtt_ns / SCALE_US);
 }
 
@@ -222,7 +222,7 @@ void axon_rud_queue(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
     if (sl->queued) {
         return;
     }
-    axon_trace_rud_lost(qp->qpn, psn, timer, sl->plane,
+    axon_trace_rud_lost(eng->env, qp->qpn, psn, timer, sl->plane,
                         (axon_rud_now(r) - sl->sent_ns) / SCALE_US,
                         r->srtt_ns / SCALE_US, r->rttvar_ns / SCALE_US);
     axon_rud_plane_lost(r, sl->plane);
@@ -294,7 +294,8 @@ static int64_t axon_rud_probe(AxonEngine *eng, AxonQp *qp, int64_t now)
         return at;
     }
     r->probe_seq = r->acked_seq;
-    axon_trace_rud_probe(qp->qpn, psn, (now - sl->sent_ns) / SCALE_US);
+    axon_trace_rud_probe(eng->env, qp->qpn, psn,
+                         (now - sl->sent_ns) / SCALE_US);
     axon_rud_resend(eng, qp, sl, psn);
     return INT64_MAX;
 }
@@ -327,7 +328,7 @@ void axon_rud_timer(void *opaque)
             continue;
         }
         if (++sl->expired > qp->attr.retry_cnt + 1) {
-            axon_trace_roce_timeout(qp->qpn, psn, 0);
+            axon_trace_roce_timeout(eng->env, qp->qpn, psn, 0);
             axon_rud_fail(eng, qp, axon_win(qp, sl->wqe),
                           AXON_WC_RETRY_EXC_ERR);
             return;

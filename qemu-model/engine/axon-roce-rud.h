@@ -149,7 +149,7 @@ static inline int64_t axon_rud_now(const AxonRud *r)
 static inline void axon_rud_drop(AxonEngine *eng, AxonQp *qp,
                                  const AxonPkt *pkt, const char *why)
 {
-    axon_trace_err_rud_rx(qp->qpn, pkt->opcode, pkt->psn, why);
+    axon_trace_err_rud_rx(eng->env, qp->qpn, pkt->opcode, pkt->psn, why);
     eng->stats.rud_drops++;
     qp->stats.stray++;
 }

@@ -47,7 +47,7 @@ void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
     AxonQp *qp = axon_qp_lookup(eng, pkt->dqpn);
 
     if (!qp) {
-        axon_trace_err_roce_qpn(pkt->dqpn);
+        axon_trace_err_roce_qpn(eng->env, pkt->dqpn);
         eng->stats.rx_drops++;
         return;
     }
@@ -62,7 +62,7 @@ void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
         (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
          qp->state != AXON_QPS_RTS) ||
         (qp->type != AXON_QPT_UD && !axon_roce_from_peer(qp, pkt, from))) {
-        axon_trace_err_roce_peer(qp->qpn, from ? from->qpn : 0);
+        axon_trace_err_roce_peer(eng->env, qp->qpn, from ? from->qpn : 0);
         eng->stats.rx_drops++;
         return;
     }
@@ -99,11 +99,11 @@ bool axon_engine_rx(AxonEngine *eng, unsigned plane, const uint8_t *frame,
         return false;
     }
     if (why) {
-        axon_trace_err_roce_rx(why);
+        axon_trace_err_roce_rx(eng->env, why);
         eng->stats.rx_drops++;
         return true;
     }
-    axon_trace_roce_rx(pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
+    axon_trace_roce_rx(eng->env, pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
     axon_roce_rx_pkt(eng, &pkt, NULL);
     return true;
 }

@@ -68,7 +68,8 @@ static void axon_roce_retry_timer(void *opaque)
         return;
     }
     e = axon_win(qp, qp->comp.sq_comp);
-    axon_trace_roce_timeout(qp->qpn, qp->comp.una_psn, qp->comp.retry_left);
+    axon_trace_roce_timeout(eng->env, qp->qpn, qp->comp.una_psn,
+                            qp->comp.retry_left);
     qp->stats.timeouts++;
     if (!qp->comp.retry_left) {
         axon_roce_fail(qp, e, AXON_WC_RETRY_EXC_ERR);

@@ -65,7 +65,7 @@ unsigned axon_uc_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
 static void axon_uc_drop_msg(AxonEngine *eng, AxonQp *qp, const char *why)
 {
     if (qp->resp.last_op != IB_NO_OPCODE) {
-        axon_trace_err_uc_rx(qp->qpn, qp->resp.epsn, why);
+        axon_trace_err_uc_rx(eng->env, qp->qpn, qp->resp.epsn, why);
         eng->stats.uc_drops++;
     }
     qp->resp.last_op = IB_NO_OPCODE;

@@ -47,7 +47,7 @@ static void axon_ud_send(AxonEngine *eng, AxonQp *qp, AxonSwqe *e)
     e->status = AXON_WC_SUCCESS;
     if (e->len > qp->mtu) {
         /* IBA C10-93.1.1: no packet, and no error */
-        axon_trace_err_ud_tx(qp->qpn, e->idx, e->len);
+        axon_trace_err_ud_tx(eng->env, qp->qpn, e->idx, e->len);
         return;
     }
     if (e->flags & AXON_WQE_INLINE) {
@@ -125,22 +125,24 @@ void axon_ud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 
     if ((qp->state != AXON_QPS_RTR && qp->state != AXON_QPS_RTS) ||
         pkt->len > qp->mtu || !axon_ud_grh(pkt, grh, &v4)) {
-        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "state or header");
+        axon_trace_err_ud_rx(eng->env, qp->qpn, pkt->src_qpn,
+                             "state or header");
         st->rx_drops++;
         return;
     }
     if (qp->qpn == AXON_GSI_QPN && pkt->len != AXON_GSI_MAD_SIZE) {
-        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "not a MAD's length");
+        axon_trace_err_ud_rx(eng->env, qp->qpn, pkt->src_qpn,
+                             "not a MAD's length");
         st->rx_drops++;
         return;
     }
     if (pkt->qkey != le32_to_cpu(qp->attr.qkey)) {
-        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "Q_Key");
+        axon_trace_err_ud_rx(eng->env, qp->qpn, pkt->src_qpn, "Q_Key");
         st->qkey_drops++;
         return;
     }
     if (wq->ci == wq->pi) {
-        axon_trace_err_ud_rx(qp->qpn, pkt->src_qpn, "no receive WQE");
+        axon_trace_err_ud_rx(eng->env, qp->qpn, pkt->src_qpn, "no receive WQE");
         st->ud_nobuf++;
         return;
     }

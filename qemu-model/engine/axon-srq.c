@@ -73,7 +73,7 @@ uint16_t axon_srq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     eng->pd_users[pdn]++;
     eng->srq[srqn] = srq;
     *result = srqn;
-    axon_trace_rdma_srq(srqn, depth, uar);
+    axon_trace_rdma_srq(eng->env, srqn, depth, uar);
     return AXON_ADMIN_SUCCESS;
 }
 

@@ -76,7 +76,10 @@ void t_trace_reset(void)
 }
 
 #define T_TRACE_DEFINE(name, params, args) \
-    void axon_trace_##name params { t_trace_count[T_TRACE_##name]++; }
+    void axon_trace_##name(AxonEnv *env, AXON_ENV_UNPAREN params) \
+    { \
+        t_trace_count[T_TRACE_##name]++; \
+    }
 AXON_ENV_TRACE_EVENTS(T_TRACE_DEFINE)
 #undef T_TRACE_DEFINE
 
