@@ -343,7 +343,8 @@ static bool t_rc_pipeline(int arg)
 
 static bool t_uc(int arg)
 {
-    static const uint32_t sz[] = { 0, 1, 4 * KiB, 64 * KiB, 1 * MiB };
+    static const uint32_t sz[] = { 0, 1, 4 * KiB, 64 * KiB, 1 * MiB,
+                                   16 * MiB };
     static const uint8_t ops[] = {
         AXON_WR_SEND, AXON_WR_SEND_IMM, AXON_WR_RDMA_WRITE,
         AXON_WR_RDMA_WRITE_IMM,
@@ -452,7 +453,8 @@ static bool t_rud(int arg)
         { AXON_WR_SEND_IMM, 4 * KiB },
         { AXON_WR_RDMA_WRITE, 4 * KiB }, { AXON_WR_RDMA_WRITE, 1 * MiB },
         { AXON_WR_RDMA_WRITE_IMM, 64 * KiB }, { AXON_WR_RDMA_READ, 256 * KiB },
-        { AXON_WR_SEND, 0 },
+        { AXON_WR_SEND, 0 }, { AXON_WR_RDMA_WRITE, 16 * MiB },
+        { AXON_WR_SEND, 16 * MiB }, { AXON_WR_RDMA_READ, 16 * MiB },
     };
     Pair p;
     bool ok = pair_open(&p, 2, seed + 3, AXON_QPT_RUD, 4096, 7);
@@ -1125,12 +1127,12 @@ int main(int argc, char **argv)
     add(t_rc_atomic, 1, "rc CMP_SWP compare fails");
     add(t_rc_atomic, 2, "rc FETCH_ADD wraps");
     add(t_rc_pipeline, 0, "rc 8 WQEs in flight, one doorbell");
-    add(t_uc, 0, "uc SEND 0 B .. 1 MiB");
-    add(t_uc, 1, "uc SEND_IMM 0 B .. 1 MiB");
-    add(t_uc, 2, "uc WRITE 0 B .. 1 MiB");
-    add(t_uc, 3, "uc WRITE_IMM 0 B .. 1 MiB");
+    add(t_uc, 0, "uc SEND 0 B .. 16 MiB");
+    add(t_uc, 1, "uc SEND_IMM 0 B .. 16 MiB");
+    add(t_uc, 2, "uc WRITE 0 B .. 16 MiB");
+    add(t_uc, 3, "uc WRITE_IMM 0 B .. 16 MiB");
     add(t_ud, 0, "ud SEND 0 B .. MTU, over MTU, wrong Q_Key, SEND_IMM");
-    add(t_rud, 0, "rud SEND, SEND_IMM, WRITE, WRITE_IMM, READ 0 B .. 1 MiB");
+    add(t_rud, 0, "rud SEND, SEND_IMM, WRITE, WRITE_IMM, READ 0 B .. 16 MiB");
     add(t_rud_plane_down, 0, "rud 2 planes, plane 1 silently down");
     add(t_rud_plane_down, 1, "rud 2 planes, plane 1 reported down");
     add(t_rud_lossy, 0, "rud 3% loss, reordering, duplication");
