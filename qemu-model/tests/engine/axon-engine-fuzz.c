@@ -30,13 +30,12 @@
 
 #include "axon-test-drv.h"
 
-#define ETH_IP_UDP (14 + 20 + 8)
 #define MS 1000000LL
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct Hdr {
-    uint8_t frame[ETH_IP_UDP];
+    uint8_t frame[T_ETH_IP_UDP];
     bool have;
 } Hdr;
 
@@ -45,30 +44,11 @@ static bool grab(TWorld *w, unsigned from, unsigned to, unsigned plane,
 {
     Hdr *h = opaque;
 
-    if (!h->have && from == 0 && len > ETH_IP_UDP) {
-        memcpy(h->frame, frame, ETH_IP_UDP);
+    if (!h->have && from == 0 && len > T_ETH_IP_UDP) {
+        memcpy(h->frame, frame, T_ETH_IP_UDP);
         h->have = true;
     }
     return true;
-}
-
-static void fix_icrc(uint8_t *f, size_t len)
-{
-    uint8_t ph[8 + 20 + 8 + 12];
-    uLong crc;
-
-    memset(ph, 0xff, 8);
-    memcpy(ph + 8, f + 14, 20 + 8 + 12);
-    ph[8 + 1] = ph[8 + 8] = 0xff;
-    ph[8 + 10] = ph[8 + 11] = 0xff;
-    ph[8 + 20 + 6] = ph[8 + 20 + 7] = 0xff;
-    ph[8 + 28 + 4] = 0xff;
-    crc = crc32(0, ph, sizeof(ph));
-    crc = crc32(crc, f + ETH_IP_UDP + 12, len - ETH_IP_UDP - 12 - 4);
-    f[len - 4] = (uint8_t)crc;
-    f[len - 3] = (uint8_t)(crc >> 8);
-    f[len - 2] = (uint8_t)(crc >> 16);
-    f[len - 1] = (uint8_t)(crc >> 24);
 }
 
 static void post_write(DNode *a, DQp *q, DNode *b, uint32_t id)
@@ -100,7 +80,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     DNode n[2];
     DQp *qp[2][2];
     Hdr h = {};
-    uint8_t frame[ETH_IP_UDP + 256 + 4];
+    uint8_t frame[T_ETH_IP_UDP + 256 + 4];
     size_t i = 0;
     uint32_t posted = 0;
     int k;
@@ -137,23 +117,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             i += len;
             break;
         case 1: {
-            size_t flen = ETH_IP_UDP + len + 4;
+            size_t flen = T_ETH_IP_UDP + len + 4;
             uint32_t qpn = n[1].qp[(op >> 2) % n[1].nqp].qpn;
 
-            memcpy(frame, h.frame, ETH_IP_UDP);
-            memcpy(frame + ETH_IP_UDP, data + i, len);
+            memcpy(frame, h.frame, T_ETH_IP_UDP);
+            memcpy(frame + T_ETH_IP_UDP, data + i, len);
             i += len;
             if (len >= 8 && !(op & 0x40)) {
-                frame[ETH_IP_UDP + 5] = (uint8_t)(qpn >> 16);
-                frame[ETH_IP_UDP + 6] = (uint8_t)(qpn >> 8);
-                frame[ETH_IP_UDP + 7] = (uint8_t)qpn;
+                frame[T_ETH_IP_UDP + 5] = (uint8_t)(qpn >> 16);
+                frame[T_ETH_IP_UDP + 6] = (uint8_t)(qpn >> 8);
+                frame[T_ETH_IP_UDP + 7] = (uint8_t)qpn;
             }
             frame[14 + 2] = (uint8_t)((flen - 14) >> 8);
             frame[14 + 3] = (uint8_t)(flen - 14);
             frame[34 + 4] = (uint8_t)((flen - 34) >> 8);
             frame[34 + 5] = (uint8_t)(flen - 34);
             if (len >= 12) {
-                fix_icrc(frame, flen);
+                t_fix_icrc(frame, flen);
             }
             world_inject(w, 0, op >> 7, frame, flen);
             break;

@@ -688,9 +688,8 @@ static bool t_rnr(int arg)
 
 /* ---- forged frames ---------------------------------------------------- */
 
-#define ETH_IP_UDP (14 + 20 + 8)
-#define BTH_OP(f) ((f)[ETH_IP_UDP])
-#define BTH_PSN_OFF (ETH_IP_UDP + 8)
+#define BTH_OP(f) ((f)[T_ETH_IP_UDP])
+#define BTH_PSN_OFF (T_ETH_IP_UDP + 8)
 
 typedef struct Capture {
     uint8_t opcode;
@@ -703,33 +702,12 @@ static bool capture_tap(TWorld *w, unsigned from, unsigned to, unsigned plane,
 {
     Capture *c = opaque;
 
-    if (!c->len && from == 0 && len > ETH_IP_UDP + 12 &&
+    if (!c->len && from == 0 && len > T_ETH_IP_UDP + 12 &&
         len <= sizeof(c->frame) && BTH_OP(frame) == c->opcode) {
         memcpy(c->frame, frame, len);
         c->len = len;
     }
     return true;
-}
-
-/* The ICRC of an IPv4 RoCEv2 frame, recomputed after the forger's edits. */
-static void fix_icrc(uint8_t *f, size_t len)
-{
-    uint8_t ph[8 + 20 + 8 + 12];
-    uint8_t *ip = f + 14;
-    uLong crc;
-
-    memset(ph, 0xff, 8);
-    memcpy(ph + 8, ip, 20 + 8 + 12);
-    ph[8 + 1] = ph[8 + 8] = 0xff;               /* TOS, TTL */
-    ph[8 + 10] = ph[8 + 11] = 0xff;             /* IP checksum */
-    ph[8 + 20 + 6] = ph[8 + 20 + 7] = 0xff;     /* UDP checksum */
-    ph[8 + 28 + 4] = 0xff;                      /* BTH resv8a */
-    crc = crc32(0, ph, sizeof(ph));
-    crc = crc32(crc, f + ETH_IP_UDP + 12, len - ETH_IP_UDP - 12 - 4);
-    f[len - 4] = (uint8_t)crc;
-    f[len - 3] = (uint8_t)(crc >> 8);
-    f[len - 2] = (uint8_t)(crc >> 16);
-    f[len - 1] = (uint8_t)(crc >> 24);
 }
 
 static uint32_t frame_psn(const uint8_t *f)
@@ -776,7 +754,7 @@ static bool t_forged_rc(int arg)
     ok &= xfer(&p, AXON_WR_RDMA_WRITE, 512, 1);
     world_set_tap(p.w, NULL, NULL);
     world_run_idle(p.w, world_now(p.w) + SEC);
-    if (!ok || !D_CHECK(c.len >= ETH_IP_UDP + 12 + 16 + 512 + 4,
+    if (!ok || !D_CHECK(c.len >= T_ETH_IP_UDP + 12 + 16 + 512 + 4,
                         "no WRITE captured")) {
         pair_close(&p);
         return false;
@@ -784,8 +762,8 @@ static bool t_forged_rc(int arg)
     d_mr_read(b, D_DST, before, sizeof(before));
     dup = stat(b, AXON_REG_STAT_DUP_REQS);
     oos = stat(b, AXON_REG_STAT_OUT_OF_SEQ);
-    rk = ETH_IP_UDP + 12 + 8;
-    for (size_t i = ETH_IP_UDP + 12 + 16; i < c.len - 4; i++) {
+    rk = T_ETH_IP_UDP + 12 + 8;
+    for (size_t i = T_ETH_IP_UDP + 12 + 16; i < c.len - 4; i++) {
         f[i] ^= 0x5a;                   /* other bytes */
     }
     if (arg != 1) {
@@ -794,7 +772,7 @@ static bool t_forged_rc(int arg)
     if (arg != 0) {
         frame_set_psn(f, frame_psn(f) + 0x400000);
     }
-    fix_icrc(f, c.len);
+    t_fix_icrc(f, c.len);
     world_inject(p.w, 0, 0, f, c.len);
     world_run_idle(p.w, world_now(p.w) + SEC);
     ok &= mr_holds(b, D_DST, before, sizeof(before));
@@ -825,7 +803,7 @@ static bool t_forged_read(int arg)
     DNode *b = &p.n[1];
     uint64_t tx;
     uint32_t dup;
-    size_t rk = ETH_IP_UDP + 12 + 8;
+    size_t rk = T_ETH_IP_UDP + 12 + 8;
 
     if (!ok) {
         pair_close(&p);
@@ -835,7 +813,7 @@ static bool t_forged_read(int arg)
     ok &= xfer(&p, AXON_WR_RDMA_READ, 3000, 1);
     world_set_tap(p.w, NULL, NULL);
     world_run_idle(p.w, world_now(p.w) + SEC);
-    if (!ok || !D_CHECK(c.len == ETH_IP_UDP + 12 + 16 + 4,
+    if (!ok || !D_CHECK(c.len == T_ETH_IP_UDP + 12 + 16 + 4,
                         "no READ request captured")) {
         pair_close(&p);
         return false;
@@ -844,7 +822,7 @@ static bool t_forged_read(int arg)
     dup = stat(b, AXON_REG_STAT_DUP_REQS);
     if (arg == 0) {
         c.frame[rk + 3] ^= 0x01;        /* another key */
-        fix_icrc(c.frame, c.len);
+        t_fix_icrc(c.frame, c.len);
     }
     world_inject(p.w, 0, 0, c.frame, c.len);
     world_run_idle(p.w, world_now(p.w) + SEC);
@@ -872,7 +850,7 @@ static bool t_forged_rud(int arg)
     DNode *b = &p.n[1];
     uint32_t drops;
     uint8_t before[512];
-    size_t key = ETH_IP_UDP + 12 + AXON_RUDETH_KEY;
+    size_t key = T_ETH_IP_UDP + 12 + AXON_RUDETH_KEY;
 
     if (!ok) {
         pair_close(&p);
@@ -895,7 +873,7 @@ static bool t_forged_rud(int arg)
     c.frame[key + 7] ^= 0x10;
     /* a new message id: not a duplicate of what was placed */
     c.frame[key + AXON_RUDETH_MSG_ID + 3] ^= 0x01;
-    fix_icrc(c.frame, c.len);
+    t_fix_icrc(c.frame, c.len);
     world_inject(p.w, 0, 0, c.frame, c.len);
     world_run_idle(p.w, world_now(p.w) + SEC);
     ok &= mr_holds(b, D_DST, before, sizeof(before));

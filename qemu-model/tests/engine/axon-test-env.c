@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "axon-test-env.h"
 
@@ -787,3 +788,26 @@ static const AxonEnvOps t_env_ops = {
     .random = t_env_random,
     .guest_error = t_env_guest_error,
 };
+
+/* ---- forging frames ---------------------------------------------------- */
+
+/* The ICRC of an IPv4 RoCEv2 frame, recomputed after the forger's edits. */
+void t_fix_icrc(uint8_t *f, size_t len)
+{
+    uint8_t ph[8 + 20 + 8 + 12];
+    uint8_t *ip = f + 14;
+    uLong crc;
+
+    memset(ph, 0xff, 8);
+    memcpy(ph + 8, ip, 20 + 8 + 12);
+    ph[8 + 1] = ph[8 + 8] = 0xff;               /* TOS, TTL */
+    ph[8 + 10] = ph[8 + 11] = 0xff;             /* IP checksum */
+    ph[8 + 20 + 6] = ph[8 + 20 + 7] = 0xff;     /* UDP checksum */
+    ph[8 + 28 + 4] = 0xff;                      /* BTH resv8a */
+    crc = crc32(0, ph, sizeof(ph));
+    crc = crc32(crc, f + T_ETH_IP_UDP + 12, len - T_ETH_IP_UDP - 12 - 4);
+    f[len - 4] = (uint8_t)crc;
+    f[len - 3] = (uint8_t)(crc >> 8);
+    f[len - 2] = (uint8_t)(crc >> 16);
+    f[len - 1] = (uint8_t)(crc >> 24);
+}

@@ -144,6 +144,12 @@ extern uint64_t t_trace_count[T_TRACE_COUNT];
 extern uint64_t t_reentries;
 void t_trace_reset(void);
 
+/* An untagged IPv4 RoCEv2 frame's bytes before its BTH */
+#define T_ETH_IP_UDP (14 + 20 + 8)
+
+/* The ICRC of an IPv4 RoCEv2 frame of len bytes, after a forger's edits. */
+void t_fix_icrc(uint8_t *f, size_t len);
+
 /* A seeded PRNG (xorshift64*): same seed, same numbers. */
 uint64_t t_rand(uint64_t *state);
 
