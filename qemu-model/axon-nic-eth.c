@@ -30,18 +30,6 @@
 #define AXON_ETH_DESC_SIZE sizeof(struct axon_eth_desc)
 QEMU_BUILD_BUG_ON(sizeof(struct axon_eth_desc) != 16);
 
-/* ---- state ------------------------------------------------------------ */
-
-static bool axon_nic_eth_running(AxonNicState *s)
-{
-    return (s->eth.ctrl & AXON_ETH_CTRL_ENABLE) && axon_nic_ready(s);
-}
-
-static uint32_t axon_nic_eth_max_frame(AxonNicState *s)
-{
-    return s->eth.mtu + AXON_ETH_OVERHEAD;
-}
-
 static uint64_t axon_nic_eth_desc_addr(const AxonRing *r, uint32_t idx)
 {
     return r->base + (uint64_t)idx * AXON_ETH_DESC_SIZE;
@@ -129,20 +117,6 @@ void axon_nic_eth_stop(AxonNicState *s)
     axon_nic_eth_flush_rx(s);
 }
 
-/*
- * The device died: the function stops at once. Frames held for RX buffers
- * stay queued (flushing from inside a receive callback could re-enter it)
- * until the reset that a dead device needs anyway.
- */
-void axon_nic_eth_halt(AxonNicState *s)
-{
-    AxonEth *e = &s->eth;
-
-    qemu_bh_cancel(e->tx_bh);
-    e->ctrl &= ~AXON_ETH_CTRL_ENABLE;
-    e->irq_armed = false;
-}
-
 void axon_nic_eth_reset(AxonNicState *s)
 {
     AxonEth *e = &s->eth;
@@ -216,139 +190,7 @@ static void axon_nic_eth_tx_bh(void *opaque)
     }
 }
 
-/*
- * The RDMA engine's frames leave here too, on the plane the engine chose,
- * whether the Ethernet function runs or not: the wire is the port's. Its
- * test impairments (x-tx-*, or WIRE_TEST) make it lossy or make a frame
- * overtake the next one.
- */
-void axon_nic_eth_wire_send(AxonNicState *s, unsigned plane,
-                            const struct iovec *iov, int iovcnt)
-{
-    AxonEth *e = &s->eth;
-    NetClientState *nc = axon_nic_plane_queue(s, plane);
-
-    /* nothing leaves a port that is down, nor a plane that is */
-    if (!nc || !s->link_up || nc->link_down) {
-        return;
-    }
-    e->wire_count++;
-    if (e->drop_every && e->wire_count % e->drop_every == 0) {
-        return;
-    }
-    if (e->reorder_every && !e->held_len &&
-        e->wire_count % e->reorder_every == 0) {
-        e->held_len = iov_to_buf_full(iov, iovcnt, 0, e->held,
-                                      sizeof(e->held));
-        e->held_plane = plane;
-        return;
-    }
-    e->stat_plane_tx[plane]++;
-    qemu_sendv_packet(nc, iov, iovcnt);
-    if (e->held_len) {
-        nc = axon_nic_plane_queue(s, e->held_plane);
-        if (!nc->link_down) {
-            e->stat_plane_tx[e->held_plane]++;
-            qemu_send_packet(nc, e->held, e->held_len);
-        }
-        e->held_len = 0;
-    }
-}
-
-/* WIRE_TEST: the impairments above, changed while the device runs. */
-uint16_t axon_nic_eth_wire_test(AxonNicState *s,
-                                const struct axon_admin_cmd *cmd,
-                                uint64_t *result)
-{
-    const struct axon_admin_wire_test *w = &cmd->wire_test;
-    uint32_t mask = le32_to_cpu(w->mask);
-    AxonEth *e = &s->eth;
-
-    if (mask & ~(AXON_WIRE_TEST_DROP | AXON_WIRE_TEST_REORDER)) {
-        return axon_nic_bad_cmd(AXON_ADMIN_WIRE_TEST, "unknown mask bits");
-    }
-    if (!buffer_is_zero(w->reserved, sizeof(w->reserved))) {
-        return axon_nic_bad_cmd(AXON_ADMIN_WIRE_TEST, "reserved bytes set");
-    }
-    if (mask & AXON_WIRE_TEST_DROP) {
-        e->drop_every = le32_to_cpu(w->drop_every);
-    }
-    if (mask & AXON_WIRE_TEST_REORDER) {
-        e->reorder_every = le32_to_cpu(w->reorder_every);
-    }
-    *result = (uint64_t)e->reorder_every << 32 | e->drop_every;
-    return AXON_ADMIN_SUCCESS;
-}
-
 /* ---- receive ------------------------------------------------------------ */
-
-/*
- * RoCEv2: IPv4 (unfragmented) or IPv6 (no extension header), optionally
- * behind one 802.1Q tag, carrying UDP to port 4791. Such a frame goes to
- * the RDMA engine, with its headers' offsets in f; f->why says why it
- * cannot be taken (another MAC, IPv4 options, lengths that do not add
- * up), for the engine to count. The caller has checked that the Ethernet
- * header is present.
- */
-static bool axon_nic_eth_parse_rocev2(AxonNicState *s, const uint8_t *buf,
-                                      size_t size, AxonRoceFrame *f)
-{
-    size_t l3 = AXON_ETH_HLEN, l4, udp_len;
-    uint16_t proto = lduw_be_p(buf + 12);
-
-    if (proto == ETH_P_VLAN) {
-        if (size < l3 + 4) {
-            return false;
-        }
-        proto = lduw_be_p(buf + l3 + 2);
-        l3 += 4;
-    }
-    memset(f, 0, sizeof(*f));
-    switch (proto) {
-    case ETH_P_IP:
-        if (size < l3 + 20 || buf[l3] >> 4 != 4 || (buf[l3] & 0xf) < 5 ||
-            buf[l3 + 9] != IP_PROTO_UDP ||
-            (lduw_be_p(buf + l3 + 6) & (IP_MF | IP_OFFMASK))) {
-            return false;
-        }
-        f->l3_len = (buf[l3] & 0xf) * 4;
-        /* the source address as an IPv4-mapped GID */
-        f->sgid[10] = f->sgid[11] = 0xff;
-        memcpy(f->sgid + 12, buf + l3 + 12, 4);
-        break;
-    case ETH_P_IPV6:
-        if (size < l3 + 40 || buf[l3] >> 4 != 6 ||
-            buf[l3 + 6] != IP_PROTO_UDP) {
-            return false;
-        }
-        f->l3_len = 40;
-        memcpy(f->sgid, buf + l3 + 8, 16);
-        break;
-    default:
-        return false;
-    }
-    l4 = l3 + f->l3_len;
-    if (size < l4 + 8 || lduw_be_p(buf + l4 + 2) != AXON_ROCEV2_UDP_PORT) {
-        return false;
-    }
-    f->l3 = buf + l3;
-    f->ib = buf + l4 + 8;
-    udp_len = lduw_be_p(buf + l4 + 4);
-    if (memcmp(buf, s->conf.macaddr.a, 6)) {
-        f->why = "not our MAC";
-    } else if (proto == ETH_P_IP && (f->l3_len != 20 ||
-                                     lduw_be_p(buf + l3 + 2) > size - l3)) {
-        f->why = "IPv4 header";
-    } else if (udp_len > size - l4 || udp_len < 8 ||
-               (proto == ETH_P_IP &&
-                lduw_be_p(buf + l3 + 2) != f->l3_len + udp_len) ||
-               (proto == ETH_P_IPV6 && lduw_be_p(buf + l3 + 4) != udp_len)) {
-        f->why = "UDP length";
-    } else {
-        f->ib_len = udp_len - 8;
-    }
-    return true;
-}
 
 /*
  * While the function runs, frames wait in QEMU's queue until a buffer is
@@ -410,52 +252,13 @@ static void axon_nic_eth_rx_one(AxonNicState *s, const uint8_t *buf,
     axon_nic_eth_completed(s);
 }
 
-/*
- * A frame received on a plane, as far as the RDMA engine is concerned:
- * true when it was taken (a RoCEv2 frame, handed to the engine) or
- * dropped and counted; false when it is for the Ethernet function.
- */
-bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
-                          const uint8_t *buf, size_t size)
-{
-    AxonEth *e = &s->eth;
-    AxonRoceFrame roce;
-    uint32_t sent;
-
-    if (!axon_nic_eth_running(s)) {
-        trace_axon_nic_err_eth_rx_stopped(size);
-        e->stat_rx_nobuf++;
-        return true;
-    }
-    if (size < AXON_ETH_HLEN) {
-        trace_axon_nic_err_eth_rx_runt(size);
-        e->stat_rx_runt++;
-        return true;
-    }
-    if (size > axon_nic_eth_max_frame(s)) {
-        trace_axon_nic_err_eth_rx_oversize(size, axon_nic_eth_max_frame(s));
-        e->stat_rx_oversize++;
-        return true;
-    }
-    if (!axon_nic_eth_parse_rocev2(s, buf, size, &roce)) {
-        return false;
-    }
-    trace_axon_nic_eth_rx_roce(size);
-    e->stat_rx_roce++;
-    e->stat_plane_rx[plane]++;
-    sent = e->wire_count;
-    axon_roce_rx_frame(s, &roce);
-    s->rx_tx_max = MAX(s->rx_tx_max, e->wire_count - sent);
-    return true;
-}
-
 static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
                                     size_t size)
 {
     AxonNicState *s = qemu_get_nic_opaque(nc);
     AxonEth *e = &s->eth;
 
-    if (axon_nic_eth_rx_roce(s, 0, buf, size)) {
+    if (axon_nic_wire_rx(s, 0, buf, size)) {
         return size;
     }
     if (e->rx.idx == e->rx_tail) {

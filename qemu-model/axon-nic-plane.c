@@ -5,7 +5,7 @@
  * properties plane1..plane3, each a netdev of its own: another link, into
  * another network, with the same MAC. They carry RoCEv2 only; anything
  * else they receive is dropped and counted. The RDMA engine picks a
- * frame's plane (axon-roce-net.c); axon-nic-eth.c sends it and takes in
+ * frame's plane (engine/axon-roce-net.c); axon-nic-eth.c sends it and takes in
  * what a plane receives. A plane's link is its netdev's (set_link).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
@@ -33,7 +33,7 @@ static ssize_t axon_nic_plane_receive(NetClientState *nc, const uint8_t *buf,
     if (k == s->planes) {
         return size;
     }
-    if (!axon_nic_eth_rx_roce(s, k, buf, size)) {
+    if (!axon_nic_wire_rx(s, k, buf, size)) {
         trace_axon_nic_err_plane_rx_not_roce(k, size);
         s->eth.stat_plane_drops[k]++;
     }
@@ -89,14 +89,6 @@ void axon_nic_plane_exit(AxonNicState *s)
             s->plane[k].nic = NULL;
         }
     }
-}
-
-/* Where a frame for plane k goes; NULL: nowhere (no netdev). */
-NetClientState *axon_nic_plane_queue(AxonNicState *s, unsigned plane)
-{
-    NICState *nic = plane ? s->plane[plane].nic : s->nic;
-
-    return nic ? qemu_get_queue(nic) : NULL;
 }
 
 /* AXON_REG_PLANES: how many, and whose link is up. */

@@ -5,9 +5,9 @@
  * the reset and enable handshake, the admin queue (submission and
  * completion rings in guest memory), the async event queue, the port
  * state and MSI-X. Admin commands go, through one opcode table, to the
- * parts that own their objects: PDs, MRs and GIDs to axon-nic-mr.c, CQs
- * and QPs to axon-nic-qp.c; the Ethernet function is axon-nic-eth.c (see
- * axon-nic.h for the layers). The device interface is
+ * device itself or to the RDMA engine (engine/axon-engine.h), which owns
+ * PDs, MRs, GIDs, CQs, SRQs and QPs; the Ethernet function is
+ * axon-nic-eth.c (see axon-nic.h for the layers). The device interface is
  * include/uapi/axon/axon_dev.h, shared with the driver.
  *
  * Nothing the guest writes is trusted: queue bases, depths, doorbell
@@ -34,315 +34,9 @@
 #include "trace.h"
 
 #include "axon-nic.h"
-#include "axon-nic-rdma.h"
 
 #define AXON_NIC_FW_VERSION AXON_FW_VERSION(1U, 0U, 1U)
 #define AXON_NIC_ADMIN_TIMEOUT_MS 5000
-
-/* ---- interrupts and events ---------------------------------------- */
-
-void axon_nic_irq(AxonNicState *s, unsigned vector)
-{
-    PCIDevice *pdev = PCI_DEVICE(s);
-
-    if (msix_enabled(pdev)) {
-        trace_axon_nic_irq(vector);
-        msix_notify(pdev, vector);
-    }
-}
-
-bool axon_nic_ready(AxonNicState *s)
-{
-    return (s->status & AXON_STATUS_READY) && !(s->status & AXON_STATUS_FATAL);
-}
-
-static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
-                                 uint32_t head, unsigned vector,
-                                 uint16_t type, uint32_t param);
-
-void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
-{
-    if (s->status & AXON_STATUS_FATAL) {
-        return;
-    }
-    trace_axon_nic_fatal(err);
-    s->status |= AXON_STATUS_FATAL;
-    s->error = err;
-    axon_nic_eth_halt(s);
-    /* tell the driver, if the event ring itself still works */
-    if (s->status & AXON_STATUS_READY) {
-        axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC,
-                             AXON_EVENT_FATAL, 0);
-    }
-}
-
-/*
- * Queue an event on a validated event ring (the async one or the CEQ),
- * even on a dead device.
- */
-static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
-                                 uint32_t head, unsigned vector,
-                                 uint16_t type, uint32_t param)
-{
-    PCIDevice *pdev = PCI_DEVICE(s);
-    struct axon_event ev = {};
-
-    if ((eq->idx + 1) % eq->depth == head) {
-        trace_axon_nic_err_eq_full(type, param);
-        s->stat_eq_drops++;
-        return;
-    }
-
-    ev.type = cpu_to_le16(type);
-    ev.flags = cpu_to_le16(eq->phase ? AXON_EVENT_PHASE : 0);
-    ev.param = cpu_to_le32(param);
-    if (pci_dma_write(pdev, eq->base + (uint64_t)eq->idx * sizeof(ev),
-                      &ev, sizeof(ev)) != MEMTX_OK) {
-        axon_nic_fatal(s, AXON_DEV_ERR_DMA);
-        return;
-    }
-    trace_axon_nic_event(type, param);
-    s->stat_events++;
-    if (++eq->idx == eq->depth) {
-        eq->idx = 0;
-        eq->phase = !eq->phase;
-    }
-    axon_nic_irq(s, vector);
-}
-
-void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
-{
-    if (axon_nic_ready(s)) {
-        axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC, type,
-                             param);
-    }
-}
-
-/*
- * A CQ armed through its doorbell got the CQE it waited for. False if the
- * CEQ is full: the caller posts the event again when it has room.
- */
-bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn)
-{
-    if (!axon_nic_ready(s) || !s->ceq.depth) {
-        return true;
-    }
-    if ((s->ceq.idx + 1) % s->ceq.depth == s->ceq_head) {
-        return false;
-    }
-    axon_nic_write_event(s, &s->ceq, s->ceq_head, AXON_MSIX_COMP,
-                         AXON_EVENT_COMPLETION, cqn);
-    return true;
-}
-
-/* ---- admin commands ------------------------------------------------ */
-
-/* The modified EUI-64 of the MAC, as RoCE devices derive their GUID. */
-static uint64_t axon_nic_eui64(const MACAddr *mac)
-{
-    const uint8_t *a = mac->a;
-
-    return (uint64_t)(a[0] ^ 2) << 56 | (uint64_t)a[1] << 48 |
-           (uint64_t)a[2] << 40 | 0xfffeULL << 24 |
-           (uint64_t)a[3] << 16 | (uint64_t)a[4] << 8 | a[5];
-}
-
-static uint16_t axon_nic_write_resp(AxonNicState *s,
-                                    const struct axon_admin_query *q,
-                                    const void *resp, size_t len)
-{
-    uint64_t addr = le64_to_cpu(q->resp_addr);
-
-    if (le32_to_cpu(q->resp_len) < len) {
-        trace_axon_nic_err_resp_len(le32_to_cpu(q->resp_len), len);
-        return AXON_ADMIN_BAD_PARAM;
-    }
-    if (pci_dma_write(PCI_DEVICE(s), addr, resp, len) != MEMTX_OK) {
-        trace_axon_nic_err_resp_dma(addr);
-        return AXON_ADMIN_DMA_ERROR;
-    }
-    return AXON_ADMIN_SUCCESS;
-}
-
-static uint16_t axon_nic_query_device(AxonNicState *s,
-                                      const struct axon_admin_cmd *cmd,
-                                      uint64_t *result)
-{
-    const struct axon_admin_query *q = &cmd->query;
-    struct axon_dev_attr attr = {};
-
-    if (le32_to_cpu(q->port) ||
-        !buffer_is_zero(q->reserved, sizeof(q->reserved))) {
-        return AXON_ADMIN_BAD_PARAM;
-    }
-
-    attr.max_mr_size = cpu_to_le64(AXON_RDMA_MAX_MR_SIZE);
-    attr.page_size_cap = cpu_to_le64(4096 | (2ULL << 20) | (1ULL << 30));
-    attr.sys_image_guid = cpu_to_le64(axon_nic_eui64(&s->conf.macaddr));
-    attr.vendor_part_id = cpu_to_le32(AXON_PCI_DEVICE_ID_NIC);
-    attr.hw_ver = cpu_to_le32(PCI_DEVICE_GET_CLASS(s)->revision);
-    attr.max_qp = cpu_to_le32(AXON_RDMA_MAX_QP);
-    attr.max_qp_wr = cpu_to_le32(AXON_WQ_MAX_DEPTH);
-    attr.max_sge = cpu_to_le32(AXON_MAX_SGE);
-    attr.max_srq = cpu_to_le32(AXON_RDMA_MAX_SRQ);
-    attr.max_srq_wr = cpu_to_le32(AXON_WQ_MAX_DEPTH);
-    attr.max_fast_reg_pages = cpu_to_le32(AXON_FAST_REG_MAX_PAGES);
-    attr.max_srq_sge = cpu_to_le16(AXON_MAX_SGE);
-    attr.max_cq = cpu_to_le32(AXON_RDMA_MAX_CQ);
-    attr.max_cqe = cpu_to_le32(AXON_CQ_MAX_DEPTH);
-    attr.max_mr = cpu_to_le32(AXON_RDMA_MAX_MR);
-    attr.max_pd = cpu_to_le32(s->max_pd);
-    attr.max_qp_rd_atom = cpu_to_le32(AXON_MAX_RD_ATOMIC);
-    attr.max_inline = cpu_to_le32(AXON_MAX_INLINE);
-    attr.num_ports = cpu_to_le32(AXON_NIC_PORTS);
-    memcpy(attr.mac, s->conf.macaddr.a, sizeof(attr.mac));
-
-    return axon_nic_write_resp(s, q, &attr, sizeof(attr));
-}
-
-static uint16_t axon_nic_query_port(AxonNicState *s,
-                                    const struct axon_admin_cmd *cmd,
-                                    uint64_t *result)
-{
-    const struct axon_admin_query *q = &cmd->query;
-    struct axon_port_attr attr = {};
-    uint32_t port = le32_to_cpu(q->port);
-
-    if (port < 1 || port > AXON_NIC_PORTS ||
-        !buffer_is_zero(q->reserved, sizeof(q->reserved))) {
-        return AXON_ADMIN_BAD_PARAM;
-    }
-
-    attr.state = cpu_to_le32(s->link_up ? AXON_PORT_ACTIVE : AXON_PORT_DOWN);
-    attr.max_mtu = cpu_to_le32(4096);
-    attr.active_mtu = cpu_to_le32(AXON_NIC_ACTIVE_MTU);
-    attr.gid_tbl_len = cpu_to_le32(AXON_NIC_GID_TBL_LEN);
-    attr.speed_mbps = cpu_to_le32(100000);
-    attr.max_msg_sz = cpu_to_le32(1U << 31);
-
-    return axon_nic_write_resp(s, q, &attr, sizeof(attr));
-}
-
-/* A command the guest got wrong: logged, and BAD_PARAM. */
-uint16_t axon_nic_bad_cmd(uint16_t opcode, const char *why)
-{
-    qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: admin opcode %u: %s\n", opcode,
-                  why);
-    trace_axon_nic_err_rdma_cmd(opcode, why);
-    return AXON_ADMIN_BAD_PARAM;
-}
-
-typedef uint16_t AxonAdminExec(AxonNicState *s,
-                               const struct axon_admin_cmd *cmd,
-                               uint64_t *result);
-
-/* Every admin command, by opcode, and who executes it. */
-static AxonAdminExec *const axon_nic_admin_ops[] = {
-    [AXON_ADMIN_QUERY_DEVICE] = axon_nic_query_device,
-    [AXON_ADMIN_QUERY_PORT] = axon_nic_query_port,
-    [AXON_ADMIN_CREATE_PD] = axon_mr_create_pd,
-    [AXON_ADMIN_DESTROY_PD] = axon_mr_destroy_pd,
-    [AXON_ADMIN_SET_GID] = axon_mr_set_gid,
-    [AXON_ADMIN_CREATE_MR] = axon_mr_create,
-    [AXON_ADMIN_DESTROY_MR] = axon_mr_destroy,
-    [AXON_ADMIN_INVALIDATE_MR] = axon_mr_invalidate,
-    [AXON_ADMIN_REMAP_MR] = axon_mr_remap,
-    [AXON_ADMIN_CREATE_CQ] = axon_cq_create,
-    [AXON_ADMIN_DESTROY_CQ] = axon_cq_destroy,
-    [AXON_ADMIN_CREATE_QP] = axon_qp_create,
-    [AXON_ADMIN_MODIFY_QP] = axon_qp_modify,
-    [AXON_ADMIN_QUERY_QP] = axon_qp_query,
-    [AXON_ADMIN_DESTROY_QP] = axon_qp_destroy,
-    [AXON_ADMIN_CREATE_SRQ] = axon_srq_create,
-    [AXON_ADMIN_MODIFY_SRQ] = axon_srq_modify,
-    [AXON_ADMIN_QUERY_SRQ] = axon_srq_query,
-    [AXON_ADMIN_DESTROY_SRQ] = axon_srq_destroy,
-    [AXON_ADMIN_RESIZE_CQ] = axon_cq_resize,
-    [AXON_ADMIN_REREG_MR] = axon_mr_rereg,
-    [AXON_ADMIN_QUERY_QP_LIVE] = axon_qp_query_live,
-    [AXON_ADMIN_WIRE_TEST] = axon_nic_eth_wire_test,
-    [AXON_ADMIN_ALLOC_COUNTER_SET] = axon_cset_alloc,
-    [AXON_ADMIN_FREE_COUNTER_SET] = axon_cset_free,
-    [AXON_ADMIN_BIND_COUNTER_SET] = axon_cset_bind,
-    [AXON_ADMIN_QUERY_COUNTER_SET] = axon_cset_query,
-};
-
-static uint16_t axon_nic_exec_admin(AxonNicState *s,
-                                    const struct axon_admin_cmd *cmd,
-                                    uint64_t *result)
-{
-    uint16_t opcode = le16_to_cpu(cmd->opcode);
-
-    trace_axon_nic_admin_cmd(le16_to_cpu(cmd->command_id), opcode);
-    if (cmd->flags) {
-        return AXON_ADMIN_BAD_PARAM;
-    }
-    if (opcode >= ARRAY_SIZE(axon_nic_admin_ops) ||
-        !axon_nic_admin_ops[opcode]) {
-        trace_axon_nic_err_admin_opcode(opcode);
-        return AXON_ADMIN_BAD_OPCODE;
-    }
-    return axon_nic_admin_ops[opcode](s, cmd, result);
-}
-
-/* Test hook: like hung firmware, commands stay pending until a reset. */
-static bool axon_nic_admin_stalled(AxonNicState *s)
-{
-    if (s->admin_stall_after && s->stat_aq_cmds >= s->admin_stall_after) {
-        trace_axon_nic_admin_stalled(s->stat_aq_cmds);
-        return true;
-    }
-    return false;
-}
-
-/* Runs outside the vCPU's MMIO exit: drains the admin SQ up to the tail. */
-static void axon_nic_admin_bh(void *opaque)
-{
-    AxonNicState *s = opaque;
-    PCIDevice *pdev = PCI_DEVICE(s);
-    AxonRing *sq = &s->aq_sq, *cq = &s->aq_cq;
-    bool completed = false;
-
-    while (axon_nic_ready(s) && sq->idx != s->aq_sq_tail &&
-           !axon_nic_admin_stalled(s)) {
-        struct axon_admin_cmd cmd;
-        struct axon_admin_cqe cqe = {};
-        uint64_t result = 0;
-        uint16_t status;
-
-        if (pci_dma_read(pdev, sq->base + (uint64_t)sq->idx * sizeof(cmd),
-                         &cmd, sizeof(cmd)) != MEMTX_OK) {
-            axon_nic_fatal(s, AXON_DEV_ERR_DMA);
-            break;
-        }
-        sq->idx = (sq->idx + 1) % sq->depth;
-
-        status = axon_nic_exec_admin(s, &cmd, &result);
-        s->stat_aq_cmds++;
-        if (status != AXON_ADMIN_SUCCESS) {
-            s->stat_aq_errors++;
-        }
-        trace_axon_nic_admin_cqe(le16_to_cpu(cmd.command_id), status);
-
-        cqe.command_id = cmd.command_id;
-        cqe.status = cpu_to_le16(status);
-        cqe.flags = cpu_to_le16(cq->phase ? AXON_ADMIN_CQE_PHASE : 0);
-        cqe.result = cpu_to_le64(result);
-        if (pci_dma_write(pdev, cq->base + (uint64_t)cq->idx * sizeof(cqe),
-                          &cqe, sizeof(cqe)) != MEMTX_OK) {
-            axon_nic_fatal(s, AXON_DEV_ERR_DMA);
-            break;
-        }
-        if (++cq->idx == cq->depth) {
-            cq->idx = 0;
-            cq->phase = !cq->phase;
-        }
-        completed = true;
-    }
-    if (completed) {
-        axon_nic_irq(s, AXON_MSIX_ADMIN);
-    }
-}
 
 /* ---- reset, enable ------------------------------------------------- */
 
@@ -364,17 +58,7 @@ static void axon_nic_reset_state(AxonNicState *s)
     s->stat_events = 0;
     s->stat_eq_drops = 0;
     axon_nic_eth_reset(s);
-    axon_rdma_reset(s);
-}
-
-bool axon_nic_check_ring(const AxonRing *r, size_t entry_size)
-{
-    uint64_t bytes = (uint64_t)r->depth * entry_size;
-
-    return r->depth >= AXON_QUEUE_MIN_DEPTH &&
-           r->depth <= AXON_QUEUE_MAX_DEPTH && is_power_of_2(r->depth) &&
-           r->base && QEMU_IS_ALIGNED(r->base, AXON_QUEUE_ALIGN) &&
-           r->base + bytes > r->base;
+    axon_nic_engine_reset(s);
 }
 
 static enum axon_dev_error axon_nic_check_queues(AxonNicState *s)
@@ -422,6 +106,7 @@ static void axon_nic_enable(AxonNicState *s)
     s->error = AXON_DEV_ERR_NONE;
     s->ctrl |= AXON_CTRL_ENABLE;
     s->status |= AXON_STATUS_READY;
+    axon_engine_set_ceq_depth(s->engine, s->ceq.depth);
     trace_axon_nic_enabled(s->aq_sq.depth, s->aq_cq.depth, s->eq.depth);
 }
 
@@ -561,7 +246,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_ECN_MARKED:
     case AXON_REG_STAT_RUD_DROPS:
     case AXON_REG_STAT_RUD_DUPS:
-        val = axon_rdma_stat(s, addr);
+        val = axon_engine_stat(s->engine, addr);
         break;
     case AXON_REG_PLANES:
         val = axon_nic_plane_reg(s);
@@ -601,18 +286,6 @@ static void axon_nic_write_ctrl(AxonNicState *s, uint32_t val)
     } else if (!(val & AXON_CTRL_ENABLE) && (s->ctrl & AXON_CTRL_ENABLE)) {
         axon_nic_disable(s);
     }
-}
-
-/* Queue setup registers may change only while the queues are stopped. */
-bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr)
-{
-    if (enabled) {
-        qemu_log_mask(LOG_GUEST_ERROR, "axon-nic: write to queue register "
-                      "0x%" HWADDR_PRIx " while enabled ignored\n", addr);
-        trace_axon_nic_err_setup_while_enabled(addr);
-        return false;
-    }
-    return true;
 }
 
 static void axon_nic_doorbell(AxonNicState *s, uint32_t *index, uint32_t val,
@@ -673,7 +346,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_CEQ_HEAD:
         axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
-        axon_cq_ceq_room(s);
+        axon_cq_ceq_room(s->engine);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
         axon_nic_eth_mmio_write(s, addr, val);
@@ -700,12 +373,6 @@ static const MemoryRegionOps axon_nic_mmio_ops = {
 };
 
 /* ---- the device clock ---------------------------------------------------- */
-
-/* Nanoseconds since the device was created; a reset does not touch it. */
-uint64_t axon_nic_clock(AxonNicState *s)
-{
-    return qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) - s->clock_base;
-}
 
 static uint64_t axon_nic_clock_read(void *opaque, hwaddr addr, unsigned size)
 {
@@ -743,21 +410,6 @@ static const MemoryRegionOps axon_nic_clock_ops = {
 };
 
 /* ---- port state -------------------------------------------------------- */
-
-/*
- * The port is the netdev backend's link (set_link, or the QOM property
- * "link-up" as an alias); without netdev= it starts up.
- */
-void axon_nic_set_port_state(AxonNicState *s, bool up)
-{
-    if (s->link_up == up) {
-        return;
-    }
-    s->link_up = up;
-    trace_axon_nic_port_state(up);
-    axon_nic_post_event(s, up ? AXON_EVENT_PORT_ACTIVE : AXON_EVENT_PORT_DOWN,
-                        1);
-}
 
 static bool axon_nic_get_link_up(Object *obj, Error **errp)
 {
@@ -817,14 +469,19 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
         msix_uninit_exclusive_bar(pdev);
         return;
     }
-    axon_rdma_realize(s);
+    if (!axon_nic_engine_realize(s, errp)) {
+        axon_nic_plane_exit(s);
+        axon_nic_eth_exit(s);
+        qemu_bh_delete(s->admin_bh);
+        msix_uninit_exclusive_bar(pdev);
+    }
 }
 
 static void axon_nic_exit(PCIDevice *pdev)
 {
     AxonNicState *s = AXON_NIC(pdev);
 
-    axon_rdma_exit(s);
+    axon_nic_engine_exit(s);
     axon_nic_plane_exit(s);
     axon_nic_eth_exit(s);
     qemu_bh_delete(s->admin_bh);

@@ -1,24 +1,26 @@
 /*
- * axon-nic: model of the axon RoCEv2 RDMA SmartNIC, shared device state
+ * axon-nic: model of the axon RoCEv2 RDMA SmartNIC, the device shell
  *
  * The device interface (registers, commands, descriptors) is the uAPI
  * header include/uapi/axon/axon_dev.h, shared with the driver; this file
- * is the emulator's own state and the core's services. The layers, each
- * calling only the ones below it:
+ * is the shell's own state and services. The shell is QEMU's side of the
+ * device; the RDMA engine under it (engine/) is portable C that reaches
+ * QEMU only through its environment (engine/axon-env.h):
  *
- *   axon-nic.c       the core: registers, the admin queue and its opcode
- *                    table, event queues, MSI-X
- *   axon-nic-qp.c    CQs, QPs, their state machine and doorbells
- *   axon-roce*.c     the RC transport over RoCEv2 (axon-roce.h)
- *   axon-nic-mr.c    PDs, MRs and keys, the GID table (axon-nic-rdma.h)
- *   axon-nic-eth.c   the Ethernet function and the wire, both ways
- *   axon-nic-plane.c the wire's other planes (RoCEv2 only)
+ *   axon-nic.c        the registers, realize and reset: the top
+ *   axon-nic-admin.c  the admin queue and its opcode table (decoded into
+ *                     engine calls)
+ *   axon-nic-engine.c the engine's environment in QEMU, the doorbell BAR
+ *   axon-nic-trace.c  the engine's trace points as QEMU trace events
+ *   axon-nic-eth.c    the Ethernet function
+ *   axon-nic-plane.c  the port's other planes (RoCEv2 only)
+ *   axon-nic-wire.c   the wire, for the engine's frames, both ways
+ *   axon-nic-core.c   interrupts, event queues, a fatal stop, the port's
+ *                     state and the device clock: what every part calls
  *
- * Calls go up only through named services: the core's below (raise an
- * interrupt, post an event or a completion event, stop the device), the
- * QP layer's (write a CQE, post a QP event, move a QP to ERR:
- * axon-nic-rdma.h), and the engine's for a received RoCEv2 frame
- * (axon_roce_rx_frame).
+ * The shell calls the engine (engine/axon-engine.h); the engine calls the
+ * shell only through the environment, which axon-nic-engine.c implements
+ * with the core's services below.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,13 +33,11 @@
 #include "qom/object.h"
 
 #include "axon/axon_dev.h"
+#include "engine/axon-engine.h"
 
 #define TYPE_AXON_NIC "axon-nic"
 OBJECT_DECLARE_SIMPLE_TYPE(AxonNicState, AXON_NIC)
 
-#define AXON_NIC_PORTS 1
-#define AXON_NIC_GID_TBL_LEN 16
-#define AXON_NIC_ACTIVE_MTU 1024     /* the port's, so UD's message size */
 #define AXON_NIC_ETH_MAX_FRAME (AXON_ETH_MAX_MTU + AXON_ETH_OVERHEAD)
 
 /* A ring in guest memory, as the device sees it. */
@@ -83,38 +83,11 @@ typedef struct AxonEth {
     uint8_t held[AXON_NIC_ETH_MAX_FRAME];
 } AxonEth;
 
-/*
- * A received RoCEv2 frame, as the Ethernet function classified it: where
- * its headers are, or why it cannot be taken.
- */
-typedef struct AxonRoceFrame {
-    const char *why;        /* NULL: well formed */
-    const uint8_t *l3;      /* the IPv4 or IPv6 header */
-    unsigned l3_len;
-    const uint8_t *ib;      /* the UDP payload: BTH ... ICRC */
-    size_t ib_len;
-    uint8_t sgid[16];       /* the source address, as a GID */
-} AxonRoceFrame;
-
-typedef struct AxonRdma AxonRdma;
-
 /* A plane other than 0 (axon-nic-plane.c): its own link into its fabric. */
 typedef struct AxonPlane {
     NICConf conf;           /* planeN=: its netdev */
     NICState *nic;          /* NULL: the device has fewer planes */
 } AxonPlane;
-
-/* DCQCN's parameters (axon-roce-cc.c, Documentation/congestion-control.rst) */
-typedef struct AxonCcConf {
-    bool dcqcn;
-    uint32_t line_rate, min_rate;       /* Mb/s */
-    uint32_t rai, rhai;                 /* Mb/s, additive and hyper */
-    uint32_t g_shift;                   /* alpha's gain: 1 / 2^g_shift */
-    uint32_t alpha_us, increase_us;     /* the two timers */
-    uint32_t byte_reset;                /* the byte counter, bytes */
-    uint32_t cnp_us;                    /* a QP's CNPs at most this often */
-    bool rud_window;                    /* RUD's congestion window */
-} AxonCcConf;
 
 struct AxonNicState {
     PCIDevice parent_obj;
@@ -148,7 +121,10 @@ struct AxonNicState {
     AxonEth eth;
     AxonPlane plane[AXON_MAX_PLANES];   /* [0] unused: plane 0 is nic */
     unsigned planes;        /* 1 + the planes configured */
-    AxonRdma *rdma;
+    AxonEnv env;            /* the engine's, its ops axon-nic-engine.c */
+    AxonEngine *engine;
+    QEMUBH *engine_bh;      /* runs the engine's turns */
+    MemoryRegion db;        /* the doorbell BAR, written to the engine */
 
     /* properties */
     NICConf conf;           /* mac=, netdev= */
@@ -163,14 +139,13 @@ struct AxonNicState {
     uint32_t rx_tx_max;
 };
 
-/* axon-nic.c: the core's services */
+/* axon-nic-core.c: the core services, which call no other part */
 bool axon_nic_ready(AxonNicState *s);
 uint64_t axon_nic_clock(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
 void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);
 bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
-uint16_t axon_nic_bad_cmd(uint16_t opcode, const char *why);
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
 bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);
 void axon_nic_set_port_state(AxonNicState *s, bool up);
@@ -180,26 +155,50 @@ void axon_nic_eth_realize(AxonNicState *s);
 void axon_nic_eth_exit(AxonNicState *s);
 void axon_nic_eth_reset(AxonNicState *s);
 void axon_nic_eth_stop(AxonNicState *s);
-void axon_nic_eth_halt(AxonNicState *s);
 void axon_nic_eth_set_link(AxonNicState *s, bool up);
 uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr);
 void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val);
-uint16_t axon_nic_eth_wire_test(AxonNicState *s,
-                                const struct axon_admin_cmd *cmd,
-                                uint64_t *result);
-void axon_nic_eth_wire_send(AxonNicState *s, unsigned plane,
-                            const struct iovec *iov, int iovcnt);
-bool axon_nic_eth_rx_roce(AxonNicState *s, unsigned plane,
-                          const uint8_t *buf, size_t size);
 
 /* axon-nic-plane.c */
 bool axon_nic_plane_realize(AxonNicState *s, Error **errp);
 void axon_nic_plane_exit(AxonNicState *s);
-NetClientState *axon_nic_plane_queue(AxonNicState *s, unsigned plane);
 uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
-/* axon-roce-net.c: the engine takes a received RoCEv2 frame */
-void axon_roce_rx_frame(AxonNicState *s, const AxonRoceFrame *f);
+/* axon-nic-admin.c: runs the admin queue (a bottom half) */
+void axon_nic_admin_bh(void *opaque);
+
+/* axon-nic-wire.c */
+void axon_nic_wire_send(AxonNicState *s, unsigned plane,
+                        const struct iovec *iov, int iovcnt);
+uint16_t axon_nic_wire_test(AxonNicState *s, const struct axon_admin_cmd *cmd,
+                            uint64_t *result);
+bool axon_nic_wire_rx(AxonNicState *s, unsigned plane, const uint8_t *buf,
+                      size_t size);
+
+/* axon-nic-engine.c */
+bool axon_nic_engine_realize(AxonNicState *s, Error **errp);
+void axon_nic_engine_reset(AxonNicState *s);
+void axon_nic_engine_exit(AxonNicState *s);
+
+/* The Ethernet function runs: enabled, on a device that is ready. */
+static inline bool axon_nic_eth_running(AxonNicState *s)
+{
+    return (s->eth.ctrl & AXON_ETH_CTRL_ENABLE) && axon_nic_ready(s);
+}
+
+static inline uint32_t axon_nic_eth_max_frame(AxonNicState *s)
+{
+    return s->eth.mtu + AXON_ETH_OVERHEAD;
+}
+
+/* Plane k's link (0: the port's netdev); NULL if the device has none. */
+static inline NetClientState *axon_nic_plane_queue(AxonNicState *s,
+                                                   unsigned plane)
+{
+    NICState *nic = plane ? s->plane[plane].nic : s->nic;
+
+    return nic ? qemu_get_queue(nic) : NULL;
+}
 
 #endif /* HW_AXON_NIC_H */

@@ -343,6 +343,12 @@ int axon_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 int axon_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int axon_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
+/* axon_wq.c: the WQE rings of QPs and SRQs */
+int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
+		  u8 wqe_shift, u32 max_sge, bool user);
+void *axon_wq_slot(struct axon_wq *wq);
+bool axon_wq_full(struct axon_wq *wq);
+
 /* axon_qp.c */
 int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		   struct ib_udata *udata);
@@ -357,10 +363,6 @@ int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 		   const struct ib_recv_wr **bad_wr);
 void axon_qp_event(struct axon_dev *adev, u32 qpn, u16 type);
 bool axon_qp_completed(struct axon_qp *qp, bool recv, u16 wqe_index);
-int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
-		  u8 wqe_shift, u32 max_sge, bool user);
-void *axon_wq_slot(struct axon_wq *wq);
-bool axon_wq_full(struct axon_wq *wq);
 
 /* axon_srq.c */
 int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
@@ -375,12 +377,15 @@ void axon_srq_event(struct axon_dev *adev, u32 srqn);
 bool axon_srq_completed(struct axon_srq *srq, u16 wqe_index);
 void axon_srq_forget(struct axon_srq *srq, u32 n);
 
-/* axon_verbs.c */
+/* axon_port.c: the RoCE port's state and active MTU */
 enum ib_mtu axon_active_mtu(struct axon_dev *adev);
-int axon_ib_register(struct axon_dev *adev);
-void axon_ib_unregister(struct axon_dev *adev);
+void axon_port_update_locked(struct axon_dev *adev);
 void axon_set_link(struct axon_dev *adev, bool up);
 void axon_port_update(struct axon_dev *adev);
+
+/* axon_verbs.c */
+int axon_ib_register(struct axon_dev *adev);
+void axon_ib_unregister(struct axon_dev *adev);
 void axon_ib_fatal_event(struct axon_dev *adev);
 
 /* axon_stats.c */

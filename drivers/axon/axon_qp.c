@@ -94,19 +94,6 @@ static int axon_check_create_qp(struct axon_dev *adev,
 					tail_zero, udata->outlen);
 }
 
-int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
-		  u8 wqe_shift, u32 max_sge, bool user)
-{
-	wq->depth = depth;
-	wq->wqe_shift = wqe_shift;
-	wq->max_sge = max_sge;
-	wq->head = 0;
-	wq->tail = 0;
-	spin_lock_init(&wq->lock);
-	return axon_qmem_alloc(adev, &wq->mem, (size_t)depth << wqe_shift,
-			       user);
-}
-
 static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
 {
 	struct axon_ucontext *uctx =
@@ -585,17 +572,6 @@ int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 				      qp->qpn);
 	}
 	return 0;
-}
-
-void *axon_wq_slot(struct axon_wq *wq)
-{
-	return wq->mem.va + ((size_t)(wq->head & (wq->depth - 1)) <<
-			     wq->wqe_shift);
-}
-
-bool axon_wq_full(struct axon_wq *wq)
-{
-	return (u16)(wq->head - READ_ONCE(wq->tail)) >= wq->depth;
 }
 
 /*

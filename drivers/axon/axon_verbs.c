@@ -109,18 +109,6 @@ static int axon_query_device(struct ib_device *ibdev,
 	return 0;
 }
 
-/* The RoCE MTU: the netdev's, within the port's. */
-enum ib_mtu axon_active_mtu(struct axon_dev *adev)
-{
-	struct net_device *netdev = READ_ONCE(adev->netdev);
-
-	/* iboe_get_mtu() is 0 below the smallest IB MTU */
-	return netdev ? min(adev->max_mtu,
-			    max(IB_MTU_256,
-				iboe_get_mtu(READ_ONCE(netdev->mtu)))) :
-			IB_MTU_256;
-}
-
 static int axon_query_port(struct ib_device *ibdev, u32 port,
 			   struct ib_port_attr *props)
 {
@@ -441,39 +429,6 @@ static const struct ib_device_ops axon_peer_mr_ops = {
 	.reg_user_mr_dmabuf = axon_reg_user_mr_dmabuf,
 };
 
-/*
- * The RoCE port is active when the wire is up and the netdev is open, as
- * on other RoCE NICs; the netdev carrier follows the wire. Reports changes
- * to the RDMA core while the ib_device is registered.
- */
-static void axon_port_update_locked(struct axon_dev *adev)
-{
-	struct net_device *netdev = adev->netdev;
-	struct ib_event event = {
-		.device = &adev->ibdev,
-		.element.port_num = AXON_PORT,
-	};
-	enum ib_port_state state;
-
-	lockdep_assert_held(&adev->port_mutex);
-	if (netdev) {
-		if (adev->link_up)
-			netif_carrier_on(netdev);
-		else
-			netif_carrier_off(netdev);
-	}
-	state = adev->link_up && netdev && netif_running(netdev) ?
-		IB_PORT_ACTIVE : IB_PORT_DOWN;
-	if (state == adev->port_state)
-		return;
-	adev->port_state = state;
-	if (adev->registered) {
-		event.event = state == IB_PORT_ACTIVE ? IB_EVENT_PORT_ACTIVE :
-							IB_EVENT_PORT_ERR;
-		ib_dispatch_event(&event);
-	}
-}
-
 int axon_ib_register(struct axon_dev *adev)
 {
 	struct ib_device *ibdev = &adev->ibdev;
@@ -528,23 +483,6 @@ void axon_ib_unregister(struct axon_dev *adev)
 	adev->registered = false;
 	mutex_unlock(&adev->port_mutex);
 	ib_unregister_device(&adev->ibdev);
-}
-
-/* The wire went up or down (an async event from the device). */
-void axon_set_link(struct axon_dev *adev, bool up)
-{
-	mutex_lock(&adev->port_mutex);
-	adev->link_up = up;
-	axon_port_update_locked(adev);
-	mutex_unlock(&adev->port_mutex);
-}
-
-/* The netdev was opened or stopped. */
-void axon_port_update(struct axon_dev *adev)
-{
-	mutex_lock(&adev->port_mutex);
-	axon_port_update_locked(adev);
-	mutex_unlock(&adev->port_mutex);
 }
 
 /*

@@ -1,0 +1,111 @@
+/*
+ * axon engine: what a host calls
+ *
+ * The RDMA engine of the axon NIC: PDs, MRs, windows and keys, GIDs, CQs,
+ * SRQs and QPs, and the RC, UC, UD and RUD transports over RoCEv2 with
+ * their congestion control. A host (the QEMU device shell, the engine
+ * tests, a simulator) creates one engine per device, decodes the device
+ * interface's admin commands into the calls below, hands it doorbell
+ * writes and received frames, runs it when it asks to be run
+ * (axon_env_kick), and implements the environment it reaches out through
+ * (axon-env.h). The engine's view of commands, WQEs and CQEs is the
+ * device interface itself, include/uapi/axon/axon_dev.h.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef AXON_ENGINE_H
+#define AXON_ENGINE_H
+
+#include "axon/axon_dev.h"
+#include "axon-env.h"
+
+typedef struct AxonEngine AxonEngine;
+
+/* What the engine holds: QUERY_DEVICE's limits and the port's. */
+#define AXON_RDMA_MAX_QP        1024    /* qpn 2 .. 1025 */
+#define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
+#define AXON_RDMA_MAX_SRQ       1024    /* srqn 1 .. 1024 */
+#define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
+#define AXON_RDMA_MAX_MR_SIZE   (1ULL << 40)
+#define AXON_RDMA_DB_PAGES      256     /* doorbell pages: UARs */
+#define AXON_ENGINE_PORTS       1
+#define AXON_ENGINE_GID_TBL_LEN 16
+#define AXON_ENGINE_ACTIVE_MTU  1024    /* the port's, so UD's message size */
+
+/* DCQCN's parameters (axon-roce-cc.c, Documentation/congestion-control.rst) */
+typedef struct AxonCcConf {
+    bool dcqcn;
+    uint32_t line_rate, min_rate;       /* Mb/s */
+    uint32_t rai, rhai;                 /* Mb/s, additive and hyper */
+    uint32_t g_shift;                   /* alpha's gain: 1 / 2^g_shift */
+    uint32_t alpha_us, increase_us;     /* the two timers */
+    uint32_t byte_reset;                /* the byte counter, bytes */
+    uint32_t cnp_us;                    /* a QP's CNPs at most this often */
+    bool rud_window;                    /* RUD's congestion window */
+} AxonCcConf;
+
+/* What the device is: fixed when the engine is created. */
+typedef struct AxonEngineConf {
+    uint8_t mac[6];             /* the port's address: frames' source */
+    unsigned planes;            /* 1 .. AXON_MAX_PLANES */
+    uint32_t max_pd;
+    bool wire_loopback;         /* test hook: local QPs talk over the wire */
+    uint32_t tx_ce_every;       /* test hook: mark every Nth ECT frame CE */
+    AxonCcConf cc;
+} AxonEngineConf;
+
+/* ---- lifecycle ---------------------------------------------------------- */
+
+/* NULL: out of memory. */
+AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf);
+void axon_engine_free(AxonEngine *eng);
+/* Tears every object down, as a device reset does. */
+void axon_engine_reset(AxonEngine *eng);
+/*
+ * CQs the host's completion event queue can take events for; none until
+ * the host sets it (the driver sets the queue up first).
+ */
+void axon_engine_set_ceq_depth(AxonEngine *eng, uint32_t depth);
+
+/* ---- what drives it ----------------------------------------------------- */
+
+/* The work axon_env_kick() asked for: a bounded turn of the scheduler. */
+void axon_engine_run(AxonEngine *eng);
+/* A write of val at offset reg of doorbell page page (a context's UAR). */
+void axon_engine_doorbell(AxonEngine *eng, uint32_t page, uint32_t reg,
+                          uint32_t val);
+/*
+ * A frame received on plane: true when it was the engine's (a RoCEv2
+ * frame, taken or dropped and counted), false when it is not RoCEv2.
+ */
+bool axon_engine_rx(AxonEngine *eng, unsigned plane, const uint8_t *frame,
+                    size_t len);
+/* The completion event queue has room again. */
+void axon_cq_ceq_room(AxonEngine *eng);
+/* A port counter register (AXON_REG_STAT_*). */
+uint32_t axon_engine_stat(AxonEngine *eng, uint32_t reg);
+
+/* ---- admin commands: a device status (AXON_ADMIN_*) and a result -------- */
+
+typedef uint16_t AxonEngineCmd(AxonEngine *eng,
+                               const struct axon_admin_cmd *cmd,
+                               uint64_t *result);
+
+AxonEngineCmd axon_mr_create_pd, axon_mr_destroy_pd;
+AxonEngineCmd axon_gid_set;
+AxonEngineCmd axon_mr_create, axon_mr_destroy, axon_mr_invalidate,
+              axon_mr_remap, axon_mr_rereg;
+AxonEngineCmd axon_cq_create, axon_cq_destroy, axon_cq_resize;
+AxonEngineCmd axon_qp_create, axon_qp_modify, axon_qp_query,
+              axon_qp_query_live, axon_qp_destroy;
+AxonEngineCmd axon_srq_create, axon_srq_modify, axon_srq_query,
+              axon_srq_destroy;
+AxonEngineCmd axon_cset_alloc, axon_cset_free, axon_cset_bind,
+              axon_cset_query;
+
+/* A command refused for bad parameters: reported, AXON_ADMIN_BAD_PARAM. */
+uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,
+                             const char *why);
+
+#endif /* AXON_ENGINE_H */

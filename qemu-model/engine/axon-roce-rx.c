@@ -1,0 +1,109 @@
+/*
+ * axon engine: the receive path's top, a packet to its QP's stage
+ *
+ * A frame from the wire (decoded by axon-roce-net.c) or a packet one of
+ * this device's QPs sent to another (loopback, through eng->rx_local)
+ * goes to the QP it names, if that QP may take it: RC requests to its
+ * responder, responses to its completer, and the UC, UD and RUD
+ * services' packets to theirs.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include "axon-roce.h"
+
+/*
+ * Is the packet from the QP's peer? In loopback, from (the sending QP)
+ * must be its destination QP; on the wire the source IP must be its dgid.
+ */
+static bool axon_roce_from_peer(const AxonQp *qp, const AxonPkt *pkt,
+                                const AxonQp *from)
+{
+    if (from) {
+        return qp->loopback && from->qpn == le32_to_cpu(qp->attr.dest_qpn);
+    }
+    return !qp->loopback && !memcmp(pkt->sgid, qp->attr.dgid, 16);
+}
+
+/* The type of QP a packet's service is for (the CNP: RC's). */
+static uint8_t axon_roce_service_qpt(uint8_t opcode)
+{
+    switch (IB_OPCODE_SERVICE(opcode)) {
+    case IB_SERVICE_UD:
+        return AXON_QPT_UD;
+    case IB_SERVICE_UC:
+        return AXON_QPT_UC;
+    case IB_SERVICE_RUD:
+        return AXON_QPT_RUD;
+    default:
+        return AXON_QPT_RC;
+    }
+}
+
+/* A packet for this device: from its wire, or (from) one of its QPs. */
+void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
+                      const AxonQp *from)
+{
+    AxonQp *qp = axon_qp_lookup(eng, pkt->dqpn);
+
+    if (!qp) {
+        axon_trace_err_roce_qpn(eng->env, pkt->dqpn);
+        eng->stats.rx_drops++;
+        return;
+    }
+    /* a RUD packet without the QP's key: before anything else is looked at */
+    if (qp->type == AXON_QPT_RUD &&
+        IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RUD &&
+        !axon_rud_key_ok(eng, qp, pkt)) {
+        return;
+    }
+    /* connected QPs take packets from their peer only */
+    if (qp->type != axon_roce_service_qpt(pkt->opcode) ||
+        (pkt->opcode == IB_CNP && qp->state != AXON_QPS_RTR &&
+         qp->state != AXON_QPS_RTS) ||
+        (qp->type != AXON_QPT_UD && !axon_roce_from_peer(qp, pkt, from))) {
+        axon_trace_err_roce_peer(eng->env, qp->qpn, from ? from->qpn : 0);
+        eng->stats.rx_drops++;
+        return;
+    }
+    eng->stats.rx_pkts++;
+    qp->stats.rx_pkts++;
+    qp->stats.rx_bytes += pkt->len;
+    if (qp->type == AXON_QPT_UD) {
+        axon_ud_rx(eng, qp, pkt);
+        return;
+    }
+    if (pkt->opcode == IB_CNP) {
+        axon_cc_cnp_rx(eng, qp);
+        return;
+    }
+    axon_cc_rx(eng, qp, pkt);
+    if (qp->type == AXON_QPT_RUD) {
+        axon_rud_rx(eng, qp, pkt);
+    } else if (qp->type == AXON_QPT_UC) {
+        axon_uc_rx(eng, qp, pkt);
+    } else if (axon_ib_op(pkt->opcode)->flags & OP_REQ) {
+        axon_roce_resp_rx(eng, qp, pkt);
+    } else {
+        axon_roce_comp_rx(eng, qp, pkt);
+    }
+}
+
+bool axon_engine_rx(AxonEngine *eng, unsigned plane, const uint8_t *frame,
+                    size_t len)
+{
+    AxonPkt pkt = {};
+    const char *why;
+
+    if (!axon_roce_decode(eng, frame, len, &pkt, &why)) {
+        return false;
+    }
+    if (why) {
+        axon_trace_err_roce_rx(eng->env, why);
+        eng->stats.rx_drops++;
+        return true;
+    }
+    axon_trace_roce_rx(eng->env, pkt.opcode, pkt.dqpn, pkt.psn, pkt.len);
+    axon_roce_rx_pkt(eng, &pkt, NULL);
+    return true;
+}
