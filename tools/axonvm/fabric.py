@@ -113,15 +113,35 @@ def plane_impairment(cfg, k):
             cfg.plane_delay.get(k, cfg.delay))
 
 
+# Ports handed to QEMU netdevs, which bind them only when QEMU starts: a
+# relay's own socket must not take one in between (EADDRINUSE in QEMU).
+_given_ports = set()
+
+
+def bind_udp_not_given():
+    """A UDP socket on 127.0.0.1, on no port free_udp_ports() gave out."""
+    held = []
+    try:
+        while True:
+            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+            s.bind(("127.0.0.1", 0))
+            if s.getsockname()[1] not in _given_ports:
+                return s
+            held.append(s)      # keep it, so the next bind gets another
+    finally:
+        for h in held:
+            h.close()
+
+
 def free_udp_ports(n):
     """n distinct UDP ports on 127.0.0.1 that are free right now."""
     socks = []
     try:
         for _ in range(n):
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind(("127.0.0.1", 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
+            socks.append(bind_udp_not_given())
+        ports = [s.getsockname()[1] for s in socks]
+        _given_ports.update(ports)
+        return ports
     finally:
         for s in socks:
             s.close()
@@ -484,8 +504,7 @@ class Relay(threading.Thread):
         self.dest = [("127.0.0.1", qemu_ports[1]), ("127.0.0.1", qemu_ports[0])]
         self.socks = []
         for _ in range(2):
-            s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-            s.bind(("127.0.0.1", 0))
+            s = bind_udp_not_given()
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
             s.setblocking(False)
             self.socks.append(s)
