@@ -20,6 +20,10 @@
 #include "axon/axon_dev.h"
 #include "axon-env.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct AxonEngine AxonEngine;
 
 /* What the engine holds: QUERY_DEVICE's limits and the port's. */
@@ -107,5 +111,9 @@ AxonEngineCmd axon_cset_alloc, axon_cset_free, axon_cset_bind,
 /* A command refused for bad parameters: reported, AXON_ADMIN_BAD_PARAM. */
 uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,
                              const char *why);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* AXON_ENGINE_H */

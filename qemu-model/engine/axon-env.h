@@ -36,6 +36,10 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct AxonEnv AxonEnv;
 typedef struct AxonTimer AxonTimer;
 typedef void AxonTimerFn(void *opaque);
@@ -255,8 +259,8 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
       (uint32_t key, uint64_t va, uint64_t len), (key, va, len)) \
     X(err_rdma_mr_windows, (uint32_t key, uint32_t windows), (key, windows)) \
     X(err_rdma_qp_state, \
-      (uint32_t qpn, uint32_t cur, uint32_t new, uint32_t mask), \
-      (qpn, cur, new, mask)) \
+      (uint32_t qpn, uint32_t cur, uint32_t next, uint32_t mask), \
+      (qpn, cur, next, mask)) \
     X(err_roce_dup, \
       (uint32_t qpn, uint32_t psn, uint8_t opcode), (qpn, psn, opcode)) \
     X(err_roce_peer, (uint32_t qpn, uint32_t from), (qpn, from)) \
@@ -305,7 +309,7 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
       (uint32_t qpn, uint16_t sq_depth, uint16_t rq_depth, uint32_t uar), \
       (qpn, sq_depth, rq_depth, uar)) \
     X(rdma_qp_state, \
-      (uint32_t qpn, uint32_t cur, uint32_t new), (qpn, cur, new)) \
+      (uint32_t qpn, uint32_t cur, uint32_t next), (qpn, cur, next)) \
     X(rdma_srq, \
       (uint32_t srqn, uint32_t depth, uint32_t uar), (srqn, depth, uar)) \
     X(roce_nak, (uint32_t qpn, uint32_t psn, uint8_t code), (qpn, psn, code)) \
@@ -337,5 +341,9 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
     void axon_trace_##name(AxonEnv *env, AXON_ENV_UNPAREN params);
 AXON_ENV_TRACE_EVENTS(AXON_ENV_TRACE_DECLARE)
 #undef AXON_ENV_TRACE_DECLARE
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif /* AXON_ENV_H */

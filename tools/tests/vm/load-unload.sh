@@ -2,11 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 # Unload and reload axon.ko, also under an open context and through sysfs
 # remove/rescan. The harness fails the run on any kernel warning.
+# LOAD_CYCLES: how many plain unload/reload cycles (default 20).
 set -u
 . "$(dirname "$0")/lib.sh"
 
 plan 13
-cycles=20
+cycles=${LOAD_CYCLES:-20}
 ok=1
 i=0
 while [ $i -lt $cycles ]; do

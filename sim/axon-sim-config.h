@@ -1,0 +1,86 @@
+/*
+ * axon simulator: a scenario, what a run is made of
+ *
+ * A scenario file is lines of "key = value" ('#' starts a comment); every
+ * key has a default (sim/scenarios/README in Documentation/simulator.rst
+ * lists them) and the command line overrides any key with key=value.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#ifndef AXON_SIM_CONFIG_H
+#define AXON_SIM_CONFIG_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace axonsim {
+
+enum class Transport { RC, RC_DCQCN, RUD, RUD_CC };
+enum class Workload { RING_ALLREDUCE, ALL_TO_ALL, INCAST, PERMUTATION };
+
+/* A link or a whole switch that fails at down_ns and comes back at up_ns. */
+struct Failure {
+    std::string what;           /* "spine:P:S", "leaf:P:L", "uplink:P:L:S",
+                                   "host:P:H" (P the plane) */
+    int64_t down_ns, up_ns;
+};
+
+struct Config {
+    std::string name = "default";
+    uint64_t seed = 1;
+
+    /* the fabric: per plane, a two-tier Clos */
+    unsigned leaves = 4, hosts_per_leaf = 4, spines = 2, planes = 1;
+    double link_gbps = 100;             /* host links; uplinks the same */
+    double uplink_gbps = 0;             /* 0: link_gbps */
+    int64_t link_delay_ns = 1000;
+    uint32_t queue_bytes = 1 << 20;     /* each switch port's tail drop */
+    uint32_t ecn_kmin = 100 << 10, ecn_kmax = 400 << 10;   /* RED marking */
+    double ecn_pmax = 0.2;
+    double loss = 0;                    /* per link, each frame */
+    int64_t reconverge_ns = 100000;     /* failed uplinks leave ECMP */
+    std::vector<Failure> failures;
+
+    /* each NIC's pipeline (Documentation/simulator.rst cites them) */
+    int64_t nic_tx_ns = 500, nic_rx_ns = 500;   /* per packet */
+    int64_t nic_poll_ns = 200;          /* CQE to the application */
+    uint32_t nic_tx_hold = 64 << 10;    /* port queue the engine waits on */
+    uint32_t mtu = 4096;
+
+    /* the transport */
+    Transport transport = Transport::RC;
+    unsigned qps_per_pair = 1;
+    uint32_t wq_depth = 64;
+
+    /* the traffic */
+    Workload workload = Workload::RING_ALLREDUCE;
+    uint64_t bytes = 1 << 20;           /* the collective's buffer, or a
+                                           message */
+    unsigned messages = 1;              /* per flow (incast, permutation) */
+    unsigned incast_senders = 0;        /* 0: every other host */
+    uint32_t max_wqe_bytes = 1 << 20;   /* a message is cut into WQEs */
+    int64_t time_limit_ns = 1000000000; /* simulated */
+
+    /* output */
+    std::string out_dir = ".";
+    std::string pcap;                   /* "leaf:P:L:port" or "" */
+    bool flows_csv = true;
+
+    unsigned hosts() const { return leaves * hosts_per_leaf; }
+};
+
+/* Sets key to value; false with *why for an unknown key or bad value. */
+bool config_set(Config &c, const std::string &key, const std::string &value,
+                std::string *why);
+/* Reads a scenario file; false with *why. */
+bool config_load(Config &c, const std::string &path, std::string *why);
+const char *transport_name(Transport t);
+const char *workload_name(Workload w);
+/* Every key and its value, as a scenario file would say it. */
+std::string config_dump(const Config &c);
+
+} // namespace axonsim
+
+#endif /* AXON_SIM_CONFIG_H */

@@ -1,0 +1,217 @@
+/*
+ * axon-sim: the axon engine at datacenter scale, hosted by ns-3
+ *
+ * Usage: axon-sim [SCENARIO-FILE] [key=value ...]
+ *
+ * Runs the scenario once for each transport it names (transport = rc,rud
+ * runs both) and writes its CSVs to out_dir (axon-sim-report.h). Exits 1
+ * when a run placed a wrong byte, completed a WRITE with a byte missing
+ * or an immediate naming no message; 2 for a bad scenario. A run that
+ * does not complete in time_limit is reported, not failed: RC on a dead
+ * plane never does. Documentation/simulator.rst.
+ *
+ * SPDX-License-Identifier: GPL-2.0-or-later
+ */
+
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sys/resource.h>
+
+#include "ns3/simulator.h"
+
+#include "axon-sim-config.h"
+#include "axon-sim-fabric.h"
+#include "axon-sim-host.h"
+#include "axon-sim-report.h"
+#include "axon-sim-traffic.h"
+
+using namespace ns3;
+using namespace axonsim;
+
+namespace {
+
+struct Speed {
+    double wall_s;
+    uint64_t hops;
+    long rss_kib;
+};
+
+void stop_when_done(const Traffic *t)
+{
+    if (t->done()) {
+        Simulator::Stop();
+        return;
+    }
+    Simulator::Schedule(MicroSeconds(10), &stop_when_done, t);
+}
+
+/* One run of c; false with *why for a scenario that cannot run. */
+bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
+{
+    std::vector<std::unique_ptr<Host>> hosts;
+    unsigned qps = Traffic::qps_needed(c);
+    auto t0 = std::chrono::steady_clock::now();
+    struct rusage ru;
+    bool ok;
+
+    if (qps > AXON_RDMA_MAX_QP) {
+        *why = std::to_string(qps) + " QPs a host: the engine holds " +
+               std::to_string(AXON_RDMA_MAX_QP);
+        return false;
+    }
+    for (unsigned h = 0; h < c.hosts(); h++) {
+        hosts.push_back(std::make_unique<Host>(c, h, c.hosts(), qps));
+    }
+    {
+        Fabric fabric(c, hosts);
+        Traffic traffic(c, hosts);
+
+        ok = fabric.build(why);
+        for (size_t h = 0; ok && h < hosts.size(); h++) {
+            ok = hosts[h]->start(why);
+        }
+        ok = ok && traffic.setup(why);
+        if (ok) {
+            Simulator::Schedule(Seconds(0), &Traffic::start, &traffic);
+            Simulator::Schedule(MicroSeconds(10), &stop_when_done, &traffic);
+            Simulator::Stop(NanoSeconds(c.time_limit_ns));
+            Simulator::Run();
+            ok = report_run(c, traffic, fabric, hosts, r, why);
+            sp->hops = fabric.totals().frames;
+            if (!traffic.stats().first_error.empty()) {
+                fprintf(stderr, "axon-sim: %s %s: %s\n", c.name.c_str(),
+                        transport_name(c.transport),
+                        traffic.stats().first_error.c_str());
+            }
+        }
+        hosts.clear();
+    }
+    Simulator::Destroy();
+    sp->wall_s = std::chrono::duration<double>(
+                     std::chrono::steady_clock::now() - t0).count();
+    getrusage(RUSAGE_SELF, &ru);
+    sp->rss_kib = ru.ru_maxrss;
+    return ok;
+}
+
+std::vector<std::string> split(const std::string &s, char sep)
+{
+    std::vector<std::string> out;
+    size_t a = 0, b;
+
+    while ((b = s.find(sep, a)) != std::string::npos) {
+        out.push_back(s.substr(a, b - a));
+        a = b + 1;
+    }
+    out.push_back(s.substr(a));
+    return out;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    Config base;
+    std::string why, transports = "rc";
+    std::vector<std::pair<std::string, std::string>> sets;
+    bool bad_memory = false;
+
+    for (int i = 1; i < argc; i++) {
+        const char *eq = strchr(argv[i], '=');
+
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            printf("usage: axon-sim [SCENARIO-FILE] [key=value ...]\n"
+                   "keys and their defaults:\n%s",
+                   config_dump(base).c_str());
+            return 0;
+        }
+        if (!eq) {
+            if (!config_load(base, argv[i], &why)) {
+                fprintf(stderr, "axon-sim: %s\n", why.c_str());
+                return 2;
+            }
+            continue;
+        }
+        sets.push_back({ std::string(argv[i], eq - argv[i]), eq + 1 });
+    }
+    for (const auto &kv : sets) {
+        if (kv.first == "transport") {
+            continue;
+        }
+        if (!config_set(base, kv.first, kv.second, &why)) {
+            fprintf(stderr, "axon-sim: %s\n", why.c_str());
+            return 2;
+        }
+    }
+    /* the file's transport list, unless the command line names one */
+    transports = transport_name(base.transport);
+    {
+        std::ifstream in;
+        for (int i = 1; i < argc; i++) {
+            if (!strchr(argv[i], '=')) {
+                std::string line;
+
+                in.open(argv[i]);
+                while (std::getline(in, line)) {
+                    if (line.rfind("transports", 0) == 0) {
+                        transports = line.substr(line.find('=') + 1);
+                    }
+                }
+                in.close();
+            }
+        }
+    }
+    for (const auto &kv : sets) {
+        if (kv.first == "transport") {
+            transports = kv.second;
+        }
+    }
+
+    std::string sum_path = base.out_dir + "/" + base.name + "-summary.csv";
+    std::string speed_path = base.out_dir + "/" + base.name + "-speed.csv";
+    FILE *sum = fopen(sum_path.c_str(), "w");
+    FILE *speed = fopen(speed_path.c_str(), "w");
+    if (!sum || !speed) {
+        fprintf(stderr, "axon-sim: %s: %s\n", sum_path.c_str(),
+                strerror(errno));
+        return 2;
+    }
+    fprintf(sum, "%s\n", report_header().c_str());
+    fprintf(speed, "scenario,transport,hosts,wall_s,switch_hops,"
+                   "hops_per_wall_s,max_rss_kib\n");
+    for (std::string tr : split(transports, ',')) {
+        Config c = base;
+        RunResult r;
+        Speed sp = {};
+
+        tr.erase(0, tr.find_first_not_of(" \t"));
+        tr.erase(tr.find_last_not_of(" \t") + 1);
+        if (!config_set(c, "transport", tr, &why)) {
+            fprintf(stderr, "axon-sim: %s\n", why.c_str());
+            return 2;
+        }
+        if (!run(c, &r, &sp, &why)) {
+            fprintf(stderr, "axon-sim: %s %s: %s\n", c.name.c_str(),
+                    tr.c_str(), why.c_str());
+            return 2;
+        }
+        fprintf(sum, "%s\n", r.summary_row.c_str());
+        fflush(sum);
+        fprintf(speed, "%s,%s,%u,%.3f,%llu,%.0f,%ld\n", c.name.c_str(),
+                tr.c_str(), c.hosts(), sp.wall_s,
+                (unsigned long long)sp.hops, sp.hops / sp.wall_s, sp.rss_kib);
+        fflush(speed);
+        printf("axon-sim: %s %s: %s in %.3f ms simulated, memory %s "
+               "(%.1f s wall, %.0f hops/s)\n", c.name.c_str(), tr.c_str(),
+               r.complete ? "complete" : "NOT complete",
+               r.completion_ns / 1e6, r.memory_ok ? "checked" : "WRONG",
+               sp.wall_s, sp.hops / sp.wall_s);
+        bad_memory |= !r.memory_ok;
+    }
+    fclose(sum);
+    fclose(speed);
+    printf("axon-sim: %s and %s\n", sum_path.c_str(), speed_path.c_str());
+    return bad_memory ? 1 : 0;
+}
