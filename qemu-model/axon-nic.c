@@ -438,6 +438,12 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
                    "1..dcqcn-line-rate, dcqcn-g-shift in 1..16");
         return;
     }
+    if (s->cc.rud.rto_min_ns < 0 || s->cc.rud.late_min_ns < 0 ||
+        s->cc.rud.target_q_ns < 0) {
+        error_setg(errp, "axon-nic: rud-rto-min-ns, rud-late-min-ns and "
+                   "rud-target-queue-ns must not be negative");
+        return;
+    }
     pci_config_set_interrupt_pin(pdev->config, 1);
     memory_region_init(&s->bar_regs, OBJECT(s), "axon-nic-bar0",
                        AXON_BAR_REGS_SIZE);
@@ -526,6 +532,11 @@ static Property axon_nic_properties[] = {
                        32768),
     DEFINE_PROP_UINT32("dcqcn-cnp-us", AxonNicState, cc.cnp_us, 50),
     DEFINE_PROP_BOOL("rud-window", AxonNicState, cc.rud_window, true),
+    /* RUD's timers; 0: the engine's defaults, for TCG guests */
+    DEFINE_PROP_INT64("rud-rto-min-ns", AxonNicState, cc.rud.rto_min_ns, 0),
+    DEFINE_PROP_INT64("rud-late-min-ns", AxonNicState, cc.rud.late_min_ns, 0),
+    DEFINE_PROP_INT64("rud-target-queue-ns", AxonNicState,
+                      cc.rud.target_q_ns, 0),
     DEFINE_PROP_UINT32("x-tx-reorder-every", AxonNicState, tx_reorder_every,
                        0),
     DEFINE_PROP_END_OF_LIST(),

@@ -197,6 +197,17 @@ const std::map<std::string, Key> &keys()
                 return std::string(transport_name(c.transport));
             } } },
         { "qps_per_pair", uint_key(&Config::qps_per_pair) },
+        { "rc_timeout", uint_key(&Config::rc_timeout) },
+        { "dcqcn_rai", uint_key(&Config::dcqcn_rai) },
+        { "dcqcn_rhai", uint_key(&Config::dcqcn_rhai) },
+        { "dcqcn_g_shift", uint_key(&Config::dcqcn_g_shift) },
+        { "dcqcn_alpha_us", uint_key(&Config::dcqcn_alpha_us) },
+        { "dcqcn_increase_us", uint_key(&Config::dcqcn_increase_us) },
+        { "dcqcn_byte_reset", uint_key(&Config::dcqcn_byte_reset) },
+        { "dcqcn_cnp_us", uint_key(&Config::dcqcn_cnp_us) },
+        { "rud_rto_min", ns_key(&Config::rud_rto_min_ns) },
+        { "rud_late_min", ns_key(&Config::rud_late_min_ns) },
+        { "rud_target_queue", ns_key(&Config::rud_target_q_ns) },
         { "wq_depth", uint_key(&Config::wq_depth) },
         { "workload",
           { [](Config &c, const std::string &v) {

@@ -318,7 +318,8 @@ uint32_t sim_qp_state(SimDrv *d, SimQp *qp)
 }
 
 int sim_drv_connect(SimDrv *d, SimQp *qp, const SimPeer *peer,
-                    uint32_t mtu, uint32_t sq_psn, uint32_t rq_psn)
+                    uint32_t mtu, uint8_t timeout, uint32_t sq_psn,
+                    uint32_t rq_psn)
 {
     struct axon_qp_attr at = {};
     uint32_t mask = AXON_QP_ATTR_STATE | AXON_QP_ATTR_PATH |
@@ -346,7 +347,7 @@ int sim_drv_connect(SimDrv *d, SimQp *qp, const SimPeer *peer,
     memset(&at, 0, sizeof(at));
     at.state = htole32(AXON_QPS_RTS);
     at.sq_psn = htole32(sq_psn);
-    at.timeout = 14;
+    at.timeout = timeout;
     at.retry_cnt = 7;
     at.rnr_retry = 7;
     at.max_rd_atomic = 16;

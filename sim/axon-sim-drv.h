@@ -79,9 +79,13 @@ typedef struct SimPeer {
     uint64_t key;               /* RUD: the peer QP's receive key */
 } SimPeer;
 
-/* INIT -> RTR -> RTS towards peer; 0 or -EINVAL. */
+/*
+ * INIT -> RTR -> RTS towards peer, RC's ACK timeout 4.096 us << timeout;
+ * 0 or -EINVAL.
+ */
 int sim_drv_connect(SimDrv *d, SimQp *qp, const SimPeer *peer,
-                    uint32_t mtu, uint32_t sq_psn, uint32_t rq_psn);
+                    uint32_t mtu, uint8_t timeout, uint32_t sq_psn,
+                    uint32_t rq_psn);
 
 /*
  * An RDMA WRITE with immediate of len bytes from the data MR at local_off

@@ -101,13 +101,18 @@ bool Host::start(std::string *why)
     conf.cc.rud_window = c_.transport == Transport::RUD_CC;
     conf.cc.line_rate = (uint32_t)(c_.link_gbps * 1000);
     conf.cc.min_rate = 100;
-    conf.cc.rai = 400;
-    conf.cc.rhai = 4000;
-    conf.cc.g_shift = 4;
-    conf.cc.alpha_us = 55;
-    conf.cc.increase_us = 55;
-    conf.cc.byte_reset = 10 << 20;
-    conf.cc.cnp_us = 4;
+    conf.cc.rai = c_.dcqcn_rai;
+    conf.cc.rhai = c_.dcqcn_rhai;
+    conf.cc.g_shift = c_.dcqcn_g_shift;
+    conf.cc.alpha_us = c_.dcqcn_alpha_us;
+    conf.cc.increase_us = c_.dcqcn_increase_us;
+    conf.cc.byte_reset = c_.dcqcn_byte_reset;
+    conf.cc.cnp_us = c_.dcqcn_cnp_us;
+    conf.cc.rud.rto_min_ns = c_.rud_rto_min_ns;
+    conf.cc.rud.rto_init_ns = c_.rud_rto_min_ns;
+    conf.cc.rud.late_min_ns = c_.rud_late_min_ns;
+    conf.cc.rud.target_q_ns = c_.rud_target_q_ns;
+    conf.cc.rud.avoid_min_ns = c_.rud_late_min_ns;
     eng_ = axon_engine_new(&env_.env, &conf);
     if (!eng_) {
         *why = "axon_engine_new: out of memory";

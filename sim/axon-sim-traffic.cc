@@ -162,8 +162,10 @@ bool Traffic::setup(std::string *why)
             memcpy(pa.gid, ha->gid(), 16);
             memcpy(pb.mac, hb->mac(), 6);
             memcpy(pb.gid, hb->gid(), 16);
-            if (sim_drv_connect(ha->drv(), qa, &pb, c_.mtu, 0x100, 0x200) ||
-                sim_drv_connect(hb->drv(), qb, &pa, c_.mtu, 0x200, 0x100)) {
+            if (sim_drv_connect(ha->drv(), qa, &pb, c_.mtu, c_.rc_timeout,
+                                0x100, 0x200) ||
+                sim_drv_connect(hb->drv(), qb, &pa, c_.mtu, c_.rc_timeout,
+                                0x200, 0x100)) {
                 *why = "traffic: MODIFY_QP to RTS refused";
                 return false;
             }

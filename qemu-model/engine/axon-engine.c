@@ -29,6 +29,7 @@ AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf)
     }
     eng->env = env;
     eng->conf = *conf;
+    axon_rud_timing_defaults(&eng->conf.cc.rud);
     eng->rx_local = axon_roce_rx_pkt;
     eng->cq = axon_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
     eng->qp = axon_new0(AxonQp *, AXON_RDMA_QP_SLOTS);

@@ -37,6 +37,18 @@ typedef struct AxonEngine AxonEngine;
 #define AXON_ENGINE_GID_TBL_LEN 16
 #define AXON_ENGINE_ACTIVE_MTU  1024    /* the port's, so UD's message size */
 
+/*
+ * RUD's timers (axon-roce-rud-window.c), in ns; a field left 0 takes its
+ * default, made for TCG guests whose fabric queues for milliseconds
+ * (axon-roce-rud.h). A datacenter's round trips are microseconds.
+ */
+typedef struct AxonRudTiming {
+    int64_t rto_init_ns, rto_min_ns, rto_max_ns;        /* retransmit timer */
+    int64_t late_min_ns;        /* SACK: how late a packet may be, at least */
+    int64_t target_q_ns;        /* the window: queueing delay it allows */
+    int64_t avoid_min_ns, avoid_max_ns;         /* a lossy plane's rest */
+} AxonRudTiming;
+
 /* DCQCN's parameters (axon-roce-cc.c, Documentation/congestion-control.rst) */
 typedef struct AxonCcConf {
     bool dcqcn;
@@ -47,6 +59,7 @@ typedef struct AxonCcConf {
     uint32_t byte_reset;                /* the byte counter, bytes */
     uint32_t cnp_us;                    /* a QP's CNPs at most this often */
     bool rud_window;                    /* RUD's congestion window */
+    AxonRudTiming rud;
 } AxonCcConf;
 
 /* What the device is: fixed when the engine is created. */

@@ -59,8 +59,8 @@ static void axon_rud_plane_lost(AxonRud *r, unsigned k)
         return;
     }
     r->avoid_ns[k] = r->avoid_ns[k] ?
-                     MIN(r->avoid_ns[k] * 2, AXON_RUD_AVOID_MAX_NS) :
-                     MAX(2 * r->srtt_ns, AXON_RUD_AVOID_MIN_NS);
+                     MIN(r->avoid_ns[k] * 2, r->t->avoid_max_ns) :
+                     MAX(2 * r->srtt_ns, r->t->avoid_min_ns);
     r->avoid_until[k] = now + r->avoid_ns[k];
 }
 
@@ -89,10 +89,10 @@ void axon_rud_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
 static int64_t axon_rud_rto(AxonRud *r)
 {
     if (!r->srtt_ns) {
-        return AXON_RUD_RTO_INIT_NS;
+        return r->t->rto_init_ns;
     }
-    return MIN(MAX(r->srtt_ns + 4 * r->rttvar_ns, AXON_RUD_RTO_MIN_NS),
-               AXON_RUD_RTO_MAX_NS);
+    return MIN(MAX(r->srtt_ns + 4 * r->rttvar_ns, r->t->rto_min_ns),
+               r->t->rto_max_ns);
 }
 
 void axon_rud_rtt(AxonRud *r, int64_t rtt)
@@ -111,7 +111,7 @@ void axon_rud_rtt(AxonRud *r, int64_t rtt)
 /* A round trip: the smoothed one, before the first sample the timeout. */
 static int64_t axon_rud_trip(AxonRud *r)
 {
-    return r->srtt_ns ? r->srtt_ns : AXON_RUD_RTO_INIT_NS;
+    return r->srtt_ns ? r->srtt_ns : r->t->rto_init_ns;
 }
 
 static void axon_rud_cwnd_cut(AxonQp *qp, uint32_t num, uint32_t den,
@@ -137,7 +137,7 @@ static void axon_rud_cwnd_cut(AxonQp *qp, uint32_t num, uint32_t den,
 void axon_rud_cwnd_acked(AxonQp *qp, unsigned n, unsigned ce)
 {
     AxonRud *r = qp->rud;
-    int64_t target = r->base_rtt_ns + AXON_RUD_TARGET_Q_NS;
+    int64_t target = r->base_rtt_ns + r->t->target_q_ns;
     int64_t delay = r->srtt_ns, now = axon_rud_now(r);
     uint32_t pkts = MAX(r->cwnd / AXON_RUD_CWND_ONE, 1);
 
@@ -191,7 +191,7 @@ void axon_rud_arm(AxonRud *r, int64_t when)
 /*
  * SACK's rule: a packet sent before later ones that were acknowledged is
  * lost once it is late by two round trips and four deviations (at least
- * AXON_RUD_LATE_MIN_NS). When that is, or 0 if the rule does not apply.
+ * late_min_ns). When that is, or 0 if the rule does not apply.
  */
 int64_t axon_rud_late_at(AxonRud *r, const AxonRudSlot *sl)
 {
@@ -200,7 +200,7 @@ int64_t axon_rud_late_at(AxonRud *r, const AxonRudSlot *sl)
         return 0;
     }
     return sl->sent_ns + MAX(2 * r->srtt_ns + 4 * r->rttvar_ns,
-                             AXON_RUD_LATE_MIN_NS);
+                             r->t->late_min_ns);
 }
 
 /* The packet at psn goes again, before anything new. */
@@ -268,7 +268,7 @@ void axon_rud_fail(AxonEngine *eng, AxonQp *qp, AxonSwqe *e,
 /* How long after the last packet sent, with no news, a probe goes. */
 int64_t axon_rud_pto(AxonRud *r)
 {
-    return MAX(2 * r->srtt_ns, AXON_RUD_LATE_MIN_NS);
+    return MAX(2 * r->srtt_ns, r->t->late_min_ns);
 }
 
 /*

@@ -37,6 +37,31 @@
 
 /* ---- lifecycle ----------------------------------------------------------- */
 
+static int64_t or_default(int64_t v, int64_t def)
+{
+    return v ? v : def;
+}
+
+/* The timers a host left 0: the TCG guests' (axon-roce-rud.h). */
+void axon_rud_timing_defaults(AxonRudTiming *t)
+{
+    t->rto_init_ns = or_default(t->rto_init_ns,
+                                AXON_RUD_RTO_INIT_DEFAULT_NS);
+    t->rto_min_ns = or_default(t->rto_min_ns, AXON_RUD_RTO_MIN_DEFAULT_NS);
+    t->rto_max_ns = MAX(or_default(t->rto_max_ns,
+                                   AXON_RUD_RTO_MAX_DEFAULT_NS),
+                        t->rto_min_ns);
+    t->late_min_ns = or_default(t->late_min_ns,
+                                AXON_RUD_LATE_MIN_DEFAULT_NS);
+    t->target_q_ns = or_default(t->target_q_ns,
+                                AXON_RUD_TARGET_Q_DEFAULT_NS);
+    t->avoid_min_ns = or_default(t->avoid_min_ns,
+                                 AXON_RUD_AVOID_MIN_DEFAULT_NS);
+    t->avoid_max_ns = MAX(or_default(t->avoid_max_ns,
+                                     AXON_RUD_AVOID_MAX_DEFAULT_NS),
+                          t->avoid_min_ns);
+}
+
 bool axon_rud_qp_init(AxonQp *qp)
 {
     qp->rud = axon_new0(AxonRud, 1);
@@ -44,6 +69,7 @@ bool axon_rud_qp_init(AxonQp *qp)
         return false;
     }
     qp->rud->env = qp->eng->env;
+    qp->rud->t = &qp->eng->conf.cc.rud;
     qp->rud->rto_timer = axon_env_timer_new(qp->rud->env, axon_rud_timer, qp);
     return true;
 }

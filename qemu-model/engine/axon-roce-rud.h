@@ -27,25 +27,25 @@
 #define AXON_RUD_CWND_MIN       8
 /* packets a round trip the window grows by at most: additive, so fair */
 #define AXON_RUD_CWND_GAIN      8
-#define AXON_RUD_RTO_INIT_NS    (20 * SCALE_MS)
+#define AXON_RUD_RTO_INIT_DEFAULT_NS    (20 * SCALE_MS)
 /*
  * The timer only catches what SACKs cannot (the last packets of a burst):
  * a TCG guest stalls for 10 ms and more now and then, and a timer that
  * fires in a stall sends a window again and halves it for nothing.
  */
-#define AXON_RUD_RTO_MIN_NS     (40 * SCALE_MS)
+#define AXON_RUD_RTO_MIN_DEFAULT_NS     (40 * SCALE_MS)
 /*
  * How late a packet may be, behind one sent after it, before it counts
  * as lost: packets queue for milliseconds in TCG guests' fabric, far
  * more than their round trip samples say, and planes add their own.
  */
-#define AXON_RUD_LATE_MIN_NS    (8 * SCALE_MS)
-#define AXON_RUD_RTO_MAX_NS     (500 * SCALE_MS)
+#define AXON_RUD_LATE_MIN_DEFAULT_NS    (8 * SCALE_MS)
+#define AXON_RUD_RTO_MAX_DEFAULT_NS     (500 * SCALE_MS)
 /* queueing the window allows: TCG guests' fabric queues for ms */
-#define AXON_RUD_TARGET_Q_NS    (8 * SCALE_MS)
+#define AXON_RUD_TARGET_Q_DEFAULT_NS    (8 * SCALE_MS)
 #define AXON_RUD_PLANE_LOSSES   3       /* in a row: the plane is avoided */
-#define AXON_RUD_AVOID_MIN_NS   (5 * SCALE_MS)
-#define AXON_RUD_AVOID_MAX_NS   (1000 * SCALE_MS)
+#define AXON_RUD_AVOID_MIN_DEFAULT_NS   (5 * SCALE_MS)
+#define AXON_RUD_AVOID_MAX_DEFAULT_NS   (1000 * SCALE_MS)
 /*
  * Packets of the message a slot holds, but not like its first one, that
  * the slot refuses with its message making no progress before it gives
@@ -97,6 +97,7 @@ typedef struct AxonRudRead {
 } AxonRudRead;
 
 struct AxonRud {
+    const AxonRudTiming *t;     /* the engine's conf.cc.rud */
     AxonEnv *env;               /* its clock */
     uint64_t rx_key;            /* this QP's: what arriving packets carry */
     uint64_t tx_key;            /* the peer's: what sent packets carry */

@@ -199,6 +199,9 @@ void axon_roce_flush(AxonEngine *eng, AxonQp *qp)
 /*
  * RC's requester, for the packets congestion control lets it send now;
  * a QP it holds back is brought back by its pace timer, not the engine.
+ * One that sent less than it was allowed stopped for its own reasons (its
+ * window, a fence, an RNR wait): an ACK or its retry timer brings it
+ * back, and a pace timer due at once would only spin.
  */
 static unsigned axon_roce_rc_send(AxonEngine *eng, AxonQp *qp,
                                   unsigned budget)
@@ -208,7 +211,7 @@ static unsigned axon_roce_rc_send(AxonEngine *eng, AxonQp *qp,
     unsigned n = allowed ? axon_roce_req_run(eng, qp, allowed) : 0;
 
     axon_cc_sent(eng, qp, n, qp->stats.tx_bytes - bytes,
-                 allowed < budget && axon_roce_unsent(qp));
+                 n == allowed && allowed < budget && axon_roce_unsent(qp));
     return n;
 }
 

@@ -186,6 +186,7 @@ unsigned axon_ud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 void axon_ud_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt);
 
 /* axon-roce-rud.c */
+void axon_rud_timing_defaults(AxonRudTiming *t);
 bool axon_rud_qp_init(AxonQp *qp);
 void axon_rud_qp_free(AxonQp *qp);
 uint64_t axon_rud_open(AxonQp *qp);
