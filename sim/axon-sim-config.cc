@@ -189,13 +189,32 @@ const std::map<std::string, Key> &keys()
         { "nic_poll", ns_key(&Config::nic_poll_ns) },
         { "nic_tx_hold", uint_key(&Config::nic_tx_hold) },
         { "mtu", uint_key(&Config::mtu) },
+        /* a list: each its own run, c.transport the first */
         { "transport",
           { [](Config &c, const std::string &v) {
-                return parse_name(v, transport_names, 4, &c.transport);
+                std::istringstream in(v);
+                std::string t;
+                bool any = false;
+
+                while (std::getline(in, t, ',')) {
+                    t.erase(0, t.find_first_not_of(" \t"));
+                    t.erase(t.find_last_not_of(" \t") + 1);
+                    if (!any && !parse_name(t, transport_names, 4,
+                                            &c.transport)) {
+                        return false;
+                    }
+                    Transport x;
+                    if (!parse_name(t, transport_names, 4, &x)) {
+                        return false;
+                    }
+                    any = true;
+                }
+                if (any) {
+                    c.transports = v;
+                }
+                return any;
             },
-            [](const Config &c) {
-                return std::string(transport_name(c.transport));
-            } } },
+            [](const Config &c) { return c.transports; } } },
         { "qps_per_pair", uint_key(&Config::qps_per_pair) },
         { "rc_timeout", uint_key(&Config::rc_timeout) },
         { "dcqcn_rai", uint_key(&Config::dcqcn_rai) },

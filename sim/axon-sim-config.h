@@ -51,6 +51,7 @@ struct Config {
 
     /* the transport */
     Transport transport = Transport::RC;
+    std::string transports = "rc";      /* the runs: a comma list */
     unsigned qps_per_pair = 1;
     uint8_t rc_timeout = 14;            /* IB's: 4.096 us << it */
     /* DCQCN: the device's defaults (Documentation/congestion-control.rst) */

@@ -443,7 +443,8 @@ bool Fabric::build(std::string *why)
         }
         pcap_sw_ = leaves_[p * c_.leaves + l].get();
         pcap_port_ = port;
-        if (!pcap_.open(c_.out_dir + "/" + c_.name + ".pcap", why)) {
+        if (!pcap_.open(c_.out_dir + "/" + c_.name + "-" +
+                        transport_name(c_.transport) + ".pcap", why)) {
             return false;
         }
     }

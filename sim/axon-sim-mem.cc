@@ -6,6 +6,9 @@
 
 #include "axon-sim-mem.h"
 
+#include <cstring>
+#include <endian.h>
+
 namespace axonsim {
 
 uint64_t DataMem::word(unsigned src, unsigned dst, uint64_t w)
@@ -28,11 +31,19 @@ void DataMem::read(uint64_t off, uint8_t *buf, size_t len) const
 {
     unsigned dst = (unsigned)(off / span_);
     uint64_t x = off % span_;
+    size_t i = 0;
 
-    for (size_t i = 0; i < len;) {
+    while (i < len) {
         uint64_t w = word(self_, dst, (x + i) >> 3);
+        unsigned k = (x + i) & 7;
 
-        for (unsigned k = (x + i) & 7; k < 8 && i < len; k++, i++) {
+        if (!k && len - i >= 8) {
+            w = htole64(w);
+            memcpy(buf + i, &w, 8);
+            i += 8;
+            continue;
+        }
+        for (; k < 8 && i < len; k++, i++) {
             buf[i] = (uint8_t)(w >> (k * 8));
         }
     }
@@ -42,11 +53,21 @@ void DataMem::write(uint64_t off, const uint8_t *buf, size_t len)
 {
     unsigned src = (unsigned)(off / span_);
     uint64_t x = off % span_;
+    size_t i = 0;
 
-    for (size_t i = 0; i < len;) {
-        uint64_t w = word(src, self_, (x + i) >> 3);
+    while (i < len) {
+        uint64_t w = word(src, self_, (x + i) >> 3), got;
+        unsigned k = (x + i) & 7;
 
-        for (unsigned k = (x + i) & 7; k < 8 && i < len; k++, i++) {
+        /* whole words at once, the ragged ends byte by byte */
+        if (!k && len - i >= 8) {
+            memcpy(&got, buf + i, 8);
+            if (le64toh(got) == w) {
+                i += 8;
+                continue;
+            }
+        }
+        for (; k < 8 && i < len; k++, i++) {
             if (buf[i] != (uint8_t)(w >> (k * 8))) {
                 if (!wrong_) {
                     first_wrong_ = off + i;

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
 #include <sys/resource.h>
 
 #include "ns3/simulator.h"
@@ -114,7 +113,7 @@ std::vector<std::string> split(const std::string &s, char sep)
 int main(int argc, char **argv)
 {
     Config base;
-    std::string why, transports = "rc";
+    std::string why;
     std::vector<std::pair<std::string, std::string>> sets;
     bool bad_memory = false;
 
@@ -137,35 +136,9 @@ int main(int argc, char **argv)
         sets.push_back({ std::string(argv[i], eq - argv[i]), eq + 1 });
     }
     for (const auto &kv : sets) {
-        if (kv.first == "transport") {
-            continue;
-        }
         if (!config_set(base, kv.first, kv.second, &why)) {
             fprintf(stderr, "axon-sim: %s\n", why.c_str());
             return 2;
-        }
-    }
-    /* the file's transport list, unless the command line names one */
-    transports = transport_name(base.transport);
-    {
-        std::ifstream in;
-        for (int i = 1; i < argc; i++) {
-            if (!strchr(argv[i], '=')) {
-                std::string line;
-
-                in.open(argv[i]);
-                while (std::getline(in, line)) {
-                    if (line.rfind("transports", 0) == 0) {
-                        transports = line.substr(line.find('=') + 1);
-                    }
-                }
-                in.close();
-            }
-        }
-    }
-    for (const auto &kv : sets) {
-        if (kv.first == "transport") {
-            transports = kv.second;
         }
     }
 
@@ -181,7 +154,7 @@ int main(int argc, char **argv)
     fprintf(sum, "%s\n", report_header().c_str());
     fprintf(speed, "scenario,transport,hosts,wall_s,switch_hops,"
                    "hops_per_wall_s,max_rss_kib\n");
-    for (std::string tr : split(transports, ',')) {
+    for (std::string tr : split(base.transports, ',')) {
         Config c = base;
         RunResult r;
         Speed sp = {};

@@ -1,0 +1,67 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# The simulator (Documentation/simulator.rst) in make check: it builds, its
+# small scenario runs every transport with loss and a failing spine and
+# every byte placed where it belongs, twice with the same CSVs; a pcap of
+# a link decodes as RoCE v2 with valid ICRCs; a dead plane stalls RC and
+# not RUD.
+#
+# Usage: tools/tests/sim/sim-check.sh   (TAP)
+set -u
+
+repo=$(cd "$(dirname "$0")/../../.." && pwd)
+. "$repo/tools/lib/tap.sh"
+sim=$repo/sim/axon-sim
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+plan 9
+
+check "axon-sim builds" sh -c "make -C '$repo/sim' > '$work/build.log' 2>&1" ||
+	tail -n 20 "$work/build.log" | sed 's/^/# /'
+
+run() {
+	mkdir -p "$work/$1"
+	"$sim" "$repo/sim/scenarios/$2.scn" out_dir="$work/$1" \
+		> "$work/$1/log" 2>&1
+}
+
+# column NAME of every row of summary CSV
+col() {
+	awk -F, -v name="$2" 'NR == 1 { for (i = 1; i <= NF; i++)
+		if ($i == name) c = i; next } { print $1 "," $2 "," $c }' "$1"
+}
+
+check "check.scn: every transport runs, every byte checked (exit 0)" run a check
+sed 's/^/# /' "$work/a/log"
+check "check.scn again: same exit" run b check
+check "same seed, same summary CSV" cmp "$work/a/check-summary.csv" \
+	"$work/b/check-summary.csv"
+check "same seed, same flows CSVs" sh -c "for t in rc rc-dcqcn rud rud-nscc; do
+	cmp '$work/a/check-'\$t'-flows.csv' '$work/b/check-'\$t'-flows.csv' || exit 1; done"
+
+s=$work/a/check-summary.csv
+check "every transport completes every message through loss and the failure" \
+	sh -c "awk -F, 'NR > 1 && (\$7 != \$8 || \$7 == 0) { bad = 1 }
+		END { exit NR != 5 || bad }' '$s'"
+check "no byte wrong or missing, no error completion" sh -c "
+	col() { awk -F, -v name=\"\$1\" 'NR == 1 { for (i = 1; i <= NF; i++)
+		if (\$i == name) c = i; next } \$c != 0 { bad = 1 } END { exit bad }' '$s'; }
+	col bytes_wrong && col wqes_unplaced && col bad_completions"
+col "$s" loss_drops | sed 's/^/# loss drops: /'
+
+counts=$(/usr/bin/python3 "$repo/tools/tests/sim/icrc.py" "$work/a/check-rc.pcap")
+diag "rc pcap: $counts (RoCEv2 frames, bad ICRCs)"
+decoded=$(tshark -r "$work/a/check-rc.pcap" -Y 'infiniband.bth.opcode' 2>/dev/null |
+	wc -l)
+check "the pcap decodes as RoCE v2 ($decoded frames), every ICRC valid" \
+	sh -c "set -- $counts; [ \$1 -gt 0 ] && [ \$2 = 0 ] && [ $decoded = \$1 ]"
+
+run d check-plane-down
+p=$work/d/check-plane-down-summary.csv
+col "$p" messages_done | sed 's/^/# messages done: /'
+check "a dead plane: RC stalls, RUD completes on the other" sh -c "
+	awk -F, 'NR > 1 { done[\$2] = (\$7 == \$8) }
+		END { exit !(done[\"rud\"] && !done[\"rc\"]) }' '$p'"
+finish
