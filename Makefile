@@ -10,6 +10,9 @@
 #                   virtio-net, perftest over axon vs rdma_rxe; BENCH= picks
 #                   some of tools/bench/ (Documentation/benchmarks.rst)
 #   make qemu       QEMU 7.2 with the axon device models
+#   make sim        the engine at datacenter scale in ns-3: every scenario
+#                   of sim/scenarios/ (SCENARIO= one), CSVs and plots under
+#                   $(AXON_CACHE)/sim/ (Documentation/simulator.rst)
 #   make fuzz       coverage-guided fuzzing of the models, FUZZ_TIME
 #                   seconds a target, FUZZ_JOBS processes each
 #                   (Documentation/fuzzing.rst)
@@ -71,6 +74,9 @@ fuzz:
 demo:
 	tools/axon-demo
 
+sim:
+	tools/axon-simulate $(SCENARIO)
+
 kunit:
 	tools/axon-kunit
 
@@ -118,6 +124,7 @@ clean:
 	$(MAKE) -C provider clean
 	$(MAKE) -C tools clean
 	$(MAKE) -C nccl-net clean
+	$(MAKE) -C sim clean
 
-.PHONY: all modules provider tools nccl-net qemu fuzz check kunit demo bench install \
+.PHONY: all modules provider tools nccl-net qemu fuzz check kunit demo sim bench install \
 	uninstall dkms-install dkms-uninstall clean

@@ -1,9 +1,10 @@
 /*
  * axon simulator: a scenario, what a run is made of
  *
- * A scenario file is lines of "key = value" ('#' starts a comment); every
- * key has a default (sim/scenarios/README in Documentation/simulator.rst
- * lists them) and the command line overrides any key with key=value.
+ * A scenario file (sim/scenarios/) is lines of "key = value" ('#' starts
+ * a comment); every key has a default (Documentation/simulator.rst lists
+ * them, axon-sim --help too) and the command line overrides any key with
+ * key=value.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */

@@ -8,7 +8,8 @@
  * links (rate, delay, a tail-drop queue at each end). A switch forwards by
  * the destination IPv4 address (every host's GID is ::ffff:10.0.x.y):
  * down to its host, or up by ECMP, a hash of the addresses and UDP ports,
- * so an RC QP keeps its path and RUD, whose source port varies, sprays.
+ * so an RC QP keeps its path and RUD, whose source port changes with
+ * each packet, sprays.
  * At each egress queue ECT frames are marked CE with RED's probability
  * between ecn_kmin and ecn_kmax; a full queue drops. Each link loses
  * frames at random (loss, from the run's seed), and links or whole

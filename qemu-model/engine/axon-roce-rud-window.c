@@ -64,12 +64,18 @@ static void axon_rud_plane_lost(AxonRud *r, unsigned k)
     r->avoid_until[k] = now + r->avoid_ns[k];
 }
 
-/* A UDP source port that hashes to plane k (Planes, axon_regs_defs.h). */
-static uint16_t axon_rud_sport(AxonEngine *eng, AxonQp *qp, unsigned k)
+/*
+ * A UDP source port that hashes to plane k (Planes, axon_regs_defs.h) and,
+ * within the plane, changes with each PSN: the entropy a switch's ECMP
+ * hashes, so that RUD, which needs no order, sprays over every path of the
+ * plane too (an RC QP keeps one port, so one path).
+ */
+static uint16_t axon_rud_sport(AxonEngine *eng, AxonQp *qp, unsigned k,
+                               uint32_t psn)
 {
     unsigned span = 0x4000 / eng->conf.planes;
 
-    return 0xc000 + k + eng->conf.planes * (qp->qpn % span);
+    return 0xc000 + k + eng->conf.planes * ((qp->qpn + psn) % span);
 }
 
 void axon_rud_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
@@ -80,7 +86,7 @@ void axon_rud_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
     pkt->dqpn = le32_to_cpu(qp->attr.dest_qpn);
     axon_roce_qp_path(eng, qp, pkt, &path);
     path.ecn = AXON_ECN_ECT0;   /* the window reacts to marks */
-    path.udp_sport = axon_rud_sport(eng, qp, plane);
+    path.udp_sport = axon_rud_sport(eng, qp, plane, pkt->psn);
     axon_roce_xmit_path(eng, qp, pkt, &path);
 }
 
