@@ -33,6 +33,18 @@ void timer_fire(SimTimer *t)
     t->fn(t->opaque);
 }
 
+/*
+ * Out of ns-3's queue, not just cancelled: the engine re-arms its timers
+ * on every packet, and cancelled events would pile up until their time.
+ */
+void timer_stop(SimTimer *t)
+{
+    if (t->when >= 0) {
+        Simulator::Remove(t->ev);
+    }
+    t->when = -1;
+}
+
 } // namespace
 
 const AxonEnvOps Host::env_ops = {
@@ -262,7 +274,7 @@ void Host::env_timer_mod(AxonTimer *at, int64_t when)
     SimTimer *t = (SimTimer *)at;
     int64_t now = Simulator::Now().GetNanoSeconds();
 
-    t->ev.Cancel();
+    timer_stop(t);
     t->when = when;
     t->ev = Simulator::Schedule(NanoSeconds(when > now ? when - now : 0),
                                 &timer_fire, t);
@@ -270,10 +282,7 @@ void Host::env_timer_mod(AxonTimer *at, int64_t when)
 
 void Host::env_timer_del(AxonTimer *at)
 {
-    SimTimer *t = (SimTimer *)at;
-
-    t->ev.Cancel();
-    t->when = -1;
+    timer_stop((SimTimer *)at);
 }
 
 bool Host::env_timer_pending(AxonTimer *at)
@@ -290,7 +299,7 @@ void Host::env_timer_free(AxonTimer *at)
 {
     SimTimer *t = (SimTimer *)at;
 
-    t->ev.Cancel();
+    timer_stop(t);
     delete t;
 }
 

@@ -20,19 +20,14 @@ Traffic::Traffic(const Config &c, std::vector<std::unique_ptr<Host>> &hosts)
 {
 }
 
-unsigned Traffic::qps_needed(const Config &c)
+unsigned Traffic::qps_of(unsigned host) const
 {
-    unsigned n = c.hosts(), senders;
+    unsigned n = 0;
 
-    switch (c.workload) {
-    case Workload::ALL_TO_ALL:
-        return (n - 1) * c.qps_per_pair;
-    case Workload::INCAST:
-        senders = c.incast_senders ? c.incast_senders : n - 1;
-        return std::min(senders, n - 1) * c.qps_per_pair;
-    default:
-        return 2 * c.qps_per_pair;
+    for (const Conn &k : conns_) {
+        n += (k.a == host || k.b == host) ? c_.qps_per_pair : 0;
     }
+    return n;
 }
 
 void Traffic::add_conn(unsigned a, unsigned b)
@@ -65,12 +60,9 @@ void Traffic::fail(const std::string &why)
     }
 }
 
-bool Traffic::setup(std::string *why)
+bool Traffic::plan(std::string *why)
 {
     unsigned n = c_.hosts();
-    uint8_t type = (c_.transport == Transport::RUD ||
-                    c_.transport == Transport::RUD_CC) ? AXON_QPT_RUD :
-                                                         AXON_QPT_RC;
     uint32_t chunk;
 
     if (n < 2) {
@@ -140,6 +132,15 @@ bool Traffic::setup(std::string *why)
         break;
     }
     }
+
+    return true;
+}
+
+bool Traffic::setup(std::string *why)
+{
+    uint8_t type = (c_.transport == Transport::RUD ||
+                    c_.transport == Transport::RUD_CC) ? AXON_QPT_RUD :
+                                                         AXON_QPT_RC;
 
     for (Conn &k : conns_) {
         Host *ha = hosts_[k.a].get(), *hb = hosts_[k.b].get();

@@ -53,9 +53,11 @@ class Traffic {
 public:
     Traffic(const Config &c, std::vector<std::unique_ptr<Host>> &hosts);
 
-    /* The QPs the workload needs on each host. */
-    static unsigned qps_needed(const Config &c);
-    /* Connects the QPs and posts the receives; false with *why. */
+    /* The connections and messages; false with *why. */
+    bool plan(std::string *why);
+    /* The QPs host needs for them. */
+    unsigned qps_of(unsigned host) const;
+    /* Then, the hosts started: the QPs connected, receives posted. */
     bool setup(std::string *why);
     /* Schedules the workload's first messages at time 0. */
     void start();

@@ -13,6 +13,7 @@
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
@@ -33,7 +34,7 @@ namespace {
 
 struct Speed {
     double wall_s;
-    uint64_t hops;
+    uint64_t hops, events;
     long rss_kib;
 };
 
@@ -50,23 +51,29 @@ void stop_when_done(const Traffic *t)
 bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
 {
     std::vector<std::unique_ptr<Host>> hosts;
-    unsigned qps = Traffic::qps_needed(c);
     auto t0 = std::chrono::steady_clock::now();
     struct rusage ru;
     bool ok;
 
-    if (qps > AXON_RDMA_MAX_QP) {
-        *why = std::to_string(qps) + " QPs a host: the engine holds " +
-               std::to_string(AXON_RDMA_MAX_QP);
-        return false;
-    }
-    for (unsigned h = 0; h < c.hosts(); h++) {
-        hosts.push_back(std::make_unique<Host>(c, h, c.hosts(), qps));
-    }
     {
-        Fabric fabric(c, hosts);
         Traffic traffic(c, hosts);
+        Fabric fabric(c, hosts);
 
+        if (!traffic.plan(why)) {
+            return false;
+        }
+        for (unsigned h = 0; h < c.hosts(); h++) {
+            unsigned qps = traffic.qps_of(h);
+
+            if (qps > AXON_RDMA_MAX_QP) {
+                *why = "host " + std::to_string(h) + " needs " +
+                       std::to_string(qps) + " QPs: the engine holds " +
+                       std::to_string(AXON_RDMA_MAX_QP);
+                return false;
+            }
+            hosts.push_back(std::make_unique<Host>(c, h, c.hosts(),
+                                                   std::max(qps, 1u)));
+        }
         ok = fabric.build(why);
         for (size_t h = 0; ok && h < hosts.size(); h++) {
             ok = hosts[h]->start(why);
@@ -79,6 +86,7 @@ bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
             Simulator::Run();
             ok = report_run(c, traffic, fabric, hosts, r, why);
             sp->hops = fabric.totals().frames;
+            sp->events = Simulator::GetEventCount();
             if (!traffic.stats().first_error.empty()) {
                 fprintf(stderr, "axon-sim: %s %s: %s\n", c.name.c_str(),
                         transport_name(c.transport),
@@ -152,8 +160,8 @@ int main(int argc, char **argv)
         return 2;
     }
     fprintf(sum, "%s\n", report_header().c_str());
-    fprintf(speed, "scenario,transport,hosts,wall_s,switch_hops,"
-                   "hops_per_wall_s,max_rss_kib\n");
+    fprintf(speed, "scenario,transport,hosts,wall_s,events,events_per_wall_s,"
+                   "switch_hops,hops_per_wall_s,max_rss_kib\n");
     for (std::string tr : split(base.transports, ',')) {
         Config c = base;
         RunResult r;
@@ -172,15 +180,16 @@ int main(int argc, char **argv)
         }
         fprintf(sum, "%s\n", r.summary_row.c_str());
         fflush(sum);
-        fprintf(speed, "%s,%s,%u,%.3f,%llu,%.0f,%ld\n", c.name.c_str(),
-                tr.c_str(), c.hosts(), sp.wall_s,
+        fprintf(speed, "%s,%s,%u,%.3f,%llu,%.0f,%llu,%.0f,%ld\n",
+                c.name.c_str(), tr.c_str(), c.hosts(), sp.wall_s,
+                (unsigned long long)sp.events, sp.events / sp.wall_s,
                 (unsigned long long)sp.hops, sp.hops / sp.wall_s, sp.rss_kib);
         fflush(speed);
         printf("axon-sim: %s %s: %s in %.3f ms simulated, memory %s "
-               "(%.1f s wall, %.0f hops/s)\n", c.name.c_str(), tr.c_str(),
+               "(%.1f s wall, %.0f events/s)\n", c.name.c_str(), tr.c_str(),
                r.complete ? "complete" : "NOT complete",
                r.completion_ns / 1e6, r.memory_ok ? "checked" : "WRONG",
-               sp.wall_s, sp.hops / sp.wall_s);
+               sp.wall_s, sp.events / sp.wall_s);
         bad_memory |= !r.memory_ok;
     }
     fclose(sum);
