@@ -30,11 +30,12 @@
 
 #include <infiniband/verbs.h>
 
-#include "axon-engine.h"
-
+/* the engine's headers are C: a C++ file includes them through here */
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+#include "axon-engine.h"
 
 typedef struct SimDrv SimDrv;
 typedef struct SimQp SimQp;

@@ -20,9 +20,6 @@
 #include "axon/axon_dev.h"
 #include "axon-env.h"
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 typedef struct AxonEngine AxonEngine;
 
@@ -124,9 +121,5 @@ AxonEngineCmd axon_cset_alloc, axon_cset_free, axon_cset_bind,
 /* A command refused for bad parameters: reported, AXON_ADMIN_BAD_PARAM. */
 uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,
                              const char *why);
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* AXON_ENGINE_H */

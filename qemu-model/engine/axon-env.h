@@ -36,9 +36,6 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
-#ifdef __cplusplus
-extern "C" {
-#endif
 
 typedef struct AxonEnv AxonEnv;
 typedef struct AxonTimer AxonTimer;
@@ -341,9 +338,5 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
     void axon_trace_##name(AxonEnv *env, AXON_ENV_UNPAREN params);
 AXON_ENV_TRACE_EVENTS(AXON_ENV_TRACE_DECLARE)
 #undef AXON_ENV_TRACE_DECLARE
-
-#ifdef __cplusplus
-}
-#endif
 
 #endif /* AXON_ENV_H */
