@@ -18,6 +18,8 @@
 #include <cstdio>
 #include <cstring>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ns3/simulator.h"
 
@@ -35,7 +37,6 @@ namespace {
 struct Speed {
     double wall_s;
     uint64_t hops, events;
-    long rss_kib;
 };
 
 void stop_when_done(const Traffic *t)
@@ -52,7 +53,6 @@ bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
 {
     std::vector<std::unique_ptr<Host>> hosts;
     auto t0 = std::chrono::steady_clock::now();
-    struct rusage ru;
     bool ok;
 
     {
@@ -98,9 +98,40 @@ bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
     Simulator::Destroy();
     sp->wall_s = std::chrono::duration<double>(
                      std::chrono::steady_clock::now() - t0).count();
-    getrusage(RUSAGE_SELF, &ru);
-    sp->rss_kib = ru.ru_maxrss;
     return ok;
+}
+
+/*
+ * A run of c, its summary row and its speed (less the memory, which the
+ * parent adds) appended: 0, 1 for a memory check that failed, 2 for a
+ * scenario that cannot run.
+ */
+int run_one(const Config &c, FILE *sum, FILE *speed)
+{
+    std::string why;
+    RunResult r;
+    Speed sp = {};
+
+    if (!run(c, &r, &sp, &why)) {
+        fprintf(stderr, "axon-sim: %s %s: %s\n", c.name.c_str(),
+                transport_name(c.transport), why.c_str());
+        return 2;
+    }
+    fprintf(sum, "%s\n", r.summary_row.c_str());
+    fflush(sum);
+    fprintf(speed, "%s,%s,%u,%.3f,%llu,%.0f,%llu,%.0f,", c.name.c_str(),
+            transport_name(c.transport), c.hosts(), sp.wall_s,
+            (unsigned long long)sp.events, sp.events / sp.wall_s,
+            (unsigned long long)sp.hops, sp.hops / sp.wall_s);
+    fflush(speed);
+    printf("axon-sim: %s %s: %s in %.3f ms simulated, memory %s "
+           "(%.1f s wall, %.0f events/s)\n", c.name.c_str(),
+           transport_name(c.transport),
+           r.complete ? "complete" : "NOT complete", r.completion_ns / 1e6,
+           r.memory_ok ? "checked" : "WRONG", sp.wall_s,
+           sp.events / sp.wall_s);
+    fflush(stdout);
+    return r.memory_ok ? 0 : 1;
 }
 
 std::vector<std::string> split(const std::string &s, char sep)
@@ -162,10 +193,16 @@ int main(int argc, char **argv)
     fprintf(sum, "%s\n", report_header().c_str());
     fprintf(speed, "scenario,transport,hosts,wall_s,events,events_per_wall_s,"
                    "switch_hops,hops_per_wall_s,max_rss_kib\n");
+    /*
+     * Each run in a child of its own: nothing of one run (ns-3's state,
+     * the allocator's) is left for the next, and its peak memory is its
+     * own (wait4).
+     */
     for (std::string tr : split(base.transports, ',')) {
         Config c = base;
-        RunResult r;
-        Speed sp = {};
+        struct rusage ru;
+        int status;
+        pid_t pid;
 
         tr.erase(0, tr.find_first_not_of(" \t"));
         tr.erase(tr.find_last_not_of(" \t") + 1);
@@ -173,24 +210,24 @@ int main(int argc, char **argv)
             fprintf(stderr, "axon-sim: %s\n", why.c_str());
             return 2;
         }
-        if (!run(c, &r, &sp, &why)) {
-            fprintf(stderr, "axon-sim: %s %s: %s\n", c.name.c_str(),
-                    tr.c_str(), why.c_str());
+        fflush(NULL);   /* no buffered line written twice */
+        pid = fork();
+        if (pid < 0) {
+            perror("axon-sim: fork");
             return 2;
         }
-        fprintf(sum, "%s\n", r.summary_row.c_str());
-        fflush(sum);
-        fprintf(speed, "%s,%s,%u,%.3f,%llu,%.0f,%llu,%.0f,%ld\n",
-                c.name.c_str(), tr.c_str(), c.hosts(), sp.wall_s,
-                (unsigned long long)sp.events, sp.events / sp.wall_s,
-                (unsigned long long)sp.hops, sp.hops / sp.wall_s, sp.rss_kib);
+        if (!pid) {
+            _exit(run_one(c, sum, speed));
+        }
+        if (wait4(pid, &status, 0, &ru) != pid || !WIFEXITED(status) ||
+            WEXITSTATUS(status) == 2) {
+            fprintf(stderr, "axon-sim: %s %s: the run failed\n",
+                    c.name.c_str(), tr.c_str());
+            return 2;
+        }
+        bad_memory |= WEXITSTATUS(status) == 1;
+        fprintf(speed, "%ld\n", ru.ru_maxrss);
         fflush(speed);
-        printf("axon-sim: %s %s: %s in %.3f ms simulated, memory %s "
-               "(%.1f s wall, %.0f events/s)\n", c.name.c_str(), tr.c_str(),
-               r.complete ? "complete" : "NOT complete",
-               r.completion_ns / 1e6, r.memory_ok ? "checked" : "WRONG",
-               sp.wall_s, sp.events / sp.wall_s);
-        bad_memory |= !r.memory_ok;
     }
     fclose(sum);
     fclose(speed);
