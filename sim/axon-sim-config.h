@@ -79,7 +79,8 @@ struct Config {
 
     /* output */
     std::string out_dir = ".";
-    std::string pcap;                   /* "leaf:P:L:port" or "" */
+    /* a port's egress, "leaf:P:L:port" or "spine:P:S:port", or "" */
+    std::string pcap;
     bool flows_csv = true;
 
     unsigned hosts() const { return leaves * hosts_per_leaf; }

@@ -6,6 +6,8 @@
 
 #include "axon-sim-fabric.h"
 
+#include <cstring>
+
 #include "ns3/data-rate.h"
 #include "ns3/point-to-point-helper.h"
 #include "ns3/queue-size.h"
@@ -433,15 +435,20 @@ bool Fabric::build(std::string *why)
         }
     }
     if (!c_.pcap.empty()) {
-        unsigned p, l, port;
+        unsigned p, sw, port;
+        char kind[8];
 
-        if (sscanf(c_.pcap.c_str(), "leaf:%u:%u:%u", &p, &l, &port) != 3 ||
-            p >= c_.planes || l >= c_.leaves ||
-            port >= c_.hosts_per_leaf + c_.spines) {
-            *why = "pcap: leaf:PLANE:LEAF:PORT";
+        if (sscanf(c_.pcap.c_str(), "%7[a-z]:%u:%u:%u", kind, &p, &sw,
+                   &port) != 4 || p >= c_.planes ||
+            !((!strcmp(kind, "leaf") && sw < c_.leaves &&
+               port < c_.hosts_per_leaf + c_.spines) ||
+              (!strcmp(kind, "spine") && sw < c_.spines &&
+               port < c_.leaves))) {
+            *why = "pcap: leaf:PLANE:LEAF:PORT or spine:PLANE:SPINE:PORT";
             return false;
         }
-        pcap_sw_ = leaves_[p * c_.leaves + l].get();
+        pcap_sw_ = !strcmp(kind, "leaf") ? leaves_[p * c_.leaves + sw].get()
+                                          : spines_[p * c_.spines + sw].get();
         pcap_port_ = port;
         if (!pcap_.open(c_.out_dir + "/" + c_.name + "-" +
                         transport_name(c_.transport) + ".pcap", why)) {
