@@ -6,6 +6,7 @@
 
 #include "axon-sim-fabric.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ns3/data-rate.h"
@@ -275,8 +276,12 @@ FabricTotals Fabric::totals() const
     for (const auto *group : { &leaves_, &spines_ }) {
         for (const auto &sw : *group) {
             for (unsigned i = 0; i < sw->nports(); i++) {
-                if (sw->port(i).st.max_queue > t.max_queue) {
-                    t.max_queue = sw->port(i).st.max_queue;
+                const PortStats &st = sw->port(i).st;
+
+                t.max_queue = std::max(t.max_queue, st.max_queue);
+                if (st.queue_samples) {
+                    t.mean_queue = std::max(t.mean_queue, st.queue_sum /
+                                                          st.queue_samples);
                 }
             }
         }

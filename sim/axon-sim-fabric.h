@@ -45,6 +45,8 @@ struct FabricTotals {
     uint64_t frames = 0;                /* switch hops */
     uint64_t queue_drops = 0, loss_drops = 0, down_drops = 0, no_route = 0;
     uint64_t marks = 0, max_queue = 0;
+    /* the busiest port's mean queue, as the frames arriving there saw it */
+    uint64_t mean_queue = 0;
 };
 
 struct Link;

@@ -57,7 +57,8 @@ std::string report_header()
            "messages_done,completion_ns,ideal_ns,completion_over_ideal,"
            "slowdown_p50,slowdown_p99,goodput_gbps,jain,bottleneck_util,"
            "queue_drops,loss_drops,down_drops,no_route,ecn_marks,"
-           "max_queue_bytes,switch_hops,engine_tx_pkts,retransmits,"
+           "max_queue_bytes,mean_queue_bytes,switch_hops,engine_tx_pkts,"
+           "retransmits,"
            "cnp_sent,bytes_placed,wqes_unplaced,bytes_wrong,bad_completions,"
            "qp_events";
 }
@@ -148,7 +149,8 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
       << ',' << (end ? fmt(bytes * 8.0 / end) : "0") << ','
       << fmt(jain(rates)) << ',' << util << ',' << ft.queue_drops << ','
       << ft.loss_drops << ',' << ft.down_drops << ',' << ft.no_route << ','
-      << ft.marks << ',' << ft.max_queue << ',' << ft.frames << ',' << tx
+      << ft.marks << ',' << ft.max_queue << ',' << ft.mean_queue << ','
+      << ft.frames << ',' << tx
       << ',' << retx << ',' << cnp << ',' << t.stats().bytes_placed << ','
       << t.stats().wqes_unplaced << ',' << wrong << ','
       << t.stats().bad_completions << ',' << events;

@@ -23,10 +23,13 @@ def plot(summary):
         return None
     fig, (bars, cdf) = plt.subplots(1, 2, figsize=(11, 4))
     labels = [r["transport"] for r in rows]
-    ratios = [float(r["completion_over_ideal"] or "nan") for r in rows]
+    ratios = [float(r["completion_over_ideal"] or 0) for r in rows]
     bars.bar(labels, ratios, color="tab:blue")
-    bars.set_yscale("log")
-    bars.set_ylabel("completion / ideal (log; missing: not complete)")
+    for i, v in enumerate(ratios):
+        bars.annotate(f"{v:.2f}" if v else "not complete", (i, v),
+                      ha="center", va="bottom")
+    bars.set_ylim(0, max(ratios + [1]) * 1.15)
+    bars.set_ylabel("completion / ideal")
     bars.set_title(f"{name}: {rows[0]['workload']}, {rows[0]['hosts']} hosts, "
                    f"{rows[0]['planes']} plane(s)")
     for r in rows:
