@@ -303,20 +303,6 @@ SimQp *sim_drv_qp(SimDrv *d, uint8_t type, uint64_t *key, int *err)
     return qp;
 }
 
-uint32_t sim_qp_state(SimDrv *d, SimQp *qp)
-{
-    struct axon_admin_cmd a = {};
-    struct axon_qp_attr at;
-
-    a.qp.qpn = htole32(qp->qpn);
-    a.qp.attr_addr = htole64(d->c.mem_bus + DRV_ATTR);
-    if (cmd(d, axon_qp_query, AXON_ADMIN_QUERY_QP, &a, NULL)) {
-        return ~0u;
-    }
-    memcpy(&at, d->c.mem + DRV_ATTR, sizeof(at));
-    return le32toh(at.state);
-}
-
 int sim_drv_connect(SimDrv *d, SimQp *qp, const SimPeer *peer,
                     uint32_t mtu, uint8_t timeout, uint32_t sq_psn,
                     uint32_t rq_psn)

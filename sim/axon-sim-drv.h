@@ -70,8 +70,6 @@ uint64_t sim_drv_iova(const SimDrv *d);
  */
 SimQp *sim_drv_qp(SimDrv *d, uint8_t type, uint64_t *key, int *err);
 uint32_t sim_qp_num(const SimQp *qp);
-/* The QP's state (AXON_QPS_*), by QUERY_QP. */
-uint32_t sim_qp_state(SimDrv *d, SimQp *qp);
 
 typedef struct SimPeer {
     uint8_t mac[6];

@@ -183,7 +183,6 @@ void Host::set_link(unsigned plane, bool up)
 
 void Host::deliver(unsigned plane, std::shared_ptr<std::vector<uint8_t>> f)
 {
-    stats_.frames_rx++;
     if (!axon_engine_rx(eng_, plane, f->data(), f->size())) {
         stats_.frames_foreign++;
     }
@@ -202,14 +201,12 @@ void Host::run()
             double bps = c_.link_gbps * 1e9;
             int64_t wait = (int64_t)((queued - c_.nic_tx_hold / 2) * 8e9 / bps);
 
-            stats_.runs_held++;
             run_pending_ = true;
             Simulator::Schedule(NanoSeconds(wait > 0 ? wait : 1), &Host::run,
                                 this);
             return;
         }
     }
-    stats_.runs++;
     axon_engine_run(eng_);
 }
 
@@ -405,7 +402,6 @@ void Host::env_frame_send(AxonEnv *env, unsigned plane,
             f.insert(f.end(), b, b + iov[i].iov_len);
         }
     }
-    h->stats_.frames_tx++;
     Simulator::Schedule(NanoSeconds(h->c_.nic_tx_ns), &Host::send_now, h,
                         plane, Create<Packet>(f.data(), f.size()));
 }

@@ -45,9 +45,10 @@ constexpr uint64_t HOST_DATA_BUS = 1ULL << 40;
 constexpr uint64_t HOST_PEER_SPAN = 1ULL << 26;
 
 struct HostStats {
-    uint64_t frames_tx = 0, frames_rx = 0, frames_foreign = 0;
-    uint64_t runs = 0, runs_held = 0;
-    uint64_t events = 0, guest_errors = 0, dma_faults = 0;
+    /* each a bug if not 0: a frame not RoCEv2, a command or WQE the
+     * engine refused, a DMA outside the host's memory */
+    uint64_t frames_foreign = 0, guest_errors = 0, dma_faults = 0;
+    uint64_t events = 0;        /* asynchronous events: QP errors */
     std::string last_guest_error;
 };
 

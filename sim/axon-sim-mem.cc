@@ -22,11 +22,6 @@ uint64_t DataMem::word(unsigned src, unsigned dst, uint64_t w)
     return z ^ (z >> 31);
 }
 
-uint8_t DataMem::pattern(unsigned src, unsigned dst, uint64_t x)
-{
-    return (uint8_t)(word(src, dst, x >> 3) >> ((x & 7) * 8));
-}
-
 void DataMem::read(uint64_t off, uint8_t *buf, size_t len) const
 {
     unsigned dst = (unsigned)(off / span_);
@@ -76,7 +71,6 @@ void DataMem::write(uint64_t off, const uint8_t *buf, size_t len)
             }
         }
     }
-    written_ += len;
     cover(off, off + len);
 }
 

@@ -39,10 +39,6 @@ public:
      */
     bool take(unsigned src, uint64_t x, uint64_t len);
 
-    /* The byte host src sends host dst at offset x of its span. */
-    static uint8_t pattern(unsigned src, unsigned dst, uint64_t x);
-
-    uint64_t bytes_written() const { return written_; }
     uint64_t bytes_wrong() const { return wrong_; }
     /* The first wrong byte: its offset, or ~0. */
     uint64_t first_wrong() const { return first_wrong_; }
@@ -54,7 +50,7 @@ private:
     unsigned self_;
     uint64_t span_;
     std::map<uint64_t, uint64_t> covered_;      /* start -> end, merged */
-    uint64_t written_ = 0, wrong_ = 0, first_wrong_ = ~0ULL;
+    uint64_t wrong_ = 0, first_wrong_ = ~0ULL;
 };
 
 } // namespace axonsim

@@ -60,7 +60,7 @@ std::string report_header()
            "max_queue_bytes,mean_queue_bytes,switch_hops,engine_tx_pkts,"
            "retransmits,"
            "cnp_sent,bytes_placed,wqes_unplaced,bytes_wrong,bad_completions,"
-           "qp_events";
+           "qp_events,engine_errors";
 }
 
 bool report_run(const Config &c, const Traffic &t, const Fabric &f,
@@ -73,6 +73,7 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
     int64_t end = 0;
     size_t done = 0;
     uint64_t bytes = 0, tx = 0, retx = 0, cnp = 0, wrong = 0, events = 0;
+    uint64_t errors = 0;
     std::string path = c.out_dir + "/" + c.name + "-" +
                        transport_name(c.transport) + "-flows.csv";
     FILE *fl = c.flows_csv ? fopen(path.c_str(), "w") : nullptr;
@@ -123,6 +124,18 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
         cnp += h->stat(AXON_REG_STAT_CNP_SENT);
         wrong += h->mem().bytes_wrong();
         events += h->stats().events;
+        errors += h->stats().frames_foreign + h->stats().guest_errors +
+                  h->stats().dma_faults;
+        if (h->mem().bytes_wrong()) {
+            fprintf(stderr, "axon-sim: host %u: %llu bytes wrong, the first "
+                    "at data offset %#llx\n", h->id(),
+                    (unsigned long long)h->mem().bytes_wrong(),
+                    (unsigned long long)h->mem().first_wrong());
+        }
+        if (h->stats().guest_errors) {
+            fprintf(stderr, "axon-sim: host %u: %s\n", h->id(),
+                    h->stats().last_guest_error.c_str());
+        }
     }
     FabricTotals ft = f.totals();
     std::string util = "";
@@ -138,7 +151,7 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
     r->complete = done == msgs.size();
     r->completion_ns = r->complete ? end : -1;
     r->memory_ok = !wrong && !t.stats().wqes_unplaced &&
-                   !t.stats().stray_imm;
+                   !t.stats().stray_imm && !errors;
     std::ostringstream o;
     o << c.name << ',' << transport_name(c.transport) << ','
       << workload_name(c.workload) << ',' << c.hosts() << ',' << c.planes
@@ -153,7 +166,7 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
       << ft.frames << ',' << tx
       << ',' << retx << ',' << cnp << ',' << t.stats().bytes_placed << ','
       << t.stats().wqes_unplaced << ',' << wrong << ','
-      << t.stats().bad_completions << ',' << events;
+      << t.stats().bad_completions << ',' << events << ',' << errors;
     r->summary_row = o.str();
     return true;
 }
