@@ -188,6 +188,7 @@ const std::map<std::string, Key> &keys()
         { "nic_rx", ns_key(&Config::nic_rx_ns) },
         { "nic_poll", ns_key(&Config::nic_poll_ns) },
         { "nic_tx_hold", uint_key(&Config::nic_tx_hold) },
+        { "nic_mpps", double_key(&Config::nic_mpps) },
         { "mtu", uint_key(&Config::mtu) },
         /* a list: each its own run, c.transport the first */
         { "transport",

@@ -48,6 +48,7 @@ struct Config {
     int64_t nic_tx_ns = 500, nic_rx_ns = 500;   /* per packet */
     int64_t nic_poll_ns = 200;          /* CQE to the application */
     uint32_t nic_tx_hold = 64 << 10;    /* port queue the engine waits on */
+    double nic_mpps = 0;                /* frames a NIC sends, 10^6/s; 0: any */
     uint32_t mtu = 4096;
 
     /* the transport */

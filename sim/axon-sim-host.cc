@@ -6,6 +6,7 @@
 
 #include "axon-sim-host.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 
@@ -193,6 +194,14 @@ void Host::deliver(unsigned plane, std::shared_ptr<std::vector<uint8_t>> f)
 void Host::run()
 {
     run_pending_ = false;
+    /* frames waiting for the NIC's message rate: let them go first */
+    if (tx_next_ > Simulator::Now().GetNanoSeconds() + c_.nic_tx_ns) {
+        run_pending_ = true;
+        Simulator::Schedule(NanoSeconds(tx_next_ - c_.nic_tx_ns -
+                                        Simulator::Now().GetNanoSeconds()),
+                            &Host::run, this);
+        return;
+    }
     /* a port with more queued than the NIC buffers: wait for it to drain */
     for (const auto &dev : ports_) {
         uint32_t queued = dev ? dev->GetQueue()->GetNBytes() : 0;
@@ -208,6 +217,19 @@ void Host::run()
         }
     }
     axon_engine_run(eng_);
+}
+
+/* How long the frame sent now waits in the NIC: its pipeline and rate. */
+int64_t Host::tx_delay()
+{
+    int64_t now = Simulator::Now().GetNanoSeconds();
+    int64_t at = now + c_.nic_tx_ns;
+
+    if (c_.nic_mpps > 0) {
+        at = std::max(at, tx_next_);
+        tx_next_ = at + (int64_t)(1e3 / c_.nic_mpps);
+    }
+    return at - now;
 }
 
 void Host::poll()
@@ -402,8 +424,8 @@ void Host::env_frame_send(AxonEnv *env, unsigned plane,
             f.insert(f.end(), b, b + iov[i].iov_len);
         }
     }
-    Simulator::Schedule(NanoSeconds(h->c_.nic_tx_ns), &Host::send_now, h,
-                        plane, Create<Packet>(f.data(), f.size()));
+    Simulator::Schedule(NanoSeconds(h->tx_delay()), &Host::send_now, h, plane,
+                        Create<Packet>(f.data(), f.size()));
 }
 
 bool Host::env_running(AxonEnv *)

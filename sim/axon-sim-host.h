@@ -121,6 +121,7 @@ private:
     uint8_t *real(uint64_t a, size_t n);
     void run();
     void poll();
+    int64_t tx_delay();
     void send_now(unsigned plane, ns3::Ptr<ns3::Packet> p);
     static bool receive(ns3::Ptr<ns3::NetDevice> dev,
                         ns3::Ptr<const ns3::Packet> p, uint16_t proto,
@@ -141,6 +142,7 @@ private:
     std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> ports_;
     uint32_t links_up_ = 0;
     bool run_pending_ = false, poll_pending_ = false;
+    int64_t tx_next_ = 0;       /* nic_mpps: when the next frame may go */
     HostStats stats_;
 };
 

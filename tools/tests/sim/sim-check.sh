@@ -5,7 +5,7 @@
 # small scenario runs every transport with loss and a failing spine and
 # every byte placed where it belongs, twice with the same CSVs; a pcap of
 # a link decodes as RoCE v2 with valid ICRCs; a dead plane stalls RC and
-# not RUD.
+# not RUD; the NIC's message rate holds.
 #
 # Usage: tools/tests/sim/sim-check.sh   (TAP)
 set -u
@@ -16,7 +16,7 @@ sim=$repo/sim/axon-sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-plan 9
+plan 10
 
 check "axon-sim builds" sh -c "make -C '$repo/sim' > '$work/build.log' 2>&1" ||
 	tail -n 20 "$work/build.log" | sed 's/^/# /'
@@ -64,4 +64,11 @@ col "$p" messages_done | sed 's/^/# messages done: /'
 check "a dead plane: RC stalls, RUD completes on the other" sh -c "
 	awk -F, 'NR > 1 { done[\$2] = (\$7 == \$8) }
 		END { exit !(done[\"rud\"] && !done[\"rc\"]) }' '$p'"
+
+run r check-rate
+r=$work/r/check-rate-summary.csv
+col "$r" completion_ns | sed 's/^/# completion ns: /'
+check "100 frames at 100,000 a second take 990 us at least, every run" sh -c "
+	awk -F, 'NR > 1 && (\$9 == \"\" || \$9 < 990000) { bad = 1 }
+		END { exit NR != 3 || bad }' '$r'"
 finish
