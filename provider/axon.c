@@ -179,7 +179,7 @@ static void axon_free_context(struct ibv_context *ibctx)
 	struct axon_context *ctx = to_axon_ctx(ibctx);
 	int i;
 
-	for (i = 0; i < AXON_QP_TABLE_SIZE; i++)
+	for (i = 0; i < AXON_QP_TABLES; i++)
 		free(ctx->qp_table[i]);
 	if (ctx->db_page)
 		munmap(ctx->db_page, AXON_DB_PAGE_SIZE);

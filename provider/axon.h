@@ -25,9 +25,10 @@ struct axon_device {
 	size_t pg_sz;
 };
 
-/* QPs by qpn, for poll_cq: 256 tables of 256, allocated on first use. */
-#define AXON_QP_TABLE_SHIFT	8
+/* QPs by qpn, for poll_cq: tables of 1024, allocated on first use. */
+#define AXON_QP_TABLE_SHIFT	10
 #define AXON_QP_TABLE_SIZE	(1 << AXON_QP_TABLE_SHIFT)
+#define AXON_QP_TABLES		((AXON_MAX_QPN >> AXON_QP_TABLE_SHIFT) + 1)
 
 struct axon_qp;
 
@@ -52,7 +53,7 @@ struct axon_context {
 	void *clock_page;
 	int64_t clock_offset;		/* CLOCK_REALTIME - device clock */
 	int64_t clock_sampled;		/* CLOCK_MONOTONIC when taken */
-	struct axon_qp **qp_table[AXON_QP_TABLE_SIZE];
+	struct axon_qp **qp_table[AXON_QP_TABLES];
 };
 
 struct axon_pd {

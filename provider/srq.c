@@ -60,7 +60,7 @@ struct ibv_srq *axon_create_srq(struct ibv_pd *ibpd,
 		goto err_destroy;
 	}
 	srq->srqn = drv->srqn;
-	srq->db = axon_db(ctx, AXON_DB_SRQ);
+	srq->db = axon_db(ctx, AXON_DB_OFFSET(AXON_DB_SRQ, srq->srqn));
 	axon_wq_init(&srq->wq, srq->buf, drv->depth, drv->wqe_shift,
 		     AXON_RECV_HDR_SIZE, ctx->max_sge);
 	pthread_spin_init(&srq->lock, PTHREAD_PROCESS_PRIVATE);

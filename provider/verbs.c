@@ -304,7 +304,7 @@ static struct axon_cq *axon_cq_alloc(struct ibv_context *context,
 
 	axon_cq_set_ring(cq, buf, drv->cq_size, drv->depth);
 	cq->cqn = drv->cqn;
-	cq->db = axon_db(ctx, AXON_DB_CQ_ARM);
+	cq->db = axon_db(ctx, AXON_DB_OFFSET(AXON_DB_CQ_ARM, cq->cqn));
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
 
 	return cq;
@@ -607,8 +607,8 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 
 	qp->ctx = ctx;
 	qp->qpn = drv->qpn;
-	qp->sq_db = axon_db(ctx, AXON_DB_SQ);
-	qp->rq_db = axon_db(ctx, AXON_DB_RQ);
+	qp->sq_db = axon_db(ctx, AXON_DB_OFFSET(AXON_DB_SQ, qp->qpn));
+	qp->rq_db = axon_db(ctx, AXON_DB_OFFSET(AXON_DB_RQ, qp->qpn));
 	axon_wq_init(&qp->sq, qp->sq_buf, drv->sq_depth, drv->sq_wqe_shift,
 		     AXON_SEND_HDR_SIZE, ctx->max_sge);
 	qp->sq.max_inline = drv->max_inline;

@@ -375,7 +375,8 @@ int sim_drv_write_imm(SimDrv *d, SimQp *qp, uint64_t wr_id,
         return -err;
     }
     qp->sq.pi++;
-    axon_engine_doorbell(d->c.eng, DRV_UAR, AXON_DB_SQ,
+    axon_engine_doorbell(d->c.eng, DRV_UAR,
+                         AXON_DB_OFFSET(AXON_DB_SQ, qp->qpn),
                          AXON_DB_WORD(qp->qpn, qp->sq.pi & 0xffff));
     return 0;
 }
@@ -393,7 +394,8 @@ int sim_drv_post_recv(SimDrv *d, SimQp *qp, uint64_t wr_id)
         return -err;
     }
     qp->rq.pi++;
-    axon_engine_doorbell(d->c.eng, DRV_UAR, AXON_DB_RQ,
+    axon_engine_doorbell(d->c.eng, DRV_UAR,
+                         AXON_DB_OFFSET(AXON_DB_RQ, qp->qpn),
                          AXON_DB_WORD(qp->qpn, qp->rq.pi & 0xffff));
     return 0;
 }
@@ -423,6 +425,7 @@ unsigned sim_drv_poll(SimDrv *d, struct ibv_wc *wc, unsigned max)
 
 void sim_drv_arm(SimDrv *d)
 {
-    axon_engine_doorbell(d->c.eng, DRV_UAR, AXON_DB_CQ_ARM,
+    axon_engine_doorbell(d->c.eng, DRV_UAR,
+                         AXON_DB_OFFSET(AXON_DB_CQ_ARM, d->cqn),
                          AXON_DB_WORD(d->cqn, AXON_CQ_ARM_NEXT));
 }

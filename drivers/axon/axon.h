@@ -246,12 +246,12 @@ static inline bool axon_destroyed(struct axon_dev *adev, int err)
 int axon_netdev_create(struct axon_dev *adev);
 void axon_netdev_destroy(struct axon_dev *adev);
 
-/* Kernel doorbells: page 0, one 32-bit write (AXON_DB_*). */
-static inline void axon_ring_db(struct axon_dev *adev, u32 offset, u32 id,
+/* Kernel doorbells: page 0, one 32-bit write to doorbell reg (AXON_DB_*). */
+static inline void axon_ring_db(struct axon_dev *adev, u32 reg, u32 id,
 				u32 value)
 {
 	/* writel orders prior ring writes before the doorbell */
-	writel(AXON_DB_WORD(id, value), adev->db + offset);
+	writel(AXON_DB_WORD(id, value), adev->db + AXON_DB_OFFSET(reg, id));
 }
 
 /*

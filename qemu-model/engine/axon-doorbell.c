@@ -21,9 +21,9 @@ static void axon_db_reject(AxonEngine *eng, uint32_t page, uint32_t reg,
 }
 
 static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t reg,
-                       uint32_t val)
+                       uint32_t id, uint32_t val)
 {
-    AxonQp *qp = axon_qp_lookup(eng, AXON_DB_GET_ID(val));
+    AxonQp *qp = axon_qp_lookup(eng, id);
     uint16_t pi = AXON_DB_GET_VALUE(val);
     AxonWq *wq;
     uint16_t done, taken;
@@ -61,9 +61,10 @@ static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t reg,
     }
 }
 
-static void axon_db_cq(AxonEngine *eng, uint32_t page, uint32_t val)
+static void axon_db_cq(AxonEngine *eng, uint32_t page, uint32_t id,
+                       uint32_t val)
 {
-    AxonCq *cq = axon_cq_lookup(eng, AXON_DB_GET_ID(val));
+    AxonCq *cq = axon_cq_lookup(eng, id);
     uint32_t arm = AXON_DB_GET_VALUE(val);
 
     if (!cq || cq->uar != page) {
@@ -81,31 +82,36 @@ static void axon_db_cq(AxonEngine *eng, uint32_t page, uint32_t val)
     }
 }
 
-/* A write of val at offset reg of doorbell page (UAR) page. */
-void axon_engine_doorbell(AxonEngine *eng, uint32_t page, uint32_t reg,
+/*
+ * A write of val at offset offset of doorbell page (UAR) page: the offset
+ * names the doorbell and carries the id's high bits (AXON_DB_OFFSET).
+ */
+void axon_engine_doorbell(AxonEngine *eng, uint32_t page, uint32_t offset,
                           uint32_t val)
 {
+    uint32_t reg = AXON_DB_REG(offset);
+    uint32_t id = AXON_DB_FULL_ID(offset, val);
     const char *why;
 
     if (!axon_env_running(eng->env)) {
-        axon_db_reject(eng, page, reg, val, "device not ready");
+        axon_db_reject(eng, page, offset, val, "device not ready");
         return;
     }
     switch (reg) {
     case AXON_DB_SQ:
     case AXON_DB_RQ:
-        axon_db_qp(eng, page, reg, val);
+        axon_db_qp(eng, page, reg, id, val);
         break;
     case AXON_DB_CQ_ARM:
-        axon_db_cq(eng, page, val);
+        axon_db_cq(eng, page, id, val);
         break;
     case AXON_DB_SRQ:
-        if (!axon_srq_doorbell(eng, page, val, &why)) {
-            axon_db_reject(eng, page, reg, val, why);
+        if (!axon_srq_doorbell(eng, page, id, val, &why)) {
+            axon_db_reject(eng, page, offset, val, why);
         }
         break;
     default:
-        axon_db_reject(eng, page, reg, val, "no doorbell at this offset");
+        axon_db_reject(eng, page, offset, val, "no doorbell at this offset");
         break;
     }
 }

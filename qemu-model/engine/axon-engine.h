@@ -24,7 +24,7 @@
 typedef struct AxonEngine AxonEngine;
 
 /* What the engine holds: QUERY_DEVICE's limits and the port's. */
-#define AXON_RDMA_MAX_QP        1024    /* qpn 2 .. 1025 */
+#define AXON_RDMA_MAX_QP        65536   /* qpn 2 .. 65537 */
 #define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
 #define AXON_RDMA_MAX_SRQ       1024    /* srqn 1 .. 1024 */
 #define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
@@ -86,8 +86,11 @@ void axon_engine_set_ceq_depth(AxonEngine *eng, uint32_t depth);
 
 /* The work axon_env_kick() asked for: a bounded turn of the scheduler. */
 void axon_engine_run(AxonEngine *eng);
-/* A write of val at offset reg of doorbell page page (a context's UAR). */
-void axon_engine_doorbell(AxonEngine *eng, uint32_t page, uint32_t reg,
+/*
+ * A write of val at offset offset of doorbell page page (a context's
+ * UAR); the offset carries the id's high bits (AXON_DB_OFFSET).
+ */
+void axon_engine_doorbell(AxonEngine *eng, uint32_t page, uint32_t offset,
                           uint32_t val);
 /*
  * A frame received on plane: true when it was the engine's (a RoCEv2

@@ -111,7 +111,9 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     qp->rq.depth = rq_depth;
     qp->rq.shift = c->rq_wqe_shift;
     qp->srq = srq;
-    qp->req.win = axon_new0(AxonSwqe, AXON_RDMA_WINDOW);
+    /* a QP cannot have more WQEs outstanding than its SQ holds */
+    qp->req.win_size = MIN(sq_depth, AXON_RDMA_WINDOW);
+    qp->req.win = axon_new0(AxonSwqe, qp->req.win_size);
     if (!axon_roce_qp_init(eng, qp) || !qp->req.win) {
         axon_qp_unmake(qp);
         return AXON_ADMIN_NO_RESOURCES;
@@ -139,7 +141,7 @@ static void axon_qp_forget(AxonEngine *eng, AxonQp *qp)
     qp->resp.recv_active = false;
     qp->comm_est = false;
     memset(qp->resp.res, 0, sizeof(qp->resp.res));
-    memset(qp->req.win, 0, sizeof(*qp->req.win) * AXON_RDMA_WINDOW);
+    memset(qp->req.win, 0, sizeof(*qp->req.win) * qp->req.win_size);
 }
 
 /*

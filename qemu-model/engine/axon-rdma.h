@@ -173,7 +173,8 @@ typedef struct AxonRdRes {
 
 /* The requester's part of a QP: the send window and its cursor. */
 typedef struct AxonReq {
-    AxonSwqe *win;              /* window of AXON_RDMA_WINDOW entries */
+    AxonSwqe *win;              /* window of win_size entries */
+    uint16_t win_size;          /* the SQ's depth, at most AXON_RDMA_WINDOW */
     uint16_t sq_fetch;          /* next WQE to take from the SQ */
     uint16_t cur;               /* WQE being (re)transmitted */
     uint32_t cur_off;           /* its next byte */
@@ -403,8 +404,8 @@ void axon_cset_reset(AxonEngine *eng);
 
 /* axon-srq.c: the doorbell, WQEs taken */
 AxonSrq *axon_srq_lookup(AxonEngine *eng, uint32_t srqn);
-bool axon_srq_doorbell(AxonEngine *eng, uint32_t page, uint32_t val,
-                       const char **why);
+bool axon_srq_doorbell(AxonEngine *eng, uint32_t page, uint32_t srqn,
+                       uint32_t val, const char **why);
 void axon_srq_taken(AxonEngine *eng, AxonSrq *srq);
 bool axon_srq_realize(AxonEngine *eng);
 void axon_srq_reset(AxonEngine *eng);

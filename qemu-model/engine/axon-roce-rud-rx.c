@@ -356,12 +356,12 @@ static AxonRudRead axon_rud_read_of(const AxonPkt *pkt)
 /* The saved READ request a duplicate repeats exactly, or NULL. */
 static const AxonRudRead *axon_rud_read_saved(AxonRud *r, const AxonPkt *pkt)
 {
-    const AxonRudRead *rq = &r->rd[pkt->psn % AXON_RUD_WINDOW];
+    const AxonRudRead *rq = r->rd ? &r->rd[pkt->psn % AXON_RUD_WINDOW] : NULL;
 
-    if (!rq->valid || rq->psn != pkt->psn || rq->msg_id != pkt->msg_id ||
-        rq->msg_len != pkt->msg_len || rq->offset != pkt->offset ||
-        rq->req_len != pkt->req_len || rq->rkey != pkt->rkey ||
-        rq->va != pkt->va) {
+    if (!rq || !rq->valid || rq->psn != pkt->psn ||
+        rq->msg_id != pkt->msg_id || rq->msg_len != pkt->msg_len ||
+        rq->offset != pkt->offset || rq->req_len != pkt->req_len ||
+        rq->rkey != pkt->rkey || rq->va != pkt->va) {
         return NULL;
     }
     return rq;
@@ -440,6 +440,11 @@ void axon_rud_req_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
     if (pkt->opcode == IB_RUD_READ_REQ) {
         AxonRudRead rq = axon_rud_read_of(pkt);
 
+        /* a QP that is never READ from keeps no READ state */
+        if (!r->rd && !(r->rd = axon_new0(AxonRudRead, AXON_RUD_WINDOW))) {
+            axon_rud_drop(eng, qp, pkt, "no memory for READ state");
+            return;
+        }
         if (!axon_rud_answer_read(eng, qp, saved ? saved : &rq, pkt, !dup)) {
             return;
         }

@@ -159,8 +159,7 @@ unsigned axon_rud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
         }
         if (qp->req.cur == qp->req.sq_fetch) {
             if (qp->req.sq_stopped || qp->req.sq_fetch == qp->sq.pi ||
-                (uint16_t)(qp->req.sq_fetch - qp->comp.sq_comp) >=
-                AXON_RUD_MSGS) {
+                axon_win_full(qp)) {
                 break;
             }
             axon_roce_fetch(eng, qp);

@@ -78,6 +78,7 @@ void axon_rud_qp_free(AxonQp *qp)
 {
     if (qp->rud) {
         axon_env_timer_free(qp->rud->rto_timer);
+        free(qp->rud->rd);
         free(qp->rud);
         qp->rud = NULL;
     }
@@ -150,7 +151,8 @@ void axon_rud_rtr(AxonEngine *eng, AxonQp *qp)
     r->epsn = r->rx_high = rq_psn;
     memset(r->seen, 0, sizeof(r->seen));
     memset(r->msg, 0, sizeof(r->msg));
-    memset(r->rd, 0, sizeof(r->rd));
+    free(r->rd);
+    r->rd = NULL;
     r->unacked = 0;
     r->ce = 0;
     r->err_syndrome = 0;

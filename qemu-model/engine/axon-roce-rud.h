@@ -134,7 +134,7 @@ struct AxonRud {
     uint8_t err_syndrome;       /* a NAK owed: 0, or AETH_NAK << 5 | code */
     uint32_t err_psn, err_msg;
     AxonRudMsg msg[AXON_RUD_MSGS];
-    AxonRudRead rd[AXON_RUD_WINDOW];    /* by PSN % window */
+    AxonRudRead *rd;            /* by PSN % window: from the first READ */
 };
 
 static inline AxonRudSlot *axon_rud_slot(AxonRud *r, uint32_t psn)

@@ -144,7 +144,14 @@ static inline bool axon_swqe_rd_atomic(const AxonSwqe *e)
 
 static inline AxonSwqe *axon_win(AxonQp *qp, uint16_t idx)
 {
-    return &qp->req.win[idx % AXON_RDMA_WINDOW];
+    return &qp->req.win[idx & (qp->req.win_size - 1)];
+}
+
+/* Every window entry holds a WQE taken and not completed. */
+static inline bool axon_win_full(const AxonQp *qp)
+{
+    return (uint16_t)(qp->req.sq_fetch - qp->comp.sq_comp) >=
+           qp->req.win_size;
 }
 
 /* Sent and not yet completed: WQEs, or packets of one. */

@@ -156,10 +156,10 @@ uint16_t axon_srq_destroy(AxonEngine *eng, const struct axon_admin_cmd *cmd,
  * A new producer index, checked as a QP's RQ doorbell is: at most depth
  * WQEs posted and not taken, and never behind the WQEs already taken.
  */
-bool axon_srq_doorbell(AxonEngine *eng, uint32_t page, uint32_t val,
-                       const char **why)
+bool axon_srq_doorbell(AxonEngine *eng, uint32_t page, uint32_t srqn,
+                       uint32_t val, const char **why)
 {
-    AxonSrq *srq = axon_srq_lookup(eng, AXON_DB_GET_ID(val));
+    AxonSrq *srq = axon_srq_lookup(eng, srqn);
     uint16_t pi = AXON_DB_GET_VALUE(val);
 
     if (!srq || srq->uar != page) {

@@ -18,14 +18,19 @@
  * maps one other page into each user context and creates that context's
  * CQs and QPs with ``uar`` = the page number. A QP or CQ created with uar
  * = N only accepts doorbells written to page N. Each doorbell is one
- * 32-bit write of AXON_DB_WORD(id, value) at an offset of the page::
+ * 32-bit write of AXON_DB_WORD(id, value) at offset
+ * AXON_DB_OFFSET(doorbell, id) of the page::
  *
- *   31:16 : id - the qpn, cqn or srqn
- *   15:0  : value - AXON_DB_SQ, AXON_DB_RQ, AXON_DB_SRQ: the new producer
- *           index (free running, mod 2^16); AXON_DB_CQ_ARM:
- *           AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
+ *   word   31:16 : id bits 15:0 - the qpn, cqn or srqn
+ *          15:0  : value - AXON_DB_SQ, AXON_DB_RQ, AXON_DB_SRQ: the new
+ *                  producer index (free running, mod 2^16);
+ *                  AXON_DB_CQ_ARM: AXON_CQ_ARM_NEXT or AXON_CQ_ARM_SOLICITED
+ *   offset 11:4  : id bits 23:16
+ *          3:0   : the doorbell, below
  *
- * AXON_DB_GET_ID() and AXON_DB_GET_VALUE() take a word apart.
+ * An id below 2^16 rings at the doorbell's own offset. AXON_DB_GET_ID()
+ * and AXON_DB_GET_VALUE() take a word apart, AXON_DB_REG() and
+ * AXON_DB_FULL_ID() the offset and the word together.
  *
  * ====================== ================================================
  * ``AXON_DB_SQ`` 0x00    the new SQ producer index
@@ -45,8 +50,9 @@
  * holds (producer - oldest uncompleted > depth) is ignored and counted in
  * ``AXON_REG_STAT_DB_REJECTS``. The doorbell only records the index: the
  * transfer runs later, in the engine. ``AXON_MAX_QPN``, ``AXON_MAX_CQN``
- * and ``AXON_MAX_SRQN`` are the largest ids a doorbell word can carry; qpn
- * 0 and 1 and srqn 0 are never used.
+ * and ``AXON_MAX_SRQN`` are the largest ids a device hands out (a
+ * doorbell carries up to ``AXON_DB_MAX_ID``); qpn 0 and 1 and srqn 0 are
+ * never used.
  */
 #define AXON_DB_PAGE_SIZE		4096
 #define AXON_DB_SQ			0x00
@@ -59,9 +65,18 @@
 	((id) << AXON_DB_ID_SHIFT | ((value) & AXON_DB_VALUE_MASK))
 #define AXON_DB_GET_ID(db)		((db) >> AXON_DB_ID_SHIFT)
 #define AXON_DB_GET_VALUE(db)		((db) & AXON_DB_VALUE_MASK)
+#define AXON_DB_REG_MASK		0xf
+#define AXON_DB_ID_HI_SHIFT		4
+#define AXON_DB_MAX_ID			0xffffff
+#define AXON_DB_OFFSET(reg, id) \
+	((((id) >> AXON_DB_ID_SHIFT) << AXON_DB_ID_HI_SHIFT) | (reg))
+#define AXON_DB_REG(offset)		((offset) & AXON_DB_REG_MASK)
+#define AXON_DB_FULL_ID(offset, db) \
+	((((offset) >> AXON_DB_ID_HI_SHIFT) << AXON_DB_ID_SHIFT) | \
+	 AXON_DB_GET_ID(db))
 #define AXON_CQ_ARM_NEXT		1
 #define AXON_CQ_ARM_SOLICITED		2
-#define AXON_MAX_QPN			0xffff
+#define AXON_MAX_QPN			0xfffff
 #define AXON_MAX_CQN			0xffff
 #define AXON_MAX_SRQN			0xffff
 

@@ -16,6 +16,7 @@
  */
 
 #include <endian.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -573,6 +574,107 @@ static bool t_rud_lossy(int arg)
     return ok;
 }
 
+/* A QP of one WQE on each queue, never used: a device's QP count filled. */
+static uint16_t filler_qp(DNode *n, uint32_t cqn, uint64_t *qpn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.create_qp.pdn = htole32(n->pdn);
+    cmd.create_qp.send_cqn = htole32(cqn);
+    cmd.create_qp.recv_cqn = htole32(cqn);
+    cmd.create_qp.uar = htole32(D_UAR);
+    cmd.create_qp.sq_addr = htole64(d_bus(n, D_SQ(D_MAX_QP - 1)));
+    cmd.create_qp.rq_addr = htole64(d_bus(n, D_RQ(D_MAX_QP - 1)));
+    cmd.create_qp.sq_depth = htole16(AXON_WQ_MIN_DEPTH);
+    cmd.create_qp.rq_depth = htole16(AXON_WQ_MIN_DEPTH);
+    cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
+    cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
+    cmd.create_qp.type = AXON_QPT_RC;
+    return d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, &cmd, qpn);
+}
+
+/*
+ * Every QP a device holds: node 1's last QP has a qpn above 16 bits, so
+ * its doorbells carry the high bits in their offset; what QPs cost the
+ * engine grows with the QPs made, and goes when they go.
+ */
+static bool t_qp_scale(int arg)
+{
+    const uint32_t fillers = AXON_RDMA_MAX_QP - 1;
+    DNode *b;
+    Pair p;
+    size_t base, full;
+    uint64_t qpn;
+    uint32_t i, rejects;
+    bool ok;
+
+    memset(&p, 0, sizeof(p));
+    t_trace_reset();
+    p.w = world_new(2, 1, D_MEM_SIZE, seed + 60);
+    ok = D_CHECK(p.w, "world_new") && d_pair(p.w, &p.n[0], &p.n[1]);
+    b = &p.n[1];
+    for (i = 0; ok && i < 2; i++) {
+        ok = (p.cq[i] = d_cq(&p.n[i], D_CQ_DEPTH)) != NULL;
+    }
+    base = mallinfo2().uordblks;
+    for (i = 0; ok && i < fillers; i++) {
+        ok = D_CHECK(filler_qp(b, p.cq[1]->cqn, &qpn) == AXON_ADMIN_SUCCESS,
+                     "filler QP %u not made", i);
+    }
+    full = mallinfo2().uordblks;
+    if (ok) {
+        tap_diag("%u QPs of one WQE: %zu bytes each", fillers,
+                 (full - base) / fillers);
+        ok = D_CHECK(full - base < (size_t)fillers * 4 * KiB,
+                     "%zu bytes for %u QPs", full - base, fillers);
+    }
+    for (i = 0; ok && i < 2; i++) {
+        ok = (p.qp[i] = d_qp(&p.n[i], AXON_QPT_RC, p.cq[i], p.cq[i])) != NULL;
+    }
+    ok = ok && D_CHECK(p.qp[1]->qpn == (AXON_GSI_QPN + 1) +
+                       AXON_RDMA_MAX_QP - 1 && p.qp[1]->qpn > 0xffff,
+                       "last qpn %u", p.qp[1]->qpn) &&
+         D_CHECK(filler_qp(b, p.cq[1]->cqn, &qpn) == AXON_ADMIN_NO_RESOURCES,
+                 "a QP beyond the maximum made") &&
+         d_connect(&p.n[0], p.qp[0], b, p.qp[1], 1024, 7) &&
+         xfer(&p, AXON_WR_SEND, 5000, 61) &&
+         xfer(&p, AXON_WR_RDMA_READ, 70000, 62);
+    if (ok) {
+        /* the SQ doorbell of the high qpn, then one missing its high bits */
+        struct axon_send_wqe w = {
+            .opcode = AXON_WR_RDMA_WRITE, .flags = AXON_WQE_SIGNALED,
+            .num_sge = 1, .wr_id = htole64(0x6000),
+            .remote_addr = htole64(p.n[0].iova + D_DST),
+            .rkey = htole32(p.n[0].key),
+        };
+        struct axon_sge sg = d_sge(b, D_SRC, 4096);
+
+        d_post_send(b, p.qp[1], &w, &sg);
+        ok = d_expect(b, p.cq[1], 0x6000, AXON_WC_RDMA_WRITE,
+                      AXON_WC_SUCCESS, NULL);
+        rejects = stat(b, AXON_REG_STAT_DB_REJECTS);
+        world_enter(p.w);
+        axon_engine_doorbell(b->eng, D_UAR, AXON_DB_SQ,
+                             AXON_DB_WORD(p.qp[1]->qpn, p.qp[1]->sq_pi + 1));
+        world_leave(p.w);
+        ok &= D_CHECK(stat(b, AXON_REG_STAT_DB_REJECTS) == rejects + 1,
+                      "a doorbell without the qpn's high bits taken");
+    }
+    for (i = (AXON_GSI_QPN + 1); ok && i < (AXON_GSI_QPN + 1) + fillers;
+         i++) {
+        struct axon_admin_cmd cmd = {};
+
+        cmd.qp.qpn = htole32(i);
+        ok = D_CHECK(d_cmd(b, axon_qp_destroy, AXON_ADMIN_DESTROY_QP, &cmd,
+                           NULL) == AXON_ADMIN_SUCCESS, "destroy QP %u", i);
+    }
+    ok = ok && D_CHECK(mallinfo2().uordblks < base + 64 * KiB,
+                       "%zu bytes kept after the QPs went",
+                       mallinfo2().uordblks - base);
+    pair_close(&p);
+    return ok;
+}
+
 /* Three nodes: node 0 WRITEs to nodes 1 and 2 at once, each its own data. */
 static bool t_three_nodes(int arg)
 {
@@ -1118,6 +1220,7 @@ int main(int argc, char **argv)
     add(t_rc_lossy, 1, "rc 5% loss, reordering, duplication: data intact");
     add(t_rc_lossy, 2, "rc 5% loss and corruption: data intact");
     add(t_three_nodes, 0, "three nodes: node 0 WRITEs to 1 and 2 at once");
+    add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
     add(t_rnr, 0, "rc SEND before its receive: RNR, then completes");
     add(t_rnr, 1, "rc RNR retries exceeded");
     add(t_forged_rc, 0, "forged WRITE, wrong rkey: dropped");

@@ -420,7 +420,8 @@ bool d_qp_live(DNode *n, DQp *qp, struct axon_qp_live *live)
 static void ring(DNode *n, uint32_t reg, uint32_t id, uint32_t val)
 {
     world_enter(n->w);
-    axon_engine_doorbell(n->eng, D_UAR, reg, AXON_DB_WORD(id, val));
+    axon_engine_doorbell(n->eng, D_UAR, AXON_DB_OFFSET(reg, id),
+                         AXON_DB_WORD(id, val));
     world_leave(n->w);
 }
 
