@@ -1,0 +1,268 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * axon-verbs-scale: many QPs on one device. Creates COUNT RC QPs of one
+ * WQE each on one PD and CQ, checks that every qpn is distinct, connects
+ * the last two created to each other and moves a WRITE and a SEND between
+ * them with the data checked (from 65,536 QPs on, their qpns pass 16 bits
+ * and their doorbells carry the high bits in the doorbell's offset), then
+ * sees one QP more than the device's max_qp refused with ENOMEM, and
+ * destroys them all. The time per create and destroy is printed, never
+ * judged.
+ *
+ * Usage: axon-verbs-scale [-g GID_INDEX] [-n COUNT] [DEVICE]
+ *        (default axon0, GID 0, 2048 QPs; -n max: the device's max_qp)
+ *
+ * Each QP maps its two queues: past about 32,000 QPs a process needs
+ * vm.max_map_count above its default of 65,530 (qp-scale.sh raises it).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "axon-test.h"
+
+#define MSG		4096
+#define CHECKS		6		/* and one at max_qp */
+
+struct env {
+	struct ibv_context *ctx;
+	struct ibv_device_attr attr;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+	uint8_t *buf;			/* a: send; b: write target; c: receive */
+	union ibv_gid gid;
+	int gid_index;
+	struct ibv_qp **qps;
+	int nqps;
+};
+
+static double now_us(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e6 + t.tv_nsec / 1e3;
+}
+
+static struct ibv_qp *small_qp(struct env *e)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = e->cq, .recv_cq = e->cq, .qp_type = IBV_QPT_RC,
+		.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+			 .max_send_sge = 1, .max_recv_sge = 1 },
+	};
+
+	return ibv_create_qp(e->pd, &init);
+}
+
+static int cmp_qpn(const void *a, const void *b)
+{
+	uint32_t x = (*(struct ibv_qp * const *)a)->qp_num;
+	uint32_t y = (*(struct ibv_qp * const *)b)->qp_num;
+
+	return x < y ? -1 : x > y;
+}
+
+/* COUNT QPs: all made, each its own qpn. */
+static void create_all(struct env *e, int count)
+{
+	struct ibv_qp **sorted;
+	double t0 = now_us();
+	int dup = 0, i;
+
+	while (e->nqps < count) {
+		struct ibv_qp *qp = small_qp(e);
+
+		if (!qp) {
+			tap_diag("QP %d: %s", e->nqps, strerror(errno));
+			break;
+		}
+		e->qps[e->nqps++] = qp;
+	}
+	if (e->nqps)
+		tap_diag("%d QPs: %.0f us a create", e->nqps,
+			 (now_us() - t0) / e->nqps);
+	tap_ok(e->nqps == count, "%d RC QPs created (asked %d)", e->nqps,
+	       count);
+
+	sorted = malloc(e->nqps * sizeof(*sorted));
+	if (sorted) {
+		memcpy(sorted, e->qps, e->nqps * sizeof(*sorted));
+		qsort(sorted, e->nqps, sizeof(*sorted), cmp_qpn);
+		for (i = 1; i < e->nqps; i++)
+			dup += sorted[i]->qp_num == sorted[i - 1]->qp_num;
+		if (e->nqps)
+			tap_diag("qpns %u .. %u", sorted[0]->qp_num,
+				 sorted[e->nqps - 1]->qp_num);
+	}
+	tap_ok(sorted && !dup, "every qpn distinct (%d repeated)", dup);
+	free(sorted);
+}
+
+/*
+ * Completions on the shared CQ, in either order: wr_id n (n < 4) with
+ * opcode want[n] and qpn qpn[n] for every bit n of ids; false at the first
+ * other one or after 20 s.
+ */
+static bool wait_all(struct env *e, unsigned int ids,
+		     const enum ibv_wc_opcode *want, const uint32_t *qpn)
+{
+	struct ibv_wc wc;
+
+	while (ids) {
+		if (!poll_one(e->cq, &wc, 20000))
+			return false;
+		if (wc.status != IBV_WC_SUCCESS || wc.wr_id >= 4 ||
+		    !(ids & 1u << wc.wr_id) || wc.opcode != want[wc.wr_id] ||
+		    wc.qp_num != qpn[wc.wr_id]) {
+			tap_diag("completion %s opcode %d wr_id %llu qpn %u",
+				 ibv_wc_status_str(wc.status), wc.opcode,
+				 (unsigned long long)wc.wr_id, wc.qp_num);
+			return false;
+		}
+		ids &= ~(1u << wc.wr_id);
+	}
+	return true;
+}
+
+/* The last two QPs made, connected to each other: a WRITE, then a SEND. */
+static void traffic(struct env *e)
+{
+	struct ibv_qp *a, *b;
+	struct ibv_sge sge = { .addr = (uintptr_t)e->buf, .length = MSG,
+			       .lkey = e->mr->lkey };
+	struct ibv_sge rsge = { .addr = (uintptr_t)e->buf + 2 * MSG,
+				.length = MSG, .lkey = e->mr->lkey };
+	struct ibv_recv_wr rwr = { .wr_id = 3, .sg_list = &rsge, .num_sge = 1 };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_RDMA_WRITE,
+				  .send_flags = IBV_SEND_SIGNALED };
+	enum ibv_wc_opcode want[4] = { [1] = IBV_WC_RDMA_WRITE,
+				       [2] = IBV_WC_SEND, [3] = IBV_WC_RECV };
+	uint32_t qpn[4];
+	struct ibv_recv_wr *rbad;
+	struct ibv_send_wr *bad;
+	bool ok;
+
+	if (e->nqps < 2) {
+		tap_ok(false, "WRITE between the last two QPs (too few QPs)");
+		tap_ok(false, "SEND between the last two QPs (too few QPs)");
+		return;
+	}
+	a = e->qps[e->nqps - 2];
+	b = e->qps[e->nqps - 1];
+	qpn[1] = qpn[2] = a->qp_num;
+	qpn[3] = b->qp_num;
+	ok = !qp_connect(a, b->qp_num, &e->gid, e->gid_index) &&
+	     !qp_connect(b, a->qp_num, &e->gid, e->gid_index);
+
+	pattern_fill(e->buf, MSG, 7);
+	memset(e->buf + MSG, 0, 2 * MSG);
+	wr.wr.rdma.remote_addr = (uintptr_t)e->buf + MSG;
+	wr.wr.rdma.rkey = e->mr->rkey;
+	ok = ok && !ibv_post_send(a, &wr, &bad) &&
+	     wait_all(e, 1u << 1, want, qpn);
+	tap_ok(ok && pattern_ok(e->buf + MSG, MSG, 7),
+	       "WRITE from qpn %u to qpn %u, data checked", a->qp_num,
+	       b->qp_num);
+
+	pattern_fill(e->buf, MSG, 8);
+	wr.wr_id = 2;
+	wr.opcode = IBV_WR_SEND;
+	ok = ok && !ibv_post_recv(b, &rwr, &rbad) &&
+	     !ibv_post_send(a, &wr, &bad) &&
+	     wait_all(e, 1u << 2 | 1u << 3, want, qpn);
+	tap_ok(ok && pattern_ok(e->buf + 2 * MSG, MSG, 8),
+	       "SEND from qpn %u to qpn %u, data checked", a->qp_num,
+	       b->qp_num);
+}
+
+/* At the device's max_qp, one more is refused. */
+static void beyond_max(struct env *e)
+{
+	struct ibv_qp *qp;
+
+	if (e->nqps != e->attr.max_qp) {
+		tap_ok(false, "QP beyond max_qp: only %d of %d made", e->nqps,
+		       e->attr.max_qp);
+		return;
+	}
+	errno = 0;
+	qp = small_qp(e);
+	expect_errno(!qp, errno, ENOMEM, "QP beyond max_qp");
+	if (qp)
+		ibv_destroy_qp(qp);
+}
+
+static void destroy_all(struct env *e)
+{
+	double t0 = now_us();
+	int i, failed = 0, n = e->nqps;
+
+	for (i = 0; i < n; i++)
+		failed += ibv_destroy_qp(e->qps[i]) != 0;
+	if (n)
+		tap_diag("%d QPs: %.0f us a destroy", n, (now_us() - t0) / n);
+	tap_ok(!failed, "%d QPs destroyed (%d failed)", n, failed);
+	e->nqps = 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *name = "axon0", *count_arg = "2048";
+	struct env e = { .gid_index = 0 };
+	int opt, count;
+
+	while ((opt = getopt(argc, argv, "g:n:")) != -1) {
+		if (opt == 'g') {
+			e.gid_index = atoi(optarg);
+		} else if (opt == 'n') {
+			count_arg = optarg;
+		} else {
+			fprintf(stderr, "usage: %s [-g GID_INDEX] [-n COUNT|max] "
+				"[DEVICE]\n", argv[0]);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		name = argv[optind];
+
+	e.ctx = open_device(name);
+	if (!e.ctx || ibv_query_device(e.ctx, &e.attr) ||
+	    ibv_query_gid(e.ctx, 1, e.gid_index, &e.gid)) {
+		tap_plan(CHECKS);
+		tap_bail("no device %s: %s", name, strerror(errno));
+	}
+	count = strcmp(count_arg, "max") ? atoi(count_arg) : e.attr.max_qp;
+	tap_plan(CHECKS + (count == e.attr.max_qp));
+	if (count < 2)
+		tap_bail("COUNT %s: at least 2", count_arg);
+	e.buf = calloc(3, MSG);
+	e.qps = calloc(count, sizeof(*e.qps));
+	if (!e.buf || !e.qps || !(e.pd = ibv_alloc_pd(e.ctx)) ||
+	    !(e.cq = ibv_create_cq(e.ctx, 16, NULL, NULL, 0)) ||
+	    !(e.mr = ibv_reg_mr(e.pd, e.buf, 3 * MSG, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE)))
+		tap_bail("device set-up: %s", strerror(errno));
+	tap_diag("%s: max_qp %d", name, e.attr.max_qp);
+	tap_ok(e.attr.max_qp >= count, "max_qp %d holds %d", e.attr.max_qp,
+	       count);
+
+	create_all(&e, count);
+	traffic(&e);
+	if (count == e.attr.max_qp)
+		beyond_max(&e);
+	destroy_all(&e);
+
+	ibv_dereg_mr(e.mr);
+	ibv_destroy_cq(e.cq);
+	ibv_dealloc_pd(e.pd);
+	ibv_close_device(e.ctx);
+	free(e.qps);
+	free(e.buf);
+	return tap_done();
+}
