@@ -181,10 +181,13 @@ static bool axon_nic_admin_stalled(AxonNicState *s)
     return false;
 }
 
-/* Runs outside the vCPU's MMIO exit: drains the admin SQ up to the tail. */
-void axon_nic_admin_bh(void *opaque)
+/*
+ * Drains the admin SQ up to the tail, in the MMIO write of the tail: a
+ * command costs no hand-off to the main loop. The device's reentrancy
+ * guard is engaged there, so no DMA of a command reaches its own BARs.
+ */
+void axon_nic_admin_run(AxonNicState *s)
 {
-    AxonNicState *s = opaque;
     PCIDevice *pdev = PCI_DEVICE(s);
     AxonRing *sq = &s->aq_sq, *cq = &s->aq_cq;
     bool completed = false;

@@ -42,7 +42,6 @@
 
 static void axon_nic_reset_state(AxonNicState *s)
 {
-    qemu_bh_cancel(s->admin_bh);
     s->ctrl = 0;
     s->status = 0;
     s->error = AXON_DEV_ERR_NONE;
@@ -113,7 +112,6 @@ static void axon_nic_enable(AxonNicState *s)
 static void axon_nic_disable(AxonNicState *s)
 {
     axon_nic_eth_stop(s);
-    qemu_bh_cancel(s->admin_bh);
     s->ctrl &= ~AXON_CTRL_ENABLE;
     s->status &= ~AXON_STATUS_READY;
 }
@@ -338,7 +336,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
     case AXON_REG_AQ_SQ_TAIL:
         axon_nic_doorbell(s, &s->aq_sq_tail, val, s->aq_sq.depth, addr);
         if (axon_nic_ready(s)) {
-            qemu_bh_schedule(s->admin_bh);
+            axon_nic_admin_run(s);
         }
         break;
     case AXON_REG_EQ_HEAD:
@@ -464,21 +462,17 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
     for (v = 0; v < AXON_MSIX_NUM_VECTORS; v++) {
         msix_vector_use(pdev, v);
     }
-    s->admin_bh = qemu_bh_new_guarded(axon_nic_admin_bh, s,
-                                      &DEVICE(pdev)->mem_reentrancy_guard);
     qemu_macaddr_default_if_unset(&s->conf.macaddr);
     axon_nic_eth_realize(s);
     if (!axon_nic_plane_realize(s, errp)) {
         axon_nic_plane_exit(s);
         axon_nic_eth_exit(s);
-        qemu_bh_delete(s->admin_bh);
         msix_uninit_exclusive_bar(pdev);
         return;
     }
     if (!axon_nic_engine_realize(s, errp)) {
         axon_nic_plane_exit(s);
         axon_nic_eth_exit(s);
-        qemu_bh_delete(s->admin_bh);
         msix_uninit_exclusive_bar(pdev);
     }
 }
@@ -490,7 +484,6 @@ static void axon_nic_exit(PCIDevice *pdev)
     axon_nic_engine_exit(s);
     axon_nic_plane_exit(s);
     axon_nic_eth_exit(s);
-    qemu_bh_delete(s->admin_bh);
     msix_uninit_exclusive_bar(pdev);
 }
 

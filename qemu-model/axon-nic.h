@@ -96,7 +96,6 @@ struct AxonNicState {
     MemoryRegion regs;
     MemoryRegion clock_page;
     int64_t clock_base;     /* QEMU_CLOCK_VIRTUAL when the clock was 0 */
-    QEMUBH *admin_bh;
     NICState *nic;          /* NULL without netdev= */
 
     uint32_t ctrl;
@@ -166,7 +165,7 @@ uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
 /* axon-nic-admin.c: runs the admin queue (a bottom half) */
-void axon_nic_admin_bh(void *opaque);
+void axon_nic_admin_run(AxonNicState *s);
 
 /* axon-nic-wire.c */
 void axon_nic_wire_send(AxonNicState *s, unsigned plane,

@@ -16,6 +16,7 @@
 
 #include <linux/dma-mapping.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/log2.h>
 #include <linux/slab.h>
 
@@ -184,14 +185,13 @@ void axon_admin_mark_failed(struct axon_admin_queue *aq)
 	wake_up_all(&aq->slot_wait);
 }
 
-irqreturn_t axon_admin_irq(int irq, void *data)
+/* Completes the commands the device answered; called with aq->lock held. */
+static void axon_admin_reap(struct axon_admin_queue *aq)
 {
-	struct axon_admin_queue *aq = data;
 	struct axon_admin_cqe *cqe;
 	struct axon_admin_ctx *ctx;
 	u16 cid;
 
-	spin_lock(&aq->lock);
 	while (!aq->failed) {
 		cqe = &aq->cq[aq->cq_head];
 		if (!axon_admin_cqe_ready(cqe, aq->cq_phase))
@@ -217,6 +217,14 @@ irqreturn_t axon_admin_irq(int irq, void *data)
 			aq->cq_phase = !aq->cq_phase;
 		}
 	}
+}
+
+irqreturn_t axon_admin_irq(int irq, void *data)
+{
+	struct axon_admin_queue *aq = data;
+
+	spin_lock(&aq->lock);
+	axon_admin_reap(aq);
 	spin_unlock(&aq->lock);
 	return IRQ_HANDLED;
 }
@@ -275,6 +283,31 @@ static void axon_admin_release(struct axon_admin_queue *aq,
 }
 
 /*
+ * Most commands are answered within a few hundred microseconds: poll the
+ * completion ring that long before sleeping until the interrupt, which
+ * spares the interrupt's delivery, the sleep and the wake-up (on a TCG
+ * guest, most of a command's time).
+ */
+#define AXON_ADMIN_POLL_US	1000
+
+static void axon_admin_poll(struct axon_admin_queue *aq,
+			    struct axon_admin_ctx *ctx)
+{
+	ktime_t end = ktime_add_us(ktime_get(), AXON_ADMIN_POLL_US);
+	unsigned long flags;
+
+	while (!completion_done(&ctx->done) && ktime_before(ktime_get(), end)) {
+		if (axon_admin_cqe_ready(&aq->cq[READ_ONCE(aq->cq_head)],
+					 READ_ONCE(aq->cq_phase))) {
+			spin_lock_irqsave(&aq->lock, flags);
+			axon_admin_reap(aq);
+			spin_unlock_irqrestore(&aq->lock, flags);
+		}
+		cpu_relax();
+	}
+}
+
+/*
  * Execute one command and wait for its completion. When the device
  * answered, *cqe holds its completion and the device status is returned
  * as an errno; -ETIMEDOUT when it did not answer in time (the queue is
@@ -309,6 +342,7 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	writel(aq->sq_tail, aq->regs + AXON_REG_AQ_SQ_TAIL);
 	spin_unlock_irqrestore(&aq->lock, flags);
 
+	axon_admin_poll(aq, ctx);
 	if (!wait_for_completion_timeout(&ctx->done, timeout)) {
 		dev_err(aq->dmadev,
 			"admin command %u (opcode %u) timed out after %lu ms, device marked failed\n",
