@@ -61,7 +61,7 @@ static void axon_cset_sum(AxonEngine *eng, uint32_t set, AxonQpStats *out)
         }
     }
     for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        AxonQp *qp = eng->qp[i];
+        AxonQp *qp = axon_qp_lookup(eng, i);
 
         if (qp && qp->cset && (!set || qp->cset == set)) {
             axon_cset_add(out, &qp->stats, &qp->cset_base);
@@ -157,7 +157,9 @@ uint16_t axon_cset_free(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         return AXON_ADMIN_BAD_HANDLE;
     }
     for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        if (eng->qp[i] && eng->qp[i]->cset == set) {
+        AxonQp *qp = axon_qp_lookup(eng, i);
+
+        if (qp && qp->cset == set) {
             return AXON_ADMIN_BUSY;
         }
     }

@@ -16,7 +16,7 @@ static void axon_engine_unmake(AxonEngine *eng)
     axon_srq_exit(eng);
     axon_mr_exit(eng);
     free(eng->cq);
-    free(eng->qp);
+    axon_qp_table_free(eng);
     free(eng);
 }
 
@@ -32,10 +32,9 @@ AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf)
     axon_rud_timing_defaults(&eng->conf.cc.rud);
     eng->rx_local = axon_roce_rx_pkt;
     eng->cq = axon_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
-    eng->qp = axon_new0(AxonQp *, AXON_RDMA_QP_SLOTS);
     TAILQ_INIT(&eng->sched);
     TAILQ_INIT(&eng->acks);
-    if (!eng->cq || !eng->qp || !axon_mr_realize(eng) ||
+    if (!eng->cq || !axon_mr_realize(eng) ||
         !axon_srq_realize(eng)) {
         axon_engine_unmake(eng);
         return NULL;

@@ -74,7 +74,7 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                                    "bad queue or uar");
     }
     if (c->type == AXON_QPT_GSI) {
-        if (eng->qp[AXON_GSI_QPN]) {
+        if (axon_qp_lookup(eng, AXON_GSI_QPN)) {
             return AXON_ADMIN_NO_RESOURCES;
         }
         i = AXON_GSI_QPN;
@@ -82,7 +82,7 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         /* next fit: a QPN just destroyed is not handed out again at once */
         for (n = 0; n < AXON_RDMA_MAX_QP; n++) {
             i = AXON_RDMA_FIRST_QPN + (eng->qp_last + n) % AXON_RDMA_MAX_QP;
-            if (!eng->qp[i]) {
+            if (!axon_qp_lookup(eng, i)) {
                 break;
             }
         }
@@ -114,7 +114,8 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     /* a QP cannot have more WQEs outstanding than its SQ holds */
     qp->req.win_size = MIN(sq_depth, AXON_RDMA_WINDOW);
     qp->req.win = axon_new0(AxonSwqe, qp->req.win_size);
-    if (!axon_roce_qp_init(eng, qp) || !qp->req.win) {
+    if (!axon_roce_qp_init(eng, qp) || !qp->req.win ||
+        !axon_qp_table_set(eng, i, qp)) {
         axon_qp_unmake(qp);
         return AXON_ADMIN_NO_RESOURCES;
     }
@@ -124,7 +125,6 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         srq->users++;
     }
     eng->pd_users[pdn]++;
-    eng->qp[i] = qp;
     *result = qp->qpn;
     axon_trace_rdma_qp(eng->env, qp->qpn, sq_depth, rq_depth, uar);
     return AXON_ADMIN_SUCCESS;
@@ -506,7 +506,7 @@ static void axon_qp_free(AxonEngine *eng, AxonQp *qp)
     }
     eng->pd_users[qp->pdn]--;
     axon_cset_leave(eng, qp);
-    eng->qp[qp->qpn] = NULL;
+    axon_qp_table_set(eng, qp->qpn, NULL);     /* its chunk exists */
     axon_mr_qp_destroyed(eng, qp->qpn);
     axon_qp_unmake(qp);
 }
@@ -537,8 +537,10 @@ void axon_qp_reset(AxonEngine *eng)
     uint32_t i;
 
     for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        if (eng->qp[i]) {
-            axon_qp_free(eng, eng->qp[i]);
+        AxonQp *qp = axon_qp_lookup(eng, i);
+
+        if (qp) {
+            axon_qp_free(eng, qp);
         }
     }
 }

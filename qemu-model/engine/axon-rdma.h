@@ -28,6 +28,10 @@
 
 #define AXON_RDMA_FIRST_QPN     2
 #define AXON_RDMA_QP_SLOTS      (AXON_RDMA_FIRST_QPN + AXON_RDMA_MAX_QP)
+/* the QP table: chunks of QP pointers, each made when a QP first needs it */
+#define AXON_QP_CHUNK_SHIFT     10
+#define AXON_QP_CHUNK           (1u << AXON_QP_CHUNK_SHIFT)
+#define AXON_QP_CHUNKS          DIV_ROUND_UP(AXON_RDMA_QP_SLOTS, AXON_QP_CHUNK)
 #define AXON_RDMA_MAX_PBL_PAGES (1ULL << 25) /* page list entries, all MRs */
 #define AXON_RDMA_MAX_CQ_PAGES  (1ULL << 22) /* pages of paged CQ rings */
 #define AXON_RDMA_WINDOW        128     /* send WQEs in flight per QP */
@@ -344,7 +348,8 @@ struct AxonEngine {
     AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
     uint32_t ncq;
     uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
-    AxonQp **qp;                /* [AXON_RDMA_QP_SLOTS], by qpn; 1 is GSI */
+    AxonQp **qp[AXON_QP_CHUNKS];    /* by qpn (axon_qp_lookup); 1 is GSI */
+    uint16_t qp_chunk_used[AXON_QP_CHUNKS];     /* QPs in each chunk */
     uint32_t cq_last;           /* last index handed out: next fit */
     uint64_t cq_pages;          /* pages of paged CQ rings held */
     AxonSrq **srq;              /* [AXON_RDMA_MAX_SRQ + 1], srqn 0 unused */
@@ -384,6 +389,8 @@ void axon_cq_reset(AxonEngine *eng);
  * and RECV flag left to it), post a QP's async event, move a QP to ERR.
  */
 AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn);
+bool axon_qp_table_set(AxonEngine *eng, uint32_t qpn, AxonQp *qp);
+void axon_qp_table_free(AxonEngine *eng);
 void axon_qp_cqe(AxonEngine *eng, AxonQp *qp, bool recv, uint64_t wr_id,
                  uint16_t idx, uint8_t opcode, uint8_t status,
                  uint32_t byte_len, uint32_t imm, uint8_t flags);
