@@ -51,6 +51,7 @@ static void axon_cset_sum(AxonEngine *eng, uint32_t set, AxonQpStats *out)
 {
     static const AxonQpStats zero;
     uint32_t i;
+    AxonQp *qp;
 
     if (set) {
         *out = eng->cset[set].kept;
@@ -60,10 +61,8 @@ static void axon_cset_sum(AxonEngine *eng, uint32_t set, AxonQpStats *out)
             axon_cset_add(out, &eng->cset[i].kept, &zero);
         }
     }
-    for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        AxonQp *qp = axon_qp_lookup(eng, i);
-
-        if (qp && qp->cset && (!set || qp->cset == set)) {
+    for (i = 0; (qp = axon_qp_next(eng, &i)) != NULL; i++) {
+        if (qp->cset && (!set || qp->cset == set)) {
             axon_cset_add(out, &qp->stats, &qp->cset_base);
         }
     }
@@ -148,6 +147,7 @@ uint16_t axon_cset_free(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     const struct axon_admin_counter_set *c = &cmd->counter_set;
     uint32_t set = le32_to_cpu(c->set);
     uint32_t i;
+    AxonQp *qp;
 
     if (!axon_cset_cmd_ok(c, true, false, false)) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_FREE_COUNTER_SET,
@@ -156,10 +156,8 @@ uint16_t axon_cset_free(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (!axon_cset_valid(eng, set, false)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        AxonQp *qp = axon_qp_lookup(eng, i);
-
-        if (qp && qp->cset == set) {
+    for (i = 0; (qp = axon_qp_next(eng, &i)) != NULL; i++) {
+        if (qp->cset == set) {
             return AXON_ADMIN_BUSY;
         }
     }

@@ -11,6 +11,10 @@
 
 #include "axon-roce.h"
 
+/* Every id a doorbell can carry rings inside its page. */
+AXON_BUILD_BUG_ON(AXON_DB_OFFSET(AXON_DB_REG_MASK, AXON_DB_MAX_ID) >=
+                  AXON_DB_PAGE_SIZE);
+
 static void axon_db_reject(AxonEngine *eng, uint32_t page, uint32_t reg,
                            uint32_t val, const char *why)
 {
@@ -20,24 +24,25 @@ static void axon_db_reject(AxonEngine *eng, uint32_t page, uint32_t reg,
     eng->stats.db_rejects++;
 }
 
-static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t reg,
+static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t offset,
                        uint32_t id, uint32_t val)
 {
+    uint32_t reg = AXON_DB_REG(offset);
     AxonQp *qp = axon_qp_lookup(eng, id);
     uint16_t pi = AXON_DB_GET_VALUE(val);
     AxonWq *wq;
     uint16_t done, taken;
 
     if (!qp || qp->uar != page) {
-        axon_db_reject(eng, page, reg, val, "no such QP on this page");
+        axon_db_reject(eng, page, offset, val, "no such QP on this page");
         return;
     }
     if (qp->state == AXON_QPS_RESET) {
-        axon_db_reject(eng, page, reg, val, "QP in RESET");
+        axon_db_reject(eng, page, offset, val, "QP in RESET");
         return;
     }
     if (reg == AXON_DB_RQ && qp->srq) {
-        axon_db_reject(eng, page, reg, val, "the QP receives from an SRQ");
+        axon_db_reject(eng, page, offset, val, "the QP receives from an SRQ");
         return;
     }
     wq = reg == AXON_DB_SQ ? &qp->sq : &qp->rq;
@@ -46,11 +51,11 @@ static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t reg,
     taken = reg == AXON_DB_SQ ? qp->req.sq_fetch :
             qp->rq.ci + qp->resp.recv_active;
     if ((uint16_t)(pi - done) > wq->depth) {
-        axon_db_reject(eng, page, reg, val, "more WQEs than the depth");
+        axon_db_reject(eng, page, offset, val, "more WQEs than the depth");
         return;
     }
     if ((uint16_t)(pi - done) < (uint16_t)(taken - done)) {
-        axon_db_reject(eng, page, reg, val, "producer index went back");
+        axon_db_reject(eng, page, offset, val, "producer index went back");
         return;
     }
     wq->pi = pi;
@@ -61,19 +66,19 @@ static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t reg,
     }
 }
 
-static void axon_db_cq(AxonEngine *eng, uint32_t page, uint32_t id,
-                       uint32_t val)
+static void axon_db_cq(AxonEngine *eng, uint32_t page, uint32_t offset,
+                       uint32_t id, uint32_t val)
 {
     AxonCq *cq = axon_cq_lookup(eng, id);
     uint32_t arm = AXON_DB_GET_VALUE(val);
 
     if (!cq || cq->uar != page) {
-        axon_db_reject(eng, page, AXON_DB_CQ_ARM, val,
+        axon_db_reject(eng, page, offset, val,
                        "no such CQ on this page");
         return;
     }
     if (arm != AXON_CQ_ARM_NEXT && arm != AXON_CQ_ARM_SOLICITED) {
-        axon_db_reject(eng, page, AXON_DB_CQ_ARM, val, "bad arm value");
+        axon_db_reject(eng, page, offset, val, "bad arm value");
         return;
     }
     /* NEXT covers SOLICITED */
@@ -100,10 +105,10 @@ void axon_engine_doorbell(AxonEngine *eng, uint32_t page, uint32_t offset,
     switch (reg) {
     case AXON_DB_SQ:
     case AXON_DB_RQ:
-        axon_db_qp(eng, page, reg, id, val);
+        axon_db_qp(eng, page, offset, id, val);
         break;
     case AXON_DB_CQ_ARM:
-        axon_db_cq(eng, page, id, val);
+        axon_db_cq(eng, page, offset, id, val);
         break;
     case AXON_DB_SRQ:
         if (!axon_srq_doorbell(eng, page, id, val, &why)) {

@@ -34,8 +34,11 @@ bool axon_qp_table_set(AxonEngine *eng, uint32_t qpn, AxonQp *qp)
 {
     unsigned c = qpn >> AXON_QP_CHUNK_SHIFT;
 
-    if (!eng->qp[c] && !(eng->qp[c] = axon_new0(AxonQp *, AXON_QP_CHUNK))) {
-        return false;
+    if (!eng->qp[c]) {
+        eng->qp[c] = axon_new0(AxonQp *, AXON_QP_CHUNK);
+        if (!eng->qp[c]) {
+            return false;
+        }
     }
     eng->qp[c][qpn & (AXON_QP_CHUNK - 1)] = qp;
     if (qp) {
@@ -45,6 +48,26 @@ bool axon_qp_table_set(AxonEngine *eng, uint32_t qpn, AxonQp *qp)
         eng->qp[c] = NULL;
     }
     return true;
+}
+
+/* The QP with the lowest qpn >= *qpn, *qpn set to it; NULL: none. */
+AxonQp *axon_qp_next(AxonEngine *eng, uint32_t *qpn)
+{
+    uint32_t i = *qpn;
+
+    while (i < AXON_RDMA_QP_SLOTS) {
+        AxonQp **chunk = eng->qp[i >> AXON_QP_CHUNK_SHIFT];
+
+        if (!chunk) {
+            i = (i | (AXON_QP_CHUNK - 1)) + 1;      /* skip the empty chunk */
+        } else if (chunk[i & (AXON_QP_CHUNK - 1)]) {
+            *qpn = i;
+            return chunk[i & (AXON_QP_CHUNK - 1)];
+        } else {
+            i++;
+        }
+    }
+    return NULL;
 }
 
 void axon_qp_table_free(AxonEngine *eng)

@@ -111,8 +111,11 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     qp->rq.depth = rq_depth;
     qp->rq.shift = c->rq_wqe_shift;
     qp->srq = srq;
-    /* a QP cannot have more WQEs outstanding than its SQ holds */
-    qp->req.win_size = MIN(sq_depth, AXON_RDMA_WINDOW);
+    /*
+     * A QP cannot have more WQEs outstanding than its SQ holds; two at
+     * least, as UC tells its last packet gone by the next WQE's entry.
+     */
+    qp->req.win_size = MIN(MAX(sq_depth, 2), AXON_RDMA_WINDOW);
     qp->req.win = axon_new0(AxonSwqe, qp->req.win_size);
     if (!axon_roce_qp_init(eng, qp) || !qp->req.win ||
         !axon_qp_table_set(eng, i, qp)) {
@@ -535,12 +538,9 @@ uint16_t axon_qp_destroy(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 void axon_qp_reset(AxonEngine *eng)
 {
     uint32_t i;
+    AxonQp *qp;
 
-    for (i = 0; i < AXON_RDMA_QP_SLOTS; i++) {
-        AxonQp *qp = axon_qp_lookup(eng, i);
-
-        if (qp) {
-            axon_qp_free(eng, qp);
-        }
+    for (i = 0; (qp = axon_qp_next(eng, &i)) != NULL; i++) {
+        axon_qp_free(eng, qp);
     }
 }

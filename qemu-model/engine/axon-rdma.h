@@ -178,7 +178,7 @@ typedef struct AxonRdRes {
 /* The requester's part of a QP: the send window and its cursor. */
 typedef struct AxonReq {
     AxonSwqe *win;              /* window of win_size entries */
-    uint16_t win_size;          /* the SQ's depth, at most AXON_RDMA_WINDOW */
+    uint16_t win_size;          /* the SQ's depth, 2 .. AXON_RDMA_WINDOW */
     uint16_t sq_fetch;          /* next WQE to take from the SQ */
     uint16_t cur;               /* WQE being (re)transmitted */
     uint32_t cur_off;           /* its next byte */
@@ -390,6 +390,7 @@ void axon_cq_reset(AxonEngine *eng);
  */
 AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn);
 bool axon_qp_table_set(AxonEngine *eng, uint32_t qpn, AxonQp *qp);
+AxonQp *axon_qp_next(AxonEngine *eng, uint32_t *qpn);
 void axon_qp_table_free(AxonEngine *eng);
 void axon_qp_cqe(AxonEngine *eng, AxonQp *qp, bool recv, uint64_t wr_id,
                  uint16_t idx, uint8_t opcode, uint8_t status,

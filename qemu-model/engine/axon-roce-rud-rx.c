@@ -441,9 +441,12 @@ void axon_rud_req_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
         AxonRudRead rq = axon_rud_read_of(pkt);
 
         /* a QP that is never READ from keeps no READ state */
-        if (!r->rd && !(r->rd = axon_new0(AxonRudRead, AXON_RUD_WINDOW))) {
-            axon_rud_drop(eng, qp, pkt, "no memory for READ state");
-            return;
+        if (!r->rd) {
+            r->rd = axon_new0(AxonRudRead, AXON_RUD_WINDOW);
+            if (!r->rd) {
+                axon_rud_drop(eng, qp, pkt, "no memory for READ state");
+                return;
+            }
         }
         if (!axon_rud_answer_read(eng, qp, saved ? saved : &rq, pkt, !dup)) {
             return;

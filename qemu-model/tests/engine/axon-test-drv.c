@@ -14,6 +14,7 @@
 #include "tap.h"
 
 unsigned d_errors;
+uint16_t d_wq_depth = D_WQ_DEPTH;
 
 void d_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -258,8 +259,8 @@ DQp *d_qp(DNode *n, uint8_t type, DCq *scq, DCq *rcq)
     cmd.create_qp.uar = htole32(D_UAR);
     cmd.create_qp.sq_addr = htole64(qp->sq);
     cmd.create_qp.rq_addr = htole64(qp->rq);
-    cmd.create_qp.sq_depth = htole16(D_WQ_DEPTH);
-    cmd.create_qp.rq_depth = htole16(D_WQ_DEPTH);
+    cmd.create_qp.sq_depth = htole16(d_wq_depth);
+    cmd.create_qp.rq_depth = htole16(d_wq_depth);
     cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
     cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
     cmd.create_qp.type = type;
@@ -434,7 +435,7 @@ void d_write_send(DNode *n, DQp *qp, const struct axon_send_wqe *w,
                   const struct axon_sge *sg)
 {
     uint64_t at = qp->sq - n->env->base +
-                  (uint64_t)(qp->sq_pi % D_WQ_DEPTH) * (1u << D_WQE_SHIFT);
+                  (uint64_t)(qp->sq_pi % d_wq_depth) * (1u << D_WQE_SHIFT);
 
     d_memwrite(n, at, w, sizeof(*w));
     if (w->num_sge && sg) {
@@ -459,7 +460,7 @@ void d_post_recv(DNode *n, DQp *qp, uint64_t wr_id,
                  const struct axon_sge *sg, unsigned nsge)
 {
     uint64_t at = qp->rq - n->env->base +
-                  (uint64_t)(qp->rq_pi % D_WQ_DEPTH) * (1u << D_WQE_SHIFT);
+                  (uint64_t)(qp->rq_pi % d_wq_depth) * (1u << D_WQE_SHIFT);
     struct axon_recv_wqe w = { .wr_id = htole64(wr_id),
                                .num_sge = (uint8_t)nsge };
 

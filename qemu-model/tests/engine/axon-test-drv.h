@@ -76,6 +76,9 @@ typedef struct DNode {
     unsigned nqp;
 } DNode;
 
+/* The SQ and RQ depth of the QPs d_qp() makes (D_WQ_DEPTH unless set). */
+extern uint16_t d_wq_depth;
+
 /* Failures of the driver: the case that saw one fails. */
 extern unsigned d_errors;
 void d_fail(const char *file, int line, const char *fmt, ...)
