@@ -2,7 +2,7 @@
  * axon-nic: the admin queue
  *
  * Commands the driver posts on the admin submission ring, taken in order
- * outside the vCPU's MMIO exit (a bottom half), each executed through
+ * in the MMIO write of the ring's tail, each executed through
  * one opcode table by the device itself (QUERY_DEVICE, QUERY_PORT,
  * WIRE_TEST) or by its RDMA engine, and completed on the admin
  * completion ring with a status and a result.

@@ -164,7 +164,7 @@ void axon_nic_plane_exit(AxonNicState *s);
 uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
-/* axon-nic-admin.c: runs the admin queue (a bottom half) */
+/* axon-nic-admin.c: runs the admin queue, in the MMIO write of its tail */
 void axon_nic_admin_run(AxonNicState *s);
 
 /* axon-nic-wire.c */

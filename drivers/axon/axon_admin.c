@@ -77,6 +77,7 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	aq->generation = 0;
 	aq->failed = false;
 	spin_lock_init(&aq->lock);
+	mutex_init(&aq->submit);
 	aq->inflight = 0;
 	init_waitqueue_head(&aq->slot_wait);
 	INIT_LIST_HEAD(&aq->orphans);
@@ -168,6 +169,7 @@ void axon_admin_destroy(struct axon_admin_queue *aq)
 	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->sq), aq->sq,
 			  aq->sq_dma);
 	kfree(aq->ctx);
+	mutex_destroy(&aq->submit);
 }
 
 /* Fail every command in flight and every later one. */
@@ -321,6 +323,7 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	unsigned long flags;
 	u16 opcode = le16_to_cpu(cmd->opcode);
 	bool answered;
+	u32 tail;
 	int err;
 
 	if (!wait_event_timeout(aq->slot_wait, axon_admin_claim(aq, &ctx),
@@ -329,6 +332,7 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	if (!ctx)
 		return -EIO;
 
+	mutex_lock(&aq->submit);
 	spin_lock_irqsave(&aq->lock, flags);
 	ctx->command_id = axon_admin_make_id(aq->generation++, ctx - aq->ctx,
 					     aq->depth);
@@ -337,10 +341,17 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	cmd->flags = 0;
 	memcpy(&aq->sq[aq->sq_tail], cmd, sizeof(*cmd));
 	aq->sq_tail = (aq->sq_tail + 1) & (aq->depth - 1);
+	tail = aq->sq_tail;
 	aq->stat_submitted++;
-	/* writel orders the ring write before the doorbell */
-	writel(aq->sq_tail, aq->regs + AXON_REG_AQ_SQ_TAIL);
 	spin_unlock_irqrestore(&aq->lock, flags);
+	/*
+	 * Outside the spinlock: a device may execute commands within this
+	 * write (axon-nic does), which must then hold off no interrupt and
+	 * spin no other CPU; the mutex keeps the tail writes in order.
+	 * writel orders the ring write before the doorbell.
+	 */
+	writel(tail, aq->regs + AXON_REG_AQ_SQ_TAIL);
+	mutex_unlock(&aq->submit);
 
 	axon_admin_poll(aq, ctx);
 	if (!wait_for_completion_timeout(&ctx->done, timeout)) {

@@ -10,6 +10,7 @@
 #include <linux/completion.h>
 #include <linux/interrupt.h>
 #include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/wait.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
@@ -37,6 +38,7 @@ struct axon_admin_queue {
 	u32 depth;		/* both rings, a power of 2 */
 
 	spinlock_t lock;	/* rings, ctx[], generation, state */
+	struct mutex submit;	/* and lock: sq_tail; tail writes in order */
 	u32 sq_tail;
 	u32 cq_head;
 	bool cq_phase;

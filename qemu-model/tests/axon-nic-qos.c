@@ -993,7 +993,8 @@ void rdma_stop(Rdma *r)
 void ring(Rdma *r, uint32_t page, uint32_t reg, uint32_t id,
           uint32_t val)
 {
-    qpci_io_writel(r->a->dev, r->db, page * AXON_DB_PAGE_SIZE + reg,
+    qpci_io_writel(r->a->dev, r->db,
+                   page * AXON_DB_PAGE_SIZE + AXON_DB_OFFSET(reg, id),
                    AXON_DB_WORD(id, val));
 }
 

@@ -2,8 +2,8 @@
 /*
  * axon-verbs-scale: many QPs on one device. Creates COUNT RC QPs of one
  * WQE each on one PD and CQ, checks that every qpn is distinct, connects
- * the last two created to each other and moves a WRITE and a SEND between
- * them with the data checked (from 65,536 QPs on, their qpns pass 16 bits
+ * the two with the highest qpns to each other and moves a WRITE and a SEND
+ * between them with the data checked (from 65,536 QPs on, their qpns pass 16 bits
  * and their doorbells carry the high bits in the doorbell's offset), then
  * sees one QP more than the device's max_qp refused with ENOMEM, and
  * destroys them all. The time per create and destroy is printed, never
@@ -38,6 +38,7 @@ struct env {
 	int gid_index;
 	struct ibv_qp **qps;
 	int nqps;
+	struct ibv_qp *top[2];		/* the highest qpns */
 };
 
 static double now_us(void)
@@ -67,7 +68,10 @@ static int cmp_qpn(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* COUNT QPs: all made, each its own qpn. */
+/*
+ * COUNT QPs: all made, each its own qpn; the two with the highest qpns
+ * into e->top (qpns are handed out next-fit, across processes).
+ */
 static void create_all(struct env *e, int count)
 {
 	struct ibv_qp **sorted;
@@ -98,6 +102,10 @@ static void create_all(struct env *e, int count)
 		if (e->nqps)
 			tap_diag("qpns %u .. %u", sorted[0]->qp_num,
 				 sorted[e->nqps - 1]->qp_num);
+		if (e->nqps >= 2) {
+			e->top[0] = sorted[e->nqps - 2];
+			e->top[1] = sorted[e->nqps - 1];
+		}
 	}
 	tap_ok(sorted && !dup, "every qpn distinct (%d repeated)", dup);
 	free(sorted);
@@ -129,7 +137,7 @@ static bool wait_all(struct env *e, unsigned int ids,
 	return true;
 }
 
-/* The last two QPs made, connected to each other: a WRITE, then a SEND. */
+/* The two highest qpns, connected to each other: a WRITE, then a SEND. */
 static void traffic(struct env *e)
 {
 	struct ibv_qp *a, *b;
@@ -148,13 +156,13 @@ static void traffic(struct env *e)
 	struct ibv_send_wr *bad;
 	bool ok;
 
-	if (e->nqps < 2) {
-		tap_ok(false, "WRITE between the last two QPs (too few QPs)");
-		tap_ok(false, "SEND between the last two QPs (too few QPs)");
+	if (!e->top[0]) {
+		tap_ok(false, "WRITE between the top two QPs (too few QPs)");
+		tap_ok(false, "SEND between the top two QPs (too few QPs)");
 		return;
 	}
-	a = e->qps[e->nqps - 2];
-	b = e->qps[e->nqps - 1];
+	a = e->top[0];
+	b = e->top[1];
 	qpn[1] = qpn[2] = a->qp_num;
 	qpn[3] = b->qp_num;
 	ok = !qp_connect(a, b->qp_num, &e->gid, e->gid_index) &&

@@ -882,7 +882,7 @@ struct axon_admin_cmd {
  * @sys_image_guid: the node GUID: the EUI-64 of @mac
  * @vendor_part_id: ``AXON_PCI_DEVICE_ID_NIC``
  * @hw_ver: the PCI revision
- * @max_qp: QPs (1024: qpn 2..1025; 0 and 1 are never used)
+ * @max_qp: QPs (65536: qpn 2..65537; 0 and 1 are never used)
  * @max_qp_wr: WQEs per work queue (``AXON_WQ_MAX_DEPTH``)
  * @max_sge: SGEs per WQE, send and receive (``AXON_MAX_SGE``)
  * @max_cq: CQs (4095: cqn 1..4095; also < ``AXON_REG_CEQ_DEPTH``)

@@ -50,9 +50,10 @@
  * holds (producer - oldest uncompleted > depth) is ignored and counted in
  * ``AXON_REG_STAT_DB_REJECTS``. The doorbell only records the index: the
  * transfer runs later, in the engine. ``AXON_MAX_QPN``, ``AXON_MAX_CQN``
- * and ``AXON_MAX_SRQN`` are the largest ids a device hands out (a
- * doorbell carries up to ``AXON_DB_MAX_ID``); qpn 0 and 1 and srqn 0 are
- * never used.
+ * and ``AXON_MAX_SRQN`` are the largest ids the interface lets a device
+ * hand out, so the driver and the provider size their tables by them (a
+ * doorbell carries up to ``AXON_DB_MAX_ID``; axon-nic's qpns end at
+ * 65537); qpn 0 and 1 and srqn 0 are never used.
  */
 #define AXON_DB_PAGE_SIZE		4096
 #define AXON_DB_SQ			0x00

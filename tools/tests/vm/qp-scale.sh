@@ -3,8 +3,9 @@
 # Many QPs on one device (tools/tests/axon-verbs-scale): SCALE_QPS RC QPs
 # of one WQE (default 2048; "max": the device's max_qp, 65,536 on axon,
 # where the last qpns pass 16 bits and their doorbells carry the high
-# bits in the offset), a WRITE and a SEND between the last two, and, at
-# max_qp, one more refused. --nic-model virtio runs the same on rdma_rxe.
+# bits in the offset), a WRITE and a SEND between the two highest qpns,
+# and, at max_qp, one more refused. --nic-model virtio runs the same on
+# rdma_rxe.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
