@@ -248,9 +248,8 @@ static int axon_query_attrs(struct axon_dev *adev)
 	err = axon_cmd_query_port(&adev->aq, AXON_PORT, &port);
 	if (err)
 		return err;
-	/* one completion event per CQ must fit the CEQ, which holds depth - 1 */
-	adev->max_cq = adev->rdma ? min(le32_to_cpu(adev->attr.max_cq),
-					adev->ceq.depth - 1) : 0;
+	/* the device holds back events that find the CEQ full: no limit here */
+	adev->max_cq = adev->rdma ? le32_to_cpu(adev->attr.max_cq) : 0;
 	adev->link_up = le32_to_cpu(port.state) == AXON_PORT_ACTIVE;
 	adev->max_mtu = axon_mtu_enum(le32_to_cpu(port.max_mtu));
 	adev->port_state = IB_PORT_DOWN;

@@ -61,7 +61,7 @@ static void axon_cset_sum(AxonEngine *eng, uint32_t set, AxonQpStats *out)
             axon_cset_add(out, &eng->cset[i].kept, &zero);
         }
     }
-    for (i = 0; (qp = axon_qp_next(eng, &i)) != NULL; i++) {
+    for (i = 0; (qp = axon_table_next(&eng->qps, &i)) != NULL; i++) {
         if (qp->cset && (!set || qp->cset == set)) {
             axon_cset_add(out, &qp->stats, &qp->cset_base);
         }
@@ -156,7 +156,7 @@ uint16_t axon_cset_free(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (!axon_cset_valid(eng, set, false)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    for (i = 0; (qp = axon_qp_next(eng, &i)) != NULL; i++) {
+    for (i = 0; (qp = axon_table_next(&eng->qps, &i)) != NULL; i++) {
         if (qp->cset == set) {
             return AXON_ADMIN_BUSY;
         }

@@ -150,7 +150,7 @@ void axon_qp_cqe_write(AxonEngine *eng, AxonQp *qp, bool recv,
         cq->arm = 0;
         if (!axon_env_completion(eng->env, cq->cqn) && !cq->ev_owed) {
             cq->ev_owed = true;
-            eng->ev_owed++;
+            TAILQ_INSERT_TAIL(&eng->ev_owed, cq, owed_link);
         }
     }
 }
@@ -172,31 +172,36 @@ void axon_qp_cqe(AxonEngine *eng, AxonQp *qp, bool recv, uint64_t wr_id,
     axon_qp_cqe_write(eng, qp, recv, &cqe);
 }
 
+static void axon_cq_owed_drop(AxonEngine *eng, AxonCq *cq)
+{
+    if (cq->ev_owed) {
+        TAILQ_REMOVE(&eng->ev_owed, cq, owed_link);
+        cq->ev_owed = false;
+    }
+}
+
 /*
  * The driver moved the CEQ head: post the events that found it full. The
  * driver may re-arm a CQ before it moves the head past the CQ's last
  * event, so a CQ can have more than one event on the CEQ; none is lost.
+ * The events go in the order they were owed, whatever the number of CQs:
+ * a device may hold far more CQs than the CEQ has entries.
  */
 void axon_cq_ceq_room(AxonEngine *eng)
 {
-    uint32_t cqn;
+    AxonCq *cq;
 
-    for (cqn = 1; eng->ev_owed && cqn <= AXON_RDMA_MAX_CQ; cqn++) {
-        AxonCq *cq = eng->cq[cqn];
-
-        if (cq && cq->ev_owed) {
-            if (!axon_env_completion(eng->env, cqn)) {
-                return;
-            }
-            cq->ev_owed = false;
-            eng->ev_owed--;
+    while ((cq = TAILQ_FIRST(&eng->ev_owed)) != NULL) {
+        if (!axon_env_completion(eng->env, cq->cqn)) {
+            return;
         }
+        axon_cq_owed_drop(eng, cq);
     }
 }
 
 AxonCq *axon_cq_lookup(AxonEngine *eng, uint32_t cqn)
 {
-    return cqn && cqn <= AXON_RDMA_MAX_CQ ? eng->cq[cqn] : NULL;
+    return axon_table_get(&eng->cqs, cqn);
 }
 
 /* ---- admin: completion queues ------------------------------------------- */
@@ -285,6 +290,14 @@ static void axon_cq_ring_free(AxonEngine *eng, AxonCqRing *ring)
     ring->npages = 0;
 }
 
+static void axon_cq_free(AxonEngine *eng, AxonCq *cq)
+{
+    axon_table_set(&eng->cqs, cq->cqn, NULL);
+    axon_cq_owed_drop(eng, cq);
+    axon_cq_ring_free(eng, &cq->ring);
+    free(cq);
+}
+
 uint16_t axon_cq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
                         uint64_t *result)
 {
@@ -302,25 +315,28 @@ uint16_t axon_cq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (uar >= AXON_RDMA_DB_PAGES) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_CQ, "bad uar");
     }
-    /* one completion event per CQ at most is pending on the CEQ */
-    if (eng->ncq >= AXON_RDMA_MAX_CQ || eng->ncq + 1 >= eng->ceq_depth) {
+    /* events that find the CEQ full wait (axon_cq_ceq_room) */
+    if (!eng->ceq_depth || eng->cqs.count >= AXON_RDMA_MAX_CQ) {
         return AXON_ADMIN_NO_RESOURCES;
     }
     status = axon_cq_ring_load(eng, AXON_ADMIN_CREATE_CQ, c, &ring);
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
     }
-    /* next free number after the last one; ncq < AXON_RDMA_MAX_CQ */
+    /* next free number after the last one; count < AXON_RDMA_MAX_CQ */
     do {
         cqn = eng->cq_last % AXON_RDMA_MAX_CQ + 1;
         eng->cq_last = cqn;
-    } while (eng->cq[cqn]);
+    } while (axon_cq_lookup(eng, cqn));
     cq = axon_new0(AxonCq, 1);
+    if (!cq || !axon_table_set(&eng->cqs, cqn, cq)) {
+        free(cq);
+        axon_cq_ring_free(eng, &ring);
+        return AXON_ADMIN_NO_RESOURCES;
+    }
     cq->cqn = cqn;
     cq->ring = ring;
     cq->uar = uar;
-    eng->cq[cqn] = cq;
-    eng->ncq++;
     *result = cqn;
     axon_trace_rdma_cq(eng->env, cqn, ring.depth, ring.npages, uar, ring.flags);
     return AXON_ADMIN_SUCCESS;
@@ -344,11 +360,7 @@ uint16_t axon_cq_destroy(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (cq->users) {
         return AXON_ADMIN_BUSY;
     }
-    eng->cq[cq->cqn] = NULL;
-    eng->ncq--;
-    eng->ev_owed -= cq->ev_owed;
-    axon_cq_ring_free(eng, &cq->ring);
-    free(cq);
+    axon_cq_free(eng, cq);
     return AXON_ADMIN_SUCCESS;
 }
 
@@ -439,17 +451,13 @@ uint16_t axon_cq_resize(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     return AXON_ADMIN_SUCCESS;
 }
 
-/* Every CQ, for a reset: up to the last, so an empty table resets fast. */
+/* Every CQ, for a reset: the table's empty chunks are skipped. */
 void axon_cq_reset(AxonEngine *eng)
 {
-    uint32_t i;
+    uint32_t i = 0;
+    AxonCq *cq;
 
-    for (i = 1; eng->ncq && i <= AXON_RDMA_MAX_CQ; i++) {
-        if (eng->cq[i]) {
-            axon_cq_ring_free(eng, &eng->cq[i]->ring);
-            free(eng->cq[i]);
-            eng->cq[i] = NULL;
-            eng->ncq--;
-        }
+    while ((cq = axon_table_next(&eng->cqs, &i)) != NULL) {
+        axon_cq_free(eng, cq);
     }
 }

@@ -15,8 +15,8 @@ static void axon_engine_unmake(AxonEngine *eng)
 {
     axon_srq_exit(eng);
     axon_mr_exit(eng);
-    free(eng->cq);
-    axon_qp_table_free(eng);
+    axon_table_free(&eng->cqs);
+    axon_table_free(&eng->qps);
     free(eng);
 }
 
@@ -31,11 +31,12 @@ AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf)
     eng->conf = *conf;
     axon_rud_timing_defaults(&eng->conf.cc.rud);
     eng->rx_local = axon_roce_rx_pkt;
-    eng->cq = axon_new0(AxonCq *, AXON_RDMA_MAX_CQ + 1);
+    axon_table_init(&eng->qps, AXON_RDMA_QP_SLOTS);
+    axon_table_init(&eng->cqs, AXON_RDMA_MAX_CQ + 1);
     TAILQ_INIT(&eng->sched);
     TAILQ_INIT(&eng->acks);
-    if (!eng->cq || !axon_mr_realize(eng) ||
-        !axon_srq_realize(eng)) {
+    TAILQ_INIT(&eng->ev_owed);
+    if (!axon_mr_realize(eng) || !axon_srq_realize(eng)) {
         axon_engine_unmake(eng);
         return NULL;
     }
@@ -58,7 +59,6 @@ void axon_engine_reset(AxonEngine *eng)
     axon_srq_reset(eng);
     axon_mr_reset(eng);
     axon_cset_reset(eng);
-    eng->ev_owed = 0;
     eng->cq_last = eng->qp_last = 0;
     memset(&eng->stats, 0, sizeof(eng->stats));
 }

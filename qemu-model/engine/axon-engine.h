@@ -25,7 +25,7 @@ typedef struct AxonEngine AxonEngine;
 
 /* What the engine holds: QUERY_DEVICE's limits and the port's. */
 #define AXON_RDMA_MAX_QP        65536   /* qpn 2 .. 65537 */
-#define AXON_RDMA_MAX_CQ        4095    /* the driver's CEQ holds 4096 */
+#define AXON_RDMA_MAX_CQ        65536   /* cqn 1 .. 65536 */
 #define AXON_RDMA_MAX_SRQ       1024    /* srqn 1 .. 1024 */
 #define AXON_RDMA_MAX_MR        65536   /* key index 1 .. 65536 */
 #define AXON_RDMA_MAX_MR_SIZE   (1ULL << 40)

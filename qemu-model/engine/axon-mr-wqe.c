@@ -18,14 +18,12 @@
 AxonMr *axon_mr_check_remote(AxonEngine *eng, const AxonQp *qp, uint32_t key,
                              uint64_t va, uint64_t len, uint32_t access)
 {
-    uint32_t idx = AXON_KEY_GET_INDEX(key);
-    AxonMr *mw, *mr;
+    AxonMr *mw = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key)), *mr;
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR || !eng->mr[idx].mw_type) {
+    if (!mw || !mw->mw_type) {
         return axon_mr_check(eng, key, qp->pdn, va, len, access);
     }
-    mw = &eng->mr[idx];
-    if (!mw->valid || !mw->bound || mw->tag != AXON_KEY_GET_TAG(key) ||
+    if (!mw->bound || mw->tag != AXON_KEY_GET_TAG(key) ||
         mw->pdn != qp->pdn ||
         (mw->mw_type == 2 && mw->bound_qpn != qp->qpn) ||
         (mw->access & access) != access || va < mw->iova ||
@@ -33,7 +31,7 @@ AxonMr *axon_mr_check_remote(AxonEngine *eng, const AxonQp *qp, uint32_t key,
         axon_trace_err_rdma_key(eng->env, key, qp->pdn, va, len, access);
         return NULL;
     }
-    mr = &eng->mr[mw->parent];
+    mr = axon_mr_slot(eng, mw->parent);
     /* a window never outlives its MR's range; should it, refuse */
     if (va < mr->iova || va - mr->iova > mr->length - len ||
         len > mr->length) {
@@ -52,14 +50,9 @@ AxonMr *axon_mr_check_remote(AxonEngine *eng, const AxonQp *qp, uint32_t key,
 static AxonMr *axon_mr_fast_reg_slot(AxonEngine *eng, uint32_t pdn,
                                      uint32_t key)
 {
-    uint32_t idx = AXON_KEY_GET_INDEX(key);
-    AxonMr *mr;
+    AxonMr *mr = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key));
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
-        return NULL;
-    }
-    mr = &eng->mr[idx];
-    return mr->valid && mr->fast_reg && mr->pdn == pdn ? mr : NULL;
+    return mr && mr->fast_reg && mr->pdn == pdn ? mr : NULL;
 }
 
 /*
@@ -121,11 +114,10 @@ uint8_t axon_mr_fast_reg(AxonEngine *eng, uint32_t pdn, uint32_t key,
  */
 bool axon_mr_local_inv(AxonEngine *eng, uint32_t pdn, uint32_t key)
 {
-    uint32_t idx = AXON_KEY_GET_INDEX(key);
-    AxonMr *mw = idx && idx <= AXON_RDMA_MAX_MR ? &eng->mr[idx] : NULL;
+    AxonMr *mw = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key));
     AxonMr *mr = axon_mr_fast_reg_slot(eng, pdn, key);
 
-    if (mw && mw->valid && mw->mw_type == 2 && mw->bound && mw->pdn == pdn &&
+    if (mw && mw->mw_type == 2 && mw->bound && mw->pdn == pdn &&
         mw->tag == AXON_KEY_GET_TAG(key)) {
         axon_mr_unbind(eng, mw);
         axon_trace_rdma_mr_invalidate(eng->env, key);
@@ -152,29 +144,26 @@ bool axon_mr_local_inv(AxonEngine *eng, uint32_t pdn, uint32_t key)
 uint8_t axon_mr_bind_mw(AxonEngine *eng, const AxonQp *qp, uint32_t key,
                         uint64_t addr, const struct axon_bind_mw_seg *bind)
 {
-    uint32_t idx = AXON_KEY_GET_INDEX(key);
     uint32_t mr_key = le32_to_cpu(bind->mr_key);
     uint32_t mr_idx = AXON_KEY_GET_INDEX(mr_key);
     uint64_t length = le64_to_cpu(bind->length);
-    AxonMr *mw, *mr;
+    AxonMr *mw = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key));
+    AxonMr *mr = axon_mr_slot(eng, mr_idx);
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR || mr_idx > AXON_RDMA_MAX_MR ||
-        !buffer_is_zero(bind->reserved, sizeof(bind->reserved)) ||
+    if (!mw || !buffer_is_zero(bind->reserved, sizeof(bind->reserved)) ||
         (bind->access & ~(AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ |
                           AXON_ACCESS_REMOTE_ATOMIC))) {
         return AXON_WC_MW_BIND_ERR;
     }
-    mw = &eng->mr[idx];
-    mr = &eng->mr[mr_idx];
-    if (mw->valid && mw->mw_type == 1 && mw->pdn == qp->pdn && !length) {
+    if (mw->mw_type == 1 && mw->pdn == qp->pdn && !length) {
         /* unbound, under a new key: no MR, no range */
         axon_mr_unbind(eng, mw);
         mw->tag = AXON_KEY_GET_TAG(key);
         return AXON_WC_SUCCESS;
     }
-    if (!mw->valid || !mw->mw_type || mw->pdn != qp->pdn ||
+    if (!mw->mw_type || mw->pdn != qp->pdn ||
         (mw->mw_type == 2 && mw->bound) ||
-        !mr_idx || !mr->valid || mr->mw_type ||
+        !mr || mr->mw_type ||
         mr->tag != AXON_KEY_GET_TAG(mr_key) ||
         mr->pdn != qp->pdn || mr->invalidated ||
         !(mr->access & AXON_ACCESS_MW_BIND) ||
@@ -195,27 +184,24 @@ uint8_t axon_mr_bind_mw(AxonEngine *eng, const AxonQp *qp, uint32_t key,
     mw->access = bind->access;
     mw->bound_qpn = qp->qpn;
     mw->bound = true;
+    eng->mw_bound++;
     mr->windows++;
     return AXON_WC_SUCCESS;
 }
 
 /*
- * A QP is destroyed: the type 2 windows bound to it are unbound. Only the
- * slots in use are looked at: a reset destroys every QP.
+ * A QP is destroyed: the type 2 windows bound to it are unbound. Only
+ * with windows bound are the MRs looked at: a reset destroys every QP.
  */
 void axon_mr_qp_destroyed(AxonEngine *eng, uint32_t qpn)
 {
-    const unsigned long *valid = eng->mr_valid;
-    unsigned long i;
+    uint32_t i = 0;
+    AxonMr *mw;
 
-    for (i = find_first_bit(valid, AXON_RDMA_MAX_MR + 1);
-         i <= AXON_RDMA_MAX_MR;
-         i = find_next_bit(valid, AXON_RDMA_MAX_MR + 1, i + 1)) {
-        AxonMr *mw = &eng->mr[i];
-
-        if (mw->valid && mw->mw_type == 2 && mw->bound &&
-            mw->bound_qpn == qpn) {
+    while (eng->mw_bound && (mw = axon_table_next(&eng->mrs, &i)) != NULL) {
+        if (mw->mw_type == 2 && mw->bound && mw->bound_qpn == qpn) {
             axon_mr_unbind(eng, mw);
         }
+        i++;
     }
 }

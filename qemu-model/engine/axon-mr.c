@@ -72,27 +72,21 @@ uint16_t axon_mr_destroy_pd(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 AxonMr *axon_mr_check(AxonEngine *eng, uint32_t key, uint32_t pdn,
                       uint64_t va, uint64_t len, uint32_t access)
 {
-    uint32_t idx = AXON_KEY_GET_INDEX(key);
-    AxonMr *mr;
+    AxonMr *mr = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key));
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
-        return NULL;
-    }
-    mr = &eng->mr[idx];
-    if (mr->mw_type) {
+    if (!mr || mr->mw_type) {
         /* a window's key names remote access only, never an lkey */
         axon_trace_err_rdma_key(eng->env, key, pdn, va, len, access);
         return NULL;
     }
-    if (mr->valid && mr->tag == AXON_KEY_GET_TAG(key) &&
-        mr->invalidated) {
+    if (mr->tag == AXON_KEY_GET_TAG(key) && mr->invalidated) {
         eng->stats.mr_invalid++;
         axon_trace_err_rdma_mr_invalid(eng->env, key, va, len);
         return NULL;
     }
-    if (!mr->valid || mr->tag != AXON_KEY_GET_TAG(key) ||
-        mr->pdn != pdn || (mr->access & access) != access ||
-        va < mr->iova || len > mr->length || va - mr->iova > mr->length - len) {
+    if (mr->tag != AXON_KEY_GET_TAG(key) || mr->pdn != pdn ||
+        (mr->access & access) != access || va < mr->iova ||
+        len > mr->length || va - mr->iova > mr->length - len) {
         axon_trace_err_rdma_key(eng->env, key, pdn, va, len, access);
         return NULL;
     }
@@ -448,15 +442,15 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
      * one): the slot is the first free one from a random point, the tag
      * random and never the slot's last.
      */
+    if (eng->mrs.count >= AXON_RDMA_MAX_MR) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
     axon_env_random(eng->env, &start, sizeof(start));
     for (n = 0; n < AXON_RDMA_MAX_MR; n++) {
         idx = (start + n) % AXON_RDMA_MAX_MR + 1;
-        if (!eng->mr[idx].valid) {
+        if (!axon_mr_slot(eng, idx)) {
             break;
         }
-    }
-    if (n == AXON_RDMA_MAX_MR) {
-        return AXON_ADMIN_NO_RESOURCES;
     }
     if (mw_type) {
         peer = false;
@@ -466,6 +460,9 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
             return AXON_ADMIN_NO_RESOURCES;
         }
         pages = axon_new0(uint64_t, npages);
+        if (!pages) {
+            return AXON_ADMIN_NO_RESOURCES;
+        }
         peer = false;
     } else {
         status = axon_mr_load_pages(eng, AXON_ADMIN_CREATE_MR, m, 0, &pages,
@@ -474,16 +471,18 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
             return status;
         }
     }
-    mr = &eng->mr[idx];
-    mr->tag = axon_mr_new_tag(eng, mr->tag);
-    mr->valid = true;
-    set_bit(idx, eng->mr_valid);
+    mr = axon_new0(AxonMr, 1);
+    if (!mr || !axon_table_set(&eng->mrs, idx, mr)) {
+        free(mr);
+        free(pages);
+        return AXON_ADMIN_NO_RESOURCES;
+    }
+    mr->idx = idx;
+    mr->tag = axon_mr_new_tag(eng, eng->mr_tag[idx]);
     mr->invalidated = fast_reg;
     mr->fast_reg = fast_reg;
     mr->max_pages = fast_reg ? npages : 0;
     mr->mw_type = mw_type;
-    mr->bound = false;
-    mr->windows = 0;
     axon_mr_describe(mr, m, pages, peer);
     mr->npages = fast_reg ? 0 : npages;
     eng->pbl_pages += npages;
@@ -493,24 +492,36 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     return AXON_ADMIN_SUCCESS;
 }
 
+/* The MR or window of key slot idx, NULL for none. */
+AxonMr *axon_mr_slot(AxonEngine *eng, uint32_t idx)
+{
+    return axon_table_get(&eng->mrs, idx);
+}
+
 /* A bound window lets go of its MR. */
 void axon_mr_unbind(AxonEngine *eng, AxonMr *mw)
 {
+    AxonMr *mr = axon_mr_slot(eng, mw->parent);
+
     if (mw->bound) {
-        eng->mr[mw->parent].windows--;
+        if (mr) {               /* a reset may have freed it first */
+            mr->windows--;
+        }
         mw->bound = false;
+        eng->mw_bound--;
     }
 }
 
+/* The slot's tag is kept, so that no key of the MR names its successor. */
 static void axon_mr_free(AxonEngine *eng, AxonMr *mr)
 {
     axon_mr_unbind(eng, mr);
     eng->pbl_pages -= mr->fast_reg ? mr->max_pages : mr->npages;
     eng->pd_users[mr->pdn]--;
+    eng->mr_tag[mr->idx] = mr->tag;
+    axon_table_set(&eng->mrs, mr->idx, NULL);
     free(mr->pages);
-    mr->pages = NULL;
-    mr->valid = false;
-    clear_bit(mr - eng->mr, eng->mr_valid);
+    free(mr);
 }
 
 /*
@@ -521,15 +532,10 @@ static void axon_mr_free(AxonEngine *eng, AxonMr *mr)
  */
 static AxonMr *axon_mr_of_key(AxonEngine *eng, uint32_t key)
 {
-    uint32_t idx = AXON_KEY_GET_INDEX(key);
-    AxonMr *mr;
+    AxonMr *mr = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key));
 
-    if (idx == 0 || idx > AXON_RDMA_MAX_MR) {
-        return NULL;
-    }
-    mr = &eng->mr[idx];
-    if (!mr->valid || (!mr->mw_type && !mr->fast_reg &&
-                        mr->tag != AXON_KEY_GET_TAG(key))) {
+    if (!mr || (!mr->mw_type && !mr->fast_reg &&
+                mr->tag != AXON_KEY_GET_TAG(key))) {
         return NULL;
     }
     return mr;
@@ -694,20 +700,20 @@ bool axon_mr_realize(AxonEngine *eng)
 {
     eng->pd_table = bitmap_new(eng->conf.max_pd);
     eng->pd_users = axon_new0(uint32_t, eng->conf.max_pd);
-    eng->mr = axon_new0(AxonMr, AXON_RDMA_MAX_MR + 1);
-    eng->mr_valid = bitmap_new(AXON_RDMA_MAX_MR + 1);
-    return eng->pd_table && eng->pd_users && eng->mr && eng->mr_valid;
+    eng->mr_tag = axon_new0(uint8_t, AXON_RDMA_MAX_MR + 1);
+    axon_table_init(&eng->mrs, AXON_RDMA_MAX_MR + 1);
+    return eng->pd_table && eng->pd_users && eng->mr_tag;
 }
 
 /* Every MR and PD is forgotten; the tags stay, so old keys stay stale. */
 void axon_mr_reset(AxonEngine *eng)
 {
-    unsigned long i;
+    uint32_t i = 0;
+    AxonMr *mr;
 
-    /* by the bitmap: a reset of a mostly empty table is quick to fuzz */
-    while ((i = find_first_bit(eng->mr_valid, AXON_RDMA_MAX_MR + 1)) <=
-           AXON_RDMA_MAX_MR) {
-        axon_mr_free(eng, &eng->mr[i]);
+    /* by the table: a reset of a mostly empty one is quick to fuzz */
+    while ((mr = axon_table_next(&eng->mrs, &i)) != NULL) {
+        axon_mr_free(eng, mr);
     }
     bitmap_zero(eng->pd_table, eng->conf.max_pd);
     memset(eng->pd_users, 0, eng->conf.max_pd * sizeof(eng->pd_users[0]));
@@ -716,8 +722,8 @@ void axon_mr_reset(AxonEngine *eng)
 
 void axon_mr_exit(AxonEngine *eng)
 {
-    free(eng->mr);
-    free(eng->mr_valid);
+    axon_table_free(&eng->mrs);
+    free(eng->mr_tag);
     free(eng->pd_users);
     free(eng->pd_table);
 }

@@ -15,68 +15,7 @@
 
 AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn)
 {
-    AxonQp **chunk;
-
-    if (!qpn || qpn >= AXON_RDMA_QP_SLOTS) {
-        return NULL;
-    }
-    chunk = eng->qp[qpn >> AXON_QP_CHUNK_SHIFT];
-    return chunk ? chunk[qpn & (AXON_QP_CHUNK - 1)] : NULL;
-}
-
-/*
- * Slot qpn of the table, empty, holds qp; or, qp NULL, a QP's slot is
- * emptied. False when the slot's chunk cannot be made. The table grows
- * and shrinks with the QPs a device holds, 8 KiB a chunk of 1024, not
- * with AXON_RDMA_MAX_QP.
- */
-bool axon_qp_table_set(AxonEngine *eng, uint32_t qpn, AxonQp *qp)
-{
-    unsigned c = qpn >> AXON_QP_CHUNK_SHIFT;
-
-    if (!eng->qp[c]) {
-        eng->qp[c] = axon_new0(AxonQp *, AXON_QP_CHUNK);
-        if (!eng->qp[c]) {
-            return false;
-        }
-    }
-    eng->qp[c][qpn & (AXON_QP_CHUNK - 1)] = qp;
-    if (qp) {
-        eng->qp_chunk_used[c]++;
-    } else if (!--eng->qp_chunk_used[c]) {
-        free(eng->qp[c]);
-        eng->qp[c] = NULL;
-    }
-    return true;
-}
-
-/* The QP with the lowest qpn >= *qpn, *qpn set to it; NULL: none. */
-AxonQp *axon_qp_next(AxonEngine *eng, uint32_t *qpn)
-{
-    uint32_t i = *qpn;
-
-    while (i < AXON_RDMA_QP_SLOTS) {
-        AxonQp **chunk = eng->qp[i >> AXON_QP_CHUNK_SHIFT];
-
-        if (!chunk) {
-            i = (i | (AXON_QP_CHUNK - 1)) + 1;      /* skip the empty chunk */
-        } else if (chunk[i & (AXON_QP_CHUNK - 1)]) {
-            *qpn = i;
-            return chunk[i & (AXON_QP_CHUNK - 1)];
-        } else {
-            i++;
-        }
-    }
-    return NULL;
-}
-
-void axon_qp_table_free(AxonEngine *eng)
-{
-    for (unsigned i = 0; i < AXON_QP_CHUNKS; i++) {
-        free(eng->qp[i]);
-        eng->qp[i] = NULL;
-        eng->qp_chunk_used[i] = 0;
-    }
+    return axon_table_get(&eng->qps, qpn);
 }
 
 void axon_qp_event(AxonEngine *eng, AxonQp *qp, uint16_t type)

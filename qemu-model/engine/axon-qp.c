@@ -118,7 +118,7 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     qp->req.win_size = MIN(MAX(sq_depth, 2), AXON_RDMA_WINDOW);
     qp->req.win = axon_new0(AxonSwqe, qp->req.win_size);
     if (!axon_roce_qp_init(eng, qp) || !qp->req.win ||
-        !axon_qp_table_set(eng, i, qp)) {
+        !axon_table_set(&eng->qps, i, qp)) {
         axon_qp_unmake(qp);
         return AXON_ADMIN_NO_RESOURCES;
     }
@@ -509,7 +509,7 @@ static void axon_qp_free(AxonEngine *eng, AxonQp *qp)
     }
     eng->pd_users[qp->pdn]--;
     axon_cset_leave(eng, qp);
-    axon_qp_table_set(eng, qp->qpn, NULL);     /* its chunk exists */
+    axon_table_set(&eng->qps, qp->qpn, NULL);
     axon_mr_qp_destroyed(eng, qp->qpn);
     axon_qp_unmake(qp);
 }
@@ -540,7 +540,7 @@ void axon_qp_reset(AxonEngine *eng)
     uint32_t i;
     AxonQp *qp;
 
-    for (i = 0; (qp = axon_qp_next(eng, &i)) != NULL; i++) {
+    for (i = 0; (qp = axon_table_next(&eng->qps, &i)) != NULL; i++) {
         axon_qp_free(eng, qp);
     }
 }

@@ -10,6 +10,7 @@
  *   axon-mr-wqe.c  fast registration, memory windows, rkeys
  *   axon-gid.c     the GID table
  *   axon-counters.c counter sets
+ *   axon-table.c   tables of objects by number (axon-table.h)
  *   axon-roce*.c   the transports (axon-roce.h), below the QP layer
  *
  * The structs here are the device's own copies of what the driver
@@ -24,14 +25,11 @@
 #include <sys/queue.h>
 
 #include "axon-engine.h"
+#include "axon-table.h"
 #include "axon-util.h"
 
 #define AXON_RDMA_FIRST_QPN     2
 #define AXON_RDMA_QP_SLOTS      (AXON_RDMA_FIRST_QPN + AXON_RDMA_MAX_QP)
-/* the QP table: chunks of QP pointers, each made when a QP first needs it */
-#define AXON_QP_CHUNK_SHIFT     10
-#define AXON_QP_CHUNK           (1u << AXON_QP_CHUNK_SHIFT)
-#define AXON_QP_CHUNKS          DIV_ROUND_UP(AXON_RDMA_QP_SLOTS, AXON_QP_CHUNK)
 #define AXON_RDMA_MAX_PBL_PAGES (1ULL << 25) /* page list entries, all MRs */
 #define AXON_RDMA_MAX_CQ_PAGES  (1ULL << 22) /* pages of paged CQ rings */
 #define AXON_RDMA_WINDOW        128     /* send WQEs in flight per QP */
@@ -45,7 +43,7 @@
  * bound.
  */
 typedef struct AxonMr {
-    bool valid;
+    uint32_t idx;               /* its key slot, 1 .. AXON_RDMA_MAX_MR */
     bool invalidated;
     bool peer;                  /* pages in another PCI device's memory */
     bool fast_reg;              /* registered by WQEs, max_pages at most */
@@ -84,6 +82,7 @@ typedef struct AxonCq {
     uint32_t cons_seen;         /* last consumer index read from the dbrec */
     uint32_t arm;               /* 0 or AXON_CQ_ARM_* */
     bool ev_owed;               /* its event found the CEQ full */
+    TAILQ_ENTRY(AxonCq) owed_link;      /* on AxonEngine.ev_owed */
     uint32_t users;             /* QPs completing to it */
     bool overflowed;
 } AxonCq;
@@ -333,23 +332,22 @@ struct AxonEngine {
     void (*rx_local)(AxonEngine *eng, const struct AxonPkt *pkt,
                      const AxonQp *from);
     AxonEngineConf conf;
-    uint32_t ceq_depth;         /* the host's: CQs take one less */
+    uint32_t ceq_depth;         /* the host's; 0: no CQ can be made */
     bool engine_busy;           /* axon_engine_run() or a doorbell runs it */
 
     /* axon-mr.c */
     unsigned long *pd_table;    /* [max_pd] bits */
     uint32_t *pd_users;         /* [max_pd]: MRs and QPs in each PD */
-    AxonMr *mr;                 /* [AXON_RDMA_MAX_MR + 1], slot 0 unused */
-    unsigned long *mr_valid;    /* [AXON_RDMA_MAX_MR + 1] bits: mr[].valid */
+    AxonTable mrs;              /* MRs and windows by key slot (axon_mr_slot) */
+    uint8_t *mr_tag;            /* [AXON_RDMA_MAX_MR + 1]: a freed slot's tag */
+    uint32_t mw_bound;          /* windows bound */
     uint64_t pbl_pages;         /* page list entries held */
     AxonGid gid_tbl[AXON_ENGINE_GID_TBL_LEN];
 
     /* axon-qp.c */
-    AxonCq **cq;                /* [AXON_RDMA_MAX_CQ + 1], cqn 0 unused */
-    uint32_t ncq;
-    uint32_t ev_owed;           /* CQs whose event waits for CEQ room */
-    AxonQp **qp[AXON_QP_CHUNKS];    /* by qpn (axon_qp_lookup); 1 is GSI */
-    uint16_t qp_chunk_used[AXON_QP_CHUNKS];     /* QPs in each chunk */
+    AxonTable cqs;              /* by cqn, 0 unused */
+    TAILQ_HEAD(, AxonCq) ev_owed;       /* CQs whose event waits for room */
+    AxonTable qps;              /* by qpn (axon_qp_lookup); 1 is GSI */
     uint32_t cq_last;           /* last index handed out: next fit */
     uint64_t cq_pages;          /* pages of paged CQ rings held */
     AxonSrq **srq;              /* [AXON_RDMA_MAX_SRQ + 1], srqn 0 unused */
@@ -389,9 +387,6 @@ void axon_cq_reset(AxonEngine *eng);
  * and RECV flag left to it), post a QP's async event, move a QP to ERR.
  */
 AxonQp *axon_qp_lookup(AxonEngine *eng, uint32_t qpn);
-bool axon_qp_table_set(AxonEngine *eng, uint32_t qpn, AxonQp *qp);
-AxonQp *axon_qp_next(AxonEngine *eng, uint32_t *qpn);
-void axon_qp_table_free(AxonEngine *eng);
 void axon_qp_cqe(AxonEngine *eng, AxonQp *qp, bool recv, uint64_t wr_id,
                  uint16_t idx, uint8_t opcode, uint8_t status,
                  uint32_t byte_len, uint32_t imm, uint8_t flags);
@@ -451,6 +446,7 @@ uint16_t axon_mr_read_pbl(AxonEngine *eng, uint16_t opcode, uint64_t pbl,
 /* for axon-mr-wqe.c */
 bool axon_mr_scan_pages(AxonEngine *eng, uint64_t *p, uint32_t npages,
                         uint64_t psz, bool *peer);
+AxonMr *axon_mr_slot(AxonEngine *eng, uint32_t idx);
 void axon_mr_unbind(AxonEngine *eng, AxonMr *mw);
 
 /* axon-mr-wqe.c: fast registration, memory windows, rkeys */

@@ -1,21 +1,29 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * axon-verbs-scale: many QPs on one device. Creates COUNT RC QPs of one
- * WQE each on one PD and CQ, checks that every qpn is distinct, connects
- * the two with the highest qpns to each other and moves a WRITE and a SEND
- * between them with the data checked (from 65,536 QPs on, their qpns pass 16 bits
- * and their doorbells carry the high bits in the doorbell's offset), then
- * sees one QP more than the device's max_qp refused with ENOMEM, and
- * destroys them all. The time per create and destroy is printed, never
- * judged.
+ * axon-verbs-scale: many QPs, CQs and MRs on one device. Creates COUNT RC
+ * QPs of one WQE each on one PD and CQ, checks that every qpn is distinct,
+ * and, with -c, CQS CQs and CQS MRs more; connects the two QPs with the
+ * highest qpns to each other and moves a WRITE and a SEND between them
+ * with the data checked (from 65,536 QPs on, their qpns pass 16 bits and
+ * their doorbells carry the high bits in the doorbell's offset), then
+ * sees one QP (CQ, MR) more than the device's max_qp (max_cq, max_mr)
+ * refused with ENOMEM, and destroys them all. With -e, PAIRS connected QP
+ * pairs, each QP with a CQ of its own on one completion channel, all
+ * armed: a SEND on each pair gives every CQ one completion and one event,
+ * however few entries the device's completion event queue has. The time
+ * per create and destroy is printed, never judged.
  *
- * Usage: axon-verbs-scale [-g GID_INDEX] [-n COUNT] [DEVICE]
- *        (default axon0, GID 0, 2048 QPs; -n max: the device's max_qp)
+ * Usage: axon-verbs-scale [-g GID_INDEX] [-n COUNT] [-c CQS] [-e PAIRS]
+ *                         [DEVICE]
+ *        (default axon0, GID 0, 2048 QPs, no CQs or MRs more, no pairs;
+ *        -n max, -c max: up to the device's maximum)
  *
  * Each QP maps its two queues: past about 32,000 QPs a process needs
  * vm.max_map_count above its default of 65,530 (qp-scale.sh raises it).
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +34,8 @@
 
 #define MSG		4096
 #define CHECKS		6		/* and one at max_qp */
+#define CQ_CHECKS	3		/* with -c; and two at max_cq */
+#define EVENT_CHECKS	2		/* with -e */
 
 struct env {
 	struct ibv_context *ctx;
@@ -39,6 +49,9 @@ struct env {
 	struct ibv_qp **qps;
 	int nqps;
 	struct ibv_qp *top[2];		/* the highest qpns */
+	struct ibv_cq **cqs;		/* -c */
+	struct ibv_mr **mrs;
+	int ncqs, nmrs;
 };
 
 static double now_us(void)
@@ -206,6 +219,166 @@ static void beyond_max(struct env *e)
 		ibv_destroy_qp(qp);
 }
 
+/* COUNT CQs of one CQE and COUNT MRs of one page, all made. */
+static void create_cqs_mrs(struct env *e, int count)
+{
+	double t0 = now_us();
+
+	while (e->ncqs < count) {
+		e->cqs[e->ncqs] = ibv_create_cq(e->ctx, 1, NULL, NULL, 0);
+		if (!e->cqs[e->ncqs]) {
+			tap_diag("CQ %d: %s", e->ncqs, strerror(errno));
+			break;
+		}
+		e->ncqs++;
+	}
+	if (e->ncqs)
+		tap_diag("%d CQs: %.0f us a create", e->ncqs,
+			 (now_us() - t0) / e->ncqs);
+	tap_ok(e->ncqs == count, "%d CQs created (asked %d)", e->ncqs, count);
+
+	t0 = now_us();
+	while (e->nmrs < count) {
+		e->mrs[e->nmrs] = ibv_reg_mr(e->pd, e->buf, MSG,
+					     IBV_ACCESS_LOCAL_WRITE);
+		if (!e->mrs[e->nmrs]) {
+			tap_diag("MR %d: %s", e->nmrs, strerror(errno));
+			break;
+		}
+		e->nmrs++;
+	}
+	if (e->nmrs)
+		tap_diag("%d MRs: %.0f us a registration", e->nmrs,
+			 (now_us() - t0) / e->nmrs);
+	tap_ok(e->nmrs == count, "%d MRs registered (asked %d)", e->nmrs,
+	       count);
+}
+
+/* At the device's max_cq and max_mr (ours included), one more refused. */
+static void cqs_mrs_beyond_max(struct env *e)
+{
+	struct ibv_cq *cq;
+	struct ibv_mr *mr;
+
+	errno = 0;
+	cq = ibv_create_cq(e->ctx, 1, NULL, NULL, 0);
+	expect_errno(!cq, errno, ENOMEM, "CQ beyond max_cq");
+	if (cq)
+		ibv_destroy_cq(cq);
+	errno = 0;
+	mr = ibv_reg_mr(e->pd, e->buf, MSG, IBV_ACCESS_LOCAL_WRITE);
+	expect_errno(!mr, errno, ENOMEM, "MR beyond max_mr");
+	if (mr)
+		ibv_dereg_mr(mr);
+}
+
+static void destroy_cqs_mrs(struct env *e)
+{
+	double t0 = now_us();
+	int i, failed = 0;
+
+	for (i = 0; i < e->ncqs; i++)
+		failed += ibv_destroy_cq(e->cqs[i]) != 0;
+	if (e->ncqs)
+		tap_diag("%d CQs: %.0f us a destroy", e->ncqs,
+			 (now_us() - t0) / e->ncqs);
+	t0 = now_us();
+	for (i = 0; i < e->nmrs; i++)
+		failed += ibv_dereg_mr(e->mrs[i]) != 0;
+	if (e->nmrs)
+		tap_diag("%d MRs: %.0f us a deregistration", e->nmrs,
+			 (now_us() - t0) / e->nmrs);
+	tap_ok(!failed, "%d CQs and %d MRs destroyed (%d failed)", e->ncqs,
+	       e->nmrs, failed);
+	e->ncqs = e->nmrs = 0;
+}
+
+/* The next CQ event on ch within 20 s: its CQ's index, or -1. */
+static int next_event(struct ibv_comp_channel *ch)
+{
+	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct ibv_cq *cq;
+	void *ctx;
+
+	for (;;) {
+		if (!ibv_get_cq_event(ch, &cq, &ctx)) {
+			ibv_ack_cq_events(cq, 1);
+			return (int)(uintptr_t)ctx;
+		}
+		if (errno != EAGAIN || poll(&pfd, 1, 20000) != 1)
+			return -1;
+	}
+}
+
+/*
+ * PAIRS connected QP pairs, every QP with a CQ of its own on one channel,
+ * all armed; a zero-byte SEND on each pair: each CQ gets its completion
+ * and exactly one event.
+ */
+static void events(struct env *e, int pairs)
+{
+	int n = 2 * pairs, i, got = 0, dup = 0, bad = 0, idx;
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(e->ctx);
+	struct ibv_cq **cq = calloc(n, sizeof(*cq));
+	struct ibv_qp **qp = calloc(n, sizeof(*qp));
+	char *seen = calloc(n, 1);
+	struct ibv_wc wc;
+	bool ok = ch && cq && qp && seen &&
+		  fcntl(ch->fd, F_SETFL, fcntl(ch->fd, F_GETFL) | O_NONBLOCK) == 0;
+
+	for (i = 0; ok && i < n; i++) {
+		struct ibv_qp_init_attr init = {
+			.qp_type = IBV_QPT_RC,
+			.cap = { .max_send_wr = 1, .max_recv_wr = 1,
+				 .max_send_sge = 1, .max_recv_sge = 1 },
+		};
+
+		cq[i] = ibv_create_cq(e->ctx, 2, (void *)(uintptr_t)i, ch, 0);
+		init.send_cq = init.recv_cq = cq[i];
+		qp[i] = cq[i] ? ibv_create_qp(e->pd, &init) : NULL;
+		ok = qp[i] && !ibv_req_notify_cq(cq[i], 0);
+	}
+	for (i = 0; ok && i < n; i += 2)
+		ok = !qp_connect(qp[i], qp[i + 1]->qp_num, &e->gid,
+				 e->gid_index) &&
+		     !qp_connect(qp[i + 1], qp[i]->qp_num, &e->gid,
+				 e->gid_index);
+	for (i = 0; ok && i < n; i += 2) {
+		struct ibv_recv_wr rwr = { .wr_id = i + 1 }, *rbad;
+		struct ibv_send_wr wr = { .wr_id = i, .opcode = IBV_WR_SEND,
+					  .send_flags = IBV_SEND_SIGNALED },
+				   *sbad;
+
+		ok = !ibv_post_recv(qp[i + 1], &rwr, &rbad) &&
+		     !ibv_post_send(qp[i], &wr, &sbad);
+	}
+	if (!ok)
+		tap_diag("set-up of %d pairs: %s", pairs, strerror(errno));
+	while (ok && got < n && (idx = next_event(ch)) >= 0) {
+		dup += idx >= n || seen[idx]++;
+		got++;
+	}
+	tap_ok(ok && got == n && !dup,
+	       "%d armed CQs: %d events, every CQ once (%d repeated)", n, got,
+	       dup);
+	for (i = 0; ok && i < n; i++)
+		bad += ibv_poll_cq(cq[i], 1, &wc) != 1 ||
+		       wc.status != IBV_WC_SUCCESS || wc.wr_id != (uint64_t)i;
+	tap_ok(ok && !bad, "every CQ holds its completion (%d did not)", bad);
+
+	for (i = 0; qp && i < n; i++)
+		if (qp[i])
+			ibv_destroy_qp(qp[i]);
+	for (i = 0; cq && i < n; i++)
+		if (cq[i])
+			ibv_destroy_cq(cq[i]);
+	if (ch)
+		ibv_destroy_comp_channel(ch);
+	free(seen);
+	free(qp);
+	free(cq);
+}
+
 static void destroy_all(struct env *e)
 {
 	double t0 = now_us();
@@ -221,18 +394,23 @@ static void destroy_all(struct env *e)
 
 int main(int argc, char **argv)
 {
-	const char *name = "axon0", *count_arg = "2048";
+	const char *name = "axon0", *count_arg = "2048", *cqs_arg = "0";
 	struct env e = { .gid_index = 0 };
-	int opt, count;
+	int opt, count, cqs, pairs = 0;
+	bool cq_max;
 
-	while ((opt = getopt(argc, argv, "g:n:")) != -1) {
+	while ((opt = getopt(argc, argv, "g:n:c:e:")) != -1) {
 		if (opt == 'g') {
 			e.gid_index = atoi(optarg);
 		} else if (opt == 'n') {
 			count_arg = optarg;
+		} else if (opt == 'c') {
+			cqs_arg = optarg;
+		} else if (opt == 'e') {
+			pairs = atoi(optarg);
 		} else {
 			fprintf(stderr, "usage: %s [-g GID_INDEX] [-n COUNT|max] "
-				"[DEVICE]\n", argv[0]);
+				"[-c CQS|max] [-e PAIRS] [DEVICE]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -246,30 +424,52 @@ int main(int argc, char **argv)
 		tap_bail("no device %s: %s", name, strerror(errno));
 	}
 	count = strcmp(count_arg, "max") ? atoi(count_arg) : e.attr.max_qp;
-	tap_plan(CHECKS + (count == e.attr.max_qp));
-	if (count < 2)
-		tap_bail("COUNT %s: at least 2", count_arg);
+	/* at the maximum, with our own CQ and MR */
+	cq_max = !strcmp(cqs_arg, "max");
+	cqs = cq_max ? e.attr.max_cq - 1 : atoi(cqs_arg);
+	tap_plan(CHECKS + (count == e.attr.max_qp) +
+		 (cqs ? CQ_CHECKS + 2 * cq_max : 0) +
+		 (pairs ? EVENT_CHECKS : 0));
+	if (count < 2 || cqs < 0 || pairs < 0 ||
+	    (cq_max && e.attr.max_mr != e.attr.max_cq))
+		tap_bail("COUNT %s: at least 2; CQS %s, PAIRS %d: at least 0; "
+			 "max_cq %d, max_mr %d: equal for -c max", count_arg,
+			 cqs_arg, pairs, e.attr.max_cq, e.attr.max_mr);
 	e.buf = calloc(3, MSG);
 	e.qps = calloc(count, sizeof(*e.qps));
-	if (!e.buf || !e.qps || !(e.pd = ibv_alloc_pd(e.ctx)) ||
+	e.cqs = calloc(cqs + 1, sizeof(*e.cqs));
+	e.mrs = calloc(cqs + 1, sizeof(*e.mrs));
+	if (!e.buf || !e.qps || !e.cqs || !e.mrs ||
+	    !(e.pd = ibv_alloc_pd(e.ctx)) ||
 	    !(e.cq = ibv_create_cq(e.ctx, 16, NULL, NULL, 0)) ||
 	    !(e.mr = ibv_reg_mr(e.pd, e.buf, 3 * MSG, IBV_ACCESS_LOCAL_WRITE |
 				IBV_ACCESS_REMOTE_WRITE)))
 		tap_bail("device set-up: %s", strerror(errno));
-	tap_diag("%s: max_qp %d", name, e.attr.max_qp);
+	tap_diag("%s: max_qp %d max_cq %d max_mr %d", name, e.attr.max_qp,
+		 e.attr.max_cq, e.attr.max_mr);
 	tap_ok(e.attr.max_qp >= count, "max_qp %d holds %d", e.attr.max_qp,
 	       count);
 
 	create_all(&e, count);
+	if (cqs)
+		create_cqs_mrs(&e, cqs);
 	traffic(&e);
 	if (count == e.attr.max_qp)
 		beyond_max(&e);
+	if (cq_max)
+		cqs_mrs_beyond_max(&e);
 	destroy_all(&e);
+	if (cqs)
+		destroy_cqs_mrs(&e);
+	if (pairs)
+		events(&e, pairs);
 
 	ibv_dereg_mr(e.mr);
 	ibv_destroy_cq(e.cq);
 	ibv_dealloc_pd(e.pd);
 	ibv_close_device(e.ctx);
+	free(e.mrs);
+	free(e.cqs);
 	free(e.qps);
 	free(e.buf);
 	return tap_done();

@@ -342,8 +342,10 @@ struct axon_admin_mr {
  *	again; DESTROY_CQ: 0. They set the CQE size, and with it @npages.
  * @reserved: 0
  *
- * CREATE_CQ fails with NO_RESOURCES once there are
- * ``AXON_REG_CEQ_DEPTH`` - 1 CQs, and when no CEQ is programmed.
+ * CREATE_CQ fails with NO_RESOURCES once there are @max_cq CQs, and when
+ * no CEQ is programmed. A device may hold more CQs than its CEQ has
+ * entries: a completion event that finds the CEQ full waits in the device,
+ * in the order the events came, until the driver moves the CEQ head.
  * Unknown @flags, or ``AXON_CQ_TIMESTAMP`` without ``AXON_CAP_CLOCK``, are
  * BAD_PARAM. RESIZE_CQ fails with BAD_PARAM when @flags are not the
  * CQ's, when more CQEs wait to be consumed than the new depth holds, or
@@ -885,7 +887,7 @@ struct axon_admin_cmd {
  * @max_qp: QPs (65536: qpn 2..65537; 0 and 1 are never used)
  * @max_qp_wr: WQEs per work queue (``AXON_WQ_MAX_DEPTH``)
  * @max_sge: SGEs per WQE, send and receive (``AXON_MAX_SGE``)
- * @max_cq: CQs (4095: cqn 1..4095; also < ``AXON_REG_CEQ_DEPTH``)
+ * @max_cq: CQs (65536: cqn 1..65536, whatever ``AXON_REG_CEQ_DEPTH``)
  * @max_cqe: CQ depth (``AXON_CQ_MAX_DEPTH``)
  * @max_mr: MRs (65536: key index 1..65536)
  * @max_pd: PDs (the model's property ``max-pd``, default 1024)

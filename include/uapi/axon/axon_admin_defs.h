@@ -158,7 +158,9 @@ struct axon_event {
  * next CQE (``AXON_CQ_ARM_NEXT``) or the next solicited or error CQE
  * (``AXON_CQ_ARM_SOLICITED``); then it is disarmed. A CQ's event that
  * finds the CEQ full waits in the device (one per CQ) and is posted when
- * ``AXON_REG_CEQ_HEAD`` makes room: completion events are never dropped.
+ * ``AXON_REG_CEQ_HEAD`` makes room, in the order the events came:
+ * completion events are never dropped, and a CEQ of any depth serves
+ * every CQ the device holds.
  */
 
 #endif /* _UAPI_AXON_ADMIN_DEFS_H */

@@ -78,7 +78,7 @@
 #define AXON_CQ_ARM_NEXT		1
 #define AXON_CQ_ARM_SOLICITED		2
 #define AXON_MAX_QPN			0xfffff
-#define AXON_MAX_CQN			0xffff
+#define AXON_MAX_CQN			0xfffff
 #define AXON_MAX_SRQN			0xffff
 
 /**

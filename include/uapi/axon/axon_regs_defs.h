@@ -140,7 +140,8 @@ enum axon_msix_vector {
  * @AXON_REG_CEQ_BASE_HI: RW, its high 32 bits
  * @AXON_REG_CEQ_DEPTH: RW, entries, power of 2,
  *	``AXON_QUEUE_MIN_DEPTH`` .. ``AXON_QUEUE_MAX_DEPTH``; depth 0 with
- *	base 0: no CEQ, and no CQ can be created. At most depth - 1 CQs exist.
+ *	base 0: no CEQ, and no CQ can be created. The depth does not limit
+ *	the CQs (see "Completion event queue").
  * @AXON_REG_CEQ_HEAD: WO, doorbell: the driver's consumer index, < depth
  * @AXON_REG_DB_PAGES: RO, doorbell pages in ``AXON_BAR_DB`` (256)
  * @AXON_REG_STAT_AQ_CMDS: RO, admin commands executed

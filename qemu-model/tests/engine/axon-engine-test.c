@@ -706,6 +706,138 @@ static bool t_qp_scale(int arg)
     return ok;
 }
 
+/* A CQ of two CQEs, never used: a device's CQ count filled. */
+static uint16_t filler_cq(DNode *n, uint64_t *cqn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.cq.ring_addr = htole64(d_bus(n, D_CQ(D_MAX_CQ - 1)));
+    cmd.cq.depth = htole32(AXON_CQ_MIN_DEPTH);
+    cmd.cq.uar = htole32(D_UAR);
+    return d_cmd(n, axon_cq_create, AXON_ADMIN_CREATE_CQ, &cmd, cqn);
+}
+
+/* An MR of the data's first page, never used: a device's MR count filled. */
+static uint16_t filler_mr(DNode *n, uint64_t *key)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.mr.pdn = htole32(n->pdn);
+    cmd.mr.access = htole32(AXON_ACCESS_LOCAL_WRITE);
+    cmd.mr.iova = htole64(0x1000);
+    cmd.mr.length = htole64(4096);
+    cmd.mr.pbl_addr = htole64(d_bus(n, D_PBL));
+    cmd.mr.npages = htole32(1);
+    cmd.mr.page_shift = 12;
+    cmd.mr.levels = 1;
+    return d_cmd(n, axon_mr_create, AXON_ADMIN_CREATE_MR, &cmd, key);
+}
+
+static uint16_t destroy_cq(DNode *n, uint32_t cqn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.cq.cqn = htole32(cqn);
+    return d_cmd(n, axon_cq_destroy, AXON_ADMIN_DESTROY_CQ, &cmd, NULL);
+}
+
+static uint16_t destroy_mr(DNode *n, uint32_t key)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.mr.key = htole32(key);
+    return d_cmd(n, axon_mr_destroy, AXON_ADMIN_DESTROY_MR, &cmd, NULL);
+}
+
+/*
+ * Every CQ and MR a device holds, far more CQs than its CEQ has entries;
+ * traffic through the first ones; what they cost grows with the objects
+ * made and goes when they go. A freed key slot keeps its tag: a key of a
+ * destroyed MR does not name the next MR in its slot.
+ */
+static bool t_cq_mr_scale(int arg)
+{
+    const uint32_t cqs = AXON_RDMA_MAX_CQ - 1, mrs = AXON_RDMA_MAX_MR - 1;
+    uint32_t *keys = calloc(mrs, sizeof(*keys));
+    uint32_t *slot_key = calloc(AXON_RDMA_MAX_MR + 1, sizeof(*slot_key));
+    size_t base, full;
+    uint64_t v, last = 0;
+    uint32_t i;
+    DNode *b;
+    Pair p;
+    bool ok;
+
+    memset(&p, 0, sizeof(p));
+    t_trace_reset();
+    p.w = world_new(2, 1, D_MEM_SIZE, seed + 70);
+    ok = D_CHECK(keys && slot_key && p.w, "world_new") &&
+         d_pair(p.w, &p.n[0], &p.n[1]);
+    b = &p.n[1];
+    for (i = 0; ok && i < 2; i++) {
+        ok = (p.cq[i] = d_cq(&p.n[i], D_CQ_DEPTH)) != NULL;
+    }
+    base = mallinfo2().uordblks;
+    for (i = 0; ok && i < cqs; i++) {
+        ok = D_CHECK(filler_cq(b, &last) == AXON_ADMIN_SUCCESS,
+                     "filler CQ %u not made", i);
+    }
+    for (i = 0; ok && i < mrs; i++) {
+        ok = D_CHECK(filler_mr(b, &v) == AXON_ADMIN_SUCCESS,
+                     "filler MR %u not made", i);
+        keys[i] = v;
+    }
+    full = mallinfo2().uordblks;
+    if (ok && MALLINFO_COUNTS) {
+        tap_diag("%u CQs and %u MRs: %zu bytes a pair", cqs, mrs,
+                 (full - base) / cqs);
+        ok = D_CHECK(full - base < (size_t)cqs * 512,
+                     "%zu bytes for %u CQs and MRs", full - base, cqs);
+    }
+    ok = ok && D_CHECK(last == AXON_RDMA_MAX_CQ && last > 0xffff,
+                       "last cqn %llu", (unsigned long long)last) &&
+         D_CHECK(filler_cq(b, &v) == AXON_ADMIN_NO_RESOURCES,
+                 "a CQ beyond the maximum made") &&
+         D_CHECK(filler_mr(b, &v) == AXON_ADMIN_NO_RESOURCES,
+                 "an MR beyond the maximum made");
+    for (i = 0; ok && i < 2; i++) {
+        ok = (p.qp[i] = d_qp(&p.n[i], AXON_QPT_RC, p.cq[i], p.cq[i])) != NULL;
+    }
+    ok = ok && d_connect(&p.n[0], p.qp[0], b, p.qp[1], 1024, 7) &&
+         xfer(&p, AXON_WR_RDMA_WRITE, 70000, 71) &&
+         xfer(&p, AXON_WR_SEND, 5000, 72);
+    for (i = 0; ok && i < cqs; i++) {
+        ok = D_CHECK(destroy_cq(b, p.cq[1]->cqn + 1 + i) == AXON_ADMIN_SUCCESS,
+                     "destroy CQ %u", p.cq[1]->cqn + 1 + i);
+    }
+    for (i = 0; ok && i < mrs; i++) {
+        ok = D_CHECK(destroy_mr(b, keys[i]) == AXON_ADMIN_SUCCESS,
+                     "destroy MR %#x", keys[i]);
+    }
+    /* filled again, every slot is reused: none under its last key */
+    for (i = 0; ok && i < mrs; i++) {
+        slot_key[AXON_KEY_GET_INDEX(keys[i])] = keys[i];
+    }
+    for (i = 0; ok && i < mrs; i++) {
+        ok = D_CHECK(filler_mr(b, &v) == AXON_ADMIN_SUCCESS, "MR again") &&
+             D_CHECK(slot_key[AXON_KEY_GET_INDEX(v)] != v,
+                     "key %#llx handed out again", (unsigned long long)v);
+        keys[i] = v;
+    }
+    for (i = 0; ok && i < mrs; i++) {
+        ok = D_CHECK(destroy_mr(b, keys[i]) == AXON_ADMIN_SUCCESS,
+                     "destroy MR %#x", keys[i]);
+    }
+    /* what stays: the connected QPs (their windows), table chunks */
+    ok = ok && D_CHECK(!MALLINFO_COUNTS ||
+                       mallinfo2().uordblks < base + 128 * KiB,
+                       "%zu bytes kept after the CQs and MRs went",
+                       mallinfo2().uordblks - base);
+    pair_close(&p);
+    free(slot_key);
+    free(keys);
+    return ok;
+}
+
 /* Three nodes: node 0 WRITEs to nodes 1 and 2 at once, each its own data. */
 static bool t_three_nodes(int arg)
 {
@@ -1254,6 +1386,7 @@ int main(int argc, char **argv)
     add(t_rc_lossy, 2, "rc 5% loss and corruption: data intact");
     add(t_three_nodes, 0, "three nodes: node 0 WRITEs to 1 and 2 at once");
     add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
+    add(t_cq_mr_scale, 0, "65,536 CQs and MRs: traffic, memory by use");
     add(t_rnr, 0, "rc SEND before its receive: RNR, then completes");
     add(t_rnr, 1, "rc RNR retries exceeded");
     add(t_forged_rc, 0, "forged WRITE, wrong rkey: dropped");

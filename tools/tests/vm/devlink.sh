@@ -10,15 +10,16 @@
 # by itself. Then the enable_roce parameter and devlink dev reload: with
 # it false, a reload leaves the Ethernet function only (no axon0); with it
 # true again, axon0 comes back and a transfer succeeds. The event queues'
-# depths (event_eq_size, io_eq_size: it limits the CQs) out of range are
-# refused, and set and reloaded they show in diagnose and max_cq. The
+# depths (event_eq_size, io_eq_size) out of range are refused, and set
+# and reloaded they show in diagnose; max_cq stays (qp-scale.sh has CQs'
+# events through a completion event queue of 32). The
 # harness fails the run on any kernel warning.
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 . "$AXON_REPO/tools/tests/vm/rdma-lib.sh"
 
-plan 21
+plan 20
 dl=pci/$(axon_bdf)
 rep="$dl reporter fw_fatal"
 
@@ -111,22 +112,8 @@ devlink dev param set "$dl" name io_eq_size value 32 cmode driverinit
 devlink dev reload "$dl"
 diag=$(devlink health diagnose $rep)
 echo "$diag" | sed 's/^/# /'
-check "event_eq_size 16 and io_eq_size 32 reloaded: the queues, max_cq 31" \
-	sh -c "echo '$diag' | grep -q 'event_eq_depth: 16 io_eq_depth: 32 max_cq: 31' &&
-	       ibv_devinfo -v -d axon0 | grep -q 'max_cq:[[:space:]]*31\$'"
-# CQs until the device refuses one: no more than io_eq_size - 1 in all
-ncq=$(/usr/bin/python3 -c '
-from pyverbs.device import Context
-from pyverbs.cq import CQ
-from pyverbs.pyverbs_error import PyverbsRDMAError
-ctx, cqs = Context(name="axon0"), []
-try:
-    while len(cqs) < 100:
-        cqs.append(CQ(ctx, 4))
-except PyverbsRDMAError as e:
-    print(len(cqs), e.error_code)
-' 2>&1)
-check "CQs stop below io_eq_size with ENOMEM ($ncq: made, errno)" \
-	sh -c "set -- $ncq; [ \$# = 2 ] && [ \$1 -ge 1 ] && [ \$1 -le 31 ] && [ \$2 = 12 ]"
+check "event_eq_size 16 and io_eq_size 32 reloaded: the queues, max_cq 65536" \
+	sh -c "echo '$diag' | grep -q 'event_eq_depth: 16 io_eq_depth: 32 max_cq: 65536' &&
+	       ibv_devinfo -v -d axon0 | grep -q 'max_cq:[[:space:]]*65536\$'"
 check "a transfer with them succeeds" transfer
 finish
