@@ -20,9 +20,18 @@ plan 3
 if [ "${SCALE_QPS:-2048}" = max ] || [ "${SCALE_QPS:-2048}" -gt 20000 ]; then
 	sysctl -qw vm.max_map_count=262144
 fi
+# the CQs and MRs the kernel holds: the MAD agents' CQ, and the DMA MR of
+# each kernel PD (its local_dma_lkey), which "rdma resource" does not list
+res=$(rdma resource show | grep " $RDMA_DEV: ")
+res_count() {
+	echo "$res" | sed -n "s/.* $1 \([0-9]*\).*/\1/p"
+}
+held="$(res_count cq),$(($(res_count mr) + $(res_count pd)))"
+diag "$RDMA_DEV holds, CQs,MRs: ${held:-?}"
 subtest "${SCALE_QPS:-2048} QPs, ${SCALE_CQS:-2048} CQs and MRs on $RDMA_DEV" \
 	"$AXON_REPO/tools/tests/axon-verbs-scale" -g "$GID_IDX" \
-	-n "${SCALE_QPS:-2048}" -c "${SCALE_CQS:-2048}" "$RDMA_DEV"
+	-n "${SCALE_QPS:-2048}" -c "${SCALE_CQS:-2048}" -H "${held:-0,0}" \
+	"$RDMA_DEV"
 
 # axon's completion event queue cut to 32 entries, the port back up
 cut_ceq() {
