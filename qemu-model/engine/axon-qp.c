@@ -20,13 +20,13 @@ AXON_BUILD_BUG_ON(sizeof(struct axon_admin_create_qp) != 56);
 
 /* ---- admin: queue pairs and their state machine -------------------------- */
 
+/* A work queue is aligned to its WQE size: no WQE straddles two pages. */
 static bool axon_qp_check_wq(uint64_t base, uint32_t depth, uint8_t shift,
                              uint8_t min_shift)
 {
-    return base && IS_ALIGNED(base, AXON_QUEUE_ALIGN) &&
-           depth >= AXON_WQ_MIN_DEPTH && depth <= AXON_WQ_MAX_DEPTH &&
+    return base && depth >= AXON_WQ_MIN_DEPTH && depth <= AXON_WQ_MAX_DEPTH &&
            is_power_of_2(depth) && shift >= min_shift &&
-           shift <= AXON_WQE_MAX_SHIFT &&
+           shift <= AXON_WQE_MAX_SHIFT && IS_ALIGNED(base, 1ULL << shift) &&
            base + ((uint64_t)depth << shift) > base;
 }
 

@@ -393,9 +393,10 @@ enum axon_qp_type {
  * @send_cqn: the CQ of the send queue's completions
  * @recv_cqn: the CQ of the receive queue's completions
  * @uar: the doorbell page allowed to ring it, < ``AXON_REG_DB_PAGES``
- * @sq_addr: DMA address of the send queue, 4 KiB aligned (see "Queue
- *	pairs")
- * @rq_addr: DMA address of the receive queue, 4 KiB aligned; 0 with an SRQ
+ * @sq_addr: DMA address of the send queue, aligned to its WQE size,
+ *	2^@sq_wqe_shift (see "Queue pairs")
+ * @rq_addr: DMA address of the receive queue, aligned to 2^@rq_wqe_shift;
+ *	0 with an SRQ
  * @sq_depth: send WQEs, power of 2, ``AXON_WQ_MIN_DEPTH`` ..
  *	``AXON_WQ_MAX_DEPTH``
  * @rq_depth: receive WQEs, the same; 0 with an SRQ

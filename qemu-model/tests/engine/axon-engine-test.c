@@ -838,6 +838,53 @@ static bool t_cq_mr_scale(int arg)
     return ok;
 }
 
+/* CREATE_QP of one WQE a queue at the given SQ and RQ offsets. */
+static uint16_t qp_at(DNode *n, uint32_t cqn, uint64_t sq, uint64_t rq,
+                      uint64_t *qpn)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.create_qp.pdn = htole32(n->pdn);
+    cmd.create_qp.send_cqn = htole32(cqn);
+    cmd.create_qp.recv_cqn = htole32(cqn);
+    cmd.create_qp.uar = htole32(D_UAR);
+    cmd.create_qp.sq_addr = htole64(d_bus(n, sq));
+    cmd.create_qp.rq_addr = htole64(d_bus(n, rq));
+    cmd.create_qp.sq_depth = htole16(AXON_WQ_MIN_DEPTH);
+    cmd.create_qp.rq_depth = htole16(AXON_WQ_MIN_DEPTH);
+    cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
+    cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
+    cmd.create_qp.type = AXON_QPT_RC;
+    return d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, &cmd, qpn);
+}
+
+/*
+ * A work queue need only be aligned to its WQE size: two QPs' four rings
+ * packed in one page are taken; a ring off its WQE size is refused.
+ */
+static bool t_wq_align(int arg)
+{
+    const uint64_t wqe = 1u << D_WQE_SHIFT, base = D_SQ(D_MAX_QP - 1);
+    Pair p;
+    uint64_t qpn[2];
+    bool ok = pair_open(&p, 1, seed + 80, AXON_QPT_RC, 1024, 7);
+    DNode *b = &p.n[1];
+    uint32_t cqn = ok ? p.cq[1]->cqn : 0;
+
+    ok = ok &&
+         D_CHECK(qp_at(b, cqn, base, base + wqe, &qpn[0]) ==
+                 AXON_ADMIN_SUCCESS, "rings one WQE apart refused") &&
+         D_CHECK(qp_at(b, cqn, base + 2 * wqe, base + 3 * wqe, &qpn[1]) ==
+                 AXON_ADMIN_SUCCESS, "rings in the same page refused") &&
+         D_CHECK(qp_at(b, cqn, base + wqe / 2, base + 5 * wqe, &qpn[1]) ==
+                 AXON_ADMIN_BAD_PARAM, "an SQ off its WQE size taken") &&
+         D_CHECK(qp_at(b, cqn, base + 5 * wqe, base + 8, &qpn[1]) ==
+                 AXON_ADMIN_BAD_PARAM, "an RQ off its WQE size taken") &&
+         xfer(&p, AXON_WR_RDMA_WRITE, 5000, 81);
+    pair_close(&p);
+    return ok;
+}
+
 /* Three nodes: node 0 WRITEs to nodes 1 and 2 at once, each its own data. */
 static bool t_three_nodes(int arg)
 {
@@ -1387,6 +1434,7 @@ int main(int argc, char **argv)
     add(t_three_nodes, 0, "three nodes: node 0 WRITEs to 1 and 2 at once");
     add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
     add(t_cq_mr_scale, 0, "65,536 CQs and MRs: traffic, memory by use");
+    add(t_wq_align, 0, "work queues aligned to their WQE size, packed");
     add(t_rnr, 0, "rc SEND before its receive: RNR, then completes");
     add(t_rnr, 1, "rc RNR retries exceeded");
     add(t_forged_rc, 0, "forged WRITE, wrong rkey: dropped");
