@@ -603,8 +603,9 @@ static bool t_rud_lossy(int arg)
 #define MALLINFO_COUNTS true
 #endif
 
-/* A QP of one WQE on each queue, never used: a device's QP count filled. */
-static uint16_t filler_qp(DNode *n, uint32_t cqn, uint64_t *qpn)
+/* CREATE_QP of one WQE a queue at the given SQ and RQ offsets. */
+static uint16_t qp_at(DNode *n, uint32_t cqn, uint64_t sq, uint64_t rq,
+                      uint64_t *qpn)
 {
     struct axon_admin_cmd cmd = {};
 
@@ -612,14 +613,20 @@ static uint16_t filler_qp(DNode *n, uint32_t cqn, uint64_t *qpn)
     cmd.create_qp.send_cqn = htole32(cqn);
     cmd.create_qp.recv_cqn = htole32(cqn);
     cmd.create_qp.uar = htole32(D_UAR);
-    cmd.create_qp.sq_addr = htole64(d_bus(n, D_SQ(D_MAX_QP - 1)));
-    cmd.create_qp.rq_addr = htole64(d_bus(n, D_RQ(D_MAX_QP - 1)));
+    cmd.create_qp.sq_addr = htole64(d_bus(n, sq));
+    cmd.create_qp.rq_addr = htole64(d_bus(n, rq));
     cmd.create_qp.sq_depth = htole16(AXON_WQ_MIN_DEPTH);
     cmd.create_qp.rq_depth = htole16(AXON_WQ_MIN_DEPTH);
     cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
     cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
     cmd.create_qp.type = AXON_QPT_RC;
     return d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, &cmd, qpn);
+}
+
+/* A QP of one WQE on each queue, never used: a device's QP count filled. */
+static uint16_t filler_qp(DNode *n, uint32_t cqn, uint64_t *qpn)
+{
+    return qp_at(n, cqn, D_SQ(D_MAX_QP - 1), D_RQ(D_MAX_QP - 1), qpn);
 }
 
 /*
@@ -836,26 +843,6 @@ static bool t_cq_mr_scale(int arg)
     free(slot_key);
     free(keys);
     return ok;
-}
-
-/* CREATE_QP of one WQE a queue at the given SQ and RQ offsets. */
-static uint16_t qp_at(DNode *n, uint32_t cqn, uint64_t sq, uint64_t rq,
-                      uint64_t *qpn)
-{
-    struct axon_admin_cmd cmd = {};
-
-    cmd.create_qp.pdn = htole32(n->pdn);
-    cmd.create_qp.send_cqn = htole32(cqn);
-    cmd.create_qp.recv_cqn = htole32(cqn);
-    cmd.create_qp.uar = htole32(D_UAR);
-    cmd.create_qp.sq_addr = htole64(d_bus(n, sq));
-    cmd.create_qp.rq_addr = htole64(d_bus(n, rq));
-    cmd.create_qp.sq_depth = htole16(AXON_WQ_MIN_DEPTH);
-    cmd.create_qp.rq_depth = htole16(AXON_WQ_MIN_DEPTH);
-    cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
-    cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
-    cmd.create_qp.type = AXON_QPT_RC;
-    return d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, &cmd, qpn);
 }
 
 /*
