@@ -1273,6 +1273,65 @@ static bool t_ceq_full(int arg)
     return ok;
 }
 
+/*
+ * Two CQs' events find the CEQ full, a receive's CQ first, then a send's:
+ * once it has room they come in that order, whatever the CQs' numbers.
+ */
+static bool t_ceq_owed_order(int arg)
+{
+    Pair p;
+    DCq *acq = NULL, *scq = NULL, *rcq = NULL;
+    DQp *aqp = NULL, *bqp = NULL;
+    struct axon_send_wqe sw = {
+        .opcode = AXON_WR_SEND, .flags = AXON_WQE_SIGNALED,
+        .wr_id = htole64(0x7300),
+    };
+    DNode *n = p.n;
+    uint64_t before = 0;
+    bool ok;
+
+    memset(&p, 0, sizeof(p));
+    p.w = world_new(2, 1, D_MEM_SIZE, seed + 12);
+    ok = D_CHECK(p.w, "world_new") && d_pair(p.w, &n[0], &n[1]) &&
+         (acq = d_cq(&n[0], D_CQ_DEPTH)) != NULL &&
+         (scq = d_cq(&n[1], D_CQ_DEPTH)) != NULL &&
+         (rcq = d_cq(&n[1], D_CQ_DEPTH)) != NULL &&
+         (aqp = d_qp(&n[0], AXON_QPT_RC, acq, acq)) != NULL &&
+         (bqp = d_qp(&n[1], AXON_QPT_RC, scq, rcq)) != NULL &&
+         d_connect(&n[0], aqp, &n[1], bqp, 1024, 7);
+
+    if (ok) {
+        before = n[1].env->completions;
+        n[1].env->ceq_full = true;
+        d_arm_cq(&n[1], scq, AXON_CQ_ARM_NEXT);
+        d_arm_cq(&n[1], rcq, AXON_CQ_ARM_NEXT);
+        d_post_recv(&n[1], bqp, 0x7301, NULL, 0);
+        d_post_send(&n[0], aqp, &sw, NULL);
+        ok = d_expect(&n[1], rcq, 0x7301, AXON_WC_RECV, AXON_WC_SUCCESS,
+                      NULL);
+        sw.wr_id = htole64(0x7302);
+        d_post_recv(&n[0], aqp, 0x7303, NULL, 0);
+        d_post_send(&n[1], bqp, &sw, NULL);
+        ok &= d_expect(&n[1], scq, 0x7302, AXON_WC_SEND, AXON_WC_SUCCESS,
+                       NULL);
+        n[1].env->ceq_full = false;
+        world_enter(p.w);
+        axon_cq_ceq_room(n[1].eng);
+        world_leave(p.w);
+        ok &= D_CHECK(n[1].env->completions == before + 2 &&
+                      n[1].env->completion_cqn[before % 16] == rcq->cqn &&
+                      n[1].env->completion_cqn[(before + 1) % 16] ==
+                      scq->cqn, "owed events: %llu, CQs %u then %u "
+                      "(receive's %u, send's %u)",
+                      (unsigned long long)(n[1].env->completions - before),
+                      n[1].env->completion_cqn[before % 16],
+                      n[1].env->completion_cqn[(before + 1) % 16],
+                      rcq->cqn, scq->cqn);
+    }
+    pair_close(&p);
+    return ok;
+}
+
 /* A WRITE with a bad rkey: REM_ACCESS_ERR, ERR, the next WQEs flushed. */
 static bool t_qp_error(int arg)
 {
@@ -1432,6 +1491,7 @@ int main(int argc, char **argv)
     add(t_forged_rud, 0, "forged RUD DATA, wrong key: dropped");
     add(t_cq_overflow, 0, "CQ overflow: CQ_ERROR event");
     add(t_ceq_full, 0, "CEQ full: the CQ's event owed, then posted once");
+    add(t_ceq_owed_order, 0, "CEQ full: owed events posted in their order");
     add(t_qp_error, 0, "bad rkey: REM_ACCESS_ERR, ERR, later WQEs flushed");
     add(t_determinism, 0, "same seed, same run");
 

@@ -736,7 +736,7 @@ static bool t_env_completion(AxonEnv *e, uint32_t cqn)
         env->completions_refused++;
         return false;
     }
-    env->completions++;
+    env->completion_cqn[env->completions++ % 16] = cqn;
     return true;
 }
 

@@ -67,6 +67,7 @@ struct TNode {
     TEvent events[T_MAX_EVENTS];
     unsigned nevents;           /* may exceed T_MAX_EVENTS: those are lost */
     uint64_t completions;       /* completion events taken */
+    uint32_t completion_cqn[16];    /* ... event n's CQ at [n % 16] */
     bool ceq_full;              /* refuse completion events, as a full CEQ */
     uint64_t completions_refused;
     uint64_t guest_errors;
