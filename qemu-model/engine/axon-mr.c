@@ -501,9 +501,9 @@ AxonMr *axon_mr_slot(AxonEngine *eng, uint32_t idx)
 /* A bound window lets go of its MR. */
 void axon_mr_unbind(AxonEngine *eng, AxonMr *mw)
 {
-    AxonMr *mr = axon_mr_slot(eng, mw->parent);
-
     if (mw->bound) {
+        AxonMr *mr = axon_mr_slot(eng, mw->parent);
+
         if (mr) {               /* a reset may have freed it first */
             mr->windows--;
         }
