@@ -5,6 +5,9 @@
  * and IPv6, and what is refused.
  */
 
+#include <net/addrconf.h>
+#include <net/ip.h>
+
 #include "axon_ah_attr.h"
 #include "axon_kunit.h"
 
@@ -138,6 +141,14 @@ AXON_AH_SET(axon_ah_mcast_v6, (memset(ah->grh.dgid.raw, 0, 16),
 			       ah->grh.dgid.raw[15] = 1,
 			       ah->grh.sgid_attr = &axon_test_sgid_v6))
 AXON_AH_SET(axon_ah_mcast_dmac, ah->roce.dmac[0] = 0x01)
+AXON_AH_SET(axon_ah_mcast_group_v4, (ah->grh.dgid.raw[12] = 239,
+				     ah->grh.dgid.raw[13] = 1,
+				     ip_eth_mc_map(*(__be32 *)&ah->grh.dgid.raw[12],
+						   ah->roce.dmac)))
+AXON_AH_SET(axon_ah_mcast_group_v6, (axon_ah_mcast_v6(ah),
+				     ipv6_eth_mc_map((struct in6_addr *)
+						     ah->grh.dgid.raw,
+						     ah->roce.dmac)))
 
 static const struct axon_ud_av_case axon_ud_av_cases[] = {
 	{ "valid IPv4", axon_ah_nothing, 0 },
@@ -148,9 +159,11 @@ static const struct axon_ud_av_case axon_ud_av_cases[] = {
 	{ "RoCE v1 source GID", axon_ah_roce_v1, -EINVAL },
 	{ "IPv6 destination, IPv4 source", axon_ah_v6_dgid, -EINVAL },
 	{ "IPv4 destination, IPv6 source", axon_ah_v4_dgid_v6_sgid, -EINVAL },
-	{ "IPv4 multicast destination", axon_ah_mcast_v4, -EOPNOTSUPP },
-	{ "IPv6 multicast destination", axon_ah_mcast_v6, -EOPNOTSUPP },
-	{ "multicast MAC", axon_ah_mcast_dmac, -EOPNOTSUPP },
+	{ "IPv4 group, unicast MAC", axon_ah_mcast_v4, -EINVAL },
+	{ "IPv6 group, unicast MAC", axon_ah_mcast_v6, -EINVAL },
+	{ "unicast GID, multicast MAC", axon_ah_mcast_dmac, -EINVAL },
+	{ "IPv4 group and its MAC", axon_ah_mcast_group_v4, 0 },
+	{ "IPv6 group and its MAC", axon_ah_mcast_group_v6, 0 },
 };
 
 AXON_KUNIT_DESC(axon_ud_av_case)

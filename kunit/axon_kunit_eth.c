@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * KUnit: Ethernet descriptor ring arithmetic and the RX length rule
- * (drivers/axon/axon_eth.h, as used by axon_netdev.c).
+ * KUnit: Ethernet descriptor ring arithmetic, the RX length rule and the
+ * multicast filter's hash (drivers/axon/axon_eth.h, as used by
+ * axon_netdev.c).
  */
 
 #include "axon_eth.h"
@@ -130,11 +131,45 @@ static void axon_rx_len_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, axon_rx_len_valid(c->len, c->buf_len), c->valid);
 }
 
+struct axon_mc_hash_case {
+	const char *name;
+	u8 addr[ETH_ALEN];
+	u32 bit;
+};
+
+/*
+ * The bits worked out apart from the driver (the bit-reversed CRC-32 of
+ * Python's binascii.crc32(), without its final inversion), and the same
+ * the model computes with QEMU's net_crc32(): the qtest eth-mc-filter
+ * uses the first two.
+ */
+static const struct axon_mc_hash_case axon_mc_hash_cases[] = {
+	{ "01:00:5e:01:02:03", { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 }, 57 },
+	{ "01:00:5e:01:02:04", { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x04 }, 8 },
+	{ "IPv4 all hosts", { 0x01, 0x00, 0x5e, 0x00, 0x00, 0x01 }, 31 },
+	{ "01:00:5e:7f:00:01", { 0x01, 0x00, 0x5e, 0x7f, 0x00, 0x01 }, 50 },
+	{ "IPv6 all nodes", { 0x33, 0x33, 0x00, 0x00, 0x00, 0x01 }, 62 },
+	{ "IPv6 solicited node", { 0x33, 0x33, 0xff, 0x00, 0x00, 0x01 }, 29 },
+	{ "LLDP", { 0x01, 0x80, 0xc2, 0x00, 0x00, 0x00 }, 25 },
+	{ "broadcast", { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff }, 63 },
+};
+
+AXON_KUNIT_DESC(axon_mc_hash_case)
+KUNIT_ARRAY_PARAM(axon_mc_hash, axon_mc_hash_cases, axon_mc_hash_case_desc);
+
+static void axon_mc_hash_test(struct kunit *test)
+{
+	const struct axon_mc_hash_case *c = test->param_value;
+
+	KUNIT_EXPECT_EQ(test, axon_eth_mc_hash_bit(c->addr), c->bit);
+}
+
 static struct kunit_case axon_eth_cases[] = {
 	KUNIT_CASE_PARAM(axon_ring_idx_test, axon_idx_gen_params),
 	KUNIT_CASE_PARAM(axon_ring_free_slots_test, axon_slots_gen_params),
 	KUNIT_CASE(axon_ring_fill_drain_test),
 	KUNIT_CASE_PARAM(axon_rx_len_test, axon_rx_len_gen_params),
+	KUNIT_CASE_PARAM(axon_mc_hash_test, axon_mc_hash_gen_params),
 	{}
 };
 

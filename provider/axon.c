@@ -26,6 +26,8 @@ static void axon_free_context(struct ibv_context *ibctx);
 static const struct verbs_context_ops axon_ctx_ops = {
 	.alloc_mw = axon_alloc_mw,
 	.alloc_pd = axon_alloc_pd,
+	/* the kernel checks the QP and the group; the device keeps it */
+	.attach_mcast = ibv_cmd_attach_mcast,
 	.bind_mw = axon_bind_mw,
 	.create_ah = axon_create_ah,
 	.create_cq = axon_create_cq,
@@ -40,6 +42,7 @@ static const struct verbs_context_ops axon_ctx_ops = {
 	.destroy_cq = axon_destroy_cq,
 	.destroy_qp = axon_destroy_qp,
 	.destroy_srq = axon_destroy_srq,
+	.detach_mcast = ibv_cmd_detach_mcast,
 	.free_context = axon_free_context,
 	.modify_qp = axon_modify_qp,
 	.modify_srq = axon_modify_srq,

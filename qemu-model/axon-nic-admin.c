@@ -79,6 +79,8 @@ static uint16_t axon_nic_query_device(AxonNicState *s,
     attr.max_qp_rd_atom = cpu_to_le32(AXON_MAX_RD_ATOMIC);
     attr.max_inline = cpu_to_le32(AXON_MAX_INLINE);
     attr.num_ports = cpu_to_le32(AXON_ENGINE_PORTS);
+    attr.max_mcast_grp = cpu_to_le32(AXON_MAX_MCAST_GRP);
+    attr.max_mcast_qp_attach = cpu_to_le32(AXON_MAX_MCAST_QP_ATTACH);
     memcpy(attr.mac, s->conf.macaddr.a, sizeof(attr.mac));
 
     return axon_nic_write_resp(s, q, &attr, sizeof(attr));
@@ -148,6 +150,8 @@ static const AxonAdminOp axon_nic_admin_ops[] = {
     [AXON_ADMIN_FREE_COUNTER_SET] = { .engine = axon_cset_free },
     [AXON_ADMIN_BIND_COUNTER_SET] = { .engine = axon_cset_bind },
     [AXON_ADMIN_QUERY_COUNTER_SET] = { .engine = axon_cset_query },
+    [AXON_ADMIN_ATTACH_MCAST] = { .engine = axon_mcast_attach },
+    [AXON_ADMIN_DETACH_MCAST] = { .engine = axon_mcast_detach },
 };
 
 static uint16_t axon_nic_exec_admin(AxonNicState *s,

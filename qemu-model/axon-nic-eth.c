@@ -5,8 +5,10 @@
  * RoCEv2: the driver queues frames on the TX ring and posts empty buffers
  * on the RX ring; the device moves them to and from its wire, a QEMU
  * netdev backend (netdev=). RoCEv2 frames (UDP destination port 4791) are
- * steered to the RDMA engine instead. Without netdev= the port is up and
- * sent frames are discarded.
+ * steered to the RDMA engine instead; of the others, multicast frames
+ * pass the multicast filter first (AXON_CAP_MCAST). Frames of the other
+ * planes never reach this function (axon-nic-plane.c). Without netdev=
+ * the port is up and sent frames are discarded.
  *
  * Nothing from the guest or the wire is trusted: ring setup is checked
  * when the function is enabled, every descriptor length and address
@@ -123,6 +125,7 @@ void axon_nic_eth_reset(AxonNicState *s)
 
     qemu_bh_cancel(e->tx_bh);
     memset(e, 0, offsetof(AxonEth, tx_bh));
+    e->rx_mode = AXON_ETH_RX_ALLMULTI;
     e->drop_every = s->tx_drop_every;
     e->reorder_every = s->tx_reorder_every;
     axon_nic_eth_flush_rx(s);
@@ -252,13 +255,43 @@ static void axon_nic_eth_rx_one(AxonNicState *s, const uint8_t *buf,
     axon_nic_eth_completed(s);
 }
 
+/*
+ * The multicast filter ("Ethernet multicast filter" in axon_eth_defs.h):
+ * whether a frame the RDMA engine did not take passes. Broadcast and
+ * unicast always do; a multicast one with ALLMULTI, or when the filter's
+ * bit for its destination (the top 6 bits of the big-endian CRC-32 of
+ * the address, as Linux's ether_crc()) is set.
+ */
+static bool axon_nic_eth_mc_pass(AxonEth *e, const uint8_t *buf, size_t size)
+{
+    const uint8_t *dmac = buf;
+    unsigned bit;
+
+    if (!is_multicast_ether_addr(dmac) || is_broadcast_ether_addr(dmac) ||
+        (e->rx_mode & AXON_ETH_RX_ALLMULTI)) {
+        return true;
+    }
+    bit = net_crc32(dmac, ETH_ALEN) >> 26;
+    if (e->mc_hash & (1ULL << bit)) {
+        return true;
+    }
+    trace_axon_nic_err_eth_rx_mc_filtered(size, bit);
+    e->stat_rx_mc_filtered++;
+    return false;
+}
+
 static ssize_t axon_nic_eth_receive(NetClientState *nc, const uint8_t *buf,
                                     size_t size)
 {
     AxonNicState *s = qemu_get_nic_opaque(nc);
     AxonEth *e = &s->eth;
 
+    /* runts, oversize frames and a stopped function end here too */
     if (axon_nic_wire_rx(s, 0, buf, size)) {
+        return size;
+    }
+    /* before waiting for a buffer: a filtered frame never takes one */
+    if (!axon_nic_eth_mc_pass(e, buf, size)) {
         return size;
     }
     if (e->rx.idx == e->rx_tail) {
@@ -323,6 +356,14 @@ uint32_t axon_nic_eth_mmio_read(AxonNicState *s, hwaddr addr)
         return e->stat_tx_errors;
     case AXON_REG_STAT_RX_DMA_ERRORS:
         return e->stat_rx_dma_errors;
+    case AXON_REG_ETH_MC_HASH_LO:
+        return AXON_REG_LO(e->mc_hash);
+    case AXON_REG_ETH_MC_HASH_HI:
+        return AXON_REG_HI(e->mc_hash);
+    case AXON_REG_ETH_RX_MODE:
+        return e->rx_mode;
+    case AXON_REG_STAT_RX_MC_FILTERED:
+        return e->stat_rx_mc_filtered;
     default:
         /* write-only doorbells and holes read as zero */
         return 0;
@@ -413,6 +454,23 @@ void axon_nic_eth_mmio_write(AxonNicState *s, hwaddr addr, uint32_t val)
     case AXON_REG_ETH_RX_BASE_HI:
     case AXON_REG_ETH_RX_DEPTH:
         axon_nic_eth_write_setup(s, addr, val);
+        break;
+    /* the multicast filter changes at run time, unlike the rings */
+    case AXON_REG_ETH_MC_HASH_LO:
+        e->mc_hash = AXON_REG_SET_LO(e->mc_hash, val);
+        trace_axon_nic_eth_mc_filter(e->rx_mode, e->mc_hash);
+        break;
+    case AXON_REG_ETH_MC_HASH_HI:
+        e->mc_hash = AXON_REG_SET_HI(e->mc_hash, val);
+        trace_axon_nic_eth_mc_filter(e->rx_mode, e->mc_hash);
+        break;
+    case AXON_REG_ETH_RX_MODE:
+        if (val & ~AXON_ETH_RX_ALLMULTI) {
+            qemu_log_mask(LOG_GUEST_ERROR,
+                          "axon-nic: reserved ETH_RX_MODE bits 0x%x\n", val);
+        }
+        e->rx_mode = val & AXON_ETH_RX_ALLMULTI;
+        trace_axon_nic_eth_mc_filter(e->rx_mode, e->mc_hash);
         break;
     case AXON_REG_ETH_IRQ_ARM:
         if (val & ~1U || !axon_nic_eth_running(s)) {

@@ -191,7 +191,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_REREG_MR | AXON_CAP_CQ_PAGES | AXON_CAP_CLOCK |
               AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
               AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
-              AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS;
+              AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS |
+              AXON_CAP_MCAST;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -253,7 +254,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
          AXON_REG_STAT_PLANE_DROPS(AXON_MAX_PLANES - 1):
         val = axon_nic_plane_stat(s, addr);
         break;
-    case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
+    case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_MC_FILTERED:
         val = axon_nic_eth_mmio_read(s, addr);
         break;
     default:
@@ -346,7 +347,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
         axon_cq_ceq_room(s->engine);
         break;
-    case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_DMA_ERRORS:
+    case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_MC_FILTERED:
         axon_nic_eth_mmio_write(s, addr, val);
         break;
     default:

@@ -58,6 +58,8 @@ typedef struct AxonEth {
     uint32_t tx_tail;       /* driver producer, from the doorbell */
     AxonRing rx;            /* idx: next buffer the device fills (head) */
     uint32_t rx_tail;       /* buffers posted up to here */
+    uint32_t rx_mode;       /* AXON_ETH_RX_*, reset AXON_ETH_RX_ALLMULTI */
+    uint64_t mc_hash;       /* the multicast hash filter, HI:LO */
 
     uint32_t stat_rx_nobuf;
     uint32_t stat_rx_runt;
@@ -65,6 +67,7 @@ typedef struct AxonEth {
     uint32_t stat_rx_roce;
     uint32_t stat_tx_errors;
     uint32_t stat_rx_dma_errors;
+    uint32_t stat_rx_mc_filtered;
 
     uint32_t drop_every;    /* the wire's impairments: x-tx-* at reset, */
     uint32_t reorder_every; /* then WIRE_TEST's */

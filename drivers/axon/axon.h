@@ -62,6 +62,7 @@ struct axon_dev {
 	bool uc;			/* AXON_CAP_UC: UC QPs */
 	bool rud;			/* AXON_CAP_RUD: RUD driver QPs */
 	bool gsi;			/* AXON_CAP_GSI: QP1, for the CM */
+	bool mcast;			/* AXON_CAP_MCAST: UD multicast groups */
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */
 	bool rereg_mr;			/* AXON_CAP_REREG_MR */
@@ -325,6 +326,10 @@ int axon_dealloc_mw(struct ib_mw *ibmw);
 int axon_create_ah(struct ib_ah *ibah, struct rdma_ah_init_attr *init_attr,
 		   struct ib_udata *udata);
 int axon_destroy_ah(struct ib_ah *ibah, u32 flags);
+
+/* axon_mcast.c */
+int axon_attach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
+int axon_detach_mcast(struct ib_qp *ibqp, union ib_gid *gid, u16 lid);
 
 /* axon_cq.c */
 int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,

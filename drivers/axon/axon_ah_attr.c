@@ -40,8 +40,9 @@ int axon_ah_attr_check(const struct rdma_ah_attr *ah)
  * an entry in use) and, for a user AH, the destination MAC. A datagram
  * is a RoCEv2 packet, so the source GID must be a RoCE v2 one, of the
  * destination's family (IPv4 for ::ffff:a.b.c.d, else IPv6): -EINVAL
- * otherwise, as for axon_ah_attr_check(). A multicast destination is
- * -EOPNOTSUPP: the device has no multicast groups.
+ * otherwise, as for axon_ah_attr_check(). A multicast group's GID goes
+ * with its multicast MAC (the core maps one to the other), and a unicast
+ * GID with a unicast MAC: -EINVAL for a mix.
  */
 int axon_ud_av_from_ib(const struct rdma_ah_attr *ah, struct axon_ud_av *av)
 {
@@ -55,9 +56,9 @@ int axon_ud_av_from_ib(const struct rdma_ah_attr *ah, struct axon_ud_av *av)
 	if (err)
 		return err;
 	memcpy(&dgid, grh->dgid.raw, sizeof(dgid));
-	if (rdma_is_multicast_addr(&dgid) ||
+	if (rdma_is_multicast_addr(&dgid) !=
 	    is_multicast_ether_addr(ah->roce.dmac))
-		return -EOPNOTSUPP;
+		return -EINVAL;
 	if (!sgid_attr || sgid_attr->gid_type != IB_GID_TYPE_ROCE_UDP_ENCAP)
 		return -EINVAL;
 	ipv4 = rdma_gid_attr_network_type(sgid_attr) == RDMA_NETWORK_IPV4;

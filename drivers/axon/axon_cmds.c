@@ -353,6 +353,19 @@ int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn)
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 
+/* ATTACH_MCAST or DETACH_MCAST (@opcode) of @qpn and the group @gid. */
+int axon_cmd_mcast(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
+		   const u8 *gid)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(opcode);
+	cmd.mcast.qpn = cpu_to_le32(qpn);
+	memcpy(cmd.mcast.gid, gid, sizeof(cmd.mcast.gid));
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
 int axon_cmd_create_srq(struct axon_admin_queue *aq,
 			const struct axon_srq_params *p, u32 *srqn)
 {

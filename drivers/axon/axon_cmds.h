@@ -95,6 +95,8 @@ int axon_cmd_counter_set(struct axon_admin_queue *aq, u16 opcode, u32 set,
 			 u32 qpn, struct axon_qp_counters *counters,
 			 u32 *result);
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);
+int axon_cmd_mcast(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
+		   const u8 *gid);
 int axon_cmd_create_srq(struct axon_admin_queue *aq,
 			const struct axon_srq_params *p, u32 *srqn);
 int axon_cmd_modify_srq(struct axon_admin_queue *aq, u32 srqn, u32 limit);

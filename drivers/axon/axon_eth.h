@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * axon Ethernet descriptor rings: the ring state and its index arithmetic,
- * inline so that the KUnit suites test the code the driver runs.
+ * and the multicast filter's hash, inline so that the KUnit suites test the
+ * code the driver runs.
  */
 #ifndef _AXON_ETH_H_
 #define _AXON_ETH_H_
 
+#include <linux/crc32.h>
 #include <linux/if_ether.h>
 #include <linux/skbuff.h>
 #include <linux/types.h>
@@ -51,6 +53,16 @@ static inline u32 axon_ring_free_slots(const struct axon_eth_ring *r)
 static inline bool axon_rx_len_valid(u32 len, u32 buf_len)
 {
 	return len >= ETH_HLEN && len <= buf_len;
+}
+
+/*
+ * The bit of the device's 64-bit multicast hash filter that the multicast
+ * address @addr selects: the top 6 bits of its Ethernet CRC ("Ethernet
+ * multicast filter" in axon_eth_defs.h).
+ */
+static inline u32 axon_eth_mc_hash_bit(const u8 *addr)
+{
+	return ether_crc(ETH_ALEN, addr) >> 26;
 }
 
 #endif /* _AXON_ETH_H_ */

@@ -62,6 +62,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->rud = adev->rdma && caps & AXON_CAP_RUD &&
 		    caps & AXON_CAP_RUD_KEYS;
 	adev->gsi = adev->ud && caps & AXON_CAP_GSI;
+	adev->mcast = adev->ud && caps & AXON_CAP_MCAST;
 	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
 	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;
 	adev->rereg_mr = adev->rdma && caps & AXON_CAP_REREG_MR;

@@ -32,6 +32,7 @@ struct axon_eth {
 	u64 rx_packets, rx_bytes, tx_packets, tx_bytes;
 	u64 tx_errors, rx_errors, rx_alloc_errors;
 	bool rings_up;		/* rings allocated and given to the device */
+	bool mcast;		/* AXON_CAP_MCAST: the multicast filter */
 };
 
 static int axon_ring_alloc(struct device *dmadev, struct axon_eth_ring *r,
@@ -300,6 +301,40 @@ static irqreturn_t axon_eth_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/* ---- multicast filter ---------------------------------------------------- */
+
+/*
+ * Programs the device's multicast filter from the netdev's addresses and
+ * flags. Only MMIO writes: it runs under netif_addr_lock_bh(), in atomic
+ * context. The hash goes first, so that leaving ALLMULTI never drops a
+ * frame of a group the stack has joined.
+ */
+static void axon_eth_write_rx_mode(struct axon_eth *eth)
+{
+	struct net_device *netdev = eth->netdev;
+	struct netdev_hw_addr *ha;
+	u64 hash = 0;
+
+	if (!eth->mcast)
+		return;
+	netdev_for_each_mc_addr(ha, netdev)
+		hash |= BIT_ULL(axon_eth_mc_hash_bit(ha->addr));
+	axon_wr(eth->adev, AXON_REG_ETH_MC_HASH_LO, AXON_REG_LO(hash));
+	axon_wr(eth->adev, AXON_REG_ETH_MC_HASH_HI, AXON_REG_HI(hash));
+	axon_wr(eth->adev, AXON_REG_ETH_RX_MODE,
+		netdev->flags & (IFF_PROMISC | IFF_ALLMULTI) ?
+		AXON_ETH_RX_ALLMULTI : 0);
+}
+
+static void axon_eth_set_rx_mode(struct net_device *netdev)
+{
+	struct axon_eth *eth = netdev_priv(netdev);
+
+	/* while the rings are down axon_eth_start() programs it later */
+	if (READ_ONCE(eth->rings_up))
+		axon_eth_write_rx_mode(eth);
+}
+
 /* ---- open, stop, MTU ------------------------------------------------------ */
 
 static void axon_eth_program_ring(struct axon_dev *adev, enum axon_reg base_lo,
@@ -338,7 +373,15 @@ static int axon_eth_start(struct axon_eth *eth)
 		goto err_free_rx;
 	}
 
-	eth->rings_up = true;
+	WRITE_ONCE(eth->rings_up, true);
+	/*
+	 * The filter, as the addresses are now: axon_eth_set_rx_mode() did
+	 * nothing while the rings were down, and a device reset since the
+	 * last start put it back to its reset value (ALLMULTI).
+	 */
+	netif_addr_lock_bh(eth->netdev);
+	axon_eth_write_rx_mode(eth);
+	netif_addr_unlock_bh(eth->netdev);
 	napi_enable(&eth->napi);
 	/*
 	 * Posting buffers may deliver frames that waited for them before the
@@ -364,7 +407,7 @@ static void axon_eth_halt(struct axon_eth *eth)
 
 	if (!eth->rings_up)
 		return;
-	eth->rings_up = false;
+	WRITE_ONCE(eth->rings_up, false);
 	napi_disable(&eth->napi);
 	/* the device stops touching the rings before they are freed */
 	axon_wr(eth->adev, AXON_REG_ETH_CTRL, 0);
@@ -451,6 +494,7 @@ static const struct net_device_ops axon_netdev_ops = {
 	.ndo_start_xmit = axon_start_xmit,
 	.ndo_change_mtu = axon_eth_change_mtu,
 	.ndo_get_stats64 = axon_eth_get_stats64,
+	.ndo_set_rx_mode = axon_eth_set_rx_mode,
 	.ndo_validate_addr = eth_validate_addr,
 };
 
@@ -478,6 +522,7 @@ static const struct axon_eth_stat axon_eth_stats[] = {
 	AXON_HW_STAT("dev_rx_oversize", AXON_REG_STAT_RX_OVERSIZE),
 	AXON_HW_STAT("dev_rx_rocev2", AXON_REG_STAT_RX_ROCE),
 	AXON_HW_STAT("dev_rx_dma_errors", AXON_REG_STAT_RX_DMA_ERRORS),
+	AXON_HW_STAT("dev_rx_mc_filtered", AXON_REG_STAT_RX_MC_FILTERED),
 	AXON_HW_STAT("dev_tx_errors", AXON_REG_STAT_TX_ERRORS),
 };
 
@@ -582,6 +627,7 @@ int axon_netdev_create(struct axon_dev *adev)
 	eth = netdev_priv(netdev);
 	eth->adev = adev;
 	eth->netdev = netdev;
+	eth->mcast = axon_rd(adev, AXON_REG_CAPS) & AXON_CAP_MCAST;
 	u64_stats_init(&eth->syncp);
 
 	netdev->netdev_ops = &axon_netdev_ops;

@@ -87,7 +87,12 @@ static int axon_query_device(struct ib_device *ibdev,
 		props->timestamp_mask = U64_MAX;
 		props->hca_core_clock = AXON_CLOCK_HZ / 1000; /* in kHz */
 	}
-	/* no multicast groups: max_mcast_grp and max_mcast_qp_attach stay 0 */
+	if (adev->mcast) {
+		props->max_mcast_grp = le32_to_cpu(a->max_mcast_grp);
+		props->max_mcast_qp_attach = le32_to_cpu(a->max_mcast_qp_attach);
+		props->max_total_mcast_qp_attach = props->max_mcast_grp *
+						   props->max_mcast_qp_attach;
+	}
 	if (adev->ud)
 		props->max_ah = AXON_MAX_AH;
 	if (adev->mw) {
@@ -400,6 +405,12 @@ static const struct ib_device_ops axon_ud_ops = {
 	INIT_RDMA_OBJ_SIZE(ib_ah, axon_ah, ibah),
 };
 
+/* With AXON_CAP_MCAST: UD QPs in multicast groups. */
+static const struct ib_device_ops axon_mcast_ops = {
+	.attach_mcast = axon_attach_mcast,
+	.detach_mcast = axon_detach_mcast,
+};
+
 /* With AXON_CAP_MW: memory windows (bound by the provider's WQEs). */
 static const struct ib_device_ops axon_mw_ops = {
 	.alloc_mw = axon_alloc_mw,
@@ -447,6 +458,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_srq_ops);
 	if (adev->ud)
 		ib_set_device_ops(ibdev, &axon_ud_ops);
+	if (adev->mcast)
+		ib_set_device_ops(ibdev, &axon_mcast_ops);
 	if (adev->fast_reg)
 		ib_set_device_ops(ibdev, &axon_fast_reg_ops);
 	if (adev->peer_mr)

@@ -36,6 +36,7 @@ AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf)
     TAILQ_INIT(&eng->sched);
     TAILQ_INIT(&eng->acks);
     TAILQ_INIT(&eng->ev_owed);
+    LIST_INIT(&eng->mcast);
     if (!axon_mr_realize(eng) || !axon_srq_realize(eng)) {
         axon_engine_unmake(eng);
         return NULL;

@@ -3,7 +3,8 @@
  *
  * The driver sets it (SET_GID) from the port's addresses; it resolves a
  * QP's or an address vector's sgid_index into the source address of its
- * frames, and tells a destination on this device from one on the wire.
+ * frames, and tells a destination on this device from one on the wire;
+ * what kind of address a GID is.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -57,4 +58,23 @@ bool axon_gid_is_ours(AxonEngine *eng, const uint8_t *gid)
         }
     }
     return false;
+}
+
+/* An IPv4 address as a GID: ::ffff:a.b.c.d */
+bool axon_gid_is_v4(const uint8_t *gid)
+{
+    static const uint8_t prefix[12] = {
+        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
+    };
+
+    return !memcmp(gid, prefix, sizeof(prefix));
+}
+
+/* A group's: ff00::/8, or ::ffff:224.0.0.0/4 (rdma_is_multicast_addr()) */
+bool axon_gid_is_mcast(const uint8_t *gid)
+{
+    if (axon_gid_is_v4(gid)) {
+        return (gid[12] & 0xf0) == 0xe0;
+    }
+    return gid[0] == 0xff;
 }

@@ -509,6 +509,7 @@ static void axon_qp_free(AxonEngine *eng, AxonQp *qp)
     }
     eng->pd_users[qp->pdn]--;
     axon_cset_leave(eng, qp);
+    axon_mcast_qp_gone(eng, qp->qpn);
     axon_table_set(&eng->qps, qp->qpn, NULL);
     axon_mr_qp_destroyed(eng, qp->qpn);
     axon_qp_unmake(qp);

@@ -10,6 +10,7 @@
  *   axon-mr-wqe.c  fast registration, memory windows, rkeys
  *   axon-gid.c     the GID table
  *   axon-counters.c counter sets
+ *   axon-mcast.c   multicast groups
  *   axon-table.c   tables of objects by number (axon-table.h)
  *   axon-roce*.c   the transports (axon-roce.h), below the QP layer
  *
@@ -255,6 +256,7 @@ typedef struct AxonCcQp {
 } AxonCcQp;
 
 typedef struct AxonRud AxonRud;    /* axon-roce-rud.c */
+typedef struct AxonMcGroup AxonMcGroup;    /* axon-mcast.c */
 
 typedef struct AxonQp {
     AxonEngine *eng;
@@ -354,6 +356,10 @@ struct AxonEngine {
     uint32_t srq_last;
     uint32_t qp_last;           /* slot to look at first */
 
+    /* axon-mcast.c */
+    LIST_HEAD(, AxonMcGroup) mcast;
+    uint32_t mcast_groups;
+
     /* axon-roce-sched.c */
     TAILQ_HEAD(, AxonQp) sched;
     TAILQ_HEAD(, AxonQp) acks;
@@ -428,6 +434,13 @@ void axon_mr_exit(AxonEngine *eng);
 /* axon-gid.c */
 const AxonGid *axon_gid_get(AxonEngine *eng, uint32_t index);
 bool axon_gid_is_ours(AxonEngine *eng, const uint8_t *gid);
+bool axon_gid_is_v4(const uint8_t *gid);
+bool axon_gid_is_mcast(const uint8_t *gid);
+
+/* axon-mcast.c */
+void axon_mcast_qp_gone(AxonEngine *eng, uint32_t qpn);
+const uint32_t *axon_mcast_members(AxonEngine *eng, const uint8_t *gid,
+                                   uint32_t *n);
 
 /* axon-mr.c: PDs, memory through keys */
 bool axon_mr_pd_valid(AxonEngine *eng, uint32_t pdn);

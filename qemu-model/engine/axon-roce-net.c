@@ -168,15 +168,6 @@ static uint32_t axon_roce_icrc(const uint8_t *l3, unsigned l3_len,
     return len ? crc32(crc, payload, len) : crc;
 }
 
-bool axon_gid_is_v4(const uint8_t *gid)
-{
-    static const uint8_t prefix[12] = {
-        0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff,
-    };
-
-    return !memcmp(gid, prefix, sizeof(prefix));
-}
-
 /*
  * The IP header of a packet from sgid along path, with udp_len bytes of
  * UDP datagram after it, at l3; returns its length (20 or 40).
@@ -209,6 +200,19 @@ static unsigned axon_roce_put_l3(uint8_t *l3, const AxonPath *path,
     memcpy(l3 + 8, sgid, 16);
     memcpy(l3 + 24, path->dgid, 16);
     return 40;
+}
+
+/* The destination address of an IP header, as a GID. */
+static void axon_roce_l3_dgid(const uint8_t *l3, unsigned l3_len,
+                              uint8_t *dgid)
+{
+    memset(dgid, 0, 16);
+    if (l3_len == 20) {
+        dgid[10] = dgid[11] = 0xff;
+        memcpy(dgid + 12, l3 + 16, 4);
+    } else {
+        memcpy(dgid, l3 + 24, 16);
+    }
 }
 
 bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
@@ -291,6 +295,23 @@ static void axon_roce_wire_tx(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
     axon_env_frame_send(eng->env, sport % eng->conf.planes, iov, 4);
 }
 
+/* A datagram to this device: its GRH is the IP header the wire's had. */
+static void axon_roce_ud_local(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
+                               const AxonPath *path)
+{
+    const uint8_t *sgid = axon_gid_get(eng, path->sgid_index)->gid;
+    uint8_t l3[40];
+
+    pkt->l3_len = axon_roce_put_l3(l3, path, sgid,
+                                   8 + axon_ib_hdr_len(OP_DETH) +
+                                   pkt->len + IB_ICRC_LEN);
+    pkt->l3 = l3;
+    memcpy(pkt->sgid, sgid, sizeof(pkt->sgid));
+    memcpy(pkt->dgid, path->dgid, sizeof(pkt->dgid));
+    eng->rx_local(eng, pkt, qp);
+    pkt->l3 = NULL;
+}
+
 void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                          const AxonPath *path)
 {
@@ -301,18 +322,12 @@ void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
                        pkt->len);
     if (!path->loopback) {
         axon_roce_wire_tx(eng, qp, pkt, path);
+        /* a group's members here get it as from a switch (no hairpin) */
+        if (pkt->dqpn == AXON_MCAST_QPN && !eng->conf.wire_loopback) {
+            axon_roce_ud_local(eng, qp, pkt, path);
+        }
     } else if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_UD) {
-        /* the receiver's GRH is the IP header the wire would have had */
-        const uint8_t *sgid = axon_gid_get(eng, path->sgid_index)->gid;
-        uint8_t l3[40];
-
-        pkt->l3_len = axon_roce_put_l3(l3, path, sgid,
-                                       8 + axon_ib_hdr_len(OP_DETH) +
-                                       pkt->len + IB_ICRC_LEN);
-        pkt->l3 = l3;
-        memcpy(pkt->sgid, sgid, sizeof(pkt->sgid));
-        eng->rx_local(eng, pkt, qp);
-        pkt->l3 = NULL;
+        axon_roce_ud_local(eng, qp, pkt, path);
     } else {
         eng->rx_local(eng, pkt, qp);
     }
@@ -448,8 +463,9 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
  * RoCEv2: IPv4 (unfragmented) or IPv6 (no extension header), optionally
  * behind one 802.1Q tag, carrying UDP to port 4791. For such a frame,
  * true, with its headers' offsets in f; f->why says why it cannot be
- * taken (another MAC, IPv4 options, lengths that do not add up), for the
- * engine to count.
+ * taken (another unicast MAC, IPv4 options, lengths that do not add up),
+ * for the engine to count. A multicast MAC is taken here, and is for
+ * axon_roce_decode() to match with the packet's QPN.
  */
 static bool axon_roce_parse(AxonEngine *eng, const uint8_t *buf, size_t size,
                             AxonRoceFrame *f)
@@ -499,7 +515,7 @@ static bool axon_roce_parse(AxonEngine *eng, const uint8_t *buf, size_t size,
     f->l3 = buf + l3;
     f->ib = buf + l4 + 8;
     udp_len = lduw_be_p(buf + l4 + 4);
-    if (memcmp(buf, eng->conf.mac, 6)) {
+    if (memcmp(buf, eng->conf.mac, 6) && !(buf[0] & 1)) {
         f->why = "not our MAC";
     } else if (proto == AXON_ETH_P_IP &&
                (f->l3_len != 20 || lduw_be_p(buf + l3 + 2) > size - l3)) {
@@ -547,6 +563,13 @@ bool axon_roce_decode(AxonEngine *eng, const uint8_t *frame, size_t len,
         return true;
     }
     memcpy(pkt->sgid, f.sgid, sizeof(pkt->sgid));
+    axon_roce_l3_dgid(f.l3, f.l3_len, pkt->dgid);
+    /* a group's datagram, and only that, comes to a multicast MAC */
+    if ((frame[0] & 1) != (pkt->dqpn == AXON_MCAST_QPN) ||
+        (pkt->dqpn == AXON_MCAST_QPN && !axon_gid_is_mcast(pkt->dgid))) {
+        *why = "multicast MAC, QPN or IP address";
+        return true;
+    }
     pkt->l3 = f.l3;
     pkt->l3_len = f.l3_len;
     pkt->ecn = (f.l3_len == 20 ? f.l3[1] : ldl_be_p(f.l3) >> 20) &

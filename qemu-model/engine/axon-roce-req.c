@@ -60,7 +60,8 @@ static bool axon_ud_check_wqe(AxonEngine *eng, AxonQp *qp,
         (w->flags & ~(AXON_WQE_SIGNALED | AXON_WQE_SOLICITED |
                       AXON_WQE_INLINE)) ||
         le32_to_cpu(w->remote_qpn) > AXON_QPN_MASK ||
-        (av->flags & ~AXON_AV_IPV4) || (av->dmac[0] & 1) ||
+        (av->flags & ~AXON_AV_IPV4) ||
+        (av->dmac[0] & 1) != axon_gid_is_mcast(av->dgid) ||
         le32_to_cpu(av->flow_label) > AXON_FLOW_LABEL_MASK ||
         av->sgid_index >= AXON_ENGINE_GID_TBL_LEN) {
         return false;

@@ -5,7 +5,8 @@
  * this device's QPs sent to another (loopback, through eng->rx_local)
  * goes to the QP it names, if that QP may take it: RC requests to its
  * responder, responses to its completer, and the UC, UD and RUD
- * services' packets to theirs.
+ * services' packets to theirs; a datagram to a multicast group to each
+ * QP attached to it.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -40,12 +41,41 @@ static uint8_t axon_roce_service_qpt(uint8_t opcode)
     }
 }
 
+/*
+ * A datagram to AXON_MCAST_QPN: a copy to each QP attached to its group,
+ * as if sent to that QP, so the UD service's checks (state, Q_Key, a
+ * receive WQE) hold for each copy on its own.
+ */
+static void axon_roce_rx_mcast(AxonEngine *eng, const AxonPkt *pkt,
+                               const AxonQp *from)
+{
+    const uint32_t *qpn;
+    AxonPkt copy = *pkt;
+    uint32_t i, n;
+
+    qpn = axon_mcast_members(eng, pkt->dgid, &n);
+    if (!qpn || IB_OPCODE_SERVICE(pkt->opcode) != IB_SERVICE_UD) {
+        axon_trace_err_roce_qpn(eng->env, pkt->dqpn);
+        eng->stats.rx_drops++;
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        copy.dqpn = qpn[i];
+        axon_roce_rx_pkt(eng, &copy, from);
+    }
+}
+
 /* A packet for this device: from its wire, or (from) one of its QPs. */
 void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
                       const AxonQp *from)
 {
-    AxonQp *qp = axon_qp_lookup(eng, pkt->dqpn);
+    AxonQp *qp;
 
+    if (pkt->dqpn == AXON_MCAST_QPN) {
+        axon_roce_rx_mcast(eng, pkt, from);
+        return;
+    }
+    qp = axon_qp_lookup(eng, pkt->dqpn);
     if (!qp) {
         axon_trace_err_roce_qpn(eng->env, pkt->dqpn);
         eng->stats.rx_drops++;

@@ -81,6 +81,7 @@ typedef struct AxonPkt {
     const uint8_t *payload;
     uint32_t len;
     uint8_t sgid[16];           /* received: the source IP, as a GID */
+    uint8_t dgid[16];           /* received: the destination IP, as one */
     const uint8_t *l3;          /* received: its IP header (a UD GRH) */
     unsigned l3_len;
     uint8_t ecn;                /* received: the IP header's ECN field */
@@ -215,7 +216,6 @@ void axon_roce_xmit_path(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt,
 void axon_roce_qp_path(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
                        AxonPath *path);
 unsigned axon_roce_qp_plane(AxonEngine *eng, const AxonQp *qp);
-bool axon_gid_is_v4(const uint8_t *gid);
 bool axon_roce_dest_is_local(AxonEngine *eng, const uint8_t *dmac,
                              const uint8_t *dgid);
 bool axon_roce_decode(AxonEngine *eng, const uint8_t *frame, size_t len,

@@ -1,6 +1,6 @@
 /*
  * qtest of the Ethernet function: ring set-up, loopback, receive errors, RoCEv2
- * steering, interrupts, the link, the GID table
+ * steering, the multicast filter, interrupts, the link, the GID table
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -305,6 +305,155 @@ static void test_eth_roce_steering(void)
     axon_stop(a);
 }
 
+/*
+ * The multicast filter's hash: the top 6 bits of the CRC-32 of the
+ * address, bits taken least significant first, the CRC shifted most
+ * significant bit first, no final inversion (Linux's ether_crc()). Written
+ * out here rather than borrowed from the model, so that a model computing
+ * a different hash fails.
+ */
+static unsigned mc_hash_bit(const uint8_t *mac)
+{
+    uint32_t crc = 0xffffffff;
+    int i, j;
+
+    for (i = 0; i < 6; i++) {
+        uint8_t b = mac[i];
+
+        for (j = 0; j < 8; j++, b >>= 1) {
+            bool carry = (crc >> 31) ^ (b & 1);
+
+            crc <<= 1;
+            if (carry) {
+                crc ^= 0x04c11db7;
+            }
+        }
+    }
+    return crc >> 26;
+}
+
+/* A frame to dmac; the rest as make_frame()'s. */
+static uint8_t *make_frame_to(const uint8_t *dmac, size_t len, uint8_t seed)
+{
+    uint8_t *f = make_frame(len, 0x88b5, seed);
+
+    memcpy(f, dmac, 6);
+    return f;
+}
+
+/* f must be dropped by the filter: counted, and no RX buffer used. */
+static void mc_dropped(Axon *a, const uint8_t *f, size_t len,
+                       uint32_t *filtered, uint32_t head)
+{
+    inject(a, f, len);
+    g_assert_true(wait_reg(a, AXON_REG_STAT_RX_MC_FILTERED, ++*filtered));
+    g_assert_cmpuint(rd(a, AXON_REG_ETH_RX_HEAD), ==, head);
+}
+
+/* f must be received, in the next buffer; nothing filtered. */
+static void mc_received(Axon *a, const uint8_t *f, size_t len,
+                        uint32_t filtered, uint32_t *head)
+{
+    inject(a, f, len);
+    check_rx(a, (*head)++, f, len);
+    g_assert_cmpuint(rd(a, AXON_REG_STAT_RX_MC_FILTERED), ==, filtered);
+}
+
+static void test_eth_mc_filter(void)
+{
+    static const uint8_t grp_a[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x03 };
+    static const uint8_t grp_b[6] = { 0x01, 0x00, 0x5e, 0x01, 0x02, 0x04 };
+    static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+    Axon *a = axon_start_wire(NULL);
+    g_autofree uint8_t *fa = make_frame_to(grp_a, 80, 1);
+    g_autofree uint8_t *fb = make_frame_to(grp_b, 90, 2);
+    g_autofree uint8_t *fbc = make_frame_to(bcast, 70, 3);
+    g_autofree uint8_t *fuc = make_frame(60, 0x88b5, 4);
+    uint32_t filtered = 0, head = 0;
+
+    g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_MCAST, ==,
+                    AXON_CAP_MCAST);
+    /*
+     * The hash of the test's groups, as Linux's ether_crc(6, addr) >> 26
+     * gives it (worked out apart from this file): one in each half.
+     */
+    g_assert_cmpuint(mc_hash_bit(grp_a), ==, 57);
+    g_assert_cmpuint(mc_hash_bit(grp_b), ==, 8);
+
+    g_assert_cmpuint(eth_enable(a, 8, 16, 1500), ==, AXON_DEV_ERR_NONE);
+    post_rx(a, 15);
+
+    /* (a) the reset values let every multicast frame in */
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, AXON_ETH_RX_ALLMULTI);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_LO), ==, 0);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_HI), ==, 0);
+    mc_received(a, fa, 80, filtered, &head);
+
+    /* (b) no ALLMULTI, empty hash: multicast dropped, the rest not */
+    wr(a, AXON_REG_ETH_RX_MODE, 0);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, 0);
+    mc_dropped(a, fa, 80, &filtered, head);
+    g_assert_cmpuint(filtered, ==, 1);
+    mc_dropped(a, fb, 90, &filtered, head);
+    mc_received(a, fbc, 70, filtered, &head);
+    mc_received(a, fuc, 60, filtered, &head);
+
+    /* (c) only group A's bit (in HI): A passes, B does not */
+    wr(a, AXON_REG_ETH_MC_HASH_HI, 1U << (57 - 32));
+    mc_received(a, fa, 80, filtered, &head);
+    mc_dropped(a, fb, 90, &filtered, head);
+    /* ... and only B's (in LO): the other way round */
+    wr(a, AXON_REG_ETH_MC_HASH_HI, 0);
+    wr(a, AXON_REG_ETH_MC_HASH_LO, 1U << 8);
+    mc_dropped(a, fa, 80, &filtered, head);
+    mc_received(a, fb, 90, filtered, &head);
+    mc_received(a, fbc, 70, filtered, &head);
+
+    /* (d) ALLMULTI again, with an empty hash: every frame passes */
+    wr(a, AXON_REG_ETH_MC_HASH_LO, 0);
+    wr(a, AXON_REG_ETH_RX_MODE, AXON_ETH_RX_ALLMULTI);
+    mc_received(a, fa, 80, filtered, &head);
+    mc_received(a, fb, 90, filtered, &head);
+    mc_received(a, fuc, 60, filtered, &head);
+    g_assert_cmpuint(rd(a, AXON_REG_STAT_RX_MC_FILTERED), ==, 4);
+    g_assert_cmpuint(rd(a, AXON_REG_ETH_RX_HEAD), ==, 9);
+
+    /* (e) read back: the hash whole, RX_MODE only its bit 0 */
+    wr(a, AXON_REG_ETH_MC_HASH_LO, 0xdeadbeef);
+    wr(a, AXON_REG_ETH_MC_HASH_HI, 0x80000001);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_LO), ==, 0xdeadbeef);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_HI), ==, 0x80000001);
+    wr(a, AXON_REG_ETH_RX_MODE, 0xfffffffe);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, 0);
+    wr(a, AXON_REG_ETH_RX_MODE, 0xffffffff);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, AXON_ETH_RX_ALLMULTI);
+    /* the counter is read-only */
+    wr(a, AXON_REG_STAT_RX_MC_FILTERED, 0);
+    g_assert_cmpuint(rd(a, AXON_REG_STAT_RX_MC_FILTERED), ==, 4);
+    /* writable with the function stopped, unlike the ring registers */
+    wr(a, AXON_REG_ETH_CTRL, 0);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_CTRL), ==, 0);
+    wr(a, AXON_REG_ETH_MC_HASH_LO, 0x01234567);
+    wr(a, AXON_REG_ETH_MC_HASH_HI, 0x89abcdef);
+    wr(a, AXON_REG_ETH_RX_MODE, 0);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_LO), ==, 0x01234567);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_HI), ==, 0x89abcdef);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, 0);
+
+    /* a reset restores the reset values and clears the counter */
+    wr(a, AXON_REG_CTRL, AXON_CTRL_RESET);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, AXON_ETH_RX_ALLMULTI);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_LO), ==, 0);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_HI), ==, 0);
+    g_assert_cmpuint(rd(a, AXON_REG_STAT_RX_MC_FILTERED), ==, 0);
+    /* and they are writable before the device is enabled */
+    wr(a, AXON_REG_ETH_MC_HASH_HI, 0x2);
+    wr(a, AXON_REG_ETH_RX_MODE, 0);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_MC_HASH_HI), ==, 0x2);
+    g_assert_cmphex(rd(a, AXON_REG_ETH_RX_MODE), ==, 0);
+    axon_stop(a);
+}
+
 static void test_eth_irq(void)
 {
     Axon *a = axon_start_wire(NULL);
@@ -447,6 +596,7 @@ void axon_nic_eth_tests(void)
     qtest_add_func("/axon-nic/eth-rx-errors", test_eth_rx_errors);
     qtest_add_func("/axon-nic/eth-rx-nobuf", test_eth_rx_nobuf);
     qtest_add_func("/axon-nic/eth-roce-steering", test_eth_roce_steering);
+    qtest_add_func("/axon-nic/eth-mc-filter", test_eth_mc_filter);
     qtest_add_func("/axon-nic/eth-irq", test_eth_irq);
     qtest_add_func("/axon-nic/eth-link", test_eth_link);
     qtest_add_func("/axon-nic/set-gid", test_set_gid);

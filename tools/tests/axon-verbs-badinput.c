@@ -29,6 +29,7 @@
 #define MODIFY_CHECKS	(10 + 2 * BAD_ATTRS)
 #define POST_CHECKS	4
 #define BUSY_CQ_CHECKS	4
+#define MCAST_CHECKS	8
 
 static void test_cq(struct ibv_context *ctx)
 {
@@ -437,6 +438,53 @@ static void test_busy_cq(struct ibv_context *ctx, struct ibv_pd *pd)
 	tap_ok(!ibv_destroy_cq(cq), "ibv_destroy_cq once unused");
 }
 
+/*
+ * Multicast attach and detach: only UD QPs, only multicast GIDs, detach
+ * only what is attached; an attached QP cannot be destroyed.
+ */
+static void test_mcast(struct dev *d)
+{
+	struct ibv_qp_init_attr init = {
+		.send_cq = d->cq, .recv_cq = d->cq, .cap = good_cap,
+		.qp_type = IBV_QPT_UD,
+	};
+	/* ::ffff:239.7.8.9 */
+	union ibv_gid group = { .raw = { [10] = 0xff, [11] = 0xff, 239, 7, 8,
+					 9 } };
+	struct ibv_qp *rc = create_qp(d->pd, d->cq, &good_cap);
+	struct ibv_qp *ud = ibv_create_qp(d->pd, &init);
+	int ret, i;
+
+	if (!rc || !ud) {
+		tap_ok(false, "ibv_create_qp RC and UD");
+		for (i = 1; i < MCAST_CHECKS; i++)
+			tap_skip("no QPs", "multicast check %d", i);
+		goto out;
+	}
+	ret = ibv_attach_mcast(rc, &group, 0);
+	expect_errno(ret, ret, EINVAL, "ibv_attach_mcast of an RC QP");
+	ret = ibv_attach_mcast(ud, &d->gid, 0);
+	expect_errno(ret, ret, EINVAL, "ibv_attach_mcast to a unicast GID");
+	ret = ibv_detach_mcast(ud, &group, 0);
+	expect_errno(ret, ret, EINVAL, "ibv_detach_mcast of a QP not attached");
+	tap_ok(!ibv_attach_mcast(ud, &group, 0), "ibv_attach_mcast of a UD QP");
+	tap_ok(!ibv_attach_mcast(ud, &group, 0), "ibv_attach_mcast again");
+	ret = ibv_destroy_qp(ud);
+	expect_errno(ret, ret, EBUSY, "ibv_destroy_qp of an attached QP");
+	if (!ret)
+		ud = NULL;
+	tap_ok(ud && !ibv_detach_mcast(ud, &group, 0), "ibv_detach_mcast");
+	ret = ud ? ibv_destroy_qp(ud) : -1;
+	tap_ok(!ret, "ibv_destroy_qp once detached");
+	if (!ret)
+		ud = NULL;
+out:
+	if (ud)
+		ibv_destroy_qp(ud);
+	if (rc)
+		ibv_destroy_qp(rc);
+}
+
 /* The first index whose entry is empty, or -1. */
 static int empty_gid(struct ibv_context *ctx, int len)
 {
@@ -478,13 +526,15 @@ int main(int argc, char **argv)
 	}
 	d.empty_gid = empty_gid(ctx, d.port.gid_tbl_len);
 	tap_plan(CQ_CHECKS + QP_CAP_CHECKS + MR_CHECKS + DMABUF_CHECKS(d.rxe) +
-		 MODIFY_CHECKS + POST_CHECKS + BUSY_CQ_CHECKS + 3);
+		 MODIFY_CHECKS + POST_CHECKS + BUSY_CQ_CHECKS + MCAST_CHECKS +
+		 3);
 	test_cq(ctx);
 	test_qp_caps(d.pd, d.cq);
 	test_mr(d.pd);
 	test_dmabuf_mr(d.pd, d.rxe);
 	test_modify(&d);
 	test_post(d.pd, d.cq);
+	test_mcast(&d);
 	test_busy_cq(ctx, d.pd);
 	tap_ok(!ibv_destroy_cq(d.cq), "ibv_destroy_cq");
 	tap_ok(!ibv_dealloc_pd(d.pd), "ibv_dealloc_pd");

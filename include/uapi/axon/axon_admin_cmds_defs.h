@@ -71,6 +71,10 @@
  * @AXON_ADMIN_QUERY_COUNTER_SET: ``AXON_CAP_COUNTER_SETS``; &struct
  *	axon_admin_counter_set with set and resp_addr: write the set's
  *	&struct axon_qp_counters there
+ * @AXON_ADMIN_ATTACH_MCAST: ``AXON_CAP_MCAST``; &struct axon_admin_mcast:
+ *	attach a UD QP to a multicast group (see "Multicast groups")
+ * @AXON_ADMIN_DETACH_MCAST: ``AXON_CAP_MCAST``; &struct axon_admin_mcast:
+ *	detach it
  */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
@@ -100,6 +104,8 @@ enum axon_admin_opcode {
 	AXON_ADMIN_FREE_COUNTER_SET	= 25,
 	AXON_ADMIN_BIND_COUNTER_SET	= 26,
 	AXON_ADMIN_QUERY_COUNTER_SET	= 27,
+	AXON_ADMIN_ATTACH_MCAST		= 28,
+	AXON_ADMIN_DETACH_MCAST		= 29,
 };
 
 /**
@@ -842,6 +848,47 @@ struct axon_admin_counter_set {
 };
 
 /**
+ * DOC: Multicast groups
+ *
+ * With ``AXON_CAP_MCAST`` a UD QP receives the datagrams sent to the
+ * multicast groups it is attached to (IBA 10.5, RoCE annex A17.4.5): a
+ * RoCEv2 packet to destination QP ``AXON_MCAST_QPN`` whose destination IP
+ * address is a group's GID (``ff00::/8``, or ``::ffff:224.0.0.0/4`` for
+ * IPv4) is delivered to every QP attached to that group whose Q_Key it
+ * carries, each taking a receive WQE of its own; the packet is dropped
+ * and counted in ``AXON_REG_STAT_RX_DROPS`` when no QP is attached.
+ * A UD send to ``AXON_MCAST_QPN`` with a group's GID and its multicast
+ * Ethernet address goes on the wire and, like a switch that sends a
+ * group's traffic to every member, to the QPs of this device attached to
+ * the group, the sending QP included.
+ *
+ * ATTACH_MCAST: BAD_HANDLE for no such QP; BAD_PARAM for a QP that is not
+ * UD (QP 1 included) or a GID that is not multicast; NO_RESOURCES when
+ * the group would be the device's ``AXON_MAX_MCAST_GRP`` + 1st, or its
+ * ``AXON_MAX_MCAST_QP_ATTACH`` + 1st QP. Attaching a QP again succeeds
+ * and changes nothing. DETACH_MCAST: BAD_HANDLE for a QP not attached to
+ * the group; the group goes when its last QP does. DESTROY_QP detaches
+ * the QP from every group.
+ */
+#define AXON_MCAST_QPN			0xffffff
+#define AXON_MAX_MCAST_GRP		1024
+#define AXON_MAX_MCAST_QP_ATTACH	64
+
+/**
+ * struct axon_admin_mcast - ATTACH_MCAST and DETACH_MCAST
+ * @qpn: the UD QP
+ * @reserved0: 0
+ * @gid: the group's multicast GID, network order
+ * @reserved: 0
+ */
+struct axon_admin_mcast {
+	__le32 qpn;
+	__le32 reserved0;
+	__u8 gid[16];
+	__u8 reserved[32];
+};
+
+/**
  * struct axon_admin_cmd - an admin command, 64 bytes
  * @opcode: &enum axon_admin_opcode
  * @command_id: chosen by the driver, echoed in &axon_admin_cqe.command_id
@@ -856,6 +903,7 @@ struct axon_admin_counter_set {
  * @srq: CREATE_SRQ, MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ
  * @wire_test: WIRE_TEST
  * @counter_set: ALLOC_, FREE_, BIND_ and QUERY_COUNTER_SET
+ * @mcast: ATTACH_MCAST, DETACH_MCAST
  * @raw: the 56 bytes of parameters; unused and reserved bytes must be 0
  */
 struct axon_admin_cmd {
@@ -873,6 +921,7 @@ struct axon_admin_cmd {
 		struct axon_admin_srq srq;
 		struct axon_admin_wire_test wire_test;
 		struct axon_admin_counter_set counter_set;
+		struct axon_admin_mcast mcast;
 		__u8 raw[56];
 	};
 };
@@ -903,6 +952,10 @@ struct axon_admin_cmd {
  * @max_fast_reg_pages: ``AXON_CAP_FAST_REG``: pages of one fast
  *	registration (``AXON_FAST_REG_MAX_PAGES``)
  * @reserved_fast_reg: 0
+ * @max_mcast_grp: ``AXON_CAP_MCAST``: multicast groups
+ *	(``AXON_MAX_MCAST_GRP``)
+ * @max_mcast_qp_attach: ``AXON_CAP_MCAST``: QPs attached to one group
+ *	(``AXON_MAX_MCAST_QP_ATTACH``)
  */
 struct axon_dev_attr {
 	__le64 max_mr_size;
@@ -926,6 +979,8 @@ struct axon_dev_attr {
 	__le32 max_srq_wr;
 	__le32 max_fast_reg_pages;
 	__le32 reserved_fast_reg;
+	__le32 max_mcast_grp;
+	__le32 max_mcast_qp_attach;
 };
 
 /**

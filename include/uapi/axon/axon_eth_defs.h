@@ -47,6 +47,32 @@
 #define AXON_ROCEV2_UDP_PORT		4791
 
 /**
+ * DOC: Ethernet multicast filter
+ *
+ * With ``AXON_CAP_MCAST`` the Ethernet function filters the multicast
+ * frames it receives (destination address with the group bit set, other
+ * than the broadcast address, which always passes). A frame passes when
+ * ``AXON_REG_ETH_RX_MODE`` has ``AXON_ETH_RX_ALLMULTI`` or when the bit of
+ * the 64-bit hash filter (``AXON_REG_ETH_MC_HASH_HI``:``_LO``) that its
+ * destination address hashes to is set: the top 6 bits of the CRC-32
+ * (the Ethernet FCS polynomial, most significant bit first, as Linux's
+ * ether_crc()) of the 6 address bytes. Other multicast frames are dropped
+ * and counted in ``AXON_REG_STAT_RX_MC_FILTERED``. The filter is a hash:
+ * frames of other groups that share a bit pass, and the host's stack
+ * drops them. Unicast frames are not filtered. RoCEv2 frames never reach
+ * the filter: the RDMA engine takes a multicast one only for a group
+ * that one of its QPs is attached to.
+ *
+ * ``AXON_REG_ETH_RX_MODE``::
+ *
+ *   0:0 : allmulti - AXON_ETH_RX_ALLMULTI: every multicast frame passes
+ *         (the reset value, so a driver that never programs the filter
+ *         loses no frame)
+ */
+#define AXON_ETH_RX_ALLMULTI		0x1
+#define AXON_ETH_MC_HASH_BITS		64
+
+/**
  * DOC: Ethernet descriptor flags
  *
  * &struct axon_eth_desc ``flags``, written by the device::

@@ -239,8 +239,10 @@ struct axon_sge {
  * completes once the packet is on the wire: nothing is acknowledged and a
  * lost packet is lost. A message over the port's MTU is not sent, and
  * completes successfully (IBA C10-93.1.1). A malformed UD WQE moves the
- * QP to ERR, as a malformed RC one does. A destination GID of this device's own table
- * loops back inside it.
+ * QP to ERR, as a malformed RC one does. A destination GID of this device's
+ * own table loops back inside it. A send to ``AXON_MCAST_QPN`` and a
+ * multicast group goes on the wire and to this device's QPs attached to
+ * the group ("Multicast groups" in axon_admin_cmds_defs.h).
  *
  * A UD packet is accepted by a QP in RTR or RTS whose Q_Key it carries;
  * one with another Q_Key is dropped and counted in
@@ -438,7 +440,9 @@ struct axon_sge {
 /**
  * struct axon_ud_av - where a UD send goes, 32 bytes
  * @dgid: the destination GID, network order
- * @dmac: the next hop's Ethernet address, not multicast
+ * @dmac: the next hop's Ethernet address; a multicast one exactly when
+ *	@dgid is a multicast group's (``AXON_CAP_MCAST``, "Multicast groups"
+ *	in axon_admin_cmds_defs.h)
  * @sgid_index: the source GID: an entry in use of the port's GID table,
  *	of the same family as @dgid
  * @hop_limit: IPv4 TTL or IPv6 hop limit; 0: 64

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		15
+#define AXON_DEV_VERSION_MINOR		16
 
 /**
  * DOC: VERSION register
@@ -217,6 +217,9 @@ enum axon_msix_vector {
  * @AXON_REG_ETH_RX_TAIL: WO, doorbell: buffers posted up to here, < depth
  * @AXON_REG_ETH_TX_HEAD: RO, the next TX descriptor the device reads
  * @AXON_REG_ETH_RX_HEAD: RO, the next RX descriptor the device fills
+ * @AXON_REG_ETH_MC_HASH_LO: RW, ``AXON_CAP_MCAST``: bits 0..31 of the
+ *	multicast hash filter (see "Ethernet multicast filter"); reset 0
+ * @AXON_REG_ETH_MC_HASH_HI: RW, ``AXON_CAP_MCAST``: its bits 32..63
  * @AXON_REG_STAT_RX_NOBUF: RO, frames dropped: Ethernet function stopped
  * @AXON_REG_STAT_RX_RUNT: RO, frames dropped: shorter than
  *	``AXON_ETH_HLEN``
@@ -225,6 +228,11 @@ enum axon_msix_vector {
  * @AXON_REG_STAT_RX_ROCE: RO, RoCEv2 frames steered to the RDMA engine
  * @AXON_REG_STAT_TX_ERRORS: RO, TX descriptors completed with ERROR
  * @AXON_REG_STAT_RX_DMA_ERRORS: RO, RX buffers that were not writable
+ * @AXON_REG_ETH_RX_MODE: RW, ``AXON_CAP_MCAST``: ``AXON_ETH_RX_*``
+ *	(see "Ethernet multicast filter"); reset value
+ *	``AXON_ETH_RX_ALLMULTI``
+ * @AXON_REG_STAT_RX_MC_FILTERED: RO, ``AXON_CAP_MCAST``: multicast
+ *	frames for the Ethernet function dropped by its filter
  * @AXON_REG_STAT_PLANE_BASE: RO, ``AXON_CAP_PLANES``: the planes'
  *	counters, 16 bytes a plane: AXON_REG_STAT_PLANE_TX(),
  *	AXON_REG_STAT_PLANE_RX(), AXON_REG_STAT_PLANE_DROPS()
@@ -308,6 +316,8 @@ enum axon_reg {
 	AXON_REG_ETH_RX_TAIL	= 0x12c,
 	AXON_REG_ETH_TX_HEAD	= 0x130,
 	AXON_REG_ETH_RX_HEAD	= 0x134,
+	AXON_REG_ETH_MC_HASH_LO	= 0x138,
+	AXON_REG_ETH_MC_HASH_HI	= 0x13c,
 
 	AXON_REG_STAT_RX_NOBUF	= 0x140,
 	AXON_REG_STAT_RX_RUNT	= 0x144,
@@ -315,6 +325,8 @@ enum axon_reg {
 	AXON_REG_STAT_RX_ROCE	= 0x14c,
 	AXON_REG_STAT_TX_ERRORS	= 0x150,
 	AXON_REG_STAT_RX_DMA_ERRORS = 0x154,
+	AXON_REG_ETH_RX_MODE	= 0x158,
+	AXON_REG_STAT_RX_MC_FILTERED = 0x15c,
 
 	AXON_REG_STAT_PLANE_BASE = 0x160,
 };
@@ -462,6 +474,12 @@ enum axon_reg {
  *         leaves RESET (interface 1.15, see "RUD connection keys" in
  *         axon_io_defs.h). RUD without it (1.14) carried a token derived
  *         from the PSNs, which a driver must not rely on.
+ *   22:22 : mcast - AXON_CAP_MCAST: UD multicast (ATTACH_MCAST and
+ *         DETACH_MCAST, see "Multicast groups" in axon_admin_cmds_defs.h)
+ *         and the Ethernet function's multicast filter
+ *         (``AXON_REG_ETH_RX_MODE``, ``AXON_REG_ETH_MC_HASH_LO``/``HI``;
+ *         see "Ethernet multicast filter" in axon_eth_defs.h), interface
+ *         1.16
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -485,6 +503,7 @@ enum axon_reg {
 #define AXON_CAP_PLANES			0x80000
 #define AXON_CAP_RUD			0x100000
 #define AXON_CAP_RUD_KEYS		0x200000
+#define AXON_CAP_MCAST			0x400000
 
 /**
  * DOC: FW_VERSION register

@@ -604,8 +604,8 @@ static bool t_rud_lossy(int arg)
 #endif
 
 /* CREATE_QP of one WQE a queue at the given SQ and RQ offsets. */
-static uint16_t qp_at(DNode *n, uint32_t cqn, uint64_t sq, uint64_t rq,
-                      uint64_t *qpn)
+static uint16_t qp_at(DNode *n, uint8_t type, uint32_t cqn, uint64_t sq,
+                      uint64_t rq, uint64_t *qpn)
 {
     struct axon_admin_cmd cmd = {};
 
@@ -619,14 +619,14 @@ static uint16_t qp_at(DNode *n, uint32_t cqn, uint64_t sq, uint64_t rq,
     cmd.create_qp.rq_depth = htole16(AXON_WQ_MIN_DEPTH);
     cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
     cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
-    cmd.create_qp.type = AXON_QPT_RC;
+    cmd.create_qp.type = type;
     return d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, &cmd, qpn);
 }
 
 /* A QP of one WQE on each queue, never used: a device's QP count filled. */
-static uint16_t filler_qp(DNode *n, uint32_t cqn, uint64_t *qpn)
+static uint16_t filler_qp(DNode *n, uint8_t type, uint32_t cqn, uint64_t *qpn)
 {
-    return qp_at(n, cqn, D_SQ(D_MAX_QP - 1), D_RQ(D_MAX_QP - 1), qpn);
+    return qp_at(n, type, cqn, D_SQ(D_MAX_QP - 1), D_RQ(D_MAX_QP - 1), qpn);
 }
 
 /*
@@ -654,8 +654,8 @@ static bool t_qp_scale(int arg)
     }
     base = mallinfo2().uordblks;
     for (i = 0; ok && i < fillers; i++) {
-        ok = D_CHECK(filler_qp(b, p.cq[1]->cqn, &qpn) == AXON_ADMIN_SUCCESS,
-                     "filler QP %u not made", i);
+        ok = D_CHECK(filler_qp(b, AXON_QPT_RC, p.cq[1]->cqn, &qpn) ==
+                     AXON_ADMIN_SUCCESS, "filler QP %u not made", i);
     }
     full = mallinfo2().uordblks;
     if (ok && MALLINFO_COUNTS) {
@@ -670,7 +670,8 @@ static bool t_qp_scale(int arg)
     ok = ok && D_CHECK(p.qp[1]->qpn == (AXON_GSI_QPN + 1) +
                        AXON_RDMA_MAX_QP - 1 && p.qp[1]->qpn > 0xffff,
                        "last qpn %u", p.qp[1]->qpn) &&
-         D_CHECK(filler_qp(b, p.cq[1]->cqn, &qpn) == AXON_ADMIN_NO_RESOURCES,
+         D_CHECK(filler_qp(b, AXON_QPT_RC, p.cq[1]->cqn, &qpn) ==
+                 AXON_ADMIN_NO_RESOURCES,
                  "a QP beyond the maximum made") &&
          d_connect(&p.n[0], p.qp[0], b, p.qp[1], 1024, 7) &&
          xfer(&p, AXON_WR_SEND, 5000, 61) &&
@@ -859,13 +860,13 @@ static bool t_wq_align(int arg)
     uint32_t cqn = ok ? p.cq[1]->cqn : 0;
 
     ok = ok &&
-         D_CHECK(qp_at(b, cqn, base, base + wqe, &qpn[0]) ==
+         D_CHECK(qp_at(b, AXON_QPT_RC, cqn, base, base + wqe, &qpn[0]) ==
                  AXON_ADMIN_SUCCESS, "rings one WQE apart refused") &&
-         D_CHECK(qp_at(b, cqn, base + 2 * wqe, base + 3 * wqe, &qpn[1]) ==
+         D_CHECK(qp_at(b, AXON_QPT_RC, cqn, base + 2 * wqe, base + 3 * wqe, &qpn[1]) ==
                  AXON_ADMIN_SUCCESS, "rings in the same page refused") &&
-         D_CHECK(qp_at(b, cqn, base + wqe / 2, base + 5 * wqe, &qpn[1]) ==
+         D_CHECK(qp_at(b, AXON_QPT_RC, cqn, base + wqe / 2, base + 5 * wqe, &qpn[1]) ==
                  AXON_ADMIN_BAD_PARAM, "an SQ off its WQE size taken") &&
-         D_CHECK(qp_at(b, cqn, base + 5 * wqe, base + 8, &qpn[1]) ==
+         D_CHECK(qp_at(b, AXON_QPT_RC, cqn, base + 5 * wqe, base + 8, &qpn[1]) ==
                  AXON_ADMIN_BAD_PARAM, "an RQ off its WQE size taken") &&
          xfer(&p, AXON_WR_RDMA_WRITE, 5000, 81);
     pair_close(&p);
@@ -936,6 +937,281 @@ static bool t_three_nodes(int arg)
     }
     world_free(w);
     free(data);
+    return ok;
+}
+
+/* ---- multicast --------------------------------------------------------- */
+
+#define MC_QKEY 0x11111111
+
+/* ::ffff:239.1.g.1, and its Ethernet address 01:00:5e:01:g:01 */
+static void mc_group(uint8_t g, uint8_t *gid, uint8_t *mac)
+{
+    static const uint8_t base[16] = {
+        [10] = 0xff, [11] = 0xff, [12] = 239, [13] = 1, [15] = 1,
+    };
+
+    memcpy(gid, base, 16);
+    gid[14] = g;
+    if (mac) {
+        memcpy(mac, (const uint8_t[6]){ 0x01, 0x00, 0x5e, 1, g, 1 }, 6);
+    }
+}
+
+static uint16_t mc_cmd(DNode *n, bool attach, uint32_t qpn, const uint8_t *gid)
+{
+    struct axon_admin_cmd cmd = {};
+
+    cmd.mcast.qpn = htole32(qpn);
+    memcpy(cmd.mcast.gid, gid, 16);
+    return attach ? d_cmd(n, axon_mcast_attach, AXON_ADMIN_ATTACH_MCAST, &cmd,
+                          NULL) :
+                    d_cmd(n, axon_mcast_detach, AXON_ADMIN_DETACH_MCAST, &cmd,
+                          NULL);
+}
+
+/* A datagram of 300 bytes from s on n to group g's address, QPN dqpn. */
+static bool mc_send(DNode *n, DQp *s, uint8_t g, uint32_t dqpn, uint32_t qkey,
+                    uint32_t tag)
+{
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_SEND, .flags = AXON_WQE_SIGNALED, .num_sge = 1,
+        .wr_id = htole64(0x6000 + tag), .remote_qpn = htole32(dqpn),
+        .qkey = htole32(qkey),
+    };
+    struct axon_sge sg = d_sge(n, D_SRC, 300);
+    uint8_t data[300];
+
+    mc_group(g, w.av.dgid, w.av.dmac);
+    w.av.flags = AXON_AV_IPV4;
+    d_pattern(data, sizeof(data), tag);
+    d_mr_write(n, D_SRC, data, sizeof(data));
+    d_post_send(n, s, &w, &sg);
+    return d_expect(n, s->scq, 0x6000 + tag, AXON_WC_SEND, AXON_WC_SUCCESS,
+                    NULL);
+}
+
+/* A receive WQE on q, into slot k of n's MR past D_DST. */
+static void mc_post(DNode *n, DQp *q, unsigned k)
+{
+    struct axon_sge rs = d_sge(n, D_DST + k * 0x1000, 0x1000);
+
+    d_mr_fill(n, D_DST + k * 0x1000, 0xee, 0x1000);
+    d_post_recv(n, q, 0x7000 + k, &rs, 1);
+}
+
+/* q's receive in slot k holds the datagram tag from src to group g. */
+static bool mc_got(DNode *n, DQp *q, unsigned k, uint32_t src, uint8_t g,
+                   uint32_t tag)
+{
+    uint8_t data[300], gid[16], grh[AXON_UD_GRH_LEN];
+    struct axon_cqe cqe;
+    bool ok;
+
+    ok = d_expect(n, q->rcq, 0x7000 + k, AXON_WC_RECV, AXON_WC_SUCCESS,
+                  &cqe) &&
+         D_CHECK(le32toh(cqe.byte_len) == AXON_UD_GRH_LEN + 300 &&
+                 le32toh(cqe.src_qp) == src, "node %u qp %u: byte_len %u, "
+                 "src_qp %u", n->id, q->qpn, le32toh(cqe.byte_len),
+                 le32toh(cqe.src_qp));
+    if (!ok) {
+        return false;
+    }
+    /* the GRH's IPv4 header is to the group's address */
+    mc_group(g, gid, NULL);
+    d_mr_read(n, D_DST + k * 0x1000, grh, sizeof(grh));
+    d_pattern(data, sizeof(data), tag);
+    return D_CHECK(!memcmp(grh + 20 + 16, gid + 12, 4), "node %u qp %u: "
+                   "GRH destination %u.%u.%u.%u", n->id, q->qpn, grh[36],
+                   grh[37], grh[38], grh[39]) &&
+           mr_holds(n, D_DST + k * 0x1000 + AXON_UD_GRH_LEN, data, 300);
+}
+
+static bool mc_nothing(DNode *n, DQp *q)
+{
+    struct axon_cqe cqe;
+
+    return D_CHECK(!d_poll(n, q->rcq, &cqe), "node %u qp %u: a CQE (wr_id "
+                   "%#llx)", n->id, q->qpn,
+                   (unsigned long long)le64toh(cqe.wr_id));
+}
+
+/*
+ * UD multicast on three nodes: node 0's S sends to a group that L (node
+ * 0), A and B (node 1) and C (node 2) are attached to; each gets its own
+ * copy, S none until it attaches too. A wrong Q_Key, a detached QP, a
+ * group's MAC with a QP's number and a destroyed QP get nothing; bad
+ * attaches are refused; the group and per-group limits hold.
+ */
+static bool t_mcast(int arg)
+{
+    TWorld *w = world_new(3, 1, D_MEM_SIZE, seed + 50);
+    uint8_t g1[16], unicast[16];
+    struct axon_admin_cmd cmd = {};
+    uint32_t q1, q2, d0, d1, d2;
+    DNode n[3];
+    DCq *cq[3][3];
+    DQp *S, *L, *A, *B, *C, *R;
+    uint64_t qpn;
+    bool ok = D_CHECK(w, "world");
+    int i, j;
+
+    for (i = 0; ok && i < 3; i++) {
+        ok = d_node_init(&n[i], w, i);
+        for (j = 0; ok && j < 3; j++) {
+            ok = (cq[i][j] = d_cq(&n[i], D_CQ_DEPTH)) != NULL;
+        }
+    }
+    if (!ok) {
+        world_free(w);
+        return false;
+    }
+    S = d_qp(&n[0], AXON_QPT_UD, cq[0][0], cq[0][2]);
+    L = d_qp(&n[0], AXON_QPT_UD, cq[0][1], cq[0][1]);
+    A = d_qp(&n[1], AXON_QPT_UD, cq[1][0], cq[1][0]);
+    B = d_qp(&n[1], AXON_QPT_UD, cq[1][1], cq[1][1]);
+    C = d_qp(&n[2], AXON_QPT_UD, cq[2][0], cq[2][0]);
+    R = d_qp(&n[2], AXON_QPT_RC, cq[2][1], cq[2][1]);
+    ok = S && L && A && B && C && R &&
+         d_ud_rts(&n[0], S, MC_QKEY) && d_ud_rts(&n[0], L, MC_QKEY) &&
+         d_ud_rts(&n[1], A, MC_QKEY) && d_ud_rts(&n[1], B, MC_QKEY) &&
+         d_ud_rts(&n[2], C, MC_QKEY);
+    mc_group(1, g1, NULL);
+    memcpy(unicast, n[2].gid, 16);
+
+    /* bad attaches and detaches */
+    ok = ok &&
+         D_CHECK(mc_cmd(&n[2], true, R->qpn, g1) == AXON_ADMIN_BAD_PARAM,
+                 "an RC QP attached") &&
+         D_CHECK(mc_cmd(&n[2], true, C->qpn, unicast) ==
+                 AXON_ADMIN_BAD_PARAM, "attached to a unicast GID") &&
+         D_CHECK(mc_cmd(&n[2], true, 0x7777, g1) == AXON_ADMIN_BAD_HANDLE,
+                 "an unknown QP attached") &&
+         D_CHECK(mc_cmd(&n[2], false, C->qpn, g1) == AXON_ADMIN_BAD_HANDLE,
+                 "a QP detached from a group it is not in");
+    cmd.mcast.qpn = htole32(C->qpn);
+    memcpy(cmd.mcast.gid, g1, 16);
+    cmd.mcast.reserved[3] = 1;
+    ok = ok && D_CHECK(d_cmd(&n[2], axon_mcast_attach,
+                             AXON_ADMIN_ATTACH_MCAST, &cmd, NULL) ==
+                       AXON_ADMIN_BAD_PARAM, "reserved bytes taken");
+
+    /* every member gets a copy, the sender none */
+    ok = ok && mc_cmd(&n[0], true, L->qpn, g1) == AXON_ADMIN_SUCCESS &&
+         mc_cmd(&n[1], true, A->qpn, g1) == AXON_ADMIN_SUCCESS &&
+         mc_cmd(&n[1], true, B->qpn, g1) == AXON_ADMIN_SUCCESS &&
+         mc_cmd(&n[2], true, C->qpn, g1) == AXON_ADMIN_SUCCESS &&
+         D_CHECK(mc_cmd(&n[1], true, A->qpn, g1) == AXON_ADMIN_SUCCESS,
+                 "attaching again refused");
+    if (ok) {
+        mc_post(&n[0], L, 0);
+        mc_post(&n[1], A, 0);
+        mc_post(&n[1], B, 1);
+        mc_post(&n[2], C, 0);
+        ok = mc_send(&n[0], S, 1, AXON_MCAST_QPN, MC_QKEY, 1) &&
+             mc_got(&n[0], L, 0, S->qpn, 1, 1) &&
+             mc_got(&n[1], A, 0, S->qpn, 1, 1) &&
+             mc_got(&n[1], B, 1, S->qpn, 1, 1) &&
+             mc_got(&n[2], C, 0, S->qpn, 1, 1) && mc_nothing(&n[0], S);
+    }
+
+    /* another Q_Key: each member drops it, and keeps its receive WQE */
+    q1 = stat(&n[1], AXON_REG_STAT_QKEY_DROPS);
+    q2 = stat(&n[2], AXON_REG_STAT_QKEY_DROPS);
+    if (ok) {
+        mc_post(&n[0], L, 2);
+        mc_post(&n[1], A, 2);
+        mc_post(&n[1], B, 3);
+        mc_post(&n[2], C, 2);
+        ok = mc_send(&n[0], S, 1, AXON_MCAST_QPN, 0x2222, 2);
+        world_run_idle(w, world_now(w) + SEC);
+        ok &= mc_nothing(&n[0], L) && mc_nothing(&n[1], A) &&
+              mc_nothing(&n[1], B) && mc_nothing(&n[2], C) &&
+              D_CHECK(stat(&n[1], AXON_REG_STAT_QKEY_DROPS) == q1 + 2 &&
+                      stat(&n[2], AXON_REG_STAT_QKEY_DROPS) == q2 + 1,
+                      "Q_Key drops not counted");
+    }
+
+    /* B leaves and S joins: S gets its own datagram, B nothing */
+    ok = ok && mc_cmd(&n[1], false, B->qpn, g1) == AXON_ADMIN_SUCCESS &&
+         D_CHECK(mc_cmd(&n[1], false, B->qpn, g1) == AXON_ADMIN_BAD_HANDLE,
+                 "detached twice") &&
+         mc_cmd(&n[0], true, S->qpn, g1) == AXON_ADMIN_SUCCESS;
+    if (ok) {
+        mc_post(&n[0], S, 4);
+        ok = mc_send(&n[0], S, 1, AXON_MCAST_QPN, MC_QKEY, 3) &&
+             mc_got(&n[0], L, 2, S->qpn, 1, 3) &&
+             mc_got(&n[0], S, 4, S->qpn, 1, 3) &&
+             mc_got(&n[1], A, 2, S->qpn, 1, 3) &&
+             mc_got(&n[2], C, 2, S->qpn, 1, 3);
+        world_run_idle(w, world_now(w) + SEC);
+        ok &= mc_nothing(&n[1], B);
+    }
+
+    /* a group's MAC with a QP's own number: dropped, counted */
+    d1 = stat(&n[1], AXON_REG_STAT_RX_DROPS);
+    if (ok) {
+        mc_post(&n[1], A, 4);
+        ok = mc_send(&n[0], S, 1, A->qpn, MC_QKEY, 4);
+        world_run_idle(w, world_now(w) + SEC);
+        ok &= mc_nothing(&n[1], A) &&
+              D_CHECK(stat(&n[1], AXON_REG_STAT_RX_DROPS) == d1 + 1,
+                      "a group's MAC to QP %u not dropped", A->qpn);
+    }
+
+    /* destroying C takes it out of the group: node 2 has none left */
+    cmd = (struct axon_admin_cmd){};
+    cmd.qp.qpn = htole32(C->qpn);
+    d0 = stat(&n[0], AXON_REG_STAT_RX_DROPS);
+    d2 = stat(&n[2], AXON_REG_STAT_RX_DROPS);
+    ok = ok && d_cmd(&n[2], axon_qp_destroy, AXON_ADMIN_DESTROY_QP, &cmd,
+                     NULL) == AXON_ADMIN_SUCCESS;
+    if (ok) {
+        mc_post(&n[0], L, 5);
+        mc_post(&n[0], S, 6);
+        ok = mc_send(&n[0], S, 1, AXON_MCAST_QPN, MC_QKEY, 5) &&
+             mc_got(&n[1], A, 4, S->qpn, 1, 5) &&
+             mc_got(&n[0], L, 5, S->qpn, 1, 5) &&
+             mc_got(&n[0], S, 6, S->qpn, 1, 5);
+        world_run_idle(w, world_now(w) + SEC);
+        ok &= D_CHECK(stat(&n[2], AXON_REG_STAT_RX_DROPS) == d2 + 1 &&
+                      stat(&n[0], AXON_REG_STAT_RX_DROPS) == d0,
+                      "node 2 drops %u (was %u), node 0 %u (was %u)",
+                      stat(&n[2], AXON_REG_STAT_RX_DROPS), d2,
+                      stat(&n[0], AXON_REG_STAT_RX_DROPS), d0);
+    }
+
+    /* limits: groups a device (g1, A's, is one), QPs a group */
+    for (i = 0; ok && i <= AXON_MAX_MCAST_GRP; i++) {
+        uint8_t gid[16];
+        uint16_t want = i < AXON_MAX_MCAST_GRP - 1 ? AXON_ADMIN_SUCCESS :
+                        AXON_ADMIN_NO_RESOURCES;
+
+        mc_group(0, gid, NULL);
+        gid[13] = 2 + i / 256;
+        gid[14] = i % 256;
+        ok = D_CHECK(mc_cmd(&n[1], true, B->qpn, gid) == want,
+                     "group %d: not status %u", i, want);
+        /* the last group's leaving makes room for one */
+        if (ok && i == AXON_MAX_MCAST_GRP) {
+            ok = mc_cmd(&n[1], false, A->qpn, g1) == AXON_ADMIN_SUCCESS &&
+                 D_CHECK(mc_cmd(&n[1], true, B->qpn, gid) ==
+                         AXON_ADMIN_SUCCESS, "no room after a group went");
+        }
+    }
+    for (i = 0; ok && i <= AXON_MAX_MCAST_QP_ATTACH; i++) {
+        uint16_t want = i < AXON_MAX_MCAST_QP_ATTACH ?
+                        AXON_ADMIN_SUCCESS : AXON_ADMIN_NO_RESOURCES;
+
+        ok = D_CHECK(filler_qp(&n[2], AXON_QPT_UD, cq[2][2]->cqn, &qpn) ==
+                     AXON_ADMIN_SUCCESS, "filler QP %d", i) &&
+             D_CHECK(mc_cmd(&n[2], true, qpn, g1) == want,
+                     "QP %d attached to one group: not status %u", i, want);
+    }
+    for (i = 0; i < 3; i++) {
+        D_CHECK(world_node(w, i)->dma_faults == 0, "node %d: DMA faults", i);
+    }
+    world_free(w);
     return ok;
 }
 
@@ -1478,6 +1754,7 @@ int main(int argc, char **argv)
     add(t_rc_lossy, 1, "rc 5% loss, reordering, duplication: data intact");
     add(t_rc_lossy, 2, "rc 5% loss and corruption: data intact");
     add(t_three_nodes, 0, "three nodes: node 0 WRITEs to 1 and 2 at once");
+    add(t_mcast, 0, "ud multicast: members on 3 nodes, limits, bad input");
     add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
     add(t_cq_mr_scale, 0, "65,536 CQs and MRs: traffic, memory by use");
     add(t_wq_align, 0, "work queues aligned to their WQE size, packed");

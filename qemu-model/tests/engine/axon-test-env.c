@@ -340,20 +340,9 @@ static int64_t wire_delay(TWorld *w)
     return d;
 }
 
-static void wire_send(TWorld *w, unsigned from, unsigned plane,
-                      uint8_t *frame, size_t len)
+static void wire_deliver(TWorld *w, unsigned from, unsigned to,
+                         unsigned plane, uint8_t *frame, size_t len)
 {
-    unsigned to;
-    uint8_t meta[3] = { (uint8_t)from, (uint8_t)plane, 0 };
-
-    w->st.sent++;
-    hash_bytes(w, meta, sizeof(meta));
-    hash_bytes(w, frame, len);
-    for (to = 0; to < w->nnodes; to++) {
-        if (len >= 6 && !memcmp(frame, w->node[to].mac, 6)) {
-            break;
-        }
-    }
     if (w->tap && !w->tap(w, from, to, plane, frame, len, w->tap_opaque)) {
         w->st.tap_drops++;
         return;
@@ -375,6 +364,32 @@ static void wire_send(TWorld *w, unsigned from, unsigned plane,
         w->st.duplicated++;
         wire_queue(w, to, plane, frame, len, wire_delay(w));
     }
+}
+
+/* To the node of the frame's MAC; a group's frame, like a switch, to all. */
+static void wire_send(TWorld *w, unsigned from, unsigned plane,
+                      uint8_t *frame, size_t len)
+{
+    unsigned to;
+    uint8_t meta[3] = { (uint8_t)from, (uint8_t)plane, 0 };
+
+    w->st.sent++;
+    hash_bytes(w, meta, sizeof(meta));
+    hash_bytes(w, frame, len);
+    if (len >= 6 && (frame[0] & 1)) {
+        for (to = 0; to < w->nnodes; to++) {
+            if (to != from) {
+                wire_deliver(w, from, to, plane, frame, len);
+            }
+        }
+        return;
+    }
+    for (to = 0; to < w->nnodes; to++) {
+        if (len >= 6 && !memcmp(frame, w->node[to].mac, 6)) {
+            break;
+        }
+    }
+    wire_deliver(w, from, to, plane, frame, len);
 }
 
 void world_inject(TWorld *w, unsigned from, unsigned plane,
