@@ -112,6 +112,9 @@ void axon_qp_cqe_write(AxonEngine *eng, AxonQp *qp, bool recv,
     struct axon_cqe_ts tail = {};
 
     axon_qp_count_status(qp, cqe->status);
+    if (!cq) {
+        return;     /* an XRC target outside a request: nothing owed */
+    }
     if (cq->overflowed) {
         return;
     }

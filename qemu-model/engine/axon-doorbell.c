@@ -46,6 +46,10 @@ static void axon_db_qp(AxonEngine *eng, uint32_t page, uint32_t offset,
         return;
     }
     wq = reg == AXON_DB_SQ ? &qp->sq : &qp->rq;
+    if (!wq->depth) {
+        axon_db_reject(eng, page, offset, val, "the QP has no such queue");
+        return;
+    }
     done = reg == AXON_DB_SQ ? qp->comp.sq_comp : qp->rq.ci;
     /* a SEND being placed holds the receive WQE at rq.ci */
     taken = reg == AXON_DB_SQ ? qp->req.sq_fetch :

@@ -56,8 +56,8 @@ void axon_engine_free(AxonEngine *eng)
 void axon_engine_reset(AxonEngine *eng)
 {
     axon_qp_reset(eng);
+    axon_srq_reset(eng);      /* before the CQs: an XRC SRQ holds one */
     axon_cq_reset(eng);
-    axon_srq_reset(eng);
     axon_mr_reset(eng);
     axon_cset_reset(eng);
     eng->cq_last = eng->qp_last = 0;

@@ -58,18 +58,30 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
                                    "reserved bytes set");
     }
-    if (c->type > AXON_QPT_RUD) {
-        return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP, "bad type");
+    if (c->type > AXON_QPT_XRC_TGT ||
+        (c->type == AXON_QPT_XRC_TGT) != !!c->xrcdn) {
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
+                                   "bad type or XRC domain");
     }
-    if (!axon_mr_pd_valid(eng, pdn) || !scq || !rcq || (srqn && !srq)) {
+    if (c->type == AXON_QPT_XRC_TGT) {
+        /* no queue, CQ or PD: its requests name the SRQ that has them */
+        if (pdn || c->send_cqn || c->recv_cqn || srqn || c->sq_addr ||
+            c->rq_addr || sq_depth || rq_depth || c->sq_wqe_shift ||
+            c->rq_wqe_shift || c->sq_sig_all || uar >= AXON_RDMA_DB_PAGES) {
+            return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
+                                       "an XRC target with a queue");
+        }
+    } else if (!axon_mr_pd_valid(eng, pdn) || !scq ||
+               (c->type == AXON_QPT_XRC_INI ? c->recv_cqn || srqn :
+                !rcq || (srqn && !srq))) {
         return AXON_ADMIN_BAD_HANDLE;
-    }
-    if (uar >= AXON_RDMA_DB_PAGES || c->sq_sig_all > 1 ||
-        !axon_qp_check_wq(le64_to_cpu(c->sq_addr), sq_depth,
-                          c->sq_wqe_shift, AXON_SQ_MIN_WQE_SHIFT) ||
-        (srq ? c->rq_addr || rq_depth || c->rq_wqe_shift :
-         !axon_qp_check_wq(le64_to_cpu(c->rq_addr), rq_depth,
-                           c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT))) {
+    } else if (uar >= AXON_RDMA_DB_PAGES || c->sq_sig_all > 1 ||
+               !axon_qp_check_wq(le64_to_cpu(c->sq_addr), sq_depth,
+                                 c->sq_wqe_shift, AXON_SQ_MIN_WQE_SHIFT) ||
+               (srq || c->type == AXON_QPT_XRC_INI ?
+                c->rq_addr || rq_depth || c->rq_wqe_shift :
+                !axon_qp_check_wq(le64_to_cpu(c->rq_addr), rq_depth,
+                                  c->rq_wqe_shift, AXON_RQ_MIN_WQE_SHIFT))) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
                                    "bad queue or uar");
     }
@@ -101,8 +113,9 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     qp->type = c->type == AXON_QPT_GSI ? AXON_QPT_UD : c->type;
     qp->pdn = pdn;
     qp->uar = uar;
+    qp->xrcdn = le32_to_cpu(c->xrcdn);
     qp->scq = scq;
-    qp->rcq = rcq;
+    qp->rcq = c->type == AXON_QPT_XRC_INI ? NULL : rcq;
     qp->sig_all = c->sq_sig_all;
     qp->sq.base = le64_to_cpu(c->sq_addr);
     qp->sq.depth = sq_depth;
@@ -122,12 +135,16 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         axon_qp_unmake(qp);
         return AXON_ADMIN_NO_RESOURCES;
     }
-    scq->users++;
-    rcq->users++;
+    if (c->type != AXON_QPT_XRC_TGT) {
+        scq->users++;
+        eng->pd_users[pdn]++;
+    }
+    if (qp->rcq) {
+        qp->rcq->users++;
+    }
     if (srq) {
         srq->users++;
     }
-    eng->pd_users[pdn]++;
     *result = qp->qpn;
     axon_trace_rdma_qp(eng->env, qp->qpn, sq_depth, rq_depth, uar);
     return AXON_ADMIN_SUCCESS;
@@ -502,12 +519,17 @@ uint16_t axon_qp_query_live(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 static void axon_qp_free(AxonEngine *eng, AxonQp *qp)
 {
     axon_roce_qp_stop(eng, qp);
-    qp->scq->users--;
-    qp->rcq->users--;
-    if (qp->srq) {
-        qp->srq->users--;
+    /* an XRC target holds no CQ, SRQ or PD: its requests lend them */
+    if (qp->type != AXON_QPT_XRC_TGT) {
+        qp->scq->users--;
+        eng->pd_users[qp->pdn]--;
+        if (qp->rcq) {
+            qp->rcq->users--;
+        }
+        if (qp->srq) {
+            qp->srq->users--;
+        }
     }
-    eng->pd_users[qp->pdn]--;
     axon_cset_leave(eng, qp);
     axon_mcast_qp_gone(eng, qp->qpn);
     axon_table_set(&eng->qps, qp->qpn, NULL);

@@ -108,6 +108,8 @@ typedef struct AxonSrq {
     AxonWq wq;
     uint32_t limit;             /* not 0: an event when fewer WQEs remain */
     uint32_t users;             /* QPs attached */
+    uint32_t xrcdn;             /* an XRC SRQ's domain; 0: a basic SRQ */
+    AxonCq *cq;                 /* an XRC SRQ's receive completions */
 } AxonSrq;
 
 typedef struct AxonSge {
@@ -126,6 +128,7 @@ typedef struct AxonSwqe {
     bool done;
     bool signaled;
     uint32_t imm;               /* network order, as in the WQE */
+    uint32_t xrc_srqn;          /* XRC initiator: the target's SRQ */
     uint64_t wr_id;
     uint64_t raddr;
     uint32_t rkey;
@@ -263,9 +266,10 @@ typedef struct AxonQp {
     uint32_t qpn;
     uint8_t type;               /* enum axon_qp_type */
     uint32_t state;             /* enum axon_qp_state */
-    uint32_t pdn;
+    uint32_t pdn;               /* an XRC target's: its last request's SRQ's */
     uint32_t uar;
-    AxonCq *scq, *rcq;
+    uint32_t xrcdn;             /* an XRC target's domain */
+    AxonCq *scq, *rcq;          /* XRC: no rcq; a target's while it places */
     AxonWq sq, rq;
     AxonSrq *srq;               /* receives from it; rq is unused */
     bool last_wqe_owed;         /* in ERR: QP_LAST_WQE not posted yet */

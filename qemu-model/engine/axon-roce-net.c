@@ -74,6 +74,10 @@ static unsigned axon_roce_put_hdrs(uint8_t *p, const AxonPkt *pkt)
         stl_be_p(q + 4, pkt->src_qpn & AXON_QPN_MASK);
         q += IB_DETH_LEN;
     }
+    if (flags & OP_XRCETH) {
+        stl_be_p(q, pkt->xrc_srqn & AXON_QPN_MASK);
+        q += IB_XRCETH_LEN;
+    }
     if (flags & (OP_RETH | OP_ATOMIC)) {
         stq_be_p(q, pkt->va);
         stl_be_p(q + 8, pkt->rkey);
@@ -352,11 +356,16 @@ void axon_roce_qp_path(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt,
     };
 }
 
-/* RC and UC: along the QP's path. */
+/* RC, XRC and UC: along the QP's path. */
 void axon_roce_xmit(AxonEngine *eng, AxonQp *qp, AxonPkt *pkt)
 {
     AxonPath path;
 
+    /* XRC QPs run RC's stages; their packets are XRC's (IBA A14) */
+    if ((qp->type == AXON_QPT_XRC_INI || qp->type == AXON_QPT_XRC_TGT) &&
+        IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_RC) {
+        pkt->opcode |= IB_SERVICE_XRC;
+    }
     axon_roce_qp_path(eng, qp, pkt, &path);
     axon_roce_xmit_path(eng, qp, pkt, &path);
 }
@@ -406,6 +415,10 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
         pkt->qkey = ldl_be_p(q);
         pkt->src_qpn = ldl_be_p(q + 4) & AXON_QPN_MASK;
         q += IB_DETH_LEN;
+    }
+    if (flags & OP_XRCETH) {
+        pkt->xrc_srqn = ldl_be_p(q) & AXON_QPN_MASK;
+        q += IB_XRCETH_LEN;
     }
     if (flags & (OP_RETH | OP_ATOMIC)) {
         pkt->va = ldq_be_p(q);

@@ -3,7 +3,7 @@
  * them (IBA 9.2-9.4; rxe_opcode.h)
  *
  * One table per service says what each opcode carries (axon_ib_ops for
- * RC), and
+ * RC, axon_xrc_ops for XRC: RC's with an XRCETH in every request), and
  * axon_ib_op() what an opcode of any service the device speaks does;
  * encoding, decoding and the protocol stages read it rather than switch
  * on opcodes. An opcode's top 3 bits name the service (IBA 9.2.1), its
@@ -54,6 +54,7 @@ enum {
 #define IB_SERVICE_UD       0x60
 #define IB_SERVICE_CNP      0x80    /* RoCEv2 congestion notification */
 #define IB_CNP              (IB_SERVICE_CNP | 0x01)
+#define IB_SERVICE_XRC      0xa0    /* extended reliable connected (A14) */
 #define IB_SERVICE_RUD      0xc0    /* manufacturer specific: axon's RUD */
 #define IB_UD_SEND_ONLY     (IB_SERVICE_UD | IB_SEND_ONLY)
 #define IB_UD_SEND_ONLY_IMM (IB_SERVICE_UD | IB_SEND_ONLY_IMM)
@@ -73,6 +74,7 @@ enum {
 #define OP_CNP_RSVD     0x800   /* a CNP's 16 reserved bytes */
 #define OP_RUDETH       0x1000  /* RUD: key, message, offset, rkey */
 #define OP_SACKETH      0x2000  /* RUD: key, ECN echo, error */
+#define OP_XRCETH       0x4000  /* XRC requests: the target's SRQ */
 
 /* The RUD service's operations ("RUD headers" in axon_io_defs.h) */
 enum {
@@ -114,9 +116,11 @@ typedef struct AxonIbOp {
 #define IB_CNP_RSVD_LEN     16
 #define IB_RUDETH_LEN       AXON_RUDETH_LEN
 #define IB_SACKETH_LEN      AXON_SACKETH_LEN
+#define IB_XRCETH_LEN       4
 #define IB_RUD_SACK_BYTES   AXON_RUD_SACK_BYTES /* an ACK's bitmap: 1024 PSNs */
 #define IB_MAX_HDR_LEN      (IB_BTH_LEN + IB_ATOMIC_ETH_LEN + IB_AETH_LEN + \
-                             IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN)
+                             IB_ATOMIC_ACK_LEN + IB_IMM_LEN + IB_DETH_LEN + \
+                             IB_XRCETH_LEN)
 #define IB_DEFAULT_PKEY     0xffff
 
 /* AETH syndrome (IBA 9.7.5.1) */
@@ -132,6 +136,7 @@ typedef struct AxonIbOp {
 #define NAK_REM_OP          3
 
 extern const AxonIbOp axon_ib_ops[IB_NUM_OPCODES];
+extern const AxonIbOp axon_xrc_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_uc_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_ud_ops[IB_NUM_OPCODES];
 extern const AxonIbOp axon_cnp_op;
@@ -149,6 +154,9 @@ static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
     switch (IB_OPCODE_SERVICE(opcode)) {
     case IB_SERVICE_RC:
         op = &axon_ib_ops[operation];
+        break;
+    case IB_SERVICE_XRC:
+        op = &axon_xrc_ops[operation];
         break;
     case IB_SERVICE_UC:
         op = &axon_uc_ops[operation];
@@ -171,6 +179,7 @@ static inline const AxonIbOp *axon_ib_op(uint8_t opcode)
 static inline unsigned axon_ib_hdr_len(uint16_t flags)
 {
     return IB_BTH_LEN + (flags & OP_DETH ? IB_DETH_LEN : 0) +
+           (flags & OP_XRCETH ? IB_XRCETH_LEN : 0) +
            (flags & OP_RETH ? IB_RETH_LEN : 0) +
            (flags & OP_ATOMIC ? IB_ATOMIC_ETH_LEN : 0) +
            (flags & OP_AETH ? IB_AETH_LEN : 0) +

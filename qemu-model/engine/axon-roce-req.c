@@ -20,13 +20,14 @@ static uint32_t axon_roce_window(AxonQp *qp)
 }
 
 /*
- * An RC or UC WQE's header: the opcodes (UC: no READ, no atomics, no
- * SEND_INV), flags and fields they define; REG_MR's registration is the
- * MR layer's to check.
+ * An RC, XRC initiator's or UC WQE's header: the opcodes (UC: no READ, no
+ * atomics, no SEND_INV), flags and fields they define (XRC: the target's
+ * SRQ); REG_MR's registration is the MR layer's to check.
  */
 static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
 {
     bool uc = qp->type == AXON_QPT_UC;
+    uint32_t srqn = le32_to_cpu(w->xrc_srqn);
 
     if (w->opcode > AXON_WR_BIND_MW || w->reserved0 ||
         (uc && (axon_wr_rd_atomic(w->opcode) ||
@@ -39,8 +40,11 @@ static bool axon_rc_check_wqe(const AxonQp *qp, const struct axon_send_wqe *w)
         (w->num_sge || (w->flags & AXON_WQE_INLINE))) {
         return false;
     }
-    return w->opcode == AXON_WR_REG_MR || w->opcode == AXON_WR_BIND_MW ||
-           buffer_is_zero(w->reserved, sizeof(w->reserved));
+    if (w->opcode == AXON_WR_REG_MR || w->opcode == AXON_WR_BIND_MW) {
+        return true;
+    }
+    return buffer_is_zero(w->reserved, sizeof(w->reserved)) &&
+           (qp->type == AXON_QPT_XRC_INI ? srqn <= AXON_QPN_MASK : !srqn);
 }
 
 /*
@@ -111,6 +115,7 @@ void axon_roce_fetch(AxonEngine *eng, AxonQp *qp)
     e->rkey = le32_to_cpu(w.rkey);
     e->cmp = le64_to_cpu(w.compare_add);
     e->swap = le64_to_cpu(w.swap);
+    e->xrc_srqn = le32_to_cpu(w.xrc_srqn);
     e->signaled = (w.flags & AXON_WQE_SIGNALED) || qp->sig_all;
     inl = le32_to_cpu(w.inline_len);
     if (w.opcode == AXON_WR_REG_MR) {
@@ -290,6 +295,7 @@ bool axon_roce_build(AxonEngine *eng, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt)
 
     memset(pkt, 0, sizeof(*pkt));
     pkt->dqpn = le32_to_cpu(qp->attr.dest_qpn);
+    pkt->xrc_srqn = e->xrc_srqn;
     pkt->psn = qp->req.cur_psn;
     pkt->ackreq = true;
     switch (e->opcode) {

@@ -36,6 +36,9 @@ static uint8_t axon_roce_service_qpt(uint8_t opcode)
         return AXON_QPT_UC;
     case IB_SERVICE_RUD:
         return AXON_QPT_RUD;
+    case IB_SERVICE_XRC:
+        return axon_ib_op(opcode)->flags & OP_REQ ? AXON_QPT_XRC_TGT :
+                                                    AXON_QPT_XRC_INI;
     default:
         return AXON_QPT_RC;
     }
@@ -63,6 +66,36 @@ static void axon_roce_rx_mcast(AxonEngine *eng, const AxonPkt *pkt,
         copy.dqpn = qpn[i];
         axon_roce_rx_pkt(eng, &copy, from);
     }
+}
+
+/*
+ * XRC runs RC's stages on the packet as RC's. A target's request takes
+ * its receive WQE, CQ and PD from the XRC SRQ it names, which must be of
+ * the target's domain (else it is dropped, counted: the initiator
+ * retries), for as long as the request is handled.
+ */
+static void axon_roce_rx_xrc(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
+{
+    AxonPkt rc = *pkt;
+    AxonSrq *srq;
+
+    rc.opcode &= ~IB_OPCODE_SERVICE(pkt->opcode);
+    if (qp->type == AXON_QPT_XRC_INI) {
+        axon_roce_comp_rx(eng, qp, &rc);
+        return;
+    }
+    srq = axon_srq_lookup(eng, pkt->xrc_srqn);
+    if (!srq || !srq->xrcdn || srq->xrcdn != qp->xrcdn) {
+        axon_trace_err_roce_peer(eng->env, qp->qpn, pkt->xrc_srqn);
+        eng->stats.rx_drops++;
+        return;
+    }
+    qp->srq = srq;
+    qp->rcq = srq->cq;
+    qp->pdn = srq->pdn;
+    axon_roce_resp_rx(eng, qp, &rc);
+    qp->srq = NULL;
+    qp->rcq = NULL;
 }
 
 /* A packet for this device: from its wire, or (from) one of its QPs. */
@@ -108,7 +141,9 @@ void axon_roce_rx_pkt(AxonEngine *eng, const AxonPkt *pkt,
         return;
     }
     axon_cc_rx(eng, qp, pkt);
-    if (qp->type == AXON_QPT_RUD) {
+    if (IB_OPCODE_SERVICE(pkt->opcode) == IB_SERVICE_XRC) {
+        axon_roce_rx_xrc(eng, qp, pkt);
+    } else if (qp->type == AXON_QPT_RUD) {
         axon_rud_rx(eng, qp, pkt);
     } else if (qp->type == AXON_QPT_UC) {
         axon_uc_rx(eng, qp, pkt);

@@ -78,6 +78,7 @@ typedef struct AxonPkt {
     uint32_t imm;               /* network order */
     uint32_t qkey;              /* DETH */
     uint32_t src_qpn;
+    uint32_t xrc_srqn;          /* XRCETH: the target's XRC SRQ */
     const uint8_t *payload;
     uint32_t len;
     uint8_t sgid[16];           /* received: the source IP, as a GID */

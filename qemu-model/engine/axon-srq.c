@@ -5,6 +5,8 @@
  * doorbell, and the one service the responder calls when one of an SRQ's
  * QPs takes a WQE from it (which may post the limit event). The QPs take
  * the WQEs themselves through axon_qp_recv_wq(), as from their own RQ.
+ * An XRC SRQ (an XRC domain's) is lent, with its CQ and PD, to the XRC
+ * target a request names it to, for that request (axon-roce-rx.c).
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -31,6 +33,8 @@ uint16_t axon_srq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     uint64_t ring = le64_to_cpu(c->ring_addr);
     uint32_t pdn = le32_to_cpu(c->pdn), uar = le32_to_cpu(c->uar);
     uint32_t depth = le16_to_cpu(c->depth), limit = le32_to_cpu(c->limit);
+    uint32_t xrcdn = le32_to_cpu(c->xrcdn), cqn = le32_to_cpu(c->cqn);
+    AxonCq *cq = axon_cq_lookup(eng, cqn);
     uint32_t n, srqn = 0;
     AxonSrq *srq;
 
@@ -39,7 +43,11 @@ uint16_t axon_srq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_SRQ,
                                    "reserved bytes set");
     }
-    if (!axon_mr_pd_valid(eng, pdn)) {
+    if (!xrcdn && cqn) {
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_SRQ,
+                                   "a CQ for a basic SRQ");
+    }
+    if (!axon_mr_pd_valid(eng, pdn) || (xrcdn && !cq)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
     if (!ring || !IS_ALIGNED(ring, AXON_QUEUE_ALIGN) ||
@@ -63,7 +71,15 @@ uint16_t axon_srq_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     }
     eng->srq_last = srqn;
     srq = axon_new0(AxonSrq, 1);
+    if (!srq) {
+        return AXON_ADMIN_NO_RESOURCES;
+    }
     srq->srqn = srqn;
+    srq->xrcdn = xrcdn;
+    srq->cq = xrcdn ? cq : NULL;
+    if (srq->cq) {
+        srq->cq->users++;
+    }
     srq->pdn = pdn;
     srq->uar = uar;
     srq->wq.base = ring;
@@ -85,7 +101,7 @@ static AxonSrq *axon_srq_cmd(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     AxonSrq *srq;
 
     if (c->ring_addr || c->pdn || c->uar || c->depth || c->wqe_shift ||
-        c->reserved0 || (!with_limit && c->limit) ||
+        c->reserved0 || (!with_limit && c->limit) || c->xrcdn || c->cqn ||
         !buffer_is_zero(c->reserved, sizeof(c->reserved))) {
         *status = axon_engine_bad_cmd(eng, le16_to_cpu(cmd->opcode),
                                    "reserved bytes set");
@@ -131,6 +147,9 @@ uint16_t axon_srq_query(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 
 static void axon_srq_free(AxonEngine *eng, AxonSrq *srq)
 {
+    if (srq->cq) {
+        srq->cq->users--;
+    }
     eng->pd_users[srq->pdn]--;
     eng->srq[srq->srqn] = NULL;
     free(srq);

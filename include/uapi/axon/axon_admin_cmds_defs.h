@@ -384,6 +384,11 @@ struct axon_admin_cq {
  * @AXON_QPT_RUD: reliable unordered delivery, ``AXON_CAP_RUD``: connected
  *	like an RC QP, its packets sprayed over the planes and placed as they
  *	arrive (see "Reliable unordered delivery" in axon_io_defs.h)
+ * @AXON_QPT_XRC_INI: ``AXON_CAP_XRC``: an XRC initiator: an RC requester
+ *	whose WQEs name the target's XRC SRQ; a send queue and its CQ, no
+ *	receive queue (see "Extended reliable connections" in axon_io_defs.h)
+ * @AXON_QPT_XRC_TGT: ``AXON_CAP_XRC``: an XRC target: an RC responder of
+ *	an XRC domain, with no queue, CQ or PD of its own
  */
 enum axon_qp_type {
 	AXON_QPT_RC	= 0,
@@ -391,6 +396,8 @@ enum axon_qp_type {
 	AXON_QPT_UC	= 2,
 	AXON_QPT_GSI	= 3,
 	AXON_QPT_RUD	= 4,
+	AXON_QPT_XRC_INI = 5,
+	AXON_QPT_XRC_TGT = 6,
 };
 
 /**
@@ -415,7 +422,12 @@ enum axon_qp_type {
  * @type: &enum axon_qp_type; another value is BAD_PARAM
  * @srqn: ``AXON_CAP_SRQ``: take receive WQEs from this SRQ, which needs no
  *	RQ of the QP's own; 0: the QP's own RQ
+ * @xrcdn: ``AXON_QPT_XRC_TGT``: its XRC domain, not 0; 0 otherwise
  * @reserved: 0
+ *
+ * An ``AXON_QPT_XRC_INI`` QP has no receive queue: @recv_cqn, @rq_addr,
+ * @rq_depth, @rq_wqe_shift and @srqn are 0. An ``AXON_QPT_XRC_TGT`` QP has
+ * no queue at all: only @type, @xrcdn and @uar may be set.
  */
 struct axon_admin_create_qp {
 	__le32 pdn;
@@ -431,7 +443,8 @@ struct axon_admin_create_qp {
 	__u8 sq_sig_all;
 	__u8 type;
 	__le32 srqn;
-	__u8 reserved[12];
+	__le32 xrcdn;
+	__u8 reserved[8];
 };
 
 /**
@@ -468,6 +481,11 @@ struct axon_admin_create_qp {
  * @reserved0: 0
  * @limit: CREATE_SRQ, MODIFY_SRQ: below depth; 0: disarmed
  * @srqn: MODIFY_SRQ, QUERY_SRQ, DESTROY_SRQ; 0 in CREATE_SRQ
+ * @xrcdn: CREATE_SRQ, ``AXON_CAP_XRC``: not 0 for an XRC SRQ, its XRC
+ *	domain: it serves that domain's XRC target QPs, not QPs created with
+ *	its srqn
+ * @cqn: CREATE_SRQ of an XRC SRQ: the CQ of its receive completions; 0
+ *	otherwise
  * @reserved: 0
  *
  * Fields a command does not use must be 0.
@@ -481,7 +499,9 @@ struct axon_admin_srq {
 	__u8 reserved0;
 	__le32 limit;
 	__le32 srqn;
-	__u8 reserved[28];
+	__le32 xrcdn;
+	__le32 cqn;
+	__u8 reserved[20];
 };
 
 /**

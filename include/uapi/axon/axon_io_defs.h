@@ -258,6 +258,26 @@ struct axon_sge {
 #define AXON_UD_GRH_LEN			40
 
 /**
+ * DOC: Extended reliable connections
+ *
+ * With ``AXON_CAP_XRC`` (interface 1.17; IBA 9.2.1 and A14, as rxe and
+ * mlx5 do it). An XRC initiator QP (``AXON_QPT_XRC_INI``) is an RC
+ * requester: each send WQE names, in @xrc_srqn, the XRC SRQ at the
+ * target that a SEND's or WRITE_IMM's receive WQE comes from. Its
+ * packets use the XRC opcodes (the RC ones with service bits 101b) and
+ * carry an XRCETH (4 bytes after the BTH: the SRQ number in bits 23:0)
+ * in every request. An XRC target QP (``AXON_QPT_XRC_TGT``) is an RC
+ * responder with no queue of its own: a request's receive WQE comes
+ * from the SRQ its XRCETH names, which must be an XRC SRQ of the target's
+ * XRC domain, and its completion goes to that SRQ's CQ with the target's
+ * QPN; a WRITE, READ or atomic to it is checked against that SRQ's PD.
+ * A request naming another SRQ is dropped and counted in
+ * ``AXON_REG_STAT_RX_DROPS`` (the initiator sees no answer and retries).
+ * Both take RC's attributes and transitions; a doorbell of a queue the
+ * QP does not have is refused and counted.
+ */
+
+/**
  * DOC: The GSI QP
  *
  * With ``AXON_CAP_GSI``. The general services QP (IBA 13.5: the one the
@@ -577,6 +597,8 @@ struct axon_bind_mw_seg {
  * @inline_len: INLINE: bytes of payload that follow, <= ``AXON_MAX_INLINE``
  * @compare_add: CMP_SWP: the compare value; FETCH_ADD: the value to add
  * @swap: CMP_SWP: the swap value
+ * @xrc_srqn: ``AXON_QPT_XRC_INI``: the XRC SRQ at the target, 24 bits;
+ *	0 otherwise
  * @reserved: 0
  * @av: UD: the destination (see "Datagrams")
  * @reg: REG_MR: the registration (see "Fast registration")
@@ -611,7 +633,8 @@ struct axon_send_wqe {
 		struct {
 			__le64 compare_add;
 			__le64 swap;
-			__u8 reserved[16];
+			__le32 xrc_srqn;
+			__u8 reserved[12];
 		};
 		struct axon_ud_av av;
 		struct axon_reg_mr_seg reg;

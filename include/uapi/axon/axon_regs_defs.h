@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		16
+#define AXON_DEV_VERSION_MINOR		17
 
 /**
  * DOC: VERSION register
@@ -480,6 +480,9 @@ enum axon_reg {
  *         (``AXON_REG_ETH_RX_MODE``, ``AXON_REG_ETH_MC_HASH_LO``/``HI``;
  *         see "Ethernet multicast filter" in axon_eth_defs.h), interface
  *         1.16
+ *   23:23 : xrc - AXON_CAP_XRC: XRC initiator and target QPs and XRC
+ *         SRQs (see "Extended reliable connections" in axon_io_defs.h),
+ *         interface 1.17
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -504,6 +507,7 @@ enum axon_reg {
 #define AXON_CAP_RUD			0x100000
 #define AXON_CAP_RUD_KEYS		0x200000
 #define AXON_CAP_MCAST			0x400000
+#define AXON_CAP_XRC			0x800000
 
 /**
  * DOC: FW_VERSION register

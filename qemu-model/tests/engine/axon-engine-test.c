@@ -1215,6 +1215,183 @@ static bool t_mcast(int arg)
     return ok;
 }
 
+/* ---- XRC ---------------------------------------------------------------- */
+
+#define XRC_RING D_RQ(D_MAX_QP - 1)     /* node 1's XRC SRQ rings */
+
+/* A CREATE_QP or CREATE_SRQ command's status. */
+static uint16_t xrc_create(DNode *n, struct axon_admin_cmd *cmd, bool srq)
+{
+    return srq ? d_cmd(n, axon_srq_create, AXON_ADMIN_CREATE_SRQ, cmd, NULL) :
+                 d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, cmd, NULL);
+}
+
+/* Commands an XRC device refuses, and the doorbell of a queue not there. */
+static bool xrc_bad_input(DNode *n, DCq *cq, DQp *tgt)
+{
+    struct axon_admin_cmd cmd = {};
+    uint32_t rejects = stat(n, AXON_REG_STAT_DB_REJECTS);
+    bool ok;
+
+    cmd.create_qp.type = AXON_QPT_XRC_TGT;          /* no domain */
+    ok = D_CHECK(xrc_create(n, &cmd, false) == AXON_ADMIN_BAD_PARAM,
+                 "an XRC target without a domain");
+    cmd.create_qp.xrcdn = htole32(7);
+    cmd.create_qp.send_cqn = htole32(cq->cqn);      /* a CQ */
+    ok &= D_CHECK(xrc_create(n, &cmd, false) == AXON_ADMIN_BAD_PARAM,
+                  "an XRC target with a CQ");
+    cmd.create_qp.send_cqn = 0;
+    cmd.create_qp.type = AXON_QPT_RC;               /* a domain for RC */
+    ok &= D_CHECK(xrc_create(n, &cmd, false) == AXON_ADMIN_BAD_PARAM,
+                  "an RC QP with an XRC domain");
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.create_qp.type = AXON_QPT_XRC_INI;          /* a receive CQ */
+    cmd.create_qp.pdn = htole32(n->pdn);
+    cmd.create_qp.send_cqn = cmd.create_qp.recv_cqn = htole32(cq->cqn);
+    ok &= D_CHECK(xrc_create(n, &cmd, false) == AXON_ADMIN_BAD_HANDLE,
+                  "an XRC initiator with a receive CQ");
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.srq.ring_addr = htole64(d_bus(n, XRC_RING));
+    cmd.srq.pdn = htole32(n->pdn);
+    cmd.srq.depth = htole16(d_wq_depth);
+    cmd.srq.wqe_shift = D_WQE_SHIFT;
+    cmd.srq.cqn = htole32(cq->cqn);                 /* a basic SRQ's CQ */
+    ok &= D_CHECK(xrc_create(n, &cmd, true) == AXON_ADMIN_BAD_PARAM,
+                  "a basic SRQ with a CQ");
+    cmd.srq.xrcdn = htole32(7);
+    cmd.srq.cqn = htole32(0x777);                   /* no such CQ */
+    ok &= D_CHECK(xrc_create(n, &cmd, true) == AXON_ADMIN_BAD_HANDLE,
+                  "an XRC SRQ on an unknown CQ");
+    /* a target has no queue to ring */
+    world_enter(n->w);
+    axon_engine_doorbell(n->eng, D_UAR, AXON_DB_OFFSET(AXON_DB_SQ, tgt->qpn),
+                         AXON_DB_WORD(tgt->qpn, 1));
+    axon_engine_doorbell(n->eng, D_UAR, AXON_DB_OFFSET(AXON_DB_RQ, tgt->qpn),
+                         AXON_DB_WORD(tgt->qpn, 1));
+    world_leave(n->w);
+    ok &= D_CHECK(stat(n, AXON_REG_STAT_DB_REJECTS) == rejects + 2,
+                  "doorbells of an XRC target's queues taken");
+    return ok;
+}
+
+/* wr on ini, to tgt's SRQ srqn; its completion checked (status). */
+static bool xrc_post(DNode *n, DQp *ini, struct axon_send_wqe *w,
+                     const struct axon_sge *sg, uint32_t srqn, uint8_t status)
+{
+    uint8_t op = w->opcode == AXON_WR_SEND ? AXON_WC_SEND :
+                 w->opcode == AXON_WR_RDMA_WRITE ? AXON_WC_RDMA_WRITE :
+                 w->opcode == AXON_WR_RDMA_READ ? AXON_WC_RDMA_READ :
+                 AXON_WC_FETCH_ADD;
+
+    w->flags = AXON_WQE_SIGNALED;
+    w->xrc_srqn = htole32(srqn);
+    d_post_send(n, ini, w, sg);
+    return d_expect(n, ini->scq, le64toh(w->wr_id), op, status, NULL);
+}
+
+/*
+ * XRC: node 0's initiator sends to node 1's target, which takes each
+ * SEND's receive WQE from the XRC SRQ the WQE names and completes it on
+ * that SRQ's CQ with the target's QPN; WRITE, READ and an atomic meet
+ * the SRQ's PD; an SRQ of another domain gets nothing (the initiator
+ * retries until it gives up); bad commands and doorbells are refused.
+ */
+static bool t_xrc(int arg)
+{
+    TWorld *w = world_new(2, 1, D_MEM_SIZE, seed + 60);
+    uint8_t *data = malloc(70000), *got = malloc(70000);
+    DNode a, b;
+    DCq *acq, *bcq, *ocq;
+    DQp *ini, *tgt;
+    DSrq srq, other;
+    struct axon_cqe cqe;
+    bool ok = D_CHECK(w && data && got, "world") && d_pair(w, &a, &b);
+    uint32_t drops;
+    uint64_t old;
+
+    ok = ok && (acq = d_cq(&a, D_CQ_DEPTH)) && (bcq = d_cq(&b, D_CQ_DEPTH)) &&
+         (ocq = d_cq(&b, D_CQ_DEPTH)) && (ini = d_xrc_ini(&a, acq)) &&
+         (tgt = d_xrc_tgt(&b, 7)) &&
+         d_xrc_srq(&b, &srq, bcq, 7, XRC_RING) &&
+         d_xrc_srq(&b, &other, ocq, 8, XRC_RING + 0x8000) &&
+         d_connect(&a, ini, &b, tgt, 1024, 7);
+    ok = ok && xrc_bad_input(&b, bcq, tgt);
+    if (ok) {
+        struct axon_send_wqe wr = {
+            .opcode = AXON_WR_SEND, .num_sge = 1, .wr_id = htole64(0xa1),
+        };
+        struct axon_sge sg = d_sge(&a, D_SRC, 5000);
+        struct axon_sge rs = d_sge(&b, D_DST, 8192);
+
+        d_pattern(data, 70000, 61);
+        d_mr_write(&a, D_SRC, data, 70000);
+        d_mr_fill(&b, D_DST, 0xee, 70000 + GUARD);
+        d_post_srq_recv(&b, &srq, 0xb1, &rs, 1);
+        ok = xrc_post(&a, ini, &wr, &sg, srq.srqn, AXON_WC_SUCCESS) &&
+             d_expect(&b, bcq, 0xb1, AXON_WC_RECV, AXON_WC_SUCCESS, &cqe) &&
+             D_CHECK(le32toh(cqe.qpn) == tgt->qpn &&
+                     le32toh(cqe.byte_len) == 5000, "CQE qpn %u len %u",
+                     le32toh(cqe.qpn), le32toh(cqe.byte_len)) &&
+             mr_holds(&b, D_DST, data, 5000) &&
+             mr_is(&b, D_DST + 5000, 0xee, GUARD);
+    }
+    if (ok) {
+        /* a WRITE and a READ through the SRQ's PD */
+        struct axon_send_wqe wr = {
+            .opcode = AXON_WR_RDMA_WRITE, .num_sge = 1, .wr_id = htole64(0xa2),
+            .remote_addr = htole64(b.iova + D_DST + 8192),
+            .rkey = htole32(b.key),
+        };
+        struct axon_sge sg = d_sge(&a, D_SRC, 70000);
+
+        ok = xrc_post(&a, ini, &wr, &sg, srq.srqn, AXON_WC_SUCCESS) &&
+             mr_holds(&b, D_DST + 8192, data, 70000);
+        wr.opcode = AXON_WR_RDMA_READ;
+        wr.wr_id = htole64(0xa3);
+        sg = d_sge(&a, D_DST, 70000);
+        d_mr_fill(&a, D_DST, 0xee, 70000);
+        ok = ok && xrc_post(&a, ini, &wr, &sg, srq.srqn, AXON_WC_SUCCESS) &&
+             mr_holds(&a, D_DST, data, 70000);
+    }
+    if (ok) {
+        struct axon_send_wqe wr = {
+            .opcode = AXON_WR_ATOMIC_FETCH_ADD, .num_sge = 1,
+            .wr_id = htole64(0xa4), .remote_addr = htole64(b.iova + ATOM_OFF),
+            .rkey = htole32(b.key), .compare_add = htole64(5),
+        };
+        struct axon_sge sg = d_sge(&a, ATOM_OFF, 8);
+        uint64_t v = 37;
+
+        d_mr_write(&b, ATOM_OFF, &v, 8);
+        ok = xrc_post(&a, ini, &wr, &sg, srq.srqn, AXON_WC_SUCCESS);
+        d_mr_read(&a, ATOM_OFF, &old, 8);
+        d_mr_read(&b, ATOM_OFF, &v, 8);
+        ok &= D_CHECK(old == 37 && v == 42, "FETCH_ADD: %llu, then %llu",
+                      (unsigned long long)old, (unsigned long long)v);
+    }
+    /* the other domain's SRQ: dropped, the initiator retries and stops */
+    drops = stat(&b, AXON_REG_STAT_RX_DROPS);
+    if (ok) {
+        struct axon_send_wqe wr = {
+            .opcode = AXON_WR_SEND, .num_sge = 1, .wr_id = htole64(0xa5),
+        };
+        struct axon_sge sg = d_sge(&a, D_SRC, 100);
+        struct axon_sge rs = d_sge(&b, D_DST, 8192);
+
+        d_post_srq_recv(&b, &other, 0xb2, &rs, 1);
+        ok = xrc_post(&a, ini, &wr, &sg, other.srqn,
+                      AXON_WC_RETRY_EXC_ERR) &&
+             D_CHECK(stat(&b, AXON_REG_STAT_RX_DROPS) > drops,
+                     "requests to another domain's SRQ not counted") &&
+             D_CHECK(!d_poll(&b, ocq, &cqe) && !d_poll(&b, bcq, &cqe),
+                     "a completion for another domain's SRQ");
+    }
+    world_free(w);
+    free(data);
+    free(got);
+    return ok;
+}
+
 /* ---- RNR -------------------------------------------------------------- */
 
 static bool t_rnr(int arg)
@@ -1755,6 +1932,7 @@ int main(int argc, char **argv)
     add(t_rc_lossy, 2, "rc 5% loss and corruption: data intact");
     add(t_three_nodes, 0, "three nodes: node 0 WRITEs to 1 and 2 at once");
     add(t_mcast, 0, "ud multicast: members on 3 nodes, limits, bad input");
+    add(t_xrc, 0, "xrc SEND, WRITE, READ, FETCH_ADD to an SRQ; bad input");
     add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
     add(t_cq_mr_scale, 0, "65,536 CQs and MRs: traffic, memory by use");
     add(t_wq_align, 0, "work queues aligned to their WQE size, packed");

@@ -237,33 +237,44 @@ DCq *d_cq(DNode *n, uint32_t depth)
     return cq;
 }
 
-DQp *d_qp(DNode *n, uint8_t type, DCq *scq, DCq *rcq)
+/*
+ * A QP of type in the node's next slot: its queues as the type has them
+ * (an XRC initiator no RQ, an XRC target none, in domain xrcdn).
+ */
+static DQp *qp_make(DNode *n, uint8_t type, DCq *scq, DCq *rcq,
+                    uint32_t xrcdn)
 {
     struct axon_admin_cmd cmd = {};
+    struct axon_admin_create_qp *c = &cmd.create_qp;
     DQp *qp;
     uint64_t v;
 
-    if (!D_CHECK(n->nqp < D_MAX_QP && scq && rcq, "no QP slot or CQ")) {
+    if (!D_CHECK(n->nqp < D_MAX_QP, "no QP slot")) {
         return NULL;
     }
     qp = &n->qp[n->nqp];
     memset(qp, 0, sizeof(*qp));
     qp->type = type;
-    qp->sq = d_bus(n, D_SQ(n->nqp));
-    qp->rq = d_bus(n, D_RQ(n->nqp));
-    qp->scq = scq;
-    qp->rcq = rcq;
-    cmd.create_qp.pdn = htole32(n->pdn);
-    cmd.create_qp.send_cqn = htole32(scq->cqn);
-    cmd.create_qp.recv_cqn = htole32(rcq->cqn);
-    cmd.create_qp.uar = htole32(D_UAR);
-    cmd.create_qp.sq_addr = htole64(qp->sq);
-    cmd.create_qp.rq_addr = htole64(qp->rq);
-    cmd.create_qp.sq_depth = htole16(d_wq_depth);
-    cmd.create_qp.rq_depth = htole16(d_wq_depth);
-    cmd.create_qp.sq_wqe_shift = D_WQE_SHIFT;
-    cmd.create_qp.rq_wqe_shift = D_WQE_SHIFT;
-    cmd.create_qp.type = type;
+    c->uar = htole32(D_UAR);
+    c->type = type;
+    c->xrcdn = htole32(xrcdn);
+    if (type != AXON_QPT_XRC_TGT) {
+        qp->sq = d_bus(n, D_SQ(n->nqp));
+        qp->scq = scq;
+        c->pdn = htole32(n->pdn);
+        c->send_cqn = htole32(scq->cqn);
+        c->sq_addr = htole64(qp->sq);
+        c->sq_depth = htole16(d_wq_depth);
+        c->sq_wqe_shift = D_WQE_SHIFT;
+    }
+    if (rcq) {
+        qp->rq = d_bus(n, D_RQ(n->nqp));
+        qp->rcq = rcq;
+        c->recv_cqn = htole32(rcq->cqn);
+        c->rq_addr = htole64(qp->rq);
+        c->rq_depth = htole16(d_wq_depth);
+        c->rq_wqe_shift = D_WQE_SHIFT;
+    }
     if (!D_CHECK(d_cmd(n, axon_qp_create, AXON_ADMIN_CREATE_QP, &cmd, &v) ==
                  AXON_ADMIN_SUCCESS, "CREATE_QP type %u", type)) {
         return NULL;
@@ -271,6 +282,49 @@ DQp *d_qp(DNode *n, uint8_t type, DCq *scq, DCq *rcq)
     qp->qpn = v;
     n->nqp++;
     return qp;
+}
+
+DQp *d_qp(DNode *n, uint8_t type, DCq *scq, DCq *rcq)
+{
+    if (!D_CHECK(scq && rcq, "no CQ")) {
+        return NULL;
+    }
+    return qp_make(n, type, scq, rcq, 0);
+}
+
+DQp *d_xrc_ini(DNode *n, DCq *scq)
+{
+    return D_CHECK(scq, "no CQ") ? qp_make(n, AXON_QPT_XRC_INI, scq, NULL, 0) :
+                                   NULL;
+}
+
+DQp *d_xrc_tgt(DNode *n, uint32_t xrcdn)
+{
+    return qp_make(n, AXON_QPT_XRC_TGT, NULL, NULL, xrcdn);
+}
+
+bool d_xrc_srq(DNode *n, DSrq *srq, DCq *cq, uint32_t xrcdn, uint64_t ring)
+{
+    struct axon_admin_cmd cmd = {};
+    uint64_t v;
+
+    memset(srq, 0, sizeof(*srq));
+    srq->ring = d_bus(n, ring);
+    cmd.srq.ring_addr = htole64(srq->ring);
+    cmd.srq.pdn = htole32(n->pdn);
+    cmd.srq.uar = htole32(D_UAR);
+    cmd.srq.depth = htole16(d_wq_depth);
+    cmd.srq.wqe_shift = D_WQE_SHIFT;
+    cmd.srq.xrcdn = htole32(xrcdn);
+    cmd.srq.cqn = htole32(cq->cqn);
+    if (!D_CHECK(d_cmd(n, axon_srq_create, AXON_ADMIN_CREATE_SRQ, &cmd,
+                       &v) == AXON_ADMIN_SUCCESS, "CREATE_SRQ xrcd %u",
+                 xrcdn)) {
+        return false;
+    }
+    srq->srqn = v;
+    srq->cq = cq;
+    return true;
 }
 
 static uint16_t modify(DNode *n, DQp *qp, uint32_t mask,
@@ -456,11 +510,12 @@ void d_post_send(DNode *n, DQp *qp, const struct axon_send_wqe *w,
     d_ring_sq(n, qp);
 }
 
-void d_post_recv(DNode *n, DQp *qp, uint64_t wr_id,
-                 const struct axon_sge *sg, unsigned nsge)
+/* Writes a receive WQE into slot pi of the ring at bus address rq. */
+static void write_recv(DNode *n, uint64_t rq, uint16_t pi, uint64_t wr_id,
+                       const struct axon_sge *sg, unsigned nsge)
 {
-    uint64_t at = qp->rq - n->env->base +
-                  (uint64_t)(qp->rq_pi % d_wq_depth) * (1u << D_WQE_SHIFT);
+    uint64_t at = rq - n->env->base +
+                  (uint64_t)(pi % d_wq_depth) * (1u << D_WQE_SHIFT);
     struct axon_recv_wqe w = { .wr_id = htole64(wr_id),
                                .num_sge = (uint8_t)nsge };
 
@@ -468,8 +523,22 @@ void d_post_recv(DNode *n, DQp *qp, uint64_t wr_id,
     if (nsge) {
         d_memwrite(n, at + sizeof(w), sg, nsge * sizeof(*sg));
     }
+}
+
+void d_post_recv(DNode *n, DQp *qp, uint64_t wr_id,
+                 const struct axon_sge *sg, unsigned nsge)
+{
+    write_recv(n, qp->rq, qp->rq_pi, wr_id, sg, nsge);
     qp->rq_pi++;
     ring(n, AXON_DB_RQ, qp->qpn, qp->rq_pi);
+}
+
+void d_post_srq_recv(DNode *n, DSrq *srq, uint64_t wr_id,
+                     const struct axon_sge *sg, unsigned nsge)
+{
+    write_recv(n, srq->ring, srq->pi, wr_id, sg, nsge);
+    srq->pi++;
+    ring(n, AXON_DB_SRQ, srq->srqn, srq->pi);
 }
 
 bool d_poll(DNode *n, DCq *cq, struct axon_cqe *cqe)

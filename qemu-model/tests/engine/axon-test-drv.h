@@ -60,6 +60,14 @@ typedef struct DQp {
     DCq *scq, *rcq;
 } DQp;
 
+/* An XRC SRQ (d_xrc_srq) */
+typedef struct DSrq {
+    uint32_t srqn;
+    uint64_t ring;              /* bus address */
+    uint16_t pi;
+    DCq *cq;
+} DSrq;
+
 typedef struct DNode {
     TWorld *w;
     unsigned id;
@@ -99,6 +107,13 @@ uint16_t d_cmd(DNode *n, AxonEngineCmd *fn, uint16_t opcode,
 
 DCq *d_cq(DNode *n, uint32_t depth);
 DQp *d_qp(DNode *n, uint8_t type, DCq *scq, DCq *rcq);
+/* An XRC initiator (an SQ on scq), an XRC target (no queue) of xrcdn. */
+DQp *d_xrc_ini(DNode *n, DCq *scq);
+DQp *d_xrc_tgt(DNode *n, uint32_t xrcdn);
+/* An XRC SRQ of xrcdn completing to cq, its ring at ring; false: failed. */
+bool d_xrc_srq(DNode *n, DSrq *srq, DCq *cq, uint32_t xrcdn, uint64_t ring);
+void d_post_srq_recv(DNode *n, DSrq *srq, uint64_t wr_id,
+                     const struct axon_sge *sg, unsigned nsge);
 
 /* RESET -> INIT with every remote right; a RUD QP's key in qp->key. */
 bool d_init(DNode *n, DQp *qp, uint32_t access);
