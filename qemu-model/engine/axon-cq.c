@@ -123,6 +123,9 @@ void axon_qp_cqe_write(AxonEngine *eng, AxonQp *qp, bool recv,
         return;
     }
     cqe->qpn = cpu_to_le32(qp->qpn);
+    if (recv && qp->type == AXON_QPT_XRC_TGT) {
+        cqe->src_qp = cpu_to_le32(qp->srq->srqn);   /* lent for the request */
+    }
     cqe->flags |= (recv ? AXON_CQE_RECV : 0) |
                   axon_cq_phase(cq->ring.depth, cq->prod);
     addr = axon_cq_slot(&cq->ring, cq->prod);

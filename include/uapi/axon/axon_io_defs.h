@@ -766,7 +766,9 @@ enum axon_wc_opcode {
  * @flags: ``AXON_CQE_*`` (see "CQE flags"), the byte written last
  * @vendor_err: 0
  * @reserved: 0
- * @src_qp: with ``AXON_CQE_GRH``: the sending QP, 24 bits; else 0
+ * @src_qp: with ``AXON_CQE_GRH``: the sending QP, 24 bits; a receive of
+ *	an XRC target QP (``AXON_CAP_XRC``): the XRC SRQ whose WQE it
+ *	completes, whose QP may be another process's; else 0
  *
  * A send WQE gets a CQE when it was ``AXON_WQE_SIGNALED``, the QP was
  * created with sq_sig_all, or it failed. A failed WQE completes in order

@@ -1330,8 +1330,10 @@ static bool t_xrc(int arg)
         ok = xrc_post(&a, ini, &wr, &sg, srq.srqn, AXON_WC_SUCCESS) &&
              d_expect(&b, bcq, 0xb1, AXON_WC_RECV, AXON_WC_SUCCESS, &cqe) &&
              D_CHECK(le32toh(cqe.qpn) == tgt->qpn &&
-                     le32toh(cqe.byte_len) == 5000, "CQE qpn %u len %u",
-                     le32toh(cqe.qpn), le32toh(cqe.byte_len)) &&
+                     le32toh(cqe.src_qp) == srq.srqn &&
+                     le32toh(cqe.byte_len) == 5000, "CQE qpn %u srq %u len %u",
+                     le32toh(cqe.qpn), le32toh(cqe.src_qp),
+                     le32toh(cqe.byte_len)) &&
              mr_holds(&b, D_DST, data, 5000) &&
              mr_is(&b, D_DST + 5000, 0xee, GUARD);
     }
