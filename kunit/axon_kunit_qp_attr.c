@@ -469,6 +469,64 @@ static void axon_qp_attr_uc_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, back.qkey, 0);
 }
 
+/*
+ * XRC initiator and target QPs take RC's attributes: a target, as RC's
+ * responder, grants all three remote rights and is queried back with
+ * RC's read depths, timeouts and retries; a RUD driver QP is RC's too.
+ */
+static void axon_qp_attr_xrc_test(struct kunit *test)
+{
+	struct axon_qp_conv conv = axon_test_conv;
+	struct ib_qp_attr attr = {
+		.qp_state = IB_QPS_INIT,
+		.port_num = 1,
+		.qp_access_flags = IB_ACCESS_REMOTE_WRITE |
+				   IB_ACCESS_REMOTE_READ |
+				   IB_ACCESS_REMOTE_ATOMIC,
+	};
+	struct ib_qp_attr back = {};
+	struct axon_qp_attr out;
+	u32 out_mask;
+
+	KUNIT_EXPECT_EQ(test, axon_qp_verbs_type(IB_QPT_XRC_INI), IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, axon_qp_verbs_type(IB_QPT_XRC_TGT), IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, axon_qp_verbs_type(IB_QPT_DRIVER), IB_QPT_RC);
+	KUNIT_EXPECT_EQ(test, axon_qp_verbs_type(IB_QPT_UC), IB_QPT_UC);
+	KUNIT_EXPECT_EQ(test, axon_qp_verbs_type(IB_QPT_UD), IB_QPT_UD);
+
+	conv.type = axon_qp_verbs_type(IB_QPT_XRC_TGT);
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_ACCESS_FLAGS |
+						   IB_QP_PKEY_INDEX |
+						   IB_QP_PORT, &conv, &out,
+						   &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, out_mask, AXON_QP_ATTR_STATE |
+			AXON_QP_ATTR_ACCESS);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.access),
+			AXON_ACCESS_REMOTE_WRITE | AXON_ACCESS_REMOTE_READ |
+			AXON_ACCESS_REMOTE_ATOMIC);
+
+	out.state = cpu_to_le32(IB_QPS_RTS);
+	out.timeout = 14;
+	out.retry_cnt = 7;
+	out.rnr_retry = 6;
+	out.min_rnr_timer = 12;
+	out.max_rd_atomic = 4;
+	out.max_dest_rd_atomic = 8;
+	axon_qp_attr_to_ib(&out, axon_qp_verbs_type(IB_QPT_XRC_INI), &back);
+	KUNIT_EXPECT_EQ(test, back.qp_state, IB_QPS_RTS);
+	KUNIT_EXPECT_EQ(test, back.qp_access_flags,
+			IB_ACCESS_REMOTE_WRITE | IB_ACCESS_REMOTE_READ |
+			IB_ACCESS_REMOTE_ATOMIC);
+	KUNIT_EXPECT_EQ(test, back.timeout, 14);
+	KUNIT_EXPECT_EQ(test, back.retry_cnt, 7);
+	KUNIT_EXPECT_EQ(test, back.rnr_retry, 6);
+	KUNIT_EXPECT_EQ(test, back.min_rnr_timer, 12);
+	KUNIT_EXPECT_EQ(test, back.max_rd_atomic, 4);
+	KUNIT_EXPECT_EQ(test, back.max_dest_rd_atomic, 8);
+	KUNIT_EXPECT_EQ(test, back.qkey, 0);
+}
+
 static void axon_qp_state_test(struct kunit *test)
 {
 	struct axon_qp_attr a = { .state = cpu_to_le32(IB_QPS_RTS) };
@@ -511,6 +569,7 @@ static struct kunit_case axon_qp_cases[] = {
 	KUNIT_CASE(axon_qp_attr_roundtrip_test),
 	KUNIT_CASE(axon_qp_attr_ud_test),
 	KUNIT_CASE(axon_qp_attr_uc_test),
+	KUNIT_CASE(axon_qp_attr_xrc_test),
 	KUNIT_CASE(axon_qp_state_test),
 	KUNIT_CASE(axon_qp_event_type_test),
 	{}

@@ -31,6 +31,7 @@ struct axon_device {
 #define AXON_QP_TABLES		((AXON_MAX_QPN >> AXON_QP_TABLE_SHIFT) + 1)
 
 struct axon_qp;
+struct axon_srq;
 
 struct axon_context {
 	struct verbs_context ibvctx;
@@ -72,7 +73,13 @@ struct axon_cq {
 	uint32_t *db;			/* the CQ_ARM doorbell */
 	/* ibv_start_poll() to ibv_end_poll(): the CQE being read */
 	struct axon_cqe *cur;
-	struct axon_qp *cur_qp;
+	uint32_t cur_dest_qpn;		/* of its QP, for src_qp */
+	/*
+	 * The XRC SRQs whose receives complete here, linked by xrc_next
+	 * (under lock): their CQEs name XRC target QPs, which may be of
+	 * any process, never a QP of the table.
+	 */
+	struct axon_srq *xrc_srqs;
 };
 
 /*
@@ -82,20 +89,28 @@ struct axon_cq {
  * are not completed (the device copies a WQE when it takes it).
  */
 struct axon_srq {
-	struct ibv_srq ibvsrq;
+	struct verbs_srq vsrq;
 	struct axon_wq wq;
 	pthread_spinlock_t lock;	/* posting */
 	void *buf;
 	size_t size;
 	uint32_t *db;			/* AXON_DB_SRQ */
 	uint32_t srqn;
+	/* XRC: the CQ of its receives, and the next XRC SRQ of that CQ */
+	struct axon_cq *xrc_cq;
+	struct axon_srq *xrc_next;
 };
 
+/*
+ * A QP. An XRC_SEND QP has a send queue only; an XRC_RECV QP (created or
+ * opened) has no queue, ring or CQ here, and is in no QP table: its
+ * receives complete on the CQ of the XRC SRQ a request names.
+ */
 struct axon_qp {
 	struct verbs_qp vqp;
 	struct axon_context *ctx;
 	struct axon_wq sq;
-	struct axon_wq rq;		/* unused with an SRQ */
+	struct axon_wq rq;		/* unused with an SRQ, and by XRC */
 	struct axon_srq *srq;
 	pthread_spinlock_t sq_lock;
 	pthread_spinlock_t rq_lock;
@@ -111,7 +126,7 @@ struct axon_qp {
 	struct axon_send_wqe *cur;
 	uint32_t wr_pi;			/* its next slot */
 	int wr_err;
-	bool wr_need_addr;		/* UD: cur has no destination yet */
+	bool wr_need_addr;		/* UD, XRC: cur has no destination yet */
 	/* RUD: its key, from the modify that last took it out of RESET */
 	bool rud_key_valid;
 	uint64_t rud_key;
@@ -174,6 +189,7 @@ struct axon_create_qp_cmd_resp {
 				      sizeof(((struct type *)0)->drv_payload), \
 		      #type " has padding around its udata")
 
+/* CREATE_XSRQ (XRC SRQs) has the udata of CREATE_SRQ. */
 struct axon_create_srq_cmd_resp {
 	struct ib_uverbs_create_srq_resp ibv_resp;
 	struct axon_create_srq_resp drv_payload;
@@ -228,7 +244,12 @@ static inline struct axon_cq *to_axon_cq_ex(struct ibv_cq_ex *ibcq)
 
 static inline struct axon_srq *to_axon_srq(struct ibv_srq *ibsrq)
 {
-	return axon_container_of(ibsrq, struct axon_srq, ibvsrq);
+	return axon_container_of(ibsrq, struct axon_srq, vsrq.srq);
+}
+
+static inline struct verbs_xrcd *to_verbs_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	return axon_container_of(ibxrcd, struct verbs_xrcd, xrcd);
 }
 
 static inline struct axon_qp *to_axon_qp(struct ibv_qp *ibqp)
@@ -319,6 +340,17 @@ int axon_modify_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 int axon_query_qp(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 		  int attr_mask, struct ibv_qp_init_attr *init_attr);
 int axon_destroy_qp(struct ibv_qp *ibqp);
+struct ibv_qp *axon_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr);
+struct ibv_xrcd *axon_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr);
+int axon_close_xrcd(struct ibv_xrcd *ibxrcd);
+
+/* An XRC target QP: no queue, no CQ, no place in the QP table. */
+static inline bool axon_qp_is_xrc_tgt(const struct axon_qp *qp)
+{
+	return qp->vqp.qp.qp_type == IBV_QPT_XRC_RECV;
+}
 
 /* ah.c */
 struct ibv_ah *axon_create_ah(struct ibv_pd *ibpd, struct ibv_ah_attr *attr);
@@ -327,6 +359,9 @@ int axon_destroy_ah(struct ibv_ah *ibah);
 /* srq.c */
 struct ibv_srq *axon_create_srq(struct ibv_pd *ibpd,
 				struct ibv_srq_init_attr *attr);
+struct ibv_srq *axon_create_srq_ex(struct ibv_context *context,
+				   struct ibv_srq_init_attr_ex *attr);
+int axon_get_srq_num(struct ibv_srq *ibsrq, uint32_t *srq_num);
 int axon_modify_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr,
 		    int attr_mask);
 int axon_query_srq(struct ibv_srq *ibsrq, struct ibv_srq_attr *attr);

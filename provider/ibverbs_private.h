@@ -52,7 +52,30 @@ struct list_node {
  */
 struct verbs_sysfs_dev;
 
-struct verbs_xrcd;
+/* verbs_xrcd.comp_mask: VERBS_XRCD_HANDLE says handle is valid. */
+enum verbs_xrcd_mask {
+	VERBS_XRCD_HANDLE = 1 << 0,
+	VERBS_XRCD_RESERVED = 1 << 1,
+};
+
+/* An XRC domain; ibv_cmd_open_xrcd() fills it. */
+struct verbs_xrcd {
+	struct ibv_xrcd xrcd;
+	uint32_t comp_mask;
+	uint32_t handle;
+};
+
+/*
+ * A provider's SRQ for ibv_cmd_create_srq_ex(), which fills srq_type, cq
+ * and, for an XRC SRQ, xrcd and srq_num (the core response's srqn).
+ */
+struct verbs_srq {
+	struct ibv_srq srq;
+	enum ibv_srq_type srq_type;
+	struct verbs_xrcd *xrcd;
+	struct ibv_cq *cq;
+	uint32_t srq_num;
+};
 
 /* What kind of memory an MR covers; libibverbs sets it. */
 enum ibv_mr_type {
@@ -363,6 +386,22 @@ struct ibv_create_qp {
 	struct ib_uverbs_create_qp core_payload;
 };
 
+struct ibv_open_qp {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_open_qp core_payload;
+};
+
+struct ibv_open_xrcd {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_open_xrcd core_payload;
+};
+
+/* CREATE_XSRQ: an SRQ of any type; the response is CREATE_SRQ's. */
+struct ibv_create_xsrq {
+	struct ib_uverbs_cmd_hdr hdr;
+	struct ib_uverbs_create_xsrq core_payload;
+};
+
 struct ibv_modify_qp {
 	struct ib_uverbs_cmd_hdr hdr;
 	struct ib_uverbs_modify_qp core_payload;
@@ -467,6 +506,18 @@ int ibv_cmd_alloc_mw(struct ibv_pd *pd, enum ibv_mw_type type,
 /* Uses the ioctl interface (write() as fallback); no driver udata. */
 int ibv_cmd_dealloc_mw(struct ibv_mw *mw);
 /*
+ * The write() command: attr needs IBV_XRCD_INIT_ATTR_FD and _OFLAGS
+ * (EINVAL; unknown bits EOPNOTSUPP), returned without setting errno.
+ * Fills xrcd->xrcd.context, and comp_mask and handle when vxrcd_size
+ * covers handle.
+ */
+int ibv_cmd_open_xrcd(struct ibv_context *context, struct verbs_xrcd *xrcd,
+		      int vxrcd_size, struct ibv_xrcd_init_attr *attr,
+		      struct ibv_open_xrcd *cmd, size_t cmd_size,
+		      struct ib_uverbs_open_xrcd_resp *resp, size_t resp_size);
+/* Uses the ioctl interface (write() as fallback); no driver udata. */
+int ibv_cmd_close_xrcd(struct verbs_xrcd *xrcd);
+/*
  * ioctl only (no write() fallback), no driver udata; fills vmr (keys, pd,
  * addr = offset, length, IBV_MR_TYPE_DMABUF_MR).
  */
@@ -496,6 +547,16 @@ int ibv_cmd_create_qp_ex(struct ibv_context *context, struct verbs_qp *qp,
 			 struct ibv_create_qp *cmd, size_t cmd_size,
 			 struct ib_uverbs_create_qp_resp *resp,
 			 size_t resp_size);
+/*
+ * The write() command only: attr needs IBV_QP_OPEN_ATTR_XRCD, _NUM and
+ * _TYPE (EINVAL; unknown bits EOPNOTSUPP), returned without setting
+ * errno. Fills qp: handle, context, qp_context, qp_num, qp_type, state
+ * IBV_QPS_UNKNOWN, no PD, CQs or SRQ, and the XRCD (vqp_sz covers it).
+ */
+int ibv_cmd_open_qp(struct ibv_context *context, struct verbs_qp *qp,
+		    int vqp_sz, struct ibv_qp_open_attr *attr,
+		    struct ibv_open_qp *cmd, size_t cmd_size,
+		    struct ib_uverbs_create_qp_resp *resp, size_t resp_size);
 int ibv_cmd_query_qp(struct ibv_qp *qp, struct ibv_qp_attr *qp_attr,
 		     int attr_mask, struct ibv_qp_init_attr *qp_init_attr,
 		     struct ibv_query_qp *cmd, size_t cmd_size);
@@ -517,6 +578,18 @@ int ibv_cmd_create_srq(struct ibv_pd *pd, struct ibv_srq *srq,
 		       struct ibv_create_srq *cmd, size_t cmd_size,
 		       struct ib_uverbs_create_srq_resp *resp,
 		       size_t resp_size);
+/*
+ * attr_ex needs IBV_SRQ_INIT_ATTR_PD (EINVAL), and for IBV_SRQT_XRC
+ * IBV_SRQ_INIT_ATTR_XRCD and _CQ too (EINVAL, errno set); comp_mask bits
+ * from IBV_SRQ_INIT_ATTR_RESERVED on are EOPNOTSUPP. Fills srq->srq
+ * (context, handle; not srq_context or pd), srq_type, cq, for XRC xrcd
+ * and srq_num, and attr_ex->attr.max_wr/max_sge from the kernel.
+ */
+int ibv_cmd_create_srq_ex(struct ibv_context *context, struct verbs_srq *srq,
+			  struct ibv_srq_init_attr_ex *attr_ex,
+			  struct ibv_create_xsrq *cmd, size_t cmd_size,
+			  struct ib_uverbs_create_srq_resp *resp,
+			  size_t resp_size);
 int ibv_cmd_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *srq_attr,
 		       int srq_attr_mask, struct ibv_modify_srq *cmd,
 		       size_t cmd_size);
@@ -578,6 +651,15 @@ static_assert(sizeof(struct verbs_context_ops) == 76 * sizeof(void *),
 static_assert(sizeof(struct verbs_mr) == 56, "verbs_mr");
 static_assert(offsetof(struct verbs_qp, comp_mask) ==
 	      sizeof(struct ibv_qp_ex), "verbs_qp.comp_mask");
+static_assert(sizeof(struct verbs_xrcd) == 16 &&
+	      offsetof(struct verbs_xrcd, comp_mask) == 8 &&
+	      offsetof(struct verbs_xrcd, handle) == 12, "verbs_xrcd");
+static_assert(sizeof(struct ibv_srq) == 128 &&
+	      offsetof(struct verbs_srq, srq_type) == 128 &&
+	      offsetof(struct verbs_srq, xrcd) == 136 &&
+	      offsetof(struct verbs_srq, cq) == 144 &&
+	      offsetof(struct verbs_srq, srq_num) == 152 &&
+	      sizeof(struct verbs_srq) == 160, "verbs_srq");
 #endif
 
 static_assert(sizeof(struct ibv_get_context) ==
@@ -599,6 +681,17 @@ static_assert(sizeof(struct ibv_modify_qp_ex) ==
 static_assert(sizeof(struct ibv_create_srq) ==
 	      sizeof(struct ib_uverbs_cmd_hdr) +
 	      sizeof(struct ib_uverbs_create_srq), "ibv_create_srq");
+static_assert(sizeof(struct ibv_open_qp) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_open_qp), "ibv_open_qp");
+static_assert(sizeof(struct ibv_open_xrcd) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_open_xrcd), "ibv_open_xrcd");
+static_assert(sizeof(struct ibv_create_xsrq) ==
+	      sizeof(struct ib_uverbs_cmd_hdr) +
+	      sizeof(struct ib_uverbs_create_xsrq), "ibv_create_xsrq");
 static_assert(offsetof(struct verbs_qp, qp_ex.qp_base) == 0, "verbs_qp");
+static_assert(offsetof(struct verbs_srq, srq) == 0 &&
+	      offsetof(struct verbs_xrcd, xrcd) == 0, "verbs_srq, verbs_xrcd");
 
 #endif /* AXON_IBVERBS_PRIVATE_H */

@@ -56,6 +56,8 @@ static int axon_qp_build_send_wqe(struct axon_qp *qp, struct ibv_send_wr *wr,
 		return axon_build_uc_send_wqe(&qp->sq, wr, slot);
 	case IBV_QPT_DRIVER:
 		return axon_build_rud_send_wqe(&qp->sq, wr, slot);
+	case IBV_QPT_XRC_SEND:
+		return axon_build_xrc_send_wqe(&qp->sq, wr, slot);
 	default:
 		return axon_build_send_wqe(&qp->sq, wr, slot);
 	}
@@ -69,7 +71,8 @@ int axon_post_send(struct ibv_qp *ibqp, struct ibv_send_wr *wr,
 	uint32_t pi;
 	int err = 0;
 
-	if (!axon_can_post_send(ibqp)) {
+	/* an XRC_RECV QP has no send queue */
+	if (!sq->depth || !axon_can_post_send(ibqp)) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -136,7 +139,8 @@ int axon_post_recv(struct ibv_qp *ibqp, struct ibv_recv_wr *wr,
 	uint32_t pi;
 	int err = 0;
 
-	if (ibqp->state == IBV_QPS_RESET || qp->srq) {
+	/* an SRQ's QP, an XRC one: no receive queue of its own */
+	if (ibqp->state == IBV_QPS_RESET || qp->srq || !rq->depth) {
 		*bad_wr = wr;
 		return EINVAL;
 	}
@@ -202,11 +206,43 @@ int axon_post_srq_recv(struct ibv_srq *ibsrq, struct ibv_recv_wr *wr,
 }
 
 /*
- * Consume the next CQE and retire the WQEs it completes. CQEs naming no
- * QP of this context (purged ones included) or no outstanding WQE of it
- * are dropped.
+ * The XRC SRQ of this CQ a receive CQE of an XRC target QP completes,
+ * under the CQ lock: the one its src_qp names; NULL for none of them.
  */
-static struct axon_cqe *axon_cq_next(struct axon_cq *cq, struct axon_qp **qpp)
+static struct axon_srq *axon_cq_xrc_srq(struct axon_cq *cq,
+					const struct axon_cqe *cqe)
+{
+	struct axon_srq *s;
+
+	for (s = cq->xrc_srqs; s; s = s->xrc_next)
+		if (s->srqn == le32toh(cqe->src_qp))
+			return s;
+	return NULL;
+}
+
+/*
+ * A receive CQE naming no QP of the table: an XRC target QP's (of this
+ * process or another), if the CQ serves XRC SRQs; it retires one of the
+ * SRQ's WQEs.
+ */
+static bool axon_cq_xrc_retire(struct axon_cq *cq, const struct axon_cqe *cqe)
+{
+	struct axon_srq *srq;
+
+	if (!(cqe->flags & AXON_CQE_RECV) ||
+	    le32toh(cqe->qpn) == AXON_QPN_PURGED)
+		return false;
+	srq = axon_cq_xrc_srq(cq, cqe);
+	return srq && axon_srq_retire(&srq->wq);
+}
+
+/*
+ * Consume the next CQE and retire the WQEs it completes; *dest_qpn is
+ * its QP's peer (0 for an XRC target QP's). CQEs naming no QP of this
+ * context (purged ones included) or no outstanding WQE of it are
+ * dropped, but for XRC SRQs' receives.
+ */
+static struct axon_cqe *axon_cq_next(struct axon_cq *cq, uint32_t *dest_qpn)
 {
 	struct axon_context *ctx = to_axon_ctx(cq->vcq.cq.context);
 	struct axon_cqe *cqe;
@@ -216,15 +252,20 @@ static struct axon_cqe *axon_cq_next(struct axon_cq *cq, struct axon_qp **qpp)
 	while ((cqe = axon_cqe_peek(&cq->ring))) {
 		cq->ring.ci++;
 		qp = axon_qp_find(ctx, le32toh(cqe->qpn));
-		if (!qp)
+		if (!qp) {
+			if (cq->xrc_srqs && axon_cq_xrc_retire(cq, cqe)) {
+				*dest_qpn = 0;
+				return cqe;
+			}
 			continue;
+		}
 		if (cqe->flags & AXON_CQE_RECV)
 			live = qp->srq ? axon_srq_retire(&qp->srq->wq) :
 					 axon_rq_retire(&qp->rq);
 		else
 			live = axon_sq_retire(&qp->sq, le16toh(cqe->wqe_index));
 		if (live) {
-			*qpp = qp;
+			*dest_qpn = qp->dest_qpn;
 			return cqe;
 		}
 	}
@@ -242,15 +283,15 @@ int axon_poll_cq(struct ibv_cq *ibcq, int num_entries, struct ibv_wc *wc)
 {
 	struct axon_cq *cq = to_axon_cq(ibcq);
 	struct axon_cqe *cqe;
-	struct axon_qp *qp;
+	uint32_t dest_qpn;
 	int n;
 
 	pthread_spin_lock(&cq->lock);
 	for (n = 0; n < num_entries; n++) {
-		cqe = axon_cq_next(cq, &qp);
+		cqe = axon_cq_next(cq, &dest_qpn);
 		if (!cqe)
 			break;
-		axon_cqe_to_wc(cqe, qp->dest_qpn, &wc[n]);
+		axon_cqe_to_wc(cqe, dest_qpn, &wc[n]);
 	}
 	axon_cq_update_dbrec(cq);
 	/*
@@ -276,12 +317,17 @@ int axon_req_notify_cq(struct ibv_cq *ibcq, int solicited_only)
 
 /* --- a QP leaving the table or RESET: its CQs' pollers kept out --------- */
 
-/* The QP's CQs in locking order, by cqn; second is NULL if they are one. */
+/*
+ * The QP's CQs in locking order, by cqn; second is NULL if they are one.
+ * An XRC_SEND QP has only its send CQ (libibverbs keeps the recv_cq it
+ * was given, which the QP does not use).
+ */
 static void axon_qp_cqs(struct axon_qp *qp, struct axon_cq **first,
 			struct axon_cq **second)
 {
 	struct axon_cq *scq = to_axon_cq(qp->vqp.qp.send_cq);
-	struct axon_cq *rcq = to_axon_cq(qp->vqp.qp.recv_cq);
+	struct axon_cq *rcq = qp->vqp.qp.qp_type == IBV_QPT_XRC_SEND ? scq :
+			      to_axon_cq(qp->vqp.qp.recv_cq);
 
 	if (scq == rcq) {
 		*first = scq;
@@ -359,7 +405,7 @@ static int axon_cq_read_next(struct axon_cq *cq)
 	struct ibv_cq_ex *ibcq = &cq->vcq.cq_ex;
 	struct axon_cqe *cqe;
 
-	cqe = axon_cq_next(cq, &cq->cur_qp);
+	cqe = axon_cq_next(cq, &cq->cur_dest_qpn);
 	if (!cqe)
 		return axon_cq_dead(&cq->ring) ? EIO : ENOENT;
 	cq->cur = cqe;
@@ -444,7 +490,7 @@ static uint32_t axon_wc_read_src_qp(struct ibv_cq_ex *ibcq)
 {
 	struct axon_cq *cq = to_axon_cq_ex(ibcq);
 
-	return axon_cqe_src_qp(cq->cur, cq->cur_qp->dest_qpn);
+	return axon_cqe_src_qp(cq->cur, cq->cur_dest_qpn);
 }
 
 static unsigned int axon_wc_read_wc_flags(struct ibv_cq_ex *ibcq)
@@ -520,6 +566,16 @@ static struct axon_send_wqe *axon_wr_begin(struct axon_qp *qp, uint8_t opcode)
 	struct ibv_qp_ex *ibqp = &qp->vqp.qp_ex;
 
 	qp->cur = NULL;
+	/*
+	 * An XRC_SEND QP's WQE that goes on the wire needs its SRQ,
+	 * ibv_wr_set_xrc_srqn(), before the next one starts or the batch
+	 * completes, as a UD one its address.
+	 */
+	if (ibqp->qp_base.qp_type == IBV_QPT_XRC_SEND) {
+		if (qp->wr_need_addr && !qp->wr_err)
+			qp->wr_err = EINVAL;
+		qp->wr_need_addr = !axon_wr_local(opcode);
+	}
 	if (qp->wr_err)
 		return NULL;
 	if (axon_wq_full(&qp->sq, qp->wr_pi)) {
@@ -623,6 +679,21 @@ static void axon_wr_set_ud_addr(struct ibv_qp_ex *ibqp, struct ibv_ah *ah,
 	qp->wr_need_addr = false;
 	qp->wr_err = axon_send_wqe_set_ud(qp->cur, ibqp->qp_base.pd, ah,
 					  remote_qpn, remote_qkey);
+}
+
+/*
+ * The XRC SRQ at the target of an XRC_SEND QP's WQE, 24 bits (EINVAL
+ * otherwise); meaningless for LOCAL_INV and BIND_MW, whose segments use
+ * its bytes: ignored for them.
+ */
+static void axon_wr_set_xrc_srqn(struct ibv_qp_ex *ibqp, uint32_t remote_srqn)
+{
+	struct axon_qp *qp = to_axon_qp_ex(ibqp);
+
+	if (!qp->cur || axon_wr_local(qp->cur->opcode))
+		return;
+	qp->wr_need_addr = false;
+	qp->wr_err = axon_send_wqe_set_xrc(qp->cur, remote_srqn);
 }
 
 static void axon_wr_remote(struct ibv_qp_ex *ibqp, uint8_t opcode,
@@ -790,7 +861,8 @@ static void axon_wr_abort(struct ibv_qp_ex *ibqp)
 /*
  * Chosen by QP type: a UD QP sends SENDs, each to an address handle; a UC
  * QP SENDs and WRITEs; a RUD QP (IBV_QPT_DRIVER) READs too; an RC QP
- * atomics and window operations too.
+ * atomics and window operations too; an XRC_SEND QP what an RC QP does,
+ * each WQE to an XRC SRQ.
  */
 void axon_qp_ex_set_ops(struct axon_qp *qp)
 {
@@ -807,9 +879,12 @@ void axon_qp_ex_set_ops(struct axon_qp *qp)
 		ibqp->wr_rdma_write = axon_wr_rdma_write;
 		ibqp->wr_rdma_write_imm = axon_wr_rdma_write_imm;
 	}
-	if (type == IBV_QPT_RC || type == IBV_QPT_DRIVER)
+	if (type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND ||
+	    type == IBV_QPT_DRIVER)
 		ibqp->wr_rdma_read = axon_wr_rdma_read;
-	if (type == IBV_QPT_RC) {
+	if (type == IBV_QPT_XRC_SEND)
+		ibqp->wr_set_xrc_srqn = axon_wr_set_xrc_srqn;
+	if (type == IBV_QPT_RC || type == IBV_QPT_XRC_SEND) {
 		ibqp->wr_atomic_cmp_swp = axon_wr_atomic_cmp_swp;
 		ibqp->wr_atomic_fetch_add = axon_wr_atomic_fetch_add;
 		ibqp->wr_send_inv = axon_wr_send_inv;

@@ -419,8 +419,8 @@ int axon_destroy_cq(struct ibv_cq *ibcq)
 }
 
 /*
- * What ibv_wr_*() can do on an RC, a UC, a UD and a RUD QP; other
- * send_ops_flags fail with EOPNOTSUPP.
+ * What ibv_wr_*() can do on an RC (and XRC_SEND), a UC, a UD and a RUD
+ * QP; other send_ops_flags fail with EOPNOTSUPP.
  */
 #define AXON_UD_SEND_OPS_FLAGS						\
 	(IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM)
@@ -444,6 +444,7 @@ static uint64_t axon_send_ops_flags(enum ibv_qp_type type,
 {
 	switch (type) {
 	case IBV_QPT_RC:
+	case IBV_QPT_XRC_SEND:
 		return AXON_RC_SEND_OPS_FLAGS;
 	case IBV_QPT_UC:
 		return AXON_UC_SEND_OPS_FLAGS;
@@ -458,9 +459,12 @@ static uint64_t axon_send_ops_flags(enum ibv_qp_type type,
 }
 
 /*
- * RC, UC and UD QPs, and RUD ones from axondv_create_qp_ex() (an
- * IBV_QPT_DRIVER QP without a driver type is EOPNOTSUPP); a device
- * without UD, UC or RUD fails them in the kernel, with EOPNOTSUPP too.
+ * RC, UC, UD and XRC_SEND QPs, and RUD ones from axondv_create_qp_ex()
+ * (an IBV_QPT_DRIVER QP without a driver type is EOPNOTSUPP); a device
+ * without UD, UC, RUD or XRC fails them in the kernel, with EOPNOTSUPP
+ * too. An XRC_SEND QP has no receive side: its recv_cq and receive
+ * capabilities are ignored (as by libibverbs and the kernel), an SRQ is
+ * EINVAL.
  */
 static int axon_check_qp_attr(struct axon_context *ctx,
 			      const struct ibv_qp_init_attr_ex *attr,
@@ -468,6 +472,9 @@ static int axon_check_qp_attr(struct axon_context *ctx,
 {
 	const struct ibv_qp_cap *cap = &attr->cap;
 	uint64_t send_ops = axon_send_ops_flags(attr->qp_type, driver_qp_type);
+	bool xrc = attr->qp_type == IBV_QPT_XRC_SEND;
+	/* receive capabilities that count: no SRQ, not XRC */
+	bool rq = !attr->srq && !xrc;
 
 	if (!send_ops ||
 	    (attr->comp_mask & ~(IBV_QP_INIT_ATTR_PD |
@@ -481,15 +488,14 @@ static int axon_check_qp_attr(struct axon_context *ctx,
 		return EOPNOTSUPP;
 	}
 	if (!(attr->comp_mask & IBV_QP_INIT_ATTR_PD) || !attr->pd ||
-	    !attr->send_cq || !attr->recv_cq) {
+	    !attr->send_cq || (!xrc && !attr->recv_cq) || (xrc && attr->srq)) {
 		verbs_debug(&ctx->ibvctx, "QP without a PD or CQs\n");
 		return EINVAL;
 	}
-	/* with an SRQ, the receive capabilities are ignored */
 	if (cap->max_send_wr > ctx->max_qp_wr ||
-	    (!attr->srq && cap->max_recv_wr > ctx->max_qp_wr) ||
+	    (rq && cap->max_recv_wr > ctx->max_qp_wr) ||
 	    cap->max_send_sge > ctx->max_sge ||
-	    (!attr->srq && cap->max_recv_sge > ctx->max_sge) ||
+	    (rq && cap->max_recv_sge > ctx->max_sge) ||
 	    cap->max_inline_data > ctx->max_inline) {
 		verbs_debug(&ctx->ibvctx, "QP capabilities beyond limits\n");
 		return EINVAL;
@@ -505,12 +511,14 @@ bool axon_wq_resp_ok(uint32_t depth, uint8_t shift, uint8_t min_shift,
 	       size >= (uint64_t)depth << shift;
 }
 
-static bool axon_qp_resp_ok(const struct axon_create_qp_resp *resp, bool srq)
+/* no_rq: the QP is on an SRQ or an XRC_SEND one */
+static bool axon_qp_resp_ok(const struct axon_create_qp_resp *resp,
+			    bool no_rq)
 {
 	return resp->qpn > 1 && resp->qpn <= AXON_MAX_QPN &&
 	       axon_wq_resp_ok(resp->sq_depth, resp->sq_wqe_shift,
 			       AXON_SQ_MIN_WQE_SHIFT, resp->sq_size) &&
-	       (srq ? !resp->rq_depth && !resp->rq_size :
+	       (no_rq ? !resp->rq_depth && !resp->rq_size :
 		axon_wq_resp_ok(resp->rq_depth, resp->rq_wqe_shift,
 				AXON_RQ_MIN_WQE_SHIFT, resp->rq_size)) &&
 	       resp->max_inline <= AXON_MAX_INLINE &&
@@ -535,7 +543,10 @@ void axon_wq_init(struct axon_wq *wq, void *buf, uint32_t depth,
 	wq->ci = 0;
 }
 
-/* What the provider enforces when posting. */
+/*
+ * What the provider enforces when posting; a queue the QP does not have
+ * (an SRQ's, XRC's) is all zero.
+ */
 static void axon_qp_cap(const struct axon_qp *qp, struct ibv_qp_cap *cap)
 {
 	cap->max_send_wr = qp->sq.depth;
@@ -555,6 +566,8 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	struct axon_create_qp_cmd cmd = {};
 	struct axon_create_qp_resp *drv = &resp.drv_payload;
 	uint32_t comp_mask = attr->comp_mask;
+	/* an XRC_SEND QP is made from RC's udata, with no RQ */
+	bool xrc = attr->qp_type == IBV_QPT_XRC_SEND;
 	struct axon_qp *qp;
 	int err;
 
@@ -581,7 +594,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 		goto err_free;
 	}
 
-	if (!axon_qp_resp_ok(drv, attr->srq)) {
+	if (!axon_qp_resp_ok(drv, attr->srq || xrc)) {
 		verbs_err(&ctx->ibvctx,
 			  "bad create_qp response: qpn %u, sq %u x 2^%u, rq %u x 2^%u\n",
 			  drv->qpn, drv->sq_depth, drv->sq_wqe_shift,
@@ -598,7 +611,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	}
 	qp->srq = attr->srq ? to_axon_srq(attr->srq) : NULL;
 	qp->rq_size = drv->rq_size;
-	qp->rq_buf = qp->srq ? NULL :
+	qp->rq_buf = qp->srq || xrc ? NULL :
 		     axon_mmap(context, drv->rq_mmap_key, qp->rq_size);
 	if (qp->rq_buf == MAP_FAILED) {
 		err = errno;
@@ -612,7 +625,7 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	axon_wq_init(&qp->sq, qp->sq_buf, drv->sq_depth, drv->sq_wqe_shift,
 		     AXON_SEND_HDR_SIZE, ctx->max_sge);
 	qp->sq.max_inline = drv->max_inline;
-	if (!qp->srq)
+	if (qp->rq_buf)
 		axon_wq_init(&qp->rq, qp->rq_buf, drv->rq_depth,
 			     drv->rq_wqe_shift, AXON_RECV_HDR_SIZE,
 			     ctx->max_sge);
@@ -646,12 +659,168 @@ err_free:
 	return NULL;
 }
 
+/*
+ * A QP with no queue here (an XRC target QP): freed without a word to
+ * the kernel, which has it, or has refused it.
+ */
+static struct axon_qp *axon_xrc_tgt_qp_alloc(struct axon_context *ctx)
+{
+	struct axon_qp *qp = calloc(1, sizeof(*qp));
+
+	if (!qp)
+		return NULL;
+	qp->ctx = ctx;
+	pthread_spin_init(&qp->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&qp->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	return qp;
+}
+
+static void axon_xrc_tgt_qp_free(struct axon_qp *qp)
+{
+	pthread_spin_destroy(&qp->rq_lock);
+	pthread_spin_destroy(&qp->sq_lock);
+	free(qp);
+}
+
+/*
+ * An XRC_RECV QP: the kernel creates it in the XRC domain with no
+ * udata, and the provider maps nothing. Only the XRCD (and create_flags
+ * 0) may be given; no send_ops_flags, it sends nothing (EOPNOTSUPP).
+ */
+static struct axon_qp *axon_xrc_tgt_create(struct ibv_context *context,
+					   struct ibv_qp_init_attr_ex *attr)
+{
+	struct axon_context *ctx = to_axon_ctx(context);
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_create_qp cmd = {};
+	uint32_t comp_mask = attr->comp_mask;
+	struct axon_qp *qp;
+	int err;
+
+	if ((comp_mask & ~(IBV_QP_INIT_ATTR_XRCD | IBV_QP_INIT_ATTR_PD |
+			   IBV_QP_INIT_ATTR_CREATE_FLAGS)) ||
+	    ((comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) &&
+	     attr->create_flags)) {
+		verbs_debug(&ctx->ibvctx, "unsupported XRC_RECV QP attributes\n");
+		errno = EOPNOTSUPP;
+		return NULL;
+	}
+	if (!(comp_mask & IBV_QP_INIT_ATTR_XRCD) || !attr->xrcd ||
+	    attr->xrcd->context != context) {
+		verbs_debug(&ctx->ibvctx, "XRC_RECV QP without an XRC domain\n");
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = axon_xrc_tgt_qp_alloc(ctx);
+	if (!qp)
+		return NULL;
+
+	attr->comp_mask &= ~(IBV_QP_INIT_ATTR_CREATE_FLAGS |
+			     IBV_QP_INIT_ATTR_PD);
+	err = ibv_cmd_create_qp_ex(context, &qp->vqp, attr, &cmd, sizeof(cmd),
+				   &resp, sizeof(resp));
+	attr->comp_mask = comp_mask;
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "ibv_cmd_create_qp_ex failed: %d\n",
+			    err);
+		axon_xrc_tgt_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	/* it has no CQ of its own, whatever the caller passed */
+	qp->vqp.qp.send_cq = NULL;
+	qp->vqp.qp.recv_cq = NULL;
+	qp->vqp.qp.srq = NULL;
+	qp->qpn = qp->vqp.qp.qp_num;
+	memset(&attr->cap, 0, sizeof(attr->cap));
+	return qp;
+}
+
 struct ibv_qp *axon_create_qp_ex(struct ibv_context *context,
 				 struct ibv_qp_init_attr_ex *attr)
 {
-	struct axon_qp *qp = axon_qp_alloc(context, attr, 0);
+	struct axon_qp *qp;
 
+	if (attr->qp_type == IBV_QPT_XRC_RECV)
+		qp = axon_xrc_tgt_create(context, attr);
+	else
+		qp = axon_qp_alloc(context, attr, 0);
 	return qp ? &qp->vqp.qp : NULL;
+}
+
+/*
+ * ibv_open_qp(): an XRC_RECV QP of an XRC domain, by number; the kernel
+ * checks that it is one. Nothing is mapped, as for a created one.
+ */
+struct ibv_qp *axon_open_qp(struct ibv_context *context,
+			    struct ibv_qp_open_attr *attr)
+{
+	struct axon_context *ctx = to_axon_ctx(context);
+	struct ib_uverbs_create_qp_resp resp = {};
+	struct ibv_open_qp cmd = {};
+	struct axon_qp *qp;
+	int err;
+
+	if ((attr->comp_mask & IBV_QP_OPEN_ATTR_TYPE) &&
+	    attr->qp_type != IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
+	qp = axon_xrc_tgt_qp_alloc(ctx);
+	if (!qp)
+		return NULL;
+	err = ibv_cmd_open_qp(context, &qp->vqp, sizeof(qp->vqp), attr, &cmd,
+			      sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_debug(&ctx->ibvctx, "ibv_cmd_open_qp failed: %d\n", err);
+		axon_xrc_tgt_qp_free(qp);
+		errno = err;
+		return NULL;
+	}
+	qp->qpn = qp->vqp.qp.qp_num;
+	return &qp->vqp.qp;
+}
+
+/*
+ * An XRC domain is a kernel object only (fd -1: a new one, not shared);
+ * the kernel refuses to close one its SRQs or QPs use (EBUSY).
+ */
+struct ibv_xrcd *axon_open_xrcd(struct ibv_context *context,
+				struct ibv_xrcd_init_attr *attr)
+{
+	struct ib_uverbs_open_xrcd_resp resp = {};
+	struct ibv_open_xrcd cmd = {};
+	struct verbs_xrcd *xrcd;
+	int err;
+
+	xrcd = calloc(1, sizeof(*xrcd));
+	if (!xrcd)
+		return NULL;
+	err = ibv_cmd_open_xrcd(context, xrcd, sizeof(*xrcd), attr, &cmd,
+				sizeof(cmd), &resp, sizeof(resp));
+	if (err) {
+		verbs_debug(verbs_get_ctx(context),
+			    "ibv_cmd_open_xrcd failed: %d\n", err);
+		free(xrcd);
+		errno = err;
+		return NULL;
+	}
+	return &xrcd->xrcd;
+}
+
+int axon_close_xrcd(struct ibv_xrcd *ibxrcd)
+{
+	struct verbs_xrcd *xrcd = to_verbs_xrcd(ibxrcd);
+	int err;
+
+	err = ibv_cmd_close_xrcd(xrcd);
+	if (err) {
+		verbs_debug(verbs_get_ctx(ibxrcd->context),
+			    "ibv_cmd_close_xrcd failed: %d\n", err);
+		return err;
+	}
+	free(xrcd);
+	return 0;
 }
 
 /* The offset of the byte after field f of type T. */
@@ -739,6 +908,11 @@ struct ibv_qp *axon_create_qp(struct ibv_pd *ibpd,
 	};
 	struct axon_qp *qp;
 
+	/* an XRC_RECV QP is of an XRC domain, ibv_create_qp_ex()'s */
+	if (attr->qp_type == IBV_QPT_XRC_RECV) {
+		errno = EINVAL;
+		return NULL;
+	}
 	qp = axon_qp_alloc(ibpd->context, &attr_ex, 0);
 	if (!qp)
 		return NULL;
@@ -801,7 +975,8 @@ static int axon_modify_qp_key(struct ibv_qp *ibqp, struct ibv_qp_attr *attr,
 	if (attr_mask & IBV_QP_DEST_QPN)
 		qp->dest_qpn = attr->dest_qp_num;
 
-	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET)
+	if ((attr_mask & IBV_QP_STATE) && attr->qp_state == IBV_QPS_RESET &&
+	    !axon_qp_is_xrc_tgt(qp))
 		axon_qp_reset_queues(qp);
 
 	return 0;
@@ -914,6 +1089,18 @@ int axon_destroy_qp(struct ibv_qp *ibqp)
 	struct axon_qp *qp = to_axon_qp(ibqp);
 	struct axon_context *ctx = qp->ctx;
 	int err;
+
+	/* created or opened: in no table, nothing mapped */
+	if (axon_qp_is_xrc_tgt(qp)) {
+		err = ibv_cmd_destroy_qp(ibqp);
+		if (err) {
+			verbs_debug(&ctx->ibvctx,
+				    "ibv_cmd_destroy_qp failed: %d\n", err);
+			return err;
+		}
+		axon_xrc_tgt_qp_free(qp);
+		return 0;
+	}
 
 	/*
 	 * Held from DESTROY_QP until the qpn is out of the table: a QP that

@@ -414,6 +414,43 @@ static inline int axon_build_rud_send_wqe(const struct axon_wq *sq,
 	return axon_build_uc_send_wqe(sq, wr, slot);
 }
 
+/*
+ * The XRC SRQ at the target of an XRC initiator's WQE: 24 bits, EINVAL
+ * otherwise.
+ */
+static inline int axon_send_wqe_set_xrc(struct axon_send_wqe *wqe,
+					uint32_t remote_srqn)
+{
+	if (remote_srqn > AXON_QPN_MASK)
+		return EINVAL;
+	wqe->xrc_srqn = htole32(remote_srqn);
+	return 0;
+}
+
+/*
+ * Encode the wr of an XRC_SEND QP into the SQ slot: what an RC QP may
+ * post, to the XRC SRQ wr->qp_type.xrc.remote_srqn (24 bits: EINVAL
+ * otherwise). LOCAL_INV and BIND_MW go nowhere: their remote_srqn is
+ * ignored, and xrc_srqn, whose bytes the window's segment uses, is not
+ * written.
+ */
+static inline int axon_build_xrc_send_wqe(const struct axon_wq *sq,
+					  const struct ibv_send_wr *wr,
+					  void *slot)
+{
+	int op = axon_wr_opcode(wr->opcode);
+	int err;
+
+	if (op < 0 || axon_wr_local(op))
+		return axon_build_send_wqe(sq, wr, slot);
+	if (wr->qp_type.xrc.remote_srqn > AXON_QPN_MASK)
+		return EINVAL;
+	err = axon_build_send_wqe(sq, wr, slot);
+	if (err)
+		return err;
+	return axon_send_wqe_set_xrc(slot, wr->qp_type.xrc.remote_srqn);
+}
+
 /* Encode wr into the RQ slot; EINVAL for too many SGEs. */
 static inline int axon_build_recv_wqe(const struct axon_wq *rq,
 				      const struct ibv_recv_wr *wr, void *slot)
@@ -681,6 +718,8 @@ static_assert(AXON_SAME(AXON_ACCESS_REMOTE_WRITE, IBV_ACCESS_REMOTE_WRITE) &&
 	      "window rights");
 static_assert(sizeof(struct axon_bind_mw_seg) == 32 &&
 	      offsetof(struct axon_send_wqe, bind) == 32, "BIND_MW WQE layout");
+static_assert(offsetof(struct axon_send_wqe, xrc_srqn) == 48 &&
+	      offsetof(struct axon_send_wqe, swap) == 40, "XRC WQE layout");
 static_assert(sizeof(struct axon_ud_av) == 32 &&
 	      offsetof(struct axon_send_wqe, av) == 32 &&
 	      offsetof(struct axon_send_wqe, qkey) == 20, "UD WQE layout");

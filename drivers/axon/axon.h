@@ -63,6 +63,7 @@ struct axon_dev {
 	bool rud;			/* AXON_CAP_RUD: RUD driver QPs */
 	bool gsi;			/* AXON_CAP_GSI: QP1, for the CM */
 	bool mcast;			/* AXON_CAP_MCAST: UD multicast groups */
+	bool xrc;			/* AXON_CAP_XRC: XRCDs, XRC QPs and SRQs */
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */
 	bool rereg_mr;			/* AXON_CAP_REREG_MR */
@@ -78,6 +79,7 @@ struct axon_dev {
 	phys_addr_t db_phys;		/* BAR AXON_BAR_DB */
 	u32 db_pages;
 	struct ida uar_ida;		/* doorbell pages of user contexts */
+	struct ida xrcd_ida;		/* XRC domain numbers: the driver's */
 	struct xarray cqs;		/* cqn -> struct axon_cq, for events */
 	struct xarray qps;		/* qpn -> struct axon_qp */
 	struct xarray srqs;		/* srqn -> struct axon_srq */
@@ -135,6 +137,15 @@ struct axon_qmem {
 	size_t npages;
 };
 
+/*
+ * An XRC domain: a number the driver draws (see axon_xrcd.c); the device
+ * keeps no XRCD objects, only the number in XRC SRQs and target QPs.
+ */
+struct axon_xrcd {
+	struct ib_xrcd ibxrcd;
+	u32 xrcdn;
+};
+
 /* A memory window: the device keeps all of it (see axon_mw.c). */
 struct axon_mw {
 	struct ib_mw ibmw;
@@ -176,12 +187,17 @@ struct axon_srq {
 	bool kernel;
 };
 
+/*
+ * A QP. An XRC initiator has no RQ, an XRC target no queue, CQ or PD at
+ * all (axon_qp_has_sq(), axon_qp_has_rq()): their wqs stay zeroed.
+ */
 struct axon_qp {
 	struct ib_qp ibqp;
 	u32 qpn;
 	struct axon_wq sq;
 	struct axon_wq rq;		/* unused with an SRQ */
 	struct axon_srq *srq;
+	u32 xrcdn;			/* an XRC target's domain, else 0 */
 	u32 max_inline;
 	bool sig_all;
 	bool kernel;			/* a kernel consumer's: posted here */
@@ -218,6 +234,24 @@ static inline struct axon_srq *to_asrq(struct ib_srq *ibsrq)
 static inline struct axon_qp *to_aqp(struct ib_qp *ibqp)
 {
 	return container_of(ibqp, struct axon_qp, ibqp);
+}
+
+static inline struct axon_xrcd *to_axrcd(struct ib_xrcd *ibxrcd)
+{
+	return container_of(ibxrcd, struct axon_xrcd, ibxrcd);
+}
+
+/* Whether @qp has a send queue: all but an XRC target. */
+static inline bool axon_qp_has_sq(const struct axon_qp *qp)
+{
+	return qp->ibqp.qp_type != IB_QPT_XRC_TGT;
+}
+
+/* Whether @qp has a receive queue of its own: no SRQ, not XRC. */
+static inline bool axon_qp_has_rq(const struct axon_qp *qp)
+{
+	return !qp->srq && qp->ibqp.qp_type != IB_QPT_XRC_INI &&
+	       qp->ibqp.qp_type != IB_QPT_XRC_TGT;
 }
 
 static inline u32 axon_rd(struct axon_dev *adev, enum axon_reg reg)
@@ -317,6 +351,10 @@ struct ib_mr *axon_alloc_mr(struct ib_pd *ibpd, enum ib_mr_type mr_type,
 			    u32 max_num_sg);
 int axon_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
 		   unsigned int *sg_offset);
+
+/* axon_xrcd.c */
+int axon_alloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
+int axon_dealloc_xrcd(struct ib_xrcd *ibxrcd, struct ib_udata *udata);
 
 /* axon_mw.c */
 int axon_alloc_mw(struct ib_mw *ibmw, struct ib_udata *udata);

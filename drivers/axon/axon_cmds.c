@@ -271,6 +271,7 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 	cmd.create_qp.rq_wqe_shift = p->rq_wqe_shift;
 	cmd.create_qp.sq_sig_all = p->sq_sig_all;
 	cmd.create_qp.srqn = cpu_to_le32(p->srqn);
+	cmd.create_qp.xrcdn = cpu_to_le32(p->xrcdn);
 	cmd.create_qp.type = p->type;
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
@@ -380,6 +381,8 @@ int axon_cmd_create_srq(struct axon_admin_queue *aq,
 	cmd.srq.depth = cpu_to_le16(p->depth);
 	cmd.srq.wqe_shift = p->wqe_shift;
 	cmd.srq.limit = cpu_to_le32(p->limit);
+	cmd.srq.xrcdn = cpu_to_le32(p->xrcdn);
+	cmd.srq.cqn = cpu_to_le32(p->cqn);
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;

@@ -55,9 +55,11 @@ struct axon_qp_params {
 	u8 rq_wqe_shift;
 	bool sq_sig_all;
 	u32 srqn;			/* 0: the QP's own RQ */
+	u32 xrcdn;			/* AXON_QPT_XRC_TGT's domain, else 0 */
 	enum axon_qp_type type;
 };
 
+/* CREATE_SRQ parameters, CPU byte order (see struct axon_admin_srq). */
 struct axon_srq_params {
 	u32 pdn;
 	u32 uar;
@@ -65,6 +67,8 @@ struct axon_srq_params {
 	u32 depth;
 	u8 wqe_shift;
 	u32 limit;
+	u32 xrcdn;			/* an XRC SRQ's domain, else 0 */
+	u32 cqn;			/* an XRC SRQ's CQ, else 0 */
 };
 
 int axon_cmd_create_mr(struct axon_admin_queue *aq,

@@ -63,6 +63,7 @@ static int axon_check_identity(struct axon_dev *adev)
 		    caps & AXON_CAP_RUD_KEYS;
 	adev->gsi = adev->ud && caps & AXON_CAP_GSI;
 	adev->mcast = adev->ud && caps & AXON_CAP_MCAST;
+	adev->xrc = adev->rdma && adev->srq && caps & AXON_CAP_XRC;
 	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
 	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;
 	adev->rereg_mr = adev->rdma && caps & AXON_CAP_REREG_MR;
@@ -304,6 +305,7 @@ int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 	mutex_init(&adev->port_mutex);
 	spin_lock_init(&adev->stats_lock);
 	ida_init(&adev->uar_ida);
+	ida_init(&adev->xrcd_ida);
 	xa_init(&adev->cqs);
 	xa_init(&adev->qps);
 	xa_init(&adev->srqs);
@@ -406,6 +408,7 @@ void axon_dev_down(struct axon_dev *adev)
 	WARN_ON(!xa_empty(&adev->cqs) || !xa_empty(&adev->qps) ||
 		!xa_empty(&adev->srqs));
 	ida_destroy(&adev->uar_ida);
+	ida_destroy(&adev->xrcd_ida);
 	/* queued by a command that timed out during the teardown */
 	cancel_work_sync(&adev->fatal_work);
 	ib_dealloc_device(&adev->ibdev);

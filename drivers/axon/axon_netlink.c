@@ -257,7 +257,7 @@ struct axon_nl_qp {
 	enum ib_qp_state state;
 	u32 dest_qpn;
 	u32 sq_depth;
-	u32 rq_depth;			/* 0: an SRQ's */
+	u32 rq_depth;			/* 0: an SRQ's, or XRC: none */
 	bool kernel;
 };
 
@@ -278,7 +278,7 @@ static bool axon_nl_qp_find(struct axon_dev *adev, unsigned long *qpn,
 			.state = READ_ONCE(qp->state),
 			.dest_qpn = READ_ONCE(qp->dest_qpn),
 			.sq_depth = qp->sq.depth,
-			.rq_depth = qp->srq ? 0 : qp->rq.depth,
+			.rq_depth = axon_qp_has_rq(qp) ? qp->rq.depth : 0,
 			.kernel = qp->kernel,
 		};
 	}
@@ -375,7 +375,8 @@ static int axon_nl_fill_qp(struct sk_buff *msg, struct axon_dev *adev,
 	    nla_put_u32(msg, AXON_NL_ATTR_QP_SQ_DEPTH, q->sq_depth) ||
 	    (q->rq_depth &&
 	     nla_put_u32(msg, AXON_NL_ATTR_QP_RQ_DEPTH, q->rq_depth)) ||
-	    ((q->type == IB_QPT_RC || q->type == IB_QPT_UC) &&
+	    ((q->type == IB_QPT_RC || q->type == IB_QPT_UC ||
+	      q->type == IB_QPT_XRC_INI || q->type == IB_QPT_XRC_TGT) &&
 	     nla_put_u32(msg, AXON_NL_ATTR_QP_DEST_QPN, q->dest_qpn)) ||
 	    (q->kernel && nla_put_flag(msg, AXON_NL_ATTR_QP_KERNEL)))
 		goto err_cancel;

@@ -15,6 +15,7 @@
  *
  * A QP created with an SRQ has no receive queue of its own: post_recv
  * fails and its receive completions free the SRQ's slots (axon_srq.c).
+ * The post verbs serve kernel QPs only: a process posts to its own rings.
  *
  * A UD QP sends SENDs to the address handle each work request names
  * (axon_ah.c) and takes the state, the Q_Key and the SQ PSN only; each of
@@ -32,6 +33,19 @@
  *
  * With AXON_CAP_FAST_REG, kernel RC and UC QPs post REG_MR and LOCAL_INV
  * of fast-registration MRs (axon_mr.c), and RC ones SEND_WITH_INV.
+ *
+ * With AXON_CAP_XRC, XRC QPs, which take RC's attributes (the core checks
+ * their transitions against its XRC tables). An initiator is a user RC
+ * requester without a receive queue: recv_cq and the receive capabilities
+ * are ignored, and a kernel one is refused, as a kernel work request
+ * cannot name the XRC SRQ at the target. A target has no queue, CQ or PD:
+ * the core creates it with no udata and no PD for a process's XRC domain,
+ * may share it among processes (ib_open_qp()) and hands the modify_qp of
+ * each of them the caller's udata. CREATE_QP gives the device its type,
+ * its domain and the kernel's doorbell page 0, which no process maps: it
+ * has no doorbell to ring. Being nobody's to post to, it is not a kernel
+ * QP (qp->kernel): nothing is purged for it, and the post verbs, which
+ * serve kernel QPs only, refuse it.
  */
 
 #include <linux/completion.h>
@@ -61,6 +75,10 @@ static int axon_qp_type(const struct axon_dev *adev, enum ib_qp_type type)
 		return adev->gsi ? AXON_QPT_GSI : -EOPNOTSUPP;
 	case IB_QPT_DRIVER:
 		return adev->rud ? AXON_QPT_RUD : -EOPNOTSUPP;
+	case IB_QPT_XRC_INI:
+		return adev->xrc ? AXON_QPT_XRC_INI : -EOPNOTSUPP;
+	case IB_QPT_XRC_TGT:
+		return adev->xrc ? AXON_QPT_XRC_TGT : -EOPNOTSUPP;
 	default:
 		return -EOPNOTSUPP;
 	}
@@ -77,11 +95,30 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	if (axon_qp_type(adev, init_attr->qp_type) < 0 ||
 	    init_attr->rwq_ind_tbl || init_attr->create_flags)
 		return -EOPNOTSUPP;
-	if (!init_attr->send_cq || !init_attr->recv_cq)
-		return -EINVAL;
-	/* a driver QP is a process's, named by its request */
-	if (!udata)
-		return init_attr->qp_type == IB_QPT_DRIVER ? -EOPNOTSUPP : 0;
+	switch (init_attr->qp_type) {
+	case IB_QPT_XRC_TGT:
+		/* the core's, for an XRC domain; any SRQ given is ignored */
+		return init_attr->xrcd && !udata ? 0 : -EINVAL;
+	case IB_QPT_XRC_INI:
+		/* a process's: a kernel one could not name the target's SRQ */
+		if (!udata)
+			return -EOPNOTSUPP;
+		if (!init_attr->send_cq || init_attr->srq)
+			return -EINVAL;
+		break;
+	default:
+		if (!init_attr->send_cq || !init_attr->recv_cq)
+			return -EINVAL;
+		/* an XRC SRQ serves XRC target QPs only */
+		if (init_attr->srq &&
+		    init_attr->srq->srq_type != IB_SRQT_BASIC)
+			return -EINVAL;
+		/* a driver QP is a process's, named by its request */
+		if (!udata)
+			return init_attr->qp_type == IB_QPT_DRIVER ?
+			       -EOPNOTSUPP : 0;
+		break;
+	}
 
 	tail_zero = udata->inlen <= sizeof(req) ||
 		    ib_is_udata_cleared(udata, sizeof(req),
@@ -105,7 +142,7 @@ static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
 	err = axon_qmem_expose(uctx, &qp->sq.mem, &resp.sq_mmap_key);
 	if (err)
 		return err;
-	if (!qp->srq) {
+	if (axon_qp_has_rq(qp)) {
 		err = axon_qmem_expose(uctx, &qp->rq.mem, &resp.rq_mmap_key);
 		if (err)
 			return err;
@@ -119,6 +156,42 @@ static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
 	resp.sq_size = qp->sq.mem.size;
 	resp.rq_size = qp->rq.mem.size;
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
+}
+
+/*
+ * An XRC target QP: CREATE_QP with its type, its domain and doorbell page
+ * 0, nothing else; no ring, no capabilities.
+ */
+static int axon_create_xrc_tgt(struct axon_dev *adev, struct axon_qp *qp,
+			       struct ib_qp_init_attr *init_attr)
+{
+	struct axon_qp_params p = {
+		.type = AXON_QPT_XRC_TGT,
+		.xrcdn = to_axrcd(init_attr->xrcd)->xrcdn,
+		.uar = 0,	/* the kernel's page: no process rings it */
+	};
+	int err;
+
+	qp->srq = NULL;
+	qp->xrcdn = p.xrcdn;
+	qp->kernel = false;
+	qp->state = IB_QPS_RESET;
+	qp->dest_qpn = 0;
+	mutex_init(&qp->state_mutex);
+	spin_lock_init(&qp->sq.lock);
+	spin_lock_init(&qp->rq.lock);
+	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
+	if (err)
+		return err;
+	err = xa_insert(&adev->qps, qp->qpn, qp, GFP_KERNEL);
+	if (err) {
+		/* the device handed out a qpn that is in use */
+		axon_cmd_destroy_qp(&adev->aq, qp->qpn);
+		return err == -EBUSY ? -EIO : err;
+	}
+	qp->ibqp.qp_num = qp->qpn;
+	memset(&init_attr->cap, 0, sizeof(init_attr->cap));
+	return 0;
 }
 
 int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
@@ -139,16 +212,22 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = axon_check_create_qp(adev, init_attr, udata);
 	if (err)
 		goto err_out;
+	if (init_attr->qp_type == IB_QPT_XRC_TGT) {
+		err = axon_create_xrc_tgt(adev, qp, init_attr);
+		if (err)
+			goto err_out;
+		return 0;
+	}
 	qp->srq = init_attr->srq ? to_asrq(init_attr->srq) : NULL;
-	/* with an SRQ, the receive capabilities are ignored */
-	if (qp->srq) {
+	/* with an SRQ or as an XRC initiator, no receive capabilities */
+	if (!axon_qp_has_rq(qp)) {
 		init_attr->cap.max_recv_wr = 0;
 		init_attr->cap.max_recv_sge = 0;
 	}
 	err = axon_qp_geometry(&init_attr->cap, &lim, &g);
 	if (err)
 		goto err_out;
-	if (qp->srq) {
+	if (!axon_qp_has_rq(qp)) {
 		g.rq_depth = 0;
 		g.rq_wqe_shift = 0;
 		g.max_recv_sge = 0;
@@ -164,7 +243,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 			    g.max_send_sge, !!udata);
 	if (err)
 		goto err_out;
-	if (qp->srq) {
+	if (!axon_qp_has_rq(qp)) {
 		spin_lock_init(&qp->rq.lock);	/* axon_qp_purge() takes it */
 	} else {
 		err = axon_wq_alloc(adev, &qp->rq, g.rq_depth, g.rq_wqe_shift,
@@ -175,7 +254,9 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 
 	p.pdn = to_apd(ibqp->pd)->pdn;
 	p.send_cqn = to_acq(init_attr->send_cq)->cqn;
-	p.recv_cqn = to_acq(init_attr->recv_cq)->cqn;
+	/* an XRC initiator receives nothing: a recv_cq given is not its */
+	if (init_attr->qp_type != IB_QPT_XRC_INI)
+		p.recv_cqn = to_acq(init_attr->recv_cq)->cqn;
 	p.uar = udata ? rdma_udata_to_drv_context(udata, struct axon_ucontext,
 						  ibucontext)->uar : 0;
 	p.sq_addr = qp->sq.mem.dma;
@@ -257,7 +338,8 @@ static void axon_qp_unlock_cqs(struct axon_cq *first, struct axon_cq *second)
 static void axon_qp_purge(struct axon_qp *qp, bool reset)
 {
 	struct axon_cq *scq = to_acq(qp->ibqp.send_cq);
-	struct axon_cq *rcq = to_acq(qp->ibqp.recv_cq);
+	/* an XRC initiator has no receive CQ */
+	struct axon_cq *rcq = qp->ibqp.recv_cq ? to_acq(qp->ibqp.recv_cq) : scq;
 	struct axon_cq *first = scq->cqn <= rcq->cqn ? scq : rcq;
 	struct axon_cq *second = first == scq ? rcq : scq;
 	u32 recv, recv2 = 0;
@@ -453,7 +535,9 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (err)
 		goto err_unlock;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
-	if (!ib_modify_qp_is_ok(cur, next, conv.type, mask)) {
+	/* XRC QPs by the core's XRC tables, converted as RC ones */
+	if (!ib_modify_qp_is_ok(cur, next,
+				rud ? IB_QPT_RC : ibqp->qp_type, mask)) {
 		err = -EINVAL;
 		goto err_unlock;
 	}
@@ -540,6 +624,7 @@ int axon_query_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	init_attr->send_cq = ibqp->send_cq;
 	init_attr->recv_cq = ibqp->recv_cq;
 	init_attr->srq = ibqp->srq;
+	init_attr->xrcd = ibqp->xrcd;
 	init_attr->cap = attr->cap;
 	init_attr->sq_sig_type = qp->sig_all ? IB_SIGNAL_ALL_WR :
 					       IB_SIGNAL_REQ_WR;
@@ -611,6 +696,11 @@ int axon_post_send(struct ib_qp *ibqp, const struct ib_send_wr *wr,
 	u16 start;
 	int err = 0;
 
+	/* a process posts to its own rings; an XRC target has none */
+	if (!qp->kernel || !axon_qp_has_sq(qp)) {
+		*bad_wr = wr;
+		return -EINVAL;
+	}
 	spin_lock_irqsave(&sq->lock, flags);
 	start = sq->head;
 	for (; wr; wr = wr->next) {
@@ -645,7 +735,8 @@ int axon_post_recv(struct ib_qp *ibqp, const struct ib_recv_wr *wr,
 	u16 start;
 	int err = 0;
 
-	if (qp->srq) {
+	/* as for sends; an SRQ's QP and an XRC one have no RQ */
+	if (!qp->kernel || !axon_qp_has_rq(qp)) {
 		*bad_wr = wr;
 		return -EINVAL;
 	}

@@ -42,13 +42,21 @@ static inline bool axon_qp_is_ud(enum ib_qp_type type)
 }
 
 /*
- * The verbs semantics of a QP of @type: a RUD driver QP (the only driver
- * QP axon has) is connected like an RC QP and takes RC's attributes and
- * transitions.
+ * The verbs semantics of a QP of @type for its attributes: a RUD driver
+ * QP (the only driver QP axon has) is connected like an RC QP and takes
+ * RC's attributes and transitions; XRC initiator and target QPs take RC's
+ * attributes too (their transitions are the core's XRC ones).
  */
 static inline enum ib_qp_type axon_qp_verbs_type(enum ib_qp_type type)
 {
-	return type == IB_QPT_DRIVER ? IB_QPT_RC : type;
+	switch (type) {
+	case IB_QPT_DRIVER:
+	case IB_QPT_XRC_INI:
+	case IB_QPT_XRC_TGT:
+		return IB_QPT_RC;
+	default:
+		return type;
+	}
 }
 
 /* What a modify_qp conversion needs to know besides the attributes. */

@@ -119,18 +119,25 @@ static int axon_res_qp(struct sk_buff *msg, void *obj)
 	/* the device's part for CAP_NET_ADMIN only */
 	if (axon_res_admin(msg) && axon_res_qp_hw(msg, ibqp))
 		return -EMSGSIZE;
-	if (rdma_nl_put_driver_u32(msg, "hw_qpn", qp->qpn) ||
-	    rdma_nl_put_driver_u32(msg, "sq_depth", qp->sq.depth) ||
-	    rdma_nl_put_driver_u32(msg, "sq_wqe_size", 1U << qp->sq.wqe_shift))
+	if (rdma_nl_put_driver_u32(msg, "hw_qpn", qp->qpn))
 		return -EMSGSIZE;
-	if (!qp->srq && rdma_nl_put_driver_u32(msg, "rq_depth", qp->rq.depth))
+	/* an XRC target has no queue, but its domain */
+	if (qp->xrcdn && rdma_nl_put_driver_u32(msg, "xrcdn", qp->xrcdn))
+		return -EMSGSIZE;
+	if (axon_qp_has_sq(qp) &&
+	    (rdma_nl_put_driver_u32(msg, "sq_depth", qp->sq.depth) ||
+	     rdma_nl_put_driver_u32(msg, "sq_wqe_size",
+				    1U << qp->sq.wqe_shift)))
+		return -EMSGSIZE;
+	if (axon_qp_has_rq(qp) &&
+	    rdma_nl_put_driver_u32(msg, "rq_depth", qp->rq.depth))
 		return -EMSGSIZE;
 	/* a kernel QP's WQEs posted and not completed yet */
 	if (qp->kernel &&
 	    (rdma_nl_put_driver_u32(msg, "sq_outstanding",
 				    (u16)(READ_ONCE(qp->sq.head) -
 					  READ_ONCE(qp->sq.tail))) ||
-	     (!qp->srq &&
+	     (axon_qp_has_rq(qp) &&
 	      rdma_nl_put_driver_u32(msg, "rq_outstanding",
 				     (u16)(READ_ONCE(qp->rq.head) -
 					   READ_ONCE(qp->rq.tail))))))

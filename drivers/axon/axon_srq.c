@@ -7,8 +7,14 @@
  * not indexed: one is free when fewer than depth WQEs are not completed
  * (the device copies a WQE when a QP takes it).
  *
- * Only basic SRQs: no XRC and no tag matching. The limit is armed with
- * modify_srq(IB_SRQ_LIMIT); the device disarms it when it fires.
+ * Basic SRQs and, with AXON_CAP_XRC, XRC SRQs; no tag matching. An XRC
+ * SRQ belongs to an XRC domain and serves that domain's target QPs (the
+ * initiator names it by the number the core hands out as its srq_num);
+ * its receive completions go to its own CQ. XRC SRQs are user SRQs only:
+ * a CQE names the target QP, not the SRQ, so poll_cq could not tell which
+ * SRQ's slot a kernel XRC SRQ's completion frees (no kernel ULP uses XRC).
+ * The limit is armed with modify_srq(IB_SRQ_LIMIT); the device disarms it
+ * when it fires.
  */
 
 #include <linux/log2.h>
@@ -59,6 +65,20 @@ static int axon_create_srq_user(struct axon_srq *srq, struct ib_udata *udata)
 	return ib_copy_to_udata(udata, &resp, sizeof(resp));
 }
 
+/* Basic SRQs, and user XRC SRQs with AXON_CAP_XRC. */
+static bool axon_srq_type_ok(const struct axon_dev *adev,
+			     enum ib_srq_type type, const struct ib_udata *udata)
+{
+	switch (type) {
+	case IB_SRQT_BASIC:
+		return true;
+	case IB_SRQT_XRC:
+		return adev->xrc && udata;
+	default:
+		return false;
+	}
+}
+
 int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		    struct ib_udata *udata)
 {
@@ -69,8 +89,13 @@ int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	u8 wqe_shift;
 	int err;
 
-	if (!adev->srq || init_attr->srq_type != IB_SRQT_BASIC) {
+	if (!adev->srq || !axon_srq_type_ok(adev, init_attr->srq_type, udata)) {
 		err = -EOPNOTSUPP;
+		goto err_out;
+	}
+	if (init_attr->srq_type == IB_SRQT_XRC &&
+	    (!init_attr->ext.xrc.xrcd || !init_attr->ext.cq)) {
+		err = -EINVAL;
 		goto err_out;
 	}
 	if (udata && udata->inlen &&
@@ -93,9 +118,16 @@ int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	p.ring = srq->wq.mem.dma;
 	p.depth = depth;
 	p.wqe_shift = wqe_shift;
+	if (init_attr->srq_type == IB_SRQT_XRC) {
+		p.xrcdn = to_axrcd(init_attr->ext.xrc.xrcd)->xrcdn;
+		p.cqn = to_acq(init_attr->ext.cq)->cqn;
+	}
 	err = axon_cmd_create_srq(&adev->aq, &p, &srq->srqn);
 	if (err)
 		goto err_free;
+	/* the number initiators name, given to userspace by the core */
+	if (init_attr->srq_type == IB_SRQT_XRC)
+		ibsrq->ext.xrc.srq_num = srq->srqn;
 	err = xa_insert(&adev->srqs, srq->srqn, srq, GFP_KERNEL);
 	if (err) {
 		if (err == -EBUSY)

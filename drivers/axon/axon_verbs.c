@@ -95,6 +95,8 @@ static int axon_query_device(struct ib_device *ibdev,
 	}
 	if (adev->ud)
 		props->max_ah = AXON_MAX_AH;
+	if (adev->xrc)
+		props->device_cap_flags |= IB_DEVICE_XRC;
 	if (adev->mw) {
 		/* windows are MRs of the device: they share its slots */
 		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
@@ -394,6 +396,17 @@ static const struct ib_device_ops axon_srq_ops = {
 };
 
 /*
+ * With AXON_CAP_XRC: XRC domains, the driver's numbers (axon_xrcd.c); XRC
+ * QPs and SRQs are axon_create_qp()'s and axon_create_srq()'s.
+ */
+static const struct ib_device_ops axon_xrc_ops = {
+	.alloc_xrcd = axon_alloc_xrcd,
+	.dealloc_xrcd = axon_dealloc_xrcd,
+
+	INIT_RDMA_OBJ_SIZE(ib_xrcd, axon_xrcd, ibxrcd),
+};
+
+/*
  * With AXON_CAP_UD: address handles (UD QPs are axon_create_qp()'s). A
  * user AH is built as a kernel one; the RDMA core resolves its MAC first.
  */
@@ -456,6 +469,8 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_rdma_ops);
 	if (adev->srq)
 		ib_set_device_ops(ibdev, &axon_srq_ops);
+	if (adev->xrc)
+		ib_set_device_ops(ibdev, &axon_xrc_ops);
 	if (adev->ud)
 		ib_set_device_ops(ibdev, &axon_ud_ops);
 	if (adev->mcast)

@@ -106,6 +106,16 @@ static void dev_cqe(uint32_t qpn, uint16_t wqe, uint8_t opcode, uint8_t flags,
 	cq_pi++;
 }
 
+/* An XRC target QP's receive CQE, naming its XRC SRQ as the device does. */
+static void dev_xrc_cqe(uint32_t qpn, uint16_t wqe, uint32_t srqn,
+			uint64_t wr_id)
+{
+	struct axon_cqe *cqe = &cq->ring.cqes[cq_pi & ((1 << CQ_SHIFT) - 1)];
+
+	dev_cqe(qpn, wqe, AXON_WC_RECV, AXON_CQE_RECV, wr_id);
+	cqe->src_qp = htole32(srqn);
+}
+
 static struct axon_send_wqe *sq_wqe(uint32_t idx)
 {
 	return axon_wq_slot(&qp->sq, idx);
@@ -1111,6 +1121,214 @@ static void test_rud(void)
 	      rud->sq.ci == 2, "the READ's completion retires both WQEs");
 }
 
+/*
+ * XRC on the shared CQ: an XRC_SEND QP (a send queue only), an XRC_RECV
+ * QP (nothing: not in the QP table, as one of another process), and
+ * the CQ's XRC SRQ, whose receives name the XRC_RECV QP.
+ */
+#define XRC_QPN		0x47
+#define XRC_TGT_QPN	0x48
+#define XRC_SRQN	0x9
+
+static struct axon_qp *xrc, *xrc_tgt;
+/* given as the XRC_SEND QP's recv_cq, which it must never touch */
+static struct axon_cq cq2_for_xrc;
+static struct axon_srq *xsrq;
+
+static struct axon_srq *xrc_srq_alloc(uint32_t srqn)
+{
+	struct axon_srq *s = calloc(1, sizeof(*s));
+
+	s->wq = (struct axon_wq){ .depth = 4, .wqe_shift = 5, .max_sge = 1 };
+	s->wq.buf = calloc(4, 32);
+	s->srqn = srqn;
+	s->db = db_page + AXON_DB_SRQ / 4;
+	s->vsrq.srq_type = IBV_SRQT_XRC;
+	s->vsrq.srq_num = srqn;
+	s->xrc_cq = cq;
+	pthread_spin_init(&s->lock, PTHREAD_PROCESS_PRIVATE);
+	s->xrc_next = cq->xrc_srqs;
+	cq->xrc_srqs = s;
+	return s;
+}
+
+static void setup_xrc(void)
+{
+	xrc = calloc(1, sizeof(*xrc));
+	*xrc = (struct axon_qp){ .ctx = ctx, .qpn = XRC_QPN, .sq = qp->sq,
+				 .sq_db = qp->sq_db, .rq_db = qp->rq_db };
+	/* room for every test's WQEs, none retired before test_xrc_poll() */
+	xrc->sq.depth = 8;
+	xrc->sq.buf = calloc(8, 128);
+	xrc->sq.pi = xrc->sq.ci = 0;
+	/* libibverbs keeps a recv_cq given to it; the QP does not use it */
+	xrc->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+				       .pd = &pd,
+				       .send_cq = &cq->vcq.cq,
+				       .recv_cq = &cq2_for_xrc.vcq.cq,
+				       .qp_type = IBV_QPT_XRC_SEND,
+				       .state = IBV_QPS_RTS };
+	pthread_spin_init(&xrc->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&xrc->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0][XRC_QPN] = xrc;
+	axon_qp_ex_set_ops(xrc);
+
+	xrc_tgt = calloc(1, sizeof(*xrc_tgt));
+	*xrc_tgt = (struct axon_qp){ .ctx = ctx, .qpn = XRC_TGT_QPN };
+	xrc_tgt->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+					   .qp_num = XRC_TGT_QPN,
+					   .qp_type = IBV_QPT_XRC_RECV,
+					   .state = IBV_QPS_RTS };
+	xsrq = xrc_srq_alloc(XRC_SRQN);
+}
+
+static void test_xrc_post(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 8, .lkey = 0x100 };
+	struct ibv_send_wr wr[3] = {
+		{ .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_SEND,
+		  .qp_type.xrc.remote_srqn = 0xabcdef },
+		{ .wr_id = 2, .sg_list = &sge, .num_sge = 1,
+		  .opcode = IBV_WR_ATOMIC_CMP_AND_SWP,
+		  .wr.atomic = { .remote_addr = 0x3000, .rkey = 0x201,
+				 .compare_add = 5, .swap = 6 },
+		  .qp_type.xrc.remote_srqn = 0x12 },
+		{ .wr_id = 3, .opcode = IBV_WR_LOCAL_INV,
+		  .invalidate_rkey = 0x301,
+		  .qp_type.xrc.remote_srqn = 0xffffffff },
+	}, *bad = NULL;
+	struct ibv_recv_wr rwr = { .wr_id = 9, .sg_list = &sge, .num_sge = 1 };
+	struct ibv_recv_wr *rbad = NULL;
+	struct axon_send_wqe *w0, *w1, *w2;
+	struct ibv_wc wc[4];
+	int err, err2;
+
+	poll_all(cq, wc);
+	wr[0].next = &wr[1];
+	wr[1].next = &wr[2];
+	err = axon_post_send(&xrc->vqp.qp, &wr[0], &bad);
+	w0 = axon_wq_slot(&xrc->sq, 0);
+	w1 = axon_wq_slot(&xrc->sq, 1);
+	w2 = axon_wq_slot(&xrc->sq, 2);
+	check("xrc-post-srqn", !err && xrc->sq.pi == 3 &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(XRC_QPN, 3) &&
+	      le32toh(w0->xrc_srqn) == 0xabcdef &&
+	      le32toh(w1->xrc_srqn) == 0x12 &&
+	      le64toh(w1->compare_add) == 5 && le64toh(w1->swap) == 6 &&
+	      w2->opcode == AXON_WR_LOCAL_INV && !w2->xrc_srqn,
+	      "each WQE names its SRQ; a LOCAL_INV none");
+
+	wr[0].qp_type.xrc.remote_srqn = 0x1000000;
+	wr[0].next = NULL;
+	err = axon_post_send(&xrc->vqp.qp, &wr[0], &bad);
+	check("xrc-post-srqn-einval", err == EINVAL && bad == &wr[0] &&
+	      xrc->sq.pi == 3, "an SRQ number over 24 bits");
+
+	err = axon_post_recv(&xrc->vqp.qp, &rwr, &rbad);
+	check("xrc-post-recv-einval", err == EINVAL && rbad == &rwr,
+	      "an XRC_SEND QP has no receive queue");
+
+	bad = NULL;
+	rbad = NULL;
+	wr[0].qp_type.xrc.remote_srqn = 1;
+	err = axon_post_send(&xrc_tgt->vqp.qp, &wr[0], &bad);
+	err2 = axon_post_recv(&xrc_tgt->vqp.qp, &rwr, &rbad);
+	check("xrc-tgt-post-einval", err == EINVAL && bad == &wr[0] &&
+	      err2 == EINVAL && rbad == &rwr,
+	      "an XRC_RECV QP has no queue");
+}
+
+static void test_xrc_wr_api(void)
+{
+	struct ibv_qp_ex *qpx = &xrc->vqp.qp_ex;
+	uint32_t pi = xrc->sq.pi;
+	struct axon_send_wqe *w;
+	int err;
+
+	check("xrc-wr-ops", qpx->wr_set_xrc_srqn && qpx->wr_send &&
+	      qpx->wr_rdma_read && qpx->wr_atomic_cmp_swp &&
+	      qpx->wr_atomic_fetch_add && qpx->wr_bind_mw &&
+	      !qpx->wr_set_ud_addr, "XRC_SEND QPs get RC's operations");
+
+	ibv_wr_start(qpx);
+	qpx->wr_id = 11;
+	qpx->wr_flags = IBV_SEND_SIGNALED;
+	ibv_wr_atomic_fetch_add(qpx, 0x201, 0x3000, 7);
+	ibv_wr_set_xrc_srqn(qpx, 0x77);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 8);
+	err = ibv_wr_complete(qpx);
+	w = axon_wq_slot(&xrc->sq, pi);
+	check("xrc-wr-srqn", !err && xrc->sq.pi == pi + 1 &&
+	      w->opcode == AXON_WR_ATOMIC_FETCH_ADD &&
+	      le32toh(w->xrc_srqn) == 0x77 && le64toh(w->compare_add) == 7,
+	      "ibv_wr_set_xrc_srqn() on the WQE");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 8);
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 0x77);
+	err = ibv_wr_complete(qpx);
+	check("xrc-wr-no-srqn-einval", err == EINVAL && xrc->sq.pi == pi + 1,
+	      "a WQE without its SRQ fails the batch");
+
+	ibv_wr_start(qpx);
+	ibv_wr_send(qpx);
+	ibv_wr_set_xrc_srqn(qpx, 0x1000000);
+	err = ibv_wr_complete(qpx);
+	check("xrc-wr-srqn-einval", err == EINVAL && xrc->sq.pi == pi + 1,
+	      "an SRQ number over 24 bits");
+}
+
+static void test_xrc_poll(void)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 8, .lkey = 0x100 };
+	struct ibv_recv_wr rwr[2] = {
+		{ .wr_id = 0x51, .sg_list = &sge, .num_sge = 1 },
+		{ .wr_id = 0x52, .sg_list = &sge, .num_sge = 1 },
+	}, *rbad;
+	struct axon_srq *other;
+	struct ibv_wc wc[4];
+	int err, n;
+
+	poll_all(cq, wc);
+	rwr[0].next = &rwr[1];
+	err = axon_post_srq_recv(&xsrq->vsrq.srq, &rwr[0], &rbad);
+	dev_xrc_cqe(XRC_TGT_QPN, 0, XRC_SRQN, 0x51);
+	n = poll_all(cq, wc);
+	check("xrc-poll-recv", !err && n == 1 && wc[0].wr_id == 0x51 &&
+	      wc[0].qp_num == XRC_TGT_QPN && wc[0].opcode == IBV_WC_RECV &&
+	      !wc[0].src_qp && xsrq->wq.ci == 1,
+	      "the XRC_RECV QP's receive retires the CQ's XRC SRQ's WQE");
+
+	dev_cqe(XRC_QPN, (uint16_t)(xrc->sq.pi - 1), AXON_WC_FETCH_ADD, 0, 11);
+	n = poll_all(cq, wc);
+	check("xrc-poll-send", n == 1 && wc[0].wr_id == 11 &&
+	      wc[0].qp_num == XRC_QPN && xrc->sq.ci == xrc->sq.pi,
+	      "the XRC_SEND QP's completion retires its WQEs");
+
+	/* two XRC SRQs on the CQ: the one the CQE names */
+	other = xrc_srq_alloc(XRC_SRQN + 1);
+	rwr[0].wr_id = 0x61;
+	rwr[0].next = NULL;
+	err = axon_post_srq_recv(&other->vsrq.srq, &rwr[0], &rbad);
+	dev_xrc_cqe(XRC_TGT_QPN, 0, XRC_SRQN + 1, 0x61);
+	dev_xrc_cqe(XRC_TGT_QPN, 1, XRC_SRQN, 0x52);
+	n = poll_all(cq, wc);
+	check("xrc-poll-two-srqs", !err && n == 2 && wc[0].wr_id == 0x61 &&
+	      wc[1].wr_id == 0x52 && other->wq.ci == 1 && xsrq->wq.ci == 2,
+	      "each receive retires its own SRQ's WQE");
+
+	/* none outstanding, or no SRQ of the CQ: a stray receive is dropped */
+	dev_xrc_cqe(XRC_TGT_QPN + 1, 1, XRC_SRQN, 0x52);
+	dev_xrc_cqe(XRC_TGT_QPN, 2, XRC_SRQN + 2, 0x53);
+	n = poll_all(cq, wc);
+	check("xrc-poll-stray-dropped", n == 0 && xsrq->wq.ci == 2 &&
+	      other->wq.ci == 1, "no outstanding XRC SRQ WQE");
+	cq->xrc_srqs = NULL;
+}
+
 /* The checks each test makes (the plan). */
 #define POST_SEND_CHECKS	4
 #define POLL_CHECKS		10
@@ -1126,6 +1344,9 @@ static void test_rud(void)
 #define MW_CHECKS		8
 #define UC_CHECKS		4
 #define RUD_CHECKS		4
+#define XRC_POST_CHECKS		4
+#define XRC_WR_API_CHECKS	4
+#define XRC_POLL_CHECKS		4
 
 int main(void)
 {
@@ -1134,7 +1355,8 @@ int main(void)
 	tap_plan(POST_SEND_CHECKS + POLL_CHECKS + WR_API_CHECKS +
 		 2 * CQ_EX_CHECKS + CQ_TS_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
 		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
-		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS + RUD_CHECKS);
+		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS + RUD_CHECKS +
+		 XRC_POST_CHECKS + XRC_WR_API_CHECKS + XRC_POLL_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -1157,5 +1379,9 @@ int main(void)
 	test_uc();
 	setup_rud();
 	test_rud();
+	setup_xrc();
+	test_xrc_post();
+	test_xrc_wr_api();
+	test_xrc_poll();
 	return tap_done();
 }

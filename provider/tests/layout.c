@@ -43,6 +43,8 @@
 #define MATCH_FIELDS(X) X(driver_data) X(u) X(vendor) X(device) X(kind)
 #define MR_FIELDS(X) X(ibv_mr) X(mr_type) X(access)
 #define QP_FIELDS(X) X(qp) X(qp_ex) X(comp_mask) X(xrcd)
+#define XRCD_FIELDS(X) X(xrcd) X(comp_mask) X(handle)
+#define SRQ_FIELDS(X) X(srq) X(srq_type) X(xrcd) X(cq) X(srq_num)
 
 #define PRINT(type, f)							\
 	printf("%s.%s %zu\n", #type, #f, offsetof(struct type, f));
@@ -52,6 +54,8 @@
 #define MATCH(f) PRINT(verbs_match_ent, f)
 #define MR(f) PRINT(verbs_mr, f)
 #define QP(f) PRINT(verbs_qp, f)
+#define XRCD(f) PRINT(verbs_xrcd, f)
+#define SRQ(f) PRINT(verbs_srq, f)
 #define COUNT(f) +1
 
 int main(void)
@@ -62,6 +66,8 @@ int main(void)
 	MATCH_FIELDS(MATCH)
 	MR_FIELDS(MR)
 	QP_FIELDS(QP)
+	XRCD_FIELDS(XRCD)
+	SRQ_FIELDS(SRQ)
 	printf("sizeof.verbs_context_ops %zu\n",
 	       sizeof(struct verbs_context_ops));
 	printf("count.verbs_context_ops %d\n", 0 OPS_FIELDS(COUNT));
@@ -70,5 +76,7 @@ int main(void)
 	printf("sizeof.verbs_device %zu\n", sizeof(struct verbs_device));
 	printf("sizeof.verbs_match_ent %zu\n",
 	       sizeof(struct verbs_match_ent));
+	printf("sizeof.verbs_xrcd %zu\n", sizeof(struct verbs_xrcd));
+	printf("sizeof.verbs_srq %zu\n", sizeof(struct verbs_srq));
 	return 0;
 }

@@ -24,6 +24,7 @@
  */
 #include <assert.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -202,6 +203,18 @@ int main(int argc, char **argv)
 	struct ibv_mr *mr;
 	struct ibv_mw *mw;
 	struct ibv_srq_init_attr srq_attr = {};
+	struct ibv_srq_init_attr_ex srqx_attr = {};
+	struct ibv_xrcd_init_attr xrcd_attr = {
+		.comp_mask = IBV_XRCD_INIT_ATTR_FD | IBV_XRCD_INIT_ATTR_OFLAGS,
+		.fd = -1,
+		.oflags = O_CREAT,
+	};
+	struct ibv_qp_open_attr open_attr = {
+		.comp_mask = IBV_QP_OPEN_ATTR_NUM | IBV_QP_OPEN_ATTR_TYPE,
+		.qp_num = 2,
+		.qp_type = IBV_QPT_XRC_RECV,
+	};
+	struct ibv_xrcd *xrcd;
 	struct ibv_ah_attr ah_attr = {};
 	struct ibv_ah *ah;
 	struct ibv_context *ctx;
@@ -217,8 +230,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 19 on the PD and 11 axondv, 4 on the context, close */
-	tap_plan(39);
+	/* open, 3 queries, 22 on the PD and 11 axondv, 7 on the context, close */
+	tap_plan(45);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -262,9 +275,37 @@ int main(int argc, char **argv)
 		} else {
 			tap_skip("no MW", "ops-dealloc-mw");
 		}
+		/* the provider's XRC_SEND QP: on to the missing send CQ */
 		qp_attr.qp_type = IBV_QPT_XRC_SEND;
-		expect_eopnotsupp_ptr("ops-create-qp-xrc-eopnotsupp",
-				      ibv_create_qp(pd, &qp_attr));
+		expect_errno_ptr("ops-create-qp-xrc-send-no-cq-einval",
+				 ibv_create_qp(pd, &qp_attr), EINVAL);
+		/* RC's operations, and the XRC SRQ setter, are XRC_SEND's */
+		qpx_attr.qp_type = IBV_QPT_XRC_SEND;
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+		qpx_attr.pd = pd;
+		qpx_attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_READ |
+					  IBV_QP_EX_WITH_ATOMIC_CMP_AND_SWP |
+					  IBV_QP_EX_WITH_BIND_MW;
+		expect_errno_ptr("ops-create-qp-ex-xrc-send-ops-einval",
+				 ibv_create_qp_ex(ctx, &qpx_attr), EINVAL);
+		/* an XRC_RECV QP needs its XRC domain */
+		qpx_attr.qp_type = IBV_QPT_XRC_RECV;
+		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
+				     IBV_QP_INIT_ATTR_CREATE_FLAGS;
+		qpx_attr.create_flags = 0;
+		expect_errno_ptr("ops-create-qp-ex-xrc-recv-no-xrcd-einval",
+				 ibv_create_qp_ex(ctx, &qpx_attr), EINVAL);
+		qpx_attr = (struct ibv_qp_init_attr_ex){};
+		/* an XRC SRQ needs its XRC domain (libibverbs: EOPNOTSUPP) */
+		srqx_attr.comp_mask = IBV_SRQ_INIT_ATTR_TYPE |
+				      IBV_SRQ_INIT_ATTR_PD |
+				      IBV_SRQ_INIT_ATTR_CQ;
+		srqx_attr.srq_type = IBV_SRQT_XRC;
+		srqx_attr.pd = pd;
+		srqx_attr.attr.max_wr = 1;
+		expect_errno_ptr("ops-create-srq-ex-xrc-no-xrcd-einval",
+				 ibv_create_srq_ex(ctx, &srqx_attr), EINVAL);
 		/* A UC QP neither READs nor does atomics. */
 		qpx_attr.qp_type = IBV_QPT_UC;
 		qpx_attr.comp_mask = IBV_QP_INIT_ATTR_PD |
@@ -347,6 +388,19 @@ int main(int argc, char **argv)
 	cqx_attr.wc_flags = IBV_WC_EX_WITH_COMPLETION_TIMESTAMP;
 	expect_eopnotsupp_ptr("ops-create-cq-ex-timestamp-eopnotsupp",
 			      ibv_create_cq_ex(ctx, &cqx_attr));
+	/* the provider's XRC domain: the null device "opens" one */
+	xrcd = ibv_open_xrcd(ctx, &xrcd_attr);
+	result("ops-open-xrcd", xrcd != NULL, strerror(errno));
+	if (xrcd) {
+		ret = ibv_close_xrcd(xrcd);
+		snprintf(buf, sizeof(buf), "returned %d", ret);
+		result("ops-close-xrcd", !ret, buf);
+	} else {
+		tap_skip("no XRCD", "ops-close-xrcd");
+	}
+	/* the provider's open_qp: the command wants the XRC domain */
+	expect_errno_ptr("ops-open-qp-no-xrcd-einval",
+			 ibv_open_qp(ctx, &open_attr), EINVAL);
 	expect_eopnotsupp_ptr("ops-alloc-td-eopnotsupp",
 			      ibv_alloc_td(ctx, &(struct ibv_td_init_attr){}));
 	expect_eopnotsupp_ret("ops-query-rt-values-eopnotsupp",
