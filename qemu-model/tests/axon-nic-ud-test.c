@@ -137,7 +137,7 @@ static void test_ud_admin(void)
     struct axon_qp_attr at = {};
     TQp qp;
 
-    g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_RUD + 1), ==,
+    g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_XRC_TGT + 1), ==,
                      AXON_ADMIN_BAD_PARAM);
     g_assert_cmpuint(create_ud(r, &qp, 0, AXON_QPT_UD), ==,
                      AXON_ADMIN_SUCCESS);
