@@ -152,6 +152,9 @@ static const AxonAdminOp axon_nic_admin_ops[] = {
     [AXON_ADMIN_QUERY_COUNTER_SET] = { .engine = axon_cset_query },
     [AXON_ADMIN_ATTACH_MCAST] = { .engine = axon_mcast_attach },
     [AXON_ADMIN_DETACH_MCAST] = { .engine = axon_mcast_detach },
+    [AXON_ADMIN_MAP_PAGES] = { .engine = axon_odp_map },
+    [AXON_ADMIN_UNMAP_PAGES] = { .engine = axon_odp_unmap },
+    [AXON_ADMIN_RESUME_QP] = { .engine = axon_odp_resume },
 };
 
 static uint16_t axon_nic_exec_admin(AxonNicState *s,

@@ -41,11 +41,11 @@ bool axon_nic_ready(AxonNicState *s)
 
 /*
  * Queue an event on a validated event ring (the async one or the CEQ),
- * even on a dead device.
+ * even on a dead device; false if the ring was full or not reachable.
  */
-static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
+static bool axon_nic_write_event(AxonNicState *s, AxonRing *eq,
                                  uint32_t head, unsigned vector,
-                                 uint16_t type, uint32_t param)
+                                 uint16_t type, uint32_t param, uint64_t data)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     struct axon_event ev = {};
@@ -53,16 +53,17 @@ static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
     if ((eq->idx + 1) % eq->depth == head) {
         trace_axon_nic_err_eq_full(type, param);
         s->stat_eq_drops++;
-        return;
+        return false;
     }
 
     ev.type = cpu_to_le16(type);
     ev.flags = cpu_to_le16(eq->phase ? AXON_EVENT_PHASE : 0);
     ev.param = cpu_to_le32(param);
+    ev.data = cpu_to_le64(data);
     if (pci_dma_write(pdev, eq->base + (uint64_t)eq->idx * sizeof(ev),
                       &ev, sizeof(ev)) != MEMTX_OK) {
         axon_nic_fatal(s, AXON_DEV_ERR_DMA);
-        return;
+        return false;
     }
     trace_axon_nic_event(type, param);
     s->stat_events++;
@@ -71,14 +72,15 @@ static void axon_nic_write_event(AxonNicState *s, AxonRing *eq,
         eq->phase = !eq->phase;
     }
     axon_nic_irq(s, vector);
+    return true;
 }
 
-void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param)
+bool axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param,
+                         uint64_t data)
 {
-    if (axon_nic_ready(s)) {
-        axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC, type,
-                             param);
-    }
+    return axon_nic_ready(s) &&
+           axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC, type,
+                                param, data);
 }
 
 /*
@@ -94,7 +96,7 @@ bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn)
         return false;
     }
     axon_nic_write_event(s, &s->ceq, s->ceq_head, AXON_MSIX_COMP,
-                         AXON_EVENT_COMPLETION, cqn);
+                         AXON_EVENT_COMPLETION, cqn, 0);
     return true;
 }
 
@@ -127,7 +129,7 @@ void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err)
     /* tell the driver, if the event ring itself still works */
     if (s->status & AXON_STATUS_READY) {
         axon_nic_write_event(s, &s->eq, s->eq_head, AXON_MSIX_ASYNC,
-                             AXON_EVENT_FATAL, 0);
+                             AXON_EVENT_FATAL, 0, 0);
     }
 }
 
@@ -169,7 +171,7 @@ void axon_nic_set_port_state(AxonNicState *s, bool up)
     s->link_up = up;
     trace_axon_nic_port_state(up);
     axon_nic_post_event(s, up ? AXON_EVENT_PORT_ACTIVE : AXON_EVENT_PORT_DOWN,
-                        1);
+                        1, 0);
 }
 
 /* Nanoseconds since the device was created; a reset does not touch it. */

@@ -206,10 +206,10 @@ static bool axon_nic_env_running(AxonEnv *env)
     return axon_nic_ready(axon_nic_of(env));
 }
 
-static void axon_nic_env_event(AxonEnv *env, uint16_t type,
-                               uint32_t param)
+static bool axon_nic_env_event(AxonEnv *env, uint16_t type,
+                               uint32_t param, uint64_t data)
 {
-    axon_nic_post_event(axon_nic_of(env), type, param);
+    return axon_nic_post_event(axon_nic_of(env), type, param, data);
 }
 
 static bool axon_nic_env_completion(AxonEnv *env, uint32_t cqn)

@@ -192,7 +192,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
               AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
               AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS |
-              AXON_CAP_MCAST | AXON_CAP_XRC;
+              AXON_CAP_MCAST | AXON_CAP_XRC | AXON_CAP_ODP;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -245,6 +245,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_STAT_DB_REJECTS ... AXON_REG_STAT_ECN_MARKED:
     case AXON_REG_STAT_RUD_DROPS:
     case AXON_REG_STAT_RUD_DUPS:
+    case AXON_REG_STAT_ODP_FAULTS:
+    case AXON_REG_STAT_ODP_WAITS:
         val = axon_engine_stat(s->engine, addr);
         break;
     case AXON_REG_PLANES:

@@ -146,7 +146,8 @@ bool axon_nic_ready(AxonNicState *s);
 uint64_t axon_nic_clock(AxonNicState *s);
 void axon_nic_irq(AxonNicState *s, unsigned vector);
 void axon_nic_fatal(AxonNicState *s, enum axon_dev_error err);
-void axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param);
+bool axon_nic_post_event(AxonNicState *s, uint16_t type, uint32_t param,
+                         uint64_t data);
 bool axon_nic_post_completion(AxonNicState *s, uint32_t cqn);
 bool axon_nic_check_ring(const AxonRing *r, size_t entry_size);
 bool axon_nic_setup_allowed(AxonNicState *s, bool enabled, hwaddr addr);

@@ -433,9 +433,10 @@ bool Host::env_running(AxonEnv *)
     return true;
 }
 
-void Host::env_event(AxonEnv *env, uint16_t, uint32_t)
+bool Host::env_event(AxonEnv *env, uint16_t, uint32_t, uint64_t)
 {
     of(env)->stats_.events++;
+    return true;
 }
 
 bool Host::env_completion(AxonEnv *env, uint32_t)

@@ -112,7 +112,8 @@ private:
     static void env_frame_send(AxonEnv *env, unsigned plane,
                                const struct iovec *iov, int iovcnt);
     static bool env_running(AxonEnv *env);
-    static void env_event(AxonEnv *env, uint16_t type, uint32_t param);
+    static bool env_event(AxonEnv *env, uint16_t type, uint32_t param,
+                          uint64_t data);
     static bool env_completion(AxonEnv *env, uint32_t cqn);
     static void env_random(AxonEnv *env, void *buf, size_t len);
     static void env_guest_error(AxonEnv *env, const char *msg);

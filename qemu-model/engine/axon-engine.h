@@ -121,6 +121,7 @@ AxonEngineCmd axon_srq_create, axon_srq_modify, axon_srq_query,
 AxonEngineCmd axon_cset_alloc, axon_cset_free, axon_cset_bind,
               axon_cset_query;
 AxonEngineCmd axon_mcast_attach, axon_mcast_detach;
+AxonEngineCmd axon_odp_map, axon_odp_unmap, axon_odp_resume;
 
 /* A command refused for bad parameters: reported, AXON_ADMIN_BAD_PARAM. */
 uint16_t axon_engine_bad_cmd(AxonEngine *eng, uint16_t opcode,

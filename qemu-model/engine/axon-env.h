@@ -36,6 +36,8 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "axon/axon_admin_defs.h"
+
 
 typedef struct AxonEnv AxonEnv;
 typedef struct AxonTimer AxonTimer;
@@ -100,8 +102,13 @@ typedef struct AxonEnvOps {
     /* ---- the device around the engine ---- */
     /* The device runs: its queues may be used and frames sent. */
     bool (*running)(AxonEnv *env);
-    /* An asynchronous event (enum axon_event_type) for the driver. */
-    void (*event)(AxonEnv *env, uint16_t type, uint32_t param);
+    /*
+     * An asynchronous event (enum axon_event_type) for the driver, with
+     * its data (0 but for AXON_EVENT_PAGE_FAULT). false: the event queue
+     * was full and the event is lost.
+     */
+    bool (*event)(AxonEnv *env, uint16_t type, uint32_t param,
+                  uint64_t data);
     /*
      * A completion event for a CQ, and its vector. false: the completion
      * event queue is full; axon_cq_ceq_room() is called when it has room.
@@ -215,7 +222,14 @@ static inline bool axon_env_running(AxonEnv *env)
 static inline void axon_env_event(AxonEnv *env, uint16_t type,
                                   uint32_t param)
 {
-    env->ops->event(env, type, param);
+    env->ops->event(env, type, param, 0);
+}
+
+/* A page fault for the driver; false if the event queue lost it. */
+static inline bool axon_env_page_fault(AxonEnv *env, uint32_t qpn,
+                                       uint64_t data)
+{
+    return env->ops->event(env, AXON_EVENT_PAGE_FAULT, qpn, data);
 }
 
 static inline bool axon_env_completion(AxonEnv *env, uint32_t cqn)
@@ -296,6 +310,13 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
       (uint32_t index, uint8_t tag, uint64_t iova, uint64_t length, \
        uint32_t access, int peer), (index, tag, iova, length, access, peer)) \
     X(rdma_mr_invalidate, (uint32_t key), (key)) \
+    X(rdma_odp_fault, \
+      (uint32_t qpn, uint32_t key, uint32_t first, uint32_t count), \
+      (qpn, key, first, count)) \
+    X(rdma_odp_pages, \
+      (uint32_t key, uint32_t first, uint32_t npages, int map), \
+      (key, first, npages, map)) \
+    X(rdma_odp_resume, (uint32_t qpn, uint32_t status), (qpn, status)) \
     X(rdma_mr_remap, \
       (uint32_t key, uint32_t npages, int peer), (key, npages, peer)) \
     X(rdma_mr_rereg, \

@@ -136,7 +136,12 @@ bool axon_mr_rw(AxonEngine *eng, AxonMr *mr, uint64_t va, void *buf,
             axon_trace_err_rdma_dma(eng->env, va, len);
             return false;
         }
-        addr = mr->pages[pg] + poff;
+        /* an on-demand paging MR's page may be absent: never guess it */
+        if (!axon_mr_page_ok(mr, pg, dir == AXON_DMA_FROM_DEVICE)) {
+            axon_trace_err_rdma_dma(eng->env, va, len);
+            return false;
+        }
+        addr = axon_mr_page(mr, pg) + poff;
         while (run < len && pg + 1 < mr->npages &&
                mr->pages[pg + 1] == mr->pages[pg] + psz) {
             run += psz;
@@ -165,10 +170,11 @@ bool axon_mr_atomic(AxonEngine *eng, AxonMr *mr, uint64_t va,
     uint64_t off = va - mr->iova + mr->first_off;
     uint64_t addr;
 
-    if ((off >> mr->page_shift) >= mr->npages) {
+    if ((off >> mr->page_shift) >= mr->npages ||
+        !axon_mr_page_ok(mr, off >> mr->page_shift, true)) {
         return false;
     }
-    addr = mr->pages[off >> mr->page_shift] +
+    addr = axon_mr_page(mr, off >> mr->page_shift) +
            (off & ((1ULL << mr->page_shift) - 1));
     if (!axon_env_dma_atomic(eng->env, addr, cas, cmp_add, swap, orig)) {
         return false;
@@ -284,6 +290,24 @@ static uint16_t axon_mr_check_pages(AxonEngine *eng, uint16_t opcode,
     }
     if (npages && (!pbl || !IS_ALIGNED(pbl, 8))) {
         return axon_engine_bad_cmd(eng, opcode, "bad page list address");
+    }
+    return AXON_ADMIN_SUCCESS;
+}
+
+/* An ODP MR's CREATE_MR: pages as any MR's, no list (they come later). */
+static uint16_t axon_mr_check_odp(AxonEngine *eng,
+                                  const struct axon_admin_mr *m,
+                                  uint64_t iova, uint64_t length)
+{
+    uint32_t npages = le32_to_cpu(m->npages);
+    uint64_t psz = 1ULL << m->page_shift;
+
+    if (m->page_shift < AXON_MR_MIN_PAGE_SHIFT ||
+        m->page_shift > AXON_MR_MAX_PAGE_SHIFT || m->levels || m->pbl_addr ||
+        !length || npages > AXON_MR_MAX_PAGES ||
+        npages != DIV_ROUND_UP((iova & (psz - 1)) + length, psz)) {
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_MR,
+                                   "bad on-demand paging MR");
     }
     return AXON_ADMIN_SUCCESS;
 }
@@ -405,10 +429,11 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 
     uint16_t flags = le16_to_cpu(m->flags);
     bool fast_reg = flags == AXON_MR_FAST_REG;
+    bool odp = flags == AXON_MR_ODP;
     uint8_t mw_type = flags == AXON_MR_MW_TYPE1 ? 1 :
                       flags == AXON_MR_MW_TYPE2 ? 2 : 0;
 
-    if ((flags && !fast_reg && !mw_type) || m->key ||
+    if ((flags && !fast_reg && !mw_type && !odp) || m->key ||
         !buffer_is_zero(m->reserved, sizeof(m->reserved))) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_MR,
                                    "reserved bytes set");
@@ -432,8 +457,12 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
     }
-    status = fast_reg || mw_type ? AXON_ADMIN_SUCCESS :
-             axon_mr_check_pages(eng, AXON_ADMIN_CREATE_MR, m, iova, length);
+    if (odp) {
+        status = axon_mr_check_odp(eng, m, iova, length);
+    } else if (!fast_reg && !mw_type) {
+        status = axon_mr_check_pages(eng, AXON_ADMIN_CREATE_MR, m, iova,
+                                     length);
+    }
     if (status != AXON_ADMIN_SUCCESS) {
         return status;
     }
@@ -454,8 +483,11 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     }
     if (mw_type) {
         peer = false;
-    } else if (fast_reg) {
-        /* the capacity is held from now on; the pages come with REG_MR */
+    } else if (fast_reg || odp) {
+        /*
+         * The capacity is held from now on; the pages come with REG_MR
+         * or MAP_PAGES, absent (0) until then.
+         */
         if (eng->pbl_pages + npages > AXON_RDMA_MAX_PBL_PAGES) {
             return AXON_ADMIN_NO_RESOURCES;
         }
@@ -483,6 +515,7 @@ uint16_t axon_mr_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     mr->fast_reg = fast_reg;
     mr->max_pages = fast_reg ? npages : 0;
     mr->mw_type = mw_type;
+    mr->odp = odp;
     axon_mr_describe(mr, m, pages, peer);
     mr->npages = fast_reg ? 0 : npages;
     eng->pbl_pages += npages;
@@ -530,7 +563,7 @@ static void axon_mr_free(AxonEngine *eng, AxonMr *mr)
  * binding or registration chose, which the driver may not see (a REG_MR
  * flushed, a bind in user space): its slot alone names it.
  */
-static AxonMr *axon_mr_of_key(AxonEngine *eng, uint32_t key)
+AxonMr *axon_mr_of_key(AxonEngine *eng, uint32_t key)
 {
     AxonMr *mr = axon_mr_slot(eng, AXON_KEY_GET_INDEX(key));
 
@@ -585,9 +618,9 @@ uint16_t axon_mr_invalidate(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    if (mr->fast_reg || mr->mw_type) {
+    if (mr->fast_reg || mr->mw_type || mr->odp) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_INVALIDATE_MR,
-                                   "a fast-registration MR or a window");
+                                   "a fast-registration, ODP MR or a window");
     }
     mr->invalidated = true;
     axon_trace_rdma_mr_invalidate(eng->env, le32_to_cpu(m->key));
@@ -613,9 +646,9 @@ uint16_t axon_mr_remap(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (!mr) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    if (mr->fast_reg || mr->mw_type) {
+    if (mr->fast_reg || mr->mw_type || mr->odp) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_REMAP_MR,
-                                   "a fast-registration MR or a window");
+                                   "a fast-registration, ODP MR or a window");
     }
     status = axon_mr_check_pages(eng, AXON_ADMIN_REMAP_MR, m, mr->iova,
                                  mr->length);
@@ -662,9 +695,9 @@ uint16_t axon_mr_rereg(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     if (!mr || !axon_mr_pd_valid(eng, pdn)) {
         return AXON_ADMIN_BAD_HANDLE;
     }
-    if (mr->fast_reg || mr->mw_type) {
+    if (mr->fast_reg || mr->mw_type || mr->odp) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_REREG_MR,
-                                   "a fast-registration MR or a window");
+                                   "a fast-registration, ODP MR or a window");
     }
     if (mr->windows) {
         return AXON_ADMIN_BUSY;

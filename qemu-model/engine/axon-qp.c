@@ -160,6 +160,7 @@ static void axon_qp_forget(AxonEngine *eng, AxonQp *qp)
     qp->req.sq_stopped = false;
     qp->resp.recv_active = false;
     qp->comm_est = false;
+    qp->odp = AXON_QP_ODP_IDLE;
     memset(qp->resp.res, 0, sizeof(qp->resp.res));
     memset(qp->req.win, 0, sizeof(*qp->req.win) * qp->req.win_size);
 }

@@ -49,6 +49,7 @@ typedef struct AxonMr {
     bool peer;                  /* pages in another PCI device's memory */
     bool fast_reg;              /* registered by WQEs, max_pages at most */
     uint8_t mw_type;            /* 1, 2: a window; 0: an MR */
+    bool odp;                   /* on-demand paging: pages come and go */
     bool bound;                 /* a window's: iova, length, access hold */
     uint32_t parent;            /* a bound window's MR slot */
     uint32_t bound_qpn;         /* a bound type 2 window answers it only */
@@ -62,8 +63,23 @@ typedef struct AxonMr {
     uint64_t first_off;         /* iova's offset in the first page */
     uint32_t npages;
     uint32_t max_pages;         /* fast_reg: the capacity of pages */
-    uint64_t *pages;            /* bus addresses, host order */
+    /* bus addresses, host order; odp: with AXON_ODP_PAGE_* in low bits */
+    uint64_t *pages;
 } AxonMr;
+
+/* May the device touch page pg of mr (write it, if write)? */
+static inline bool axon_mr_page_ok(const AxonMr *mr, uint64_t pg, bool write)
+{
+    uint64_t need = AXON_ODP_PAGE_PRESENT | (write ? AXON_ODP_PAGE_WRITE : 0);
+
+    return !mr->odp || (mr->pages[pg] & need) == need;
+}
+
+/* The bus address of page pg of mr. */
+static inline uint64_t axon_mr_page(const AxonMr *mr, uint64_t pg)
+{
+    return mr->pages[pg] & ~((1ULL << mr->page_shift) - 1);
+}
 
 /* A CQ's ring and its consumer index record: contiguous or in pages. */
 typedef struct AxonCqRing {
@@ -261,6 +277,14 @@ typedef struct AxonCcQp {
 typedef struct AxonRud AxonRud;    /* axon-roce-rud.c */
 typedef struct AxonMcGroup AxonMcGroup;    /* axon-mcast.c */
 
+/* A QP and the pages of on-demand paging MRs (axon-odp.c). */
+typedef enum AxonQpOdp {
+    AXON_QP_ODP_IDLE,           /* waits for nothing */
+    AXON_QP_ODP_WAITING,        /* a page fault is posted: until RESUME_QP */
+    /* the driver could not map one, or the fault was lost: they fail */
+    AXON_QP_ODP_FAILED,
+} AxonQpOdp;
+
 typedef struct AxonQp {
     AxonEngine *eng;
     uint32_t qpn;
@@ -278,6 +302,7 @@ typedef struct AxonQp {
     uint32_t mtu;
     bool loopback;              /* the destination is this device */
     bool comm_est;
+    uint8_t odp;                /* enum AxonQpOdp */
 
     AxonReq req;
     AxonComp comp;
@@ -322,6 +347,8 @@ typedef struct AxonRdmaStats {
     uint32_t ce_count;          /* x-tx-ce-every: ECN-capable frames sent */
     uint32_t rud_drops;         /* RUD packets dropped */
     uint32_t rud_dups;          /* RUD packets received again */
+    uint32_t odp_faults;        /* page faults posted (or lost) */
+    uint32_t odp_waits;         /* packets held back for a page */
 } AxonRdmaStats;
 
 /* Which way memory is copied: to the device (a read) or from it. */
@@ -431,6 +458,7 @@ static inline AxonWq *axon_qp_recv_wq(AxonQp *qp)
 }
 
 /* axon-mr.c */
+AxonMr *axon_mr_of_key(AxonEngine *eng, uint32_t key);
 bool axon_mr_realize(AxonEngine *eng);
 void axon_mr_reset(AxonEngine *eng);
 void axon_mr_exit(AxonEngine *eng);
@@ -440,6 +468,13 @@ const AxonGid *axon_gid_get(AxonEngine *eng, uint32_t index);
 bool axon_gid_is_ours(AxonEngine *eng, const uint8_t *gid);
 bool axon_gid_is_v4(const uint8_t *gid);
 bool axon_gid_is_mcast(const uint8_t *gid);
+
+/* axon-odp.c: waiting for the pages of on-demand paging MRs */
+bool axon_odp_wait(AxonEngine *eng, AxonQp *qp, const AxonMr *mr,
+                   uint64_t va, uint64_t len, bool write);
+bool axon_odp_sge_wait(AxonEngine *eng, AxonQp *qp, uint32_t pdn,
+                       const AxonSge *sge, unsigned nsge, uint32_t off,
+                       uint32_t len, bool write);
 
 /* axon-mcast.c */
 void axon_mcast_qp_gone(AxonEngine *eng, uint32_t qpn);

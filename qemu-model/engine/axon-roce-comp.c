@@ -182,6 +182,22 @@ static void axon_roce_reask(AxonQp *qp, AxonSwqe *e)
 }
 
 /*
+ * The answer of e needs a page that is absent (axon-odp.c): it is dropped
+ * and asked for again once the QP has the page.
+ */
+static bool axon_roce_answer_waits(AxonEngine *eng, AxonQp *qp, AxonSwqe *e,
+                                   uint32_t off, uint32_t len)
+{
+    if (!axon_odp_sge_wait(eng, qp, qp->pdn, e->sge, e->num_sge, off, len,
+                           true)) {
+        return false;
+    }
+    e->reasked = false;
+    axon_roce_reask(qp, e);
+    return true;
+}
+
+/*
  * Everything up to and including psn was received by the responder. The
  * acknowledgement stops at a READ or atomic still waiting for answers; if
  * it covers PSNs whose answers did not come, they were lost.
@@ -294,6 +310,9 @@ static void axon_roce_read_resp_rx(AxonEngine *eng, AxonQp *qp,
         axon_roce_fail(qp, e, AXON_WC_BAD_RESP_ERR);
         return;
     }
+    if (axon_roce_answer_waits(eng, qp, e, off, pkt->len)) {
+        return;
+    }
     if (!axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, off,
                         (uint8_t *)pkt->payload, pkt->len,
                         AXON_DMA_FROM_DEVICE)) {
@@ -323,6 +342,9 @@ static void axon_roce_atomic_ack_rx(AxonEngine *eng, AxonQp *qp,
         return;
     }
     axon_roce_acked(qp, axon_psn_add(e->first_psn, -1));
+    if (axon_roce_answer_waits(eng, qp, e, 0, 8)) {
+        return;
+    }
     if (!axon_mr_sge_rw(eng, qp->pdn, e->sge, e->num_sge, 0, (uint8_t *)&orig,
                         8,
                         AXON_DMA_FROM_DEVICE)) {

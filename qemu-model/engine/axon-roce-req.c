@@ -285,6 +285,26 @@ static const uint8_t axon_write_ops[2][2][2] = {
 };
 
 /*
+ * Must the QP wait for pages of an on-demand paging MR before the next
+ * packet of e (axon-odp.c)? A SEND or WRITE packet reads its bytes; the
+ * answers to a READ or an atomic will be written to the rest of its SGEs.
+ */
+bool axon_roce_pages_wait(AxonEngine *eng, AxonQp *qp, const AxonSwqe *e)
+{
+    uint32_t off = qp->req.cur_off;
+
+    if ((e->flags & AXON_WQE_INLINE) || off >= e->len) {
+        return false;
+    }
+    if (axon_swqe_rd_atomic(e)) {
+        return axon_odp_sge_wait(eng, qp, qp->pdn, e->sge, e->num_sge, off,
+                                 e->len - off, true);
+    }
+    return axon_odp_sge_wait(eng, qp, qp->pdn, e->sge, e->num_sge, off,
+                             MIN(qp->mtu, e->len - off), false);
+}
+
+/*
  * Builds the next packet of e at the QP's cursor and moves the cursor.
  * Returns false if the payload could not be gathered.
  */
@@ -435,7 +455,7 @@ unsigned axon_roce_req_run(AxonEngine *eng, AxonQp *qp,
             axon_roce_complete(eng, qp);
             continue;
         }
-        if (axon_roce_window_full(qp, e)) {
+        if (axon_roce_window_full(qp, e) || axon_roce_pages_wait(eng, qp, e)) {
             break;
         }
         if (!axon_roce_build(eng, qp, e, &pkt)) {

@@ -264,6 +264,12 @@ static unsigned axon_roce_read_burst(AxonEngine *eng, AxonQp *qp,
         (res->len && !mr)) {
         goto fail;
     }
+    /* an absent page: the rest is answered once the QP has it */
+    if (res->len && axon_odp_wait(eng, qp, mr, res->va + off,
+                                  MIN(res->len - off, (uint64_t)n * qp->mtu),
+                                  false)) {
+        return 0;
+    }
     for (i = k; i < k + n; i++) {
         uint64_t at = (uint64_t)i * qp->mtu;
         uint32_t chunk = res->len ? MIN(qp->mtu, res->len - at) : 0;
@@ -332,6 +338,9 @@ unsigned axon_roce_resp_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
             continue;
         }
         sent += axon_roce_read_burst(eng, qp, res, budget - sent);
+        if (qp->odp == AXON_QP_ODP_WAITING) {
+            break;
+        }
     }
     if (!qp->resp.answering && axon_roce_resp_up(qp)) {
         sent += axon_roce_resp_owed(eng, qp);
@@ -454,16 +463,35 @@ static bool axon_roce_check_sequence(AxonQp *qp, uint8_t op)
     }
 }
 
-static void axon_roce_resp_send(AxonEngine *eng, AxonQp *qp,
+/* The request cannot be taken yet; the requester sends it again later. */
+static void axon_roce_resp_rnr(AxonEngine *eng, AxonQp *qp, uint32_t psn)
+{
+    axon_trace_roce_rnr(eng->env, qp->qpn, psn, 0);
+    axon_roce_resp_aeth(eng, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
+                        qp->attr.min_rnr_timer, psn);
+}
+
+/*
+ * false: the packet was not taken (it failed the QP, or waits for a page
+ * of the receive WQE, which the QP then keeps for the SEND sent again).
+ */
+static bool axon_roce_resp_send(AxonEngine *eng, AxonQp *qp,
                                 const AxonPkt *pkt, uint16_t flags)
 {
-    if (flags & OP_START && !axon_roce_take_recv(eng, qp)) {
-        return;
+    if (flags & OP_START && !qp->resp.recv_active &&
+        !axon_roce_take_recv(eng, qp)) {
+        return false;
     }
     if (pkt->len > axon_roce_recv_room(qp) - qp->resp.recv_off) {
         axon_roce_recv_fail(eng, qp, AXON_WC_LOC_LEN_ERR, NAK_INV_REQ,
                             "SEND longer than the receive WQE");
-        return;
+        return false;
+    }
+    if (axon_odp_sge_wait(eng, qp, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
+                          qp->resp.recv_nsge, qp->resp.recv_off, pkt->len,
+                          true)) {
+        axon_roce_resp_rnr(eng, qp, pkt->psn);
+        return false;
     }
     if (!axon_mr_sge_rw(eng, axon_roce_recv_pdn(qp), qp->resp.recv_sge,
                         qp->resp.recv_nsge, qp->resp.recv_off,
@@ -471,17 +499,17 @@ static void axon_roce_resp_send(AxonEngine *eng, AxonQp *qp,
                         AXON_DMA_FROM_DEVICE)) {
         axon_roce_recv_fail(eng, qp, AXON_WC_LOC_PROT_ERR, NAK_REM_OP,
                             "receive WQE lkey");
-        return;
+        return false;
     }
     qp->resp.recv_off += pkt->len;
     if (!(flags & OP_END)) {
-        return;
+        return true;
     }
     /* SEND with invalidate: a fast-registration MR of this QP's PD */
     if ((flags & OP_IETH) && !axon_mr_local_inv(eng, qp->pdn, pkt->rkey)) {
         axon_roce_recv_fail(eng, qp, AXON_WC_LOC_PROT_ERR, NAK_INV_REQ,
                             "SEND_INV of a key not to invalidate");
-        return;
+        return false;
     }
     axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                 AXON_WC_RECV, AXON_WC_SUCCESS, qp->resp.recv_off,
@@ -490,9 +518,11 @@ static void axon_roce_resp_send(AxonEngine *eng, AxonQp *qp,
                 (flags & OP_IETH ? AXON_CQE_WITH_INV : 0) |
                 (pkt->se ? AXON_CQE_SOLICITED : 0));
     axon_roce_recv_done(qp);
+    return true;
 }
 
-static void axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
+/* false: the packet was not taken (as axon_roce_resp_send()) */
+static bool axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
                                  const AxonPkt *pkt, uint16_t flags)
 {
     bool allowed = qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_WRITE);
@@ -510,14 +540,14 @@ static void axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
             axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS,
                                 AXON_EVENT_QP_ACCESS_ERR,
                                 "WRITE outside the MR");
-            return;
+            return false;
         }
     }
     if (pkt->len > qp->resp.wr_left ||
         ((flags & OP_END) && pkt->len != qp->resp.wr_left)) {
         axon_roce_resp_fail(eng, qp, NAK_INV_REQ, AXON_EVENT_QP_REQ_ERR,
                             "WRITE length");
-        return;
+        return false;
     }
     if (pkt->len) {
         /* checked per packet: the MR may be gone since the first */
@@ -527,20 +557,24 @@ static void axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
             axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS,
                                 AXON_EVENT_QP_ACCESS_ERR,
                                 "WRITE outside the MR");
-            return;
+            return false;
+        }
+        if (axon_odp_wait(eng, qp, mr, qp->resp.wr_va, pkt->len, true)) {
+            axon_roce_resp_rnr(eng, qp, pkt->psn);
+            return false;
         }
         if (!axon_mr_rw(eng, mr, qp->resp.wr_va, (uint8_t *)pkt->payload,
                         pkt->len, AXON_DMA_FROM_DEVICE)) {
             axon_roce_resp_fail(eng, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
                                 "WRITE target not writable");
-            return;
+            return false;
         }
     }
     qp->resp.wr_va += pkt->len;
     qp->resp.wr_left -= pkt->len;
     if (flags & OP_IMM) {
         if (!axon_roce_take_recv(eng, qp)) {
-            return;
+            return false;
         }
         axon_qp_cqe(eng, qp, true, qp->resp.recv_wr_id, qp->resp.recv_idx,
                     AXON_WC_RECV_RDMA_WITH_IMM, AXON_WC_SUCCESS,
@@ -548,6 +582,7 @@ static void axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
                     (pkt->se ? AXON_CQE_SOLICITED : 0));
         axon_roce_recv_done(qp);
     }
+    return true;
 }
 
 /*
@@ -595,6 +630,10 @@ static void axon_roce_resp_atomic(AxonEngine *eng, AxonQp *qp,
     if (!mr || !(qp->attr.access & cpu_to_le32(AXON_ACCESS_REMOTE_ATOMIC))) {
         axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
                             "atomic outside the MR");
+        return;
+    }
+    /* an absent page: dropped, the requester's retry asks again */
+    if (axon_odp_wait(eng, qp, mr, pkt->va, 8, true)) {
         return;
     }
     if (!axon_mr_atomic(eng, mr, pkt->va, pkt->opcode == IB_CMP_SWP,
@@ -700,21 +739,27 @@ void axon_roce_resp_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
                             "opcode sequence or length");
         return;
     }
-    /* a message needing a receive WQE waits for one: RNR */
-    if (((kind == KIND_SEND && (flags & OP_START)) ||
+    /*
+     * A message needing a receive WQE waits for one: RNR. A SEND sent
+     * again after an RNR NAK for a page has its WQE already.
+     */
+    if (((kind == KIND_SEND && (flags & OP_START) &&
+          !qp->resp.recv_active) ||
          (kind == KIND_WRITE && (flags & OP_IMM))) &&
         axon_qp_recv_wq(qp)->ci == axon_qp_recv_wq(qp)->pi) {
-        axon_trace_roce_rnr(eng->env, qp->qpn, pkt->psn, 0);
-        axon_roce_resp_aeth(eng, qp, AETH_RNR_NAK << AETH_TYPE_SHIFT |
-                            qp->attr.min_rnr_timer, pkt->psn);
+        axon_roce_resp_rnr(eng, qp, pkt->psn);
         return;
     }
     switch (kind) {
     case KIND_SEND:
-        axon_roce_resp_send(eng, qp, pkt, flags);
+        if (!axon_roce_resp_send(eng, qp, pkt, flags)) {
+            return;
+        }
         break;
     case KIND_WRITE:
-        axon_roce_resp_write(eng, qp, pkt, flags);
+        if (!axon_roce_resp_write(eng, qp, pkt, flags)) {
+            return;
+        }
         break;
     case KIND_READ:
         axon_roce_resp_read(eng, qp, pkt);

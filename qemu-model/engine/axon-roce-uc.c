@@ -40,6 +40,9 @@ unsigned axon_uc_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
                                qp);      /* failed when fetched, or local */
             continue;
         }
+        if (axon_roce_pages_wait(eng, qp, e)) {
+            break;
+        }
         if (!axon_roce_build(eng, qp, e, &pkt)) {
             axon_roce_fail(qp, e, AXON_WC_LOC_PROT_ERR);
             axon_roce_complete(eng, qp);

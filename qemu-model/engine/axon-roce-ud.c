@@ -81,6 +81,9 @@ unsigned axon_ud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
             axon_roce_fetch(eng, qp);
         }
         e = axon_win(qp, qp->req.cur);
+        if (!e->done && axon_roce_pages_wait(eng, qp, e)) {
+            break;
+        }
         if (!e->done) {
             axon_ud_send(eng, qp, e);
             sent++;

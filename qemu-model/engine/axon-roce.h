@@ -183,6 +183,7 @@ static inline bool axon_roce_answering(const AxonQp *qp)
 /* axon-roce-req.c */
 void axon_roce_fetch(AxonEngine *eng, AxonQp *qp);
 bool axon_roce_build(AxonEngine *eng, AxonQp *qp, AxonSwqe *e, AxonPkt *pkt);
+bool axon_roce_pages_wait(AxonEngine *eng, AxonQp *qp, const AxonSwqe *e);
 bool axon_roce_local_op(AxonEngine *eng, AxonQp *qp, AxonSwqe *e);
 unsigned axon_roce_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget);
 

@@ -75,6 +75,13 @@
  *	attach a UD QP to a multicast group (see "Multicast groups")
  * @AXON_ADMIN_DETACH_MCAST: ``AXON_CAP_MCAST``; &struct axon_admin_mcast:
  *	detach it
+ * @AXON_ADMIN_MAP_PAGES: ``AXON_CAP_ODP``; &struct axon_admin_odp with
+ *	key, first, npages, pbl_addr, levels: give pages of an on-demand
+ *	paging MR (see "On-demand paging")
+ * @AXON_ADMIN_UNMAP_PAGES: ``AXON_CAP_ODP``; &struct axon_admin_odp with
+ *	key, first, npages: take them back
+ * @AXON_ADMIN_RESUME_QP: ``AXON_CAP_ODP``; &struct axon_admin_odp with
+ *	qpn and status: the QP's page fault is handled
  */
 enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_DEVICE		= 1,
@@ -106,6 +113,9 @@ enum axon_admin_opcode {
 	AXON_ADMIN_QUERY_COUNTER_SET	= 27,
 	AXON_ADMIN_ATTACH_MCAST		= 28,
 	AXON_ADMIN_DETACH_MCAST		= 29,
+	AXON_ADMIN_MAP_PAGES		= 30,
+	AXON_ADMIN_UNMAP_PAGES		= 31,
+	AXON_ADMIN_RESUME_QP		= 32,
 };
 
 /**
@@ -283,6 +293,7 @@ struct axon_admin_gid {
 #define AXON_MR_FAST_REG		0x1
 #define AXON_MR_MW_TYPE1		0x2
 #define AXON_MR_MW_TYPE2		0x4
+#define AXON_MR_ODP			0x8
 
 /**
  * struct axon_admin_mr - CREATE_MR, DESTROY_MR, INVALIDATE_MR, REMAP_MR,
@@ -301,7 +312,7 @@ struct axon_admin_gid {
  *	``AXON_MR_MIN_PAGE_SHIFT`` .. ``AXON_MR_MAX_PAGE_SHIFT``
  * @levels: CREATE_MR, REMAP_MR, REREG_MR: 1 or 2
  * @flags: CREATE_MR: one of ``AXON_MR_FAST_REG``, ``AXON_MR_MW_TYPE1``,
- *	``AXON_MR_MW_TYPE2``, or 0; else 0
+ *	``AXON_MR_MW_TYPE2``, ``AXON_MR_ODP``, or 0; else 0
  * @key: DESTROY_MR, INVALIDATE_MR, REMAP_MR, REREG_MR: the MR (see
  *	"Keys"); 0 for CREATE_MR
  * @reserved: 0
@@ -895,6 +906,81 @@ struct axon_admin_counter_set {
 #define AXON_MAX_MCAST_QP_ATTACH	64
 
 /**
+ * DOC: On-demand paging
+ *
+ * With ``AXON_CAP_ODP``, CREATE_MR with ``AXON_MR_ODP`` in flags makes an
+ * MR whose pages the driver gives and takes back while it lives, as the
+ * host's memory manager maps and unmaps them: pdn, access, iova, length,
+ * npages and page_shift as for any MR; pbl_addr and levels must be 0.
+ * Every page starts absent. REMAP_MR, INVALIDATE_MR and REREG_MR are
+ * BAD_PARAM for it.
+ *
+ * - MAP_PAGES (key, first, npages, pbl_addr, levels): entries
+ *   [first, first + npages) of the MR's page list become the list at
+ *   pbl_addr (levels 1 or 2, as for CREATE_MR). An entry is a page's DMA
+ *   address, 2^page_shift aligned, with ``AXON_ODP_PAGE_PRESENT`` set and
+ *   ``AXON_ODP_PAGE_WRITE`` set if the device may write the page; an
+ *   entry of 0 makes the page absent. Other low bits must be 0.
+ * - UNMAP_PAGES (key, first, npages; pbl_addr and levels 0): those pages
+ *   become absent. From the completion on, the device does not touch them.
+ * - Both are BAD_HANDLE for an unknown or stale key, BAD_PARAM for an MR
+ *   without ``AXON_MR_ODP`` or a range past its pages, DMA_ERROR if the
+ *   list cannot be read; on failure nothing changes.
+ *
+ * A QP that needs an absent page (or to write a page without
+ * ``AXON_ODP_PAGE_WRITE``) waits: the device posts one
+ * ``AXON_EVENT_PAGE_FAULT`` naming the QP and the pages (see "Page fault
+ * events" in axon_admin_defs.h) and, until RESUME_QP for the QP:
+ *
+ * - as requester, sends nothing more; a READ response or an atomic ACK
+ *   that needs the page is dropped and asked for again after RESUME_QP;
+ * - as responder (RC and XRC), answers a SEND or an RDMA WRITE that needs
+ *   the page with an RNR NAK (the QP's min_rnr_timer), and drops a READ or
+ *   an atomic request (the requester retries at its ACK timeout); UC and
+ *   UD drop the packet.
+ *
+ * RESUME_QP (qpn, status): ``AXON_ODP_RESUME_OK``: the QP goes on, and
+ * may fault again; ``AXON_ODP_RESUME_FAILED``: the pages cannot be
+ * mapped; from then on an access of the QP that finds a page absent fails
+ * as one to an unreachable page does: locally with
+ * ``AXON_WC_LOC_PROT_ERR``, remotely with a remote operational error NAK
+ * (the requester completes with ``AXON_WC_REM_OP_ERR``); the QP moves to
+ * ERR. A reset of the QP forgets it. BAD_HANDLE for an unknown QP; RESUME_QP of a QP that is not
+ * waiting succeeds and changes nothing. If the async event queue is full,
+ * the fault is not posted and the QP moves to ERR (``AXON_WC_LOC_PROT_ERR``)
+ * rather than wait for an event nobody will see.
+ */
+#define AXON_ODP_PAGE_PRESENT		0x1
+#define AXON_ODP_PAGE_WRITE		0x2
+#define AXON_ODP_RESUME_OK		0
+#define AXON_ODP_RESUME_FAILED		1
+
+/**
+ * struct axon_admin_odp - MAP_PAGES, UNMAP_PAGES and RESUME_QP
+ * @key: MAP_PAGES, UNMAP_PAGES: the ``AXON_MR_ODP`` MR; else 0
+ * @first: MAP_PAGES, UNMAP_PAGES: the first page, an index into the MR's
+ *	pages; else 0
+ * @npages: MAP_PAGES, UNMAP_PAGES: pages, at least 1; else 0
+ * @qpn: RESUME_QP: the QP; else 0
+ * @pbl_addr: MAP_PAGES: DMA address of the entries (see "On-demand
+ *	paging"); else 0
+ * @levels: MAP_PAGES: 1 or 2; else 0
+ * @status: RESUME_QP: ``AXON_ODP_RESUME_OK`` or ``AXON_ODP_RESUME_FAILED``;
+ *	else 0
+ * @reserved: 0
+ */
+struct axon_admin_odp {
+	__le32 key;
+	__le32 first;
+	__le32 npages;
+	__le32 qpn;
+	__le64 pbl_addr;
+	__u8 levels;
+	__u8 status;
+	__u8 reserved[30];
+};
+
+/**
  * struct axon_admin_mcast - ATTACH_MCAST and DETACH_MCAST
  * @qpn: the UD QP
  * @reserved0: 0
@@ -924,6 +1010,7 @@ struct axon_admin_mcast {
  * @wire_test: WIRE_TEST
  * @counter_set: ALLOC_, FREE_, BIND_ and QUERY_COUNTER_SET
  * @mcast: ATTACH_MCAST, DETACH_MCAST
+ * @odp: MAP_PAGES, UNMAP_PAGES, RESUME_QP
  * @raw: the 56 bytes of parameters; unused and reserved bytes must be 0
  */
 struct axon_admin_cmd {
@@ -942,6 +1029,7 @@ struct axon_admin_cmd {
 		struct axon_admin_wire_test wire_test;
 		struct axon_admin_counter_set counter_set;
 		struct axon_admin_mcast mcast;
+		struct axon_admin_odp odp;
 		__u8 raw[56];
 	};
 };

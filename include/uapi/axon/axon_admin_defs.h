@@ -105,6 +105,8 @@ struct axon_admin_cqe {
  *	SRQ than its limit, which is now 0 (AXON_CAP_SRQ)
  * @AXON_EVENT_QP_LAST_WQE: param: qpn; a QP on an SRQ is in ERR and takes
  *	no more WQEs from it; its last one is completed (AXON_CAP_SRQ)
+ * @AXON_EVENT_PAGE_FAULT: param: qpn; data: the pages of an on-demand
+ *	paging MR the QP waits for (see "Page fault events"); ``AXON_CAP_ODP``
  * @AXON_EVENT_COMPLETION: CEQ only. param: cqn; a CQ armed through its
  *	doorbell got its next (or solicited or error) CQE
  */
@@ -119,6 +121,7 @@ enum axon_event_type {
 	AXON_EVENT_COMM_EST	= 8,
 	AXON_EVENT_SRQ_LIMIT	= 9,
 	AXON_EVENT_QP_LAST_WQE	= 10,
+	AXON_EVENT_PAGE_FAULT	= 11,
 	AXON_EVENT_COMPLETION	= 16,
 };
 
@@ -133,12 +136,42 @@ enum axon_event_type {
 #define AXON_EVENT_PHASE		0x1
 
 /**
+ * DOC: Page fault events
+ *
+ * &struct axon_event ``data`` of ``AXON_EVENT_PAGE_FAULT``::
+ *
+ *   23:0  : first - the first page the QP needs, an index into the MR's
+ *           pages
+ *   31:24 : count - pages from first it needs, minus 1 (1 to 256 pages)
+ *   63:32 : key - the MR (see "Keys" in axon_admin_cmds_defs.h)
+ *
+ * The driver maps them (MAP_PAGES) or gives up, then sends RESUME_QP for
+ * the QP. The device posts one event per wait; a QP that waits asks for
+ * nothing more until RESUME_QP. AXON_FAULT() builds the data,
+ * AXON_FAULT_GET_FIRST(), _GET_COUNT() and _GET_KEY() take it apart.
+ */
+#define AXON_FAULT_FIRST_MASK		0xffffff
+#define AXON_FAULT_COUNT_SHIFT		24
+#define AXON_FAULT_COUNT_MASK		0xff
+#define AXON_FAULT_KEY_SHIFT		32
+#define AXON_FAULT_MAX_PAGES		256
+
+#define AXON_FAULT(key, first, count) \
+	((__u64)(key) << AXON_FAULT_KEY_SHIFT | \
+	 (__u64)(((count) - 1) & AXON_FAULT_COUNT_MASK) << AXON_FAULT_COUNT_SHIFT | \
+	 ((first) & AXON_FAULT_FIRST_MASK))
+#define AXON_FAULT_GET_FIRST(data)	((__u32)(data) & AXON_FAULT_FIRST_MASK)
+#define AXON_FAULT_GET_COUNT(data) \
+	((((__u32)(data) >> AXON_FAULT_COUNT_SHIFT) & AXON_FAULT_COUNT_MASK) + 1)
+#define AXON_FAULT_GET_KEY(data)	((__u32)((data) >> AXON_FAULT_KEY_SHIFT))
+
+/**
  * struct axon_event - an entry of the async or completion event queue,
  *	16 bytes
  * @type: &enum axon_event_type
  * @flags: ``AXON_EVENT_*`` (see "Event flags")
  * @param: the port, cqn or qpn the event is about, per @type
- * @data: 0
+ * @data: ``AXON_EVENT_PAGE_FAULT``: its pages; else 0
  */
 struct axon_event {
 	__le16 type;

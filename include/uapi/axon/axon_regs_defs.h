@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		17
+#define AXON_DEV_VERSION_MINOR		18
 
 /**
  * DOC: VERSION register
@@ -197,6 +197,11 @@ enum axon_msix_vector {
  * @AXON_REG_STAT_RUD_DUPS: RO, ``AXON_CAP_RUD``: RUD packets received
  *	again (retransmitted, or duplicated by the fabric): acknowledged,
  *	not placed again
+ * @AXON_REG_STAT_ODP_FAULTS: RO, ``AXON_CAP_ODP``: page faults posted
+ *	(``AXON_EVENT_PAGE_FAULT``), and those the full async event queue
+ *	lost
+ * @AXON_REG_STAT_ODP_WAITS: RO, ``AXON_CAP_ODP``: packets not sent, RNR
+ *	NAKed or dropped because a QP waited for a page
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -302,6 +307,8 @@ enum axon_reg {
 	AXON_REG_PLANES		= 0xe0,
 	AXON_REG_STAT_RUD_DROPS	= 0xe4,
 	AXON_REG_STAT_RUD_DUPS	= 0xe8,
+	AXON_REG_STAT_ODP_FAULTS = 0xec,
+	AXON_REG_STAT_ODP_WAITS	= 0xf0,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -483,6 +490,10 @@ enum axon_reg {
  *   23:23 : xrc - AXON_CAP_XRC: XRC initiator and target QPs and XRC
  *         SRQs (see "Extended reliable connections" in axon_io_defs.h),
  *         interface 1.17
+ *   24:24 : odp - AXON_CAP_ODP: on-demand paging MRs (``AXON_MR_ODP``,
+ *         MAP_PAGES, UNMAP_PAGES, RESUME_QP and ``AXON_EVENT_PAGE_FAULT``;
+ *         see "On-demand paging" in axon_admin_cmds_defs.h), interface
+ *         1.18
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -508,6 +519,7 @@ enum axon_reg {
 #define AXON_CAP_RUD_KEYS		0x200000
 #define AXON_CAP_MCAST			0x400000
 #define AXON_CAP_XRC			0x800000
+#define AXON_CAP_ODP			0x1000000
 
 /**
  * DOC: FW_VERSION register

@@ -1394,6 +1394,409 @@ static bool t_xrc(int arg)
     return ok;
 }
 
+/* ---- on-demand paging ------------------------------------------------- */
+
+#define ODP_IOVA 0x7f1234560000ULL
+#define ODP_PAGES 32
+#define ODP_LEN ((uint64_t)ODP_PAGES * 4096)
+#define ODP_LIST 0x2f0000ULL            /* MAP_PAGES lists */
+#define ODP_BACK 0x300000ULL            /* the pages the "driver" maps ... */
+#define ODP_MOVED 0x380000ULL           /* ... and where they move to */
+
+/*
+ * A pair of nodes, each with an ODP MR over [ODP_IOVA, + ODP_LEN), and
+ * the driver's part: faults are served between the world's steps, pages
+ * p of the MR backed by node memory back + p * 4096.
+ */
+typedef struct Odp {
+    Pair p;
+    uint32_t key[2];
+    uint64_t back[2];
+    unsigned seen[2];           /* events looked at */
+    unsigned faults[2];
+    bool fail;                  /* answer RESUME_QP FAILED */
+    bool read_only;             /* map pages without AXON_ODP_PAGE_WRITE */
+    DNode *wait_node;           /* odp_expect()'s CQ */
+    DCq *wait_cq;
+    struct axon_cqe *cqe;
+} Odp;
+
+static uint16_t odp_cmd(DNode *n, AxonEngineCmd *fn, uint16_t opcode,
+                        uint32_t key, uint32_t first, uint32_t npages,
+                        uint32_t qpn, uint8_t status)
+{
+    struct axon_admin_cmd cmd = {
+        .odp = {
+            .key = htole32(key), .first = htole32(first),
+            .npages = htole32(npages), .qpn = htole32(qpn), .status = status,
+        },
+    };
+
+    if (opcode == AXON_ADMIN_MAP_PAGES) {
+        cmd.odp.pbl_addr = htole64(d_bus(n, ODP_LIST));
+        cmd.odp.levels = 1;
+    }
+    return d_cmd(n, fn, opcode, &cmd, NULL);
+}
+
+/* Pages [first, first + npages) of node i's MR at o->back[i]. */
+static bool odp_map(Odp *o, unsigned i, uint32_t first, uint32_t npages)
+{
+    DNode *n = &o->p.n[i];
+    uint64_t e;
+
+    for (uint32_t k = 0; k < npages; k++) {
+        e = htole64(d_bus(n, o->back[i] + (uint64_t)(first + k) * 4096) |
+                    AXON_ODP_PAGE_PRESENT |
+                    (o->read_only ? 0 : AXON_ODP_PAGE_WRITE));
+        d_memwrite(n, ODP_LIST + k * 8, &e, 8);
+    }
+    return D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, o->key[i],
+                           first, npages, 0, 0) == AXON_ADMIN_SUCCESS,
+                   "MAP_PAGES %u+%u", first, npages);
+}
+
+/* The driver: every page fault posted since the last look, answered. */
+static void odp_serve(Odp *o, unsigned i)
+{
+    TNode *env = o->p.n[i].env;
+
+    while (o->seen[i] < env->nevents && o->seen[i] < T_MAX_EVENTS) {
+        const TEvent *ev = &env->events[o->seen[i]++];
+        uint32_t first = AXON_FAULT_GET_FIRST(ev->data);
+        uint32_t count = AXON_FAULT_GET_COUNT(ev->data);
+
+        if (ev->type != AXON_EVENT_PAGE_FAULT) {
+            continue;
+        }
+        o->faults[i]++;
+        D_CHECK(AXON_FAULT_GET_KEY(ev->data) == o->key[i] &&
+                first + count <= ODP_PAGES, "fault key %#x pages %u+%u",
+                AXON_FAULT_GET_KEY(ev->data), first, count);
+        if (!o->fail) {
+            odp_map(o, i, first, count);
+        }
+        D_CHECK(odp_cmd(&o->p.n[i], axon_odp_resume, AXON_ADMIN_RESUME_QP,
+                        0, 0, 0, ev->param,
+                        o->fail ? AXON_ODP_RESUME_FAILED :
+                        AXON_ODP_RESUME_OK) == AXON_ADMIN_SUCCESS,
+                "RESUME_QP %u", ev->param);
+    }
+}
+
+static bool odp_done(void *arg)
+{
+    Odp *o = arg;
+
+    odp_serve(o, 0);
+    odp_serve(o, 1);
+    return d_poll(o->wait_node, o->wait_cq, o->cqe);
+}
+
+/* d_expect(), with the driver serving page faults meanwhile. */
+static bool odp_expect(Odp *o, unsigned i, uint64_t wr_id, uint8_t status)
+{
+    struct axon_cqe cqe;
+
+    o->wait_node = &o->p.n[i];
+    o->wait_cq = o->p.cq[i];
+    o->cqe = &cqe;
+    if (!D_CHECK(world_run_until(o->p.w, odp_done, o,
+                                 world_now(o->p.w) + 60 * SEC),
+                 "node %u: no CQE for %#llx", i, (unsigned long long)wr_id)) {
+        return false;
+    }
+    return D_CHECK(le64toh(cqe.wr_id) == wr_id && cqe.status == status,
+                   "node %u: CQE %#llx status %u, want %#llx status %u", i,
+                   (unsigned long long)le64toh(cqe.wr_id), cqe.status,
+                   (unsigned long long)wr_id, status);
+}
+
+static bool odp_open(Odp *o, uint64_t s)
+{
+    memset(o, 0, sizeof(*o));
+    if (!pair_open(&o->p, 1, s, AXON_QPT_RC, 1024, 7)) {
+        return false;
+    }
+    for (unsigned i = 0; i < 2; i++) {
+        struct axon_admin_cmd cmd = {
+            .mr = {
+                .pdn = htole32(o->p.n[i].pdn),
+                .access = htole32(AXON_ACCESS_ALL),
+                .iova = htole64(ODP_IOVA), .length = htole64(ODP_LEN),
+                .npages = htole32(ODP_PAGES), .page_shift = 12,
+                .flags = htole16(AXON_MR_ODP),
+            },
+        };
+        uint64_t key;
+
+        if (!D_CHECK(d_cmd(&o->p.n[i], axon_mr_create, AXON_ADMIN_CREATE_MR,
+                           &cmd, &key) == AXON_ADMIN_SUCCESS, "ODP MR")) {
+            return false;
+        }
+        o->key[i] = key;
+        o->back[i] = ODP_BACK;
+    }
+    return true;
+}
+
+/* Node i's MR bytes [off, off + len) hold want (through o->back[i]). */
+static bool odp_holds(Odp *o, unsigned i, uint64_t off, const uint8_t *want,
+                      size_t len)
+{
+    uint8_t *got = malloc(len);
+    bool ok;
+
+    d_memread(&o->p.n[i], o->back[i] + off, got, len);
+    ok = D_CHECK(!memcmp(got, want, len), "node %u ODP +%#llx: %zu bytes "
+                 "differ", i, (unsigned long long)off, len);
+    free(got);
+    return ok;
+}
+
+static struct axon_sge odp_sge(Odp *o, unsigned i, uint64_t off, uint32_t len)
+{
+    return (struct axon_sge) {
+        .addr = htole64(ODP_IOVA + off), .length = htole32(len),
+        .lkey = htole32(o->key[i]),
+    };
+}
+
+/* One WQE from node 0 on ODP memory of both sides; its CQE's status. */
+static bool odp_post(Odp *o, uint8_t opcode, uint64_t loff, uint64_t roff,
+                     uint32_t len, uint64_t wr_id, uint8_t status)
+{
+    struct axon_send_wqe w = {
+        .opcode = opcode, .flags = AXON_WQE_SIGNALED, .num_sge = 1,
+        .wr_id = htole64(wr_id),
+        .remote_addr = htole64(ODP_IOVA + roff), .rkey = htole32(o->key[1]),
+        .compare_add = htole64(5),
+    };
+    struct axon_sge sg = odp_sge(o, 0, loff, len);
+
+    d_post_send(&o->p.n[0], o->p.qp[0], &w, &sg);
+    return odp_expect(o, 0, wr_id, status);
+}
+
+/* Every operation, each page absent on both sides at first. */
+static bool odp_traffic(Odp *o)
+{
+    uint8_t *data = malloc(3 * 4096), *zero = calloc(1, 3 * 4096);
+    struct axon_sge rs = odp_sge(o, 1, 0x100, 9000);
+    uint64_t v = 37, got;
+    bool ok;
+
+    d_pattern(data, 9000, 77);
+    d_memwrite(&o->p.n[0], o->back[0] + 0x100, data, 9000);
+    d_post_recv(&o->p.n[1], o->p.qp[1], 0x51, &rs, 1);
+    ok = odp_post(o, AXON_WR_SEND, 0x100, 0, 9000, 0x41, AXON_WC_SUCCESS) &&
+         odp_expect(o, 1, 0x51, AXON_WC_SUCCESS) &&
+         odp_holds(o, 1, 0x100, data, 9000) &&
+         D_CHECK(o->faults[0] && o->faults[1], "faults %u and %u",
+                 o->faults[0], o->faults[1]);
+    /* a WRITE to pages 4..6, then READ back into 8..10 */
+    ok = ok && odp_post(o, AXON_WR_RDMA_WRITE, 0x100, 4 * 4096 + 0x80, 9000,
+                        0x42, AXON_WC_SUCCESS) &&
+         odp_holds(o, 1, 4 * 4096 + 0x80, data, 9000) &&
+         odp_post(o, AXON_WR_RDMA_READ, 8 * 4096 + 0x10, 4 * 4096 + 0x80,
+                  9000, 0x43, AXON_WC_SUCCESS) &&
+         odp_holds(o, 0, 8 * 4096 + 0x10, data, 9000);
+    /* FETCH_ADD: both words in absent pages */
+    d_memwrite(&o->p.n[1], o->back[1] + 20 * 4096, &v, 8);
+    ok = ok && odp_post(o, AXON_WR_ATOMIC_FETCH_ADD, 21 * 4096, 20 * 4096, 8,
+                        0x44, AXON_WC_SUCCESS);
+    d_memread(&o->p.n[0], o->back[0] + 21 * 4096, &got, 8);
+    d_memread(&o->p.n[1], o->back[1] + 20 * 4096, &v, 8);
+    ok = ok && D_CHECK(got == 37 && v == 42, "FETCH_ADD %llu then %llu",
+                       (unsigned long long)got, (unsigned long long)v);
+    ok = ok && D_CHECK(stat(&o->p.n[1], AXON_REG_STAT_ODP_WAITS) > 0 &&
+                       stat(&o->p.n[0], AXON_REG_STAT_ODP_FAULTS) ==
+                       o->faults[0], "waits %u, faults %u (%u served)",
+                       stat(&o->p.n[1], AXON_REG_STAT_ODP_WAITS),
+                       stat(&o->p.n[0], AXON_REG_STAT_ODP_FAULTS),
+                       o->faults[0]);
+    free(data);
+    free(zero);
+    return ok;
+}
+
+/*
+ * UNMAP_PAGES: the next access faults and lands in the pages mapped then;
+ * the old ones are not touched. A READ whose own pages go between request
+ * and response asks again.
+ */
+static bool odp_moved(Odp *o)
+{
+    uint8_t *data = malloc(8192), *old = malloc(8192), *now = malloc(8192);
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_READ, .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1, .wr_id = htole64(0x46),
+        .remote_addr = htole64(ODP_IOVA + 4 * 4096 + 0x80),
+        .rkey = htole32(o->key[1]),
+    };
+    struct axon_sge sg = odp_sge(o, 0, 12 * 4096, 1000);
+    struct axon_qp_live l0, l1;
+    unsigned before;
+    bool ok;
+
+    d_pattern(data, 8192, 78);
+    d_memwrite(&o->p.n[0], o->back[0] + 0x100, data, 8192);
+    d_memread(&o->p.n[1], o->back[1] + 4 * 4096, old, 8192);
+    ok = D_CHECK(odp_cmd(&o->p.n[1], axon_odp_unmap, AXON_ADMIN_UNMAP_PAGES,
+                         o->key[1], 0, ODP_PAGES, 0, 0) == AXON_ADMIN_SUCCESS,
+                 "UNMAP_PAGES");
+    o->back[1] = ODP_MOVED;
+    before = o->faults[1];
+    ok = ok && odp_post(o, AXON_WR_RDMA_WRITE, 0x100, 4 * 4096, 8192, 0x45,
+                        AXON_WC_SUCCESS) &&
+         D_CHECK(o->faults[1] > before, "no fault after UNMAP_PAGES") &&
+         odp_holds(o, 1, 4 * 4096, data, 8192);
+    d_memread(&o->p.n[1], ODP_BACK + 4 * 4096, now, 8192);
+    ok = ok && D_CHECK(!memcmp(old, now, 8192), "an unmapped page written");
+    /*
+     * node 0's READ target: mapped when asked, gone when answered. The
+     * answer is asked for again at once: no ACK timeout passes.
+     */
+    ok = ok && odp_map(o, 0, 12, 1) && d_qp_live(&o->p.n[0], o->p.qp[0], &l0);
+    if (ok) {
+        d_post_send(&o->p.n[0], o->p.qp[0], &w, &sg);
+        before = o->faults[0];
+        ok = D_CHECK(odp_cmd(&o->p.n[0], axon_odp_unmap,
+                             AXON_ADMIN_UNMAP_PAGES, o->key[0], 12, 1, 0,
+                             0) == AXON_ADMIN_SUCCESS, "UNMAP_PAGES") &&
+             odp_expect(o, 0, 0x46, AXON_WC_SUCCESS) &&
+             D_CHECK(o->faults[0] > before, "the READ answer did not fault") &&
+             d_qp_live(&o->p.n[0], o->p.qp[0], &l1) &&
+             D_CHECK(l1.cnt.timeouts == l0.cnt.timeouts, "%llu ACK timeouts",
+                     (unsigned long long)(le64toh(l1.cnt.timeouts) -
+                                          le64toh(l0.cnt.timeouts)));
+        d_memread(&o->p.n[1], o->back[1] + 4 * 4096 + 0x80, old, 1000);
+        ok = ok && odp_holds(o, 0, 12 * 4096, old, 1000);
+    }
+    free(data);
+    free(old);
+    free(now);
+    return ok;
+}
+
+/* Faults the driver cannot serve, or never sees. */
+static bool odp_failures(uint64_t s)
+{
+    Odp o;
+    bool ok;
+
+    /* a read-only page is no page to write: the WRITE waits for it */
+    ok = odp_open(&o, s);
+    o.read_only = true;
+    ok = ok && odp_map(&o, 1, 0, 4);
+    o.read_only = false;
+    ok = ok && odp_post(&o, AXON_WR_RDMA_WRITE, 0, 0x10, 100, 0x61,
+                        AXON_WC_SUCCESS) &&
+         D_CHECK(o.faults[1] == 1, "responder faults %u", o.faults[1]);
+    /* the requester's page cannot be had */
+    o.fail = true;
+    ok = ok && odp_post(&o, AXON_WR_SEND, 30 * 4096, 0, 100, 0x62,
+                        AXON_WC_LOC_PROT_ERR);
+    pair_close(&o.p);
+    /* the responder's */
+    ok = ok && odp_open(&o, s + 1);
+    ok = ok && odp_map(&o, 0, 0, ODP_PAGES);
+    o.fail = true;
+    ok = ok && odp_post(&o, AXON_WR_RDMA_WRITE, 0, 0x10, 100, 0x63,
+                        AXON_WC_REM_OP_ERR);
+    pair_close(&o.p);
+    /* a fault the full event queue lost: the QP does not wait for ever */
+    ok = ok && odp_open(&o, s + 2);
+    if (ok) {
+        o.p.n[0].env->eq_full = true;
+        ok = odp_post(&o, AXON_WR_SEND, 0, 0, 100, 0x64,
+                      AXON_WC_LOC_PROT_ERR) &&
+             D_CHECK(o.faults[0] == 0 &&
+                     stat(&o.p.n[0], AXON_REG_STAT_ODP_FAULTS) == 1,
+                     "lost fault counted %u",
+                     stat(&o.p.n[0], AXON_REG_STAT_ODP_FAULTS));
+    }
+    pair_close(&o.p);
+    return ok;
+}
+
+/* Commands that must be refused, and change nothing. */
+static bool odp_bad_input(Odp *o)
+{
+    DNode *n = &o->p.n[0];
+    uint32_t key = o->key[0], stale = AXON_KEY(AXON_KEY_GET_INDEX(key),
+                                               AXON_KEY_GET_TAG(key) + 1);
+    uint64_t e = htole64(d_bus(n, ODP_BACK) | AXON_ODP_PAGE_PRESENT | 0x8);
+    struct axon_admin_cmd cmd = {
+        .mr = {
+            .pdn = htole32(n->pdn), .access = htole32(AXON_ACCESS_ALL),
+            .iova = htole64(ODP_IOVA), .length = htole64(ODP_LEN),
+            .npages = htole32(ODP_PAGES), .page_shift = 12, .levels = 1,
+            .pbl_addr = htole64(d_bus(n, ODP_LIST)),
+            .flags = htole16(AXON_MR_ODP),
+        },
+    };
+    bool ok;
+
+    ok = D_CHECK(d_cmd(n, axon_mr_create, AXON_ADMIN_CREATE_MR, &cmd,
+                       NULL) == AXON_ADMIN_BAD_PARAM, "ODP MR with a list");
+    cmd.mr.pbl_addr = 0;
+    cmd.mr.levels = 0;
+    cmd.mr.npages = htole32(ODP_PAGES + 1);
+    ok &= D_CHECK(d_cmd(n, axon_mr_create, AXON_ADMIN_CREATE_MR, &cmd,
+                        NULL) == AXON_ADMIN_BAD_PARAM, "ODP MR, bad npages");
+    memset(&cmd, 0, sizeof(cmd));
+    cmd.mr.key = htole32(key);
+    ok &= D_CHECK(d_cmd(n, axon_mr_invalidate, AXON_ADMIN_INVALIDATE_MR, &cmd,
+                        NULL) == AXON_ADMIN_BAD_PARAM, "INVALIDATE of ODP");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, n->key, 0, 1,
+                          0, 0) == AXON_ADMIN_BAD_PARAM, "MAP of a plain MR");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, stale, 0, 1,
+                          0, 0) == AXON_ADMIN_BAD_HANDLE, "MAP, stale key");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, key,
+                          ODP_PAGES - 1, 2, 0, 0) == AXON_ADMIN_BAD_PARAM,
+                  "MAP past the MR");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, key, 0, 0, 0,
+                          0) == AXON_ADMIN_BAD_PARAM, "MAP of no page");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, key, 0, 1, 5,
+                          0) == AXON_ADMIN_BAD_PARAM, "MAP with a qpn");
+    d_memwrite(n, ODP_LIST, &e, 8);
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, key, 0, 1, 0,
+                          0) == AXON_ADMIN_BAD_PARAM, "MAP, reserved bits");
+    e = htole64(d_bus(n, ODP_BACK) | 0x200);
+    d_memwrite(n, ODP_LIST, &e, 8);
+    ok &= D_CHECK(odp_cmd(n, axon_odp_map, AXON_ADMIN_MAP_PAGES, key, 0, 1, 0,
+                          0) == AXON_ADMIN_BAD_PARAM, "MAP, not present");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_unmap, AXON_ADMIN_UNMAP_PAGES, key, 0,
+                          ODP_PAGES + 1, 0, 0) == AXON_ADMIN_BAD_PARAM,
+                  "UNMAP past the MR");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_resume, AXON_ADMIN_RESUME_QP, 0, 0, 0,
+                          0xfffff, 0) == AXON_ADMIN_BAD_HANDLE,
+                  "RESUME of no QP");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_resume, AXON_ADMIN_RESUME_QP, 0, 0, 0,
+                          o->p.qp[0]->qpn, 2) == AXON_ADMIN_BAD_PARAM,
+                  "RESUME, bad status");
+    ok &= D_CHECK(odp_cmd(n, axon_odp_resume, AXON_ADMIN_RESUME_QP, 0, 0, 0,
+                          o->p.qp[0]->qpn, 0) == AXON_ADMIN_SUCCESS,
+                  "RESUME of a QP not waiting");
+    return ok;
+}
+
+static bool t_odp(int arg)
+{
+    Odp o;
+    bool ok;
+
+    if (arg == 2) {
+        return odp_failures(seed + 70);
+    }
+    ok = odp_open(&o, seed + 73);
+    ok = ok && (arg == 0 ? odp_traffic(&o) && odp_moved(&o) :
+                odp_bad_input(&o) && odp_traffic(&o));
+    pair_close(&o.p);
+    return ok;
+}
+
 /* ---- RNR -------------------------------------------------------------- */
 
 static bool t_rnr(int arg)
@@ -1935,6 +2338,9 @@ int main(int argc, char **argv)
     add(t_three_nodes, 0, "three nodes: node 0 WRITEs to 1 and 2 at once");
     add(t_mcast, 0, "ud multicast: members on 3 nodes, limits, bad input");
     add(t_xrc, 0, "xrc SEND, WRITE, READ, FETCH_ADD to an SRQ; bad input");
+    add(t_odp, 0, "odp: faults on both sides, every op; pages moved");
+    add(t_odp, 1, "odp: bad MAP, UNMAP, RESUME; then traffic");
+    add(t_odp, 2, "odp: read-only page, faults failed or lost");
     add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
     add(t_cq_mr_scale, 0, "65,536 CQs and MRs: traffic, memory by use");
     add(t_wq_align, 0, "work queues aligned to their WQE size, packed");

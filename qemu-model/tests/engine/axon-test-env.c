@@ -732,15 +732,21 @@ static bool t_env_running(AxonEnv *e)
     return env->running;
 }
 
-static void t_env_event(AxonEnv *e, uint16_t type, uint32_t param)
+static bool t_env_event(AxonEnv *e, uint16_t type, uint32_t param,
+                        uint64_t data)
 {
     TNode *env = t_node(e);
 
+    if (env->eq_full) {
+        return false;
+    }
     if (env->nevents < T_MAX_EVENTS) {
         env->events[env->nevents].type = type;
         env->events[env->nevents].param = param;
+        env->events[env->nevents].data = data;
     }
     env->nevents++;
+    return true;
 }
 
 static bool t_env_completion(AxonEnv *e, uint32_t cqn)

@@ -50,6 +50,7 @@ typedef bool TWireTap(TWorld *w, unsigned from, unsigned to, unsigned plane,
 typedef struct TEvent {
     uint16_t type;
     uint32_t param;
+    uint64_t data;
 } TEvent;
 
 /* A node: an engine's host, its AxonEnv first. */
@@ -66,6 +67,7 @@ struct TNode {
     uint64_t rng;
     TEvent events[T_MAX_EVENTS];
     unsigned nevents;           /* may exceed T_MAX_EVENTS: those are lost */
+    bool eq_full;               /* refuse async events, as a full queue */
     uint64_t completions;       /* completion events taken */
     uint32_t completion_cqn[16];    /* ... event n's CQ at [n % 16] */
     bool ceq_full;              /* refuse completion events, as a full CEQ */
