@@ -297,6 +297,12 @@ static const char *axon_nl_qp_type(enum ib_qp_type type)
 		return "UD";
 	case IB_QPT_GSI:
 		return "GSI";
+	case IB_QPT_XRC_INI:
+		return "XRC_INI";
+	case IB_QPT_XRC_TGT:
+		return "XRC_TGT";
+	case IB_QPT_DRIVER:		/* axon's only driver QP type */
+		return "RUD";
 	default:
 		return "?";
 	}

@@ -73,7 +73,7 @@ enum axon_nl_cmd {
  * @AXON_NL_ATTR_WIRE_REORDER_EVERY: u32; wire test: send every Nth frame
  *	after the next one, 0 none (answers and DEV_SET)
  * @AXON_NL_ATTR_QPN: u32, at most 0xffffff; the QP (requests and answers)
- * @AXON_NL_ATTR_QP_TYPE: string; RC, UC, UD or GSI
+ * @AXON_NL_ATTR_QP_TYPE: string; RC, UC, UD, GSI, XRC_INI, XRC_TGT or RUD
  * @AXON_NL_ATTR_QP_STATE: string; the state the driver last set or saw
  * @AXON_NL_ATTR_QP_DEST_QPN: u32; the connected QP's peer
  * @AXON_NL_ATTR_QP_SQ_DEPTH: u32; send queue WQEs

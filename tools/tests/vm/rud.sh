@@ -18,7 +18,8 @@
 # During phase 1, the RUD QP's key (which axon-rud-xfer exchanges with the
 # peer over TCP, and writes to $AXON_RUD_XFER_KEYS for this check) must
 # show nowhere in what root sees: rdma res show qp -dd and -r (the raw
-# records), axonctl qp show (-j), in hex either way round or decimal.
+# records), axonctl qp show (-j), in hex either way round or decimal;
+# axonctl qp show must name its type, RUD.
 # RUD_QP=rc runs the same over an RC QP (which keeps to one plane: only
 # some plane need move then).
 set -u
@@ -85,7 +86,7 @@ tx_moved() {
 	done
 }
 
-key_checks=$([ "$qp" = rud ] && echo 1 || echo 0)
+key_checks=$([ "$qp" = rud ] && echo 2 || echo 0)
 if [ "$AXON_NODE" = 0 ]; then
 	plan $((4 + key_checks))
 else
@@ -131,7 +132,7 @@ AXON_RUD_XFER_KEYS=$keys \
 	$xfer --bw "$secs" --series "$AXON_OUT/rud-bw-series.txt" \
 	--tcp-port 18991 >"$AXON_OUT/rud-bw.log" 2>&1 &
 pid=$!
-if [ "$key_checks" = 1 ]; then
+if [ "$key_checks" != 0 ]; then
 	# the QP has its key once the file has it, and is listed (a driver QP,
 	# connected) soon after; the run lasts $secs s more
 	for i in $(seq 100); do
@@ -145,10 +146,17 @@ if [ "$key_checks" = 1 ]; then
 			break
 		sleep 0.5
 	done
+	# as soon as it is (the key checks below take seconds)
+	ctl=$("$AXON_REPO/tools/axonctl" qp show "$dev" qpn "$kqpn" 2>&1)
 	diag "while the key was looked for: $(rdma res show qp lqpn "$kqpn" 2>&1)"
 	key_hidden() { [ -n "$key" ] && ! key_shown "$kqpn" "$key"; }
 	check "bw: the RUD QP's key shows in no rdma res (-dd, -r) or axonctl output" \
 		key_hidden
+	diag "axonctl: $ctl"
+	rud_type() {
+		printf '%s\n' "$ctl" | grep -q "^ifname $dev qpn $kqpn type RUD "
+	}
+	check "bw: axonctl qp show names QP $kqpn's type, RUD" rud_type
 fi
 wait $pid
 rc=$?
