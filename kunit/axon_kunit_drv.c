@@ -3,7 +3,7 @@
  * The driver code under test, compiled into axon_kunit.ko exactly as it is
  * compiled into axon.ko: the admin queue engine and the pure helpers
  * (device and port values, udata checks, MR layout, CQ ring, QP
- * attributes, WQEs, addresses).
+ * attributes, WQEs, addresses, on-demand paging).
  * Their symbols are module-local (not exported), so the two modules do
  * not clash.
  */
@@ -15,6 +15,7 @@
 #include "axon_qp_attr.c"
 #include "axon_wqe.c"
 #include "axon_ah_attr.c"
+#include "axon_odp_attr.c"
 
 #include <linux/module.h>
 

@@ -434,6 +434,13 @@ static void axon_qp_attr_uc_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
 						   IB_QP_ACCESS_FLAGS, &conv,
 						   &out, &out_mask), -EINVAL);
+	/* an MR's ON_DEMAND passed to a QP asks nothing of it */
+	attr.qp_access_flags = IB_ACCESS_REMOTE_WRITE | IB_ACCESS_ON_DEMAND;
+	KUNIT_ASSERT_EQ(test, axon_qp_attr_from_ib(&attr, IB_QP_STATE |
+						   IB_QP_ACCESS_FLAGS, &conv,
+						   &out, &out_mask), 0);
+	KUNIT_EXPECT_EQ(test, le32_to_cpu(out.access),
+			AXON_ACCESS_REMOTE_WRITE);
 
 	/* INIT -> RTR: RC's path, MTU, QPN and PSN, no read depth */
 	axon_test_rtr_attr(&attr, &mask);

@@ -24,6 +24,7 @@ static void axon_free_context(struct ibv_context *ibctx);
 
 /* Ops left out here fail with EOPNOTSUPP through libibverbs' defaults. */
 static const struct verbs_context_ops axon_ctx_ops = {
+	.advise_mr = axon_advise_mr,
 	.alloc_mw = axon_alloc_mw,
 	.alloc_pd = axon_alloc_pd,
 	/* the kernel checks the QP and the group; the device keeps it */

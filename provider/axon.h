@@ -324,6 +324,8 @@ struct ibv_mr *axon_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 int axon_rereg_mr(struct verbs_mr *vmr, int flags, struct ibv_pd *pd,
 		  void *addr, size_t length, int access);
 int axon_dereg_mr(struct verbs_mr *vmr);
+int axon_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge);
 struct ibv_cq *axon_create_cq(struct ibv_context *context, int cqe,
 			      struct ibv_comp_channel *channel,
 			      int comp_vector);

@@ -91,6 +91,11 @@ int axon_dealloc_pd(struct ibv_pd *ibpd)
 	return 0;
 }
 
+/*
+ * The kernel checks the access flags: IBV_ACCESS_ON_DEMAND makes an
+ * on-demand paging MR where the device and kernel have ODP (odp_caps of
+ * ibv_query_device_ex()); libibverbs then leaves the range forkable.
+ */
 struct ibv_mr *axon_reg_mr(struct ibv_pd *ibpd, void *addr, size_t length,
 			   uint64_t hca_va, int access)
 {
@@ -164,6 +169,25 @@ struct ibv_mr *axon_reg_dmabuf_mr(struct ibv_pd *ibpd, uint64_t offset,
 	}
 
 	return &mr->ibv_mr;
+}
+
+/*
+ * ibv_advise_mr(): prefetch ranges of on-demand paging MRs, which the
+ * kernel does synchronously (IBV_ADVISE_MR_FLAG_FLUSH or not). Returns
+ * the errno, also set.
+ */
+int axon_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
+		   uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sge)
+{
+	int err;
+
+	err = ibv_cmd_advise_mr(pd, advice, flags, sg_list, num_sge);
+	if (err) {
+		verbs_debug(verbs_get_ctx(pd->context),
+			    "ibv_cmd_advise_mr failed: %d\n", err);
+		errno = err;
+	}
+	return err;
 }
 
 int axon_dereg_mr(struct verbs_mr *mr)

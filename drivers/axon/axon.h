@@ -36,6 +36,16 @@
 #define AXON_NUM_ALL_WRAP_STATS \
 	(AXON_NUM_WRAP_STATS + AXON_PLANE_STATS * AXON_MAX_PLANES)
 
+/* The driver's on-demand paging counters, also rdma hw counters. */
+enum axon_odp_stat {
+	AXON_ODP_FAULTS,		/* page fault events handled */
+	AXON_ODP_FAULT_PAGES,		/* pages they mapped */
+	AXON_ODP_FAILED_FAULTS,		/* faults answered RESUME_FAILED */
+	AXON_ODP_INVALIDATIONS,		/* UNMAP_PAGES for the MMU notifier */
+	AXON_ODP_PREFETCHES,		/* advise_mr ranges mapped */
+	AXON_ODP_NUM_STATS,
+};
+
 /*
  * The capabilities of every port; QP1's come on top (axon_verbs.c). The
  * device speaks RoCE v2 only (no RoCE v1: Ethernet type 0x8915), so the
@@ -64,6 +74,7 @@ struct axon_dev {
 	bool gsi;			/* AXON_CAP_GSI: QP1, for the CM */
 	bool mcast;			/* AXON_CAP_MCAST: UD multicast groups */
 	bool xrc;			/* AXON_CAP_XRC: XRCDs, XRC QPs and SRQs */
+	bool odp;			/* AXON_CAP_ODP, and the kernel's ODP */
 	bool fast_reg;			/* AXON_CAP_FAST_REG: alloc_mr, REG_MR */
 	bool resize_cq;			/* AXON_CAP_RESIZE_CQ */
 	bool rereg_mr;			/* AXON_CAP_REREG_MR */
@@ -84,6 +95,10 @@ struct axon_dev {
 	struct xarray qps;		/* qpn -> struct axon_qp */
 	struct xarray srqs;		/* srqn -> struct axon_srq */
 	atomic_t ah_count;		/* address handles, <= AXON_MAX_AH */
+	/* on-demand paging MRs (axon_odp.c) */
+	struct mutex odp_mutex;		/* odp_mrs; keeps an MR found alive */
+	struct xarray odp_mrs;		/* key index -> struct axon_mr */
+	atomic64_t odp_stats[AXON_ODP_NUM_STATS];
 
 	struct net_device *netdev;	/* the Ethernet function */
 
@@ -204,6 +219,9 @@ struct axon_qp {
 	struct mutex state_mutex;	/* state, dest_qpn: modify_qp */
 	enum ib_qp_state state;		/* as last set or seen; the device may move it to ERR */
 	u32 dest_qpn;
+	/* on-demand paging: the QP's one page fault at a time (axon_odp.c) */
+	struct work_struct odp_work;
+	u64 odp_fault;			/* the AXON_EVENT_PAGE_FAULT's data */
 };
 
 static inline struct axon_dev *to_adev(struct ib_device *ibdev)
@@ -334,6 +352,9 @@ void axon_mmap_free(struct rdma_user_mmap_entry *rdma_entry);
 void axon_sync_events(struct axon_dev *adev);
 
 /* axon_mr.c */
+int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
+		       u64 virt_addr, int access, struct ib_udata *udata);
+unsigned long axon_mr_pgsz_bitmap(struct axon_dev *adev);
 u32 axon_dma_mr_bits(struct axon_dev *adev);
 struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,

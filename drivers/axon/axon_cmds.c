@@ -367,6 +367,39 @@ int axon_cmd_mcast(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
 	return axon_admin_exec(aq, &cmd, &cqe);
 }
 
+/*
+ * MAP_PAGES: entries [@first, @first + @npages) of an on-demand paging
+ * MR's pages become the list at @pbl_addr (1 or 2 @levels); UNMAP_PAGES
+ * (@pbl_addr 0, @levels 0): those pages become absent, and from the
+ * completion on the device does not touch them.
+ */
+int axon_cmd_odp_pages(struct axon_admin_queue *aq, u16 opcode, u32 key,
+		       u32 first, u32 npages, dma_addr_t pbl_addr, u8 levels)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(opcode);
+	cmd.odp.key = cpu_to_le32(key);
+	cmd.odp.first = cpu_to_le32(first);
+	cmd.odp.npages = cpu_to_le32(npages);
+	cmd.odp.pbl_addr = cpu_to_le64(pbl_addr);
+	cmd.odp.levels = levels;
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
+/* RESUME_QP: the QP's page fault is handled (AXON_ODP_RESUME_*). */
+int axon_cmd_resume_qp(struct axon_admin_queue *aq, u32 qpn, u8 status)
+{
+	struct axon_admin_cmd cmd = {};
+	struct axon_admin_cqe cqe;
+
+	cmd.opcode = cpu_to_le16(AXON_ADMIN_RESUME_QP);
+	cmd.odp.qpn = cpu_to_le32(qpn);
+	cmd.odp.status = status;
+	return axon_admin_exec(aq, &cmd, &cqe);
+}
+
 int axon_cmd_create_srq(struct axon_admin_queue *aq,
 			const struct axon_srq_params *p, u32 *srqn)
 {

@@ -26,7 +26,7 @@ struct axon_mr_params {
 	u32 npages;
 	u8 page_shift;
 	u8 levels;
-	u16 flags;		/* AXON_MR_FAST_REG */
+	u16 flags;		/* AXON_MR_FAST_REG, AXON_MR_ODP */
 };
 
 /*
@@ -101,6 +101,9 @@ int axon_cmd_counter_set(struct axon_admin_queue *aq, u16 opcode, u32 set,
 int axon_cmd_destroy_qp(struct axon_admin_queue *aq, u32 qpn);
 int axon_cmd_mcast(struct axon_admin_queue *aq, u16 opcode, u32 qpn,
 		   const u8 *gid);
+int axon_cmd_odp_pages(struct axon_admin_queue *aq, u16 opcode, u32 key,
+		       u32 first, u32 npages, dma_addr_t pbl_addr, u8 levels);
+int axon_cmd_resume_qp(struct axon_admin_queue *aq, u32 qpn, u8 status);
 int axon_cmd_create_srq(struct axon_admin_queue *aq,
 			const struct axon_srq_params *p, u32 *srqn);
 int axon_cmd_modify_srq(struct axon_admin_queue *aq, u32 srqn, u32 limit);

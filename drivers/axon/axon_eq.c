@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon event queues. Async events (port state, fatal errors, CQ and QP
- * errors) are handled in a threaded interrupt so that they can be passed
- * straight to the RDMA core; completion events call the CQ's completion
+ * errors, page faults) are handled in a threaded interrupt so that they
+ * can be passed straight to the RDMA core (a page fault is passed to its
+ * QP's work, axon_odp.c); completion events call the CQ's completion
  * handler from the hard interrupt, as consumers expect.
  *
  * CQs, QPs and SRQs are looked up by number in xarrays. Their destroy verbs
@@ -13,6 +14,7 @@
 #include <linux/dma-mapping.h>
 
 #include "axon.h"
+#include "axon_odp.h"
 
 #define AXON_EQ_REG(eq, reg) \
 	((eq)->base + (AXON_REG_EQ_##reg - AXON_REG_EQ_BASE_LO))
@@ -46,7 +48,7 @@ void axon_eq_destroy(struct axon_eq *eq)
 /* Hand every new event to @handle, then tell the device how far we got. */
 static void axon_eq_poll(struct axon_eq *eq,
 			 void (*handle)(struct axon_dev *adev, u16 type,
-					u32 param))
+					u32 param, u64 data))
 {
 	struct axon_event *ev;
 	bool consumed = false;
@@ -58,7 +60,8 @@ static void axon_eq_poll(struct axon_eq *eq,
 			break;
 		/* Read the entry only after seeing its phase. */
 		dma_rmb();
-		handle(eq->adev, le16_to_cpu(ev->type), le32_to_cpu(ev->param));
+		handle(eq->adev, le16_to_cpu(ev->type), le32_to_cpu(ev->param),
+		       le64_to_cpu(ev->data));
 		eq->stat_events++;
 		if (++eq->head == eq->depth) {
 			eq->head = 0;
@@ -70,7 +73,8 @@ static void axon_eq_poll(struct axon_eq *eq,
 		axon_wr(eq->adev, AXON_EQ_REG(eq, HEAD), eq->head);
 }
 
-static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
+static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param,
+			   u64 data)
 {
 	switch (type) {
 	case AXON_EVENT_PORT_ACTIVE:
@@ -103,6 +107,13 @@ static void axon_eq_handle(struct axon_dev *adev, u16 type, u32 param)
 	case AXON_EVENT_SRQ_LIMIT:
 		axon_srq_event(adev, param);
 		break;
+	case AXON_EVENT_PAGE_FAULT:
+		/* the QP's work handles it (axon_odp.c) */
+		if (adev->odp) {
+			axon_odp_fault_event(adev, param, data);
+			break;
+		}
+		fallthrough;
 	default:
 		adev->eq.stat_unknown++;
 		dev_warn_ratelimited(&adev->pdev->dev, "unknown event type %u\n",
@@ -121,7 +132,8 @@ irqreturn_t axon_eq_irq_thread(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
-static void axon_ceq_handle(struct axon_dev *adev, u16 type, u32 param)
+static void axon_ceq_handle(struct axon_dev *adev, u16 type, u32 param,
+			    u64 data)
 {
 	if (type != AXON_EVENT_COMPLETION) {
 		adev->ceq.stat_unknown++;

@@ -16,6 +16,7 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_dev_attr.h"
+#include "axon_odp.h"
 
 #define AXON_RESET_TIMEOUT_US	(1000 * 1000)
 #define AXON_ENABLE_TIMEOUT_US	(1000 * 1000)
@@ -64,6 +65,9 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->gsi = adev->ud && caps & AXON_CAP_GSI;
 	adev->mcast = adev->ud && caps & AXON_CAP_MCAST;
 	adev->xrc = adev->rdma && adev->srq && caps & AXON_CAP_XRC;
+	/* without the kernel's ODP (the debug kernel's) no ODP MR can exist */
+	adev->odp = IS_ENABLED(CONFIG_INFINIBAND_ON_DEMAND_PAGING) &&
+		    adev->rdma && caps & AXON_CAP_ODP;
 	adev->fast_reg = adev->rdma && caps & AXON_CAP_FAST_REG;
 	adev->resize_cq = adev->rdma && caps & AXON_CAP_RESIZE_CQ;
 	adev->rereg_mr = adev->rdma && caps & AXON_CAP_REREG_MR;
@@ -303,12 +307,14 @@ int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 	adev->fw_fatal = fw_fatal;
 	adev->regs = pcim_iomap_table(pdev)[AXON_BAR_REGS];
 	mutex_init(&adev->port_mutex);
+	mutex_init(&adev->odp_mutex);
 	spin_lock_init(&adev->stats_lock);
 	ida_init(&adev->uar_ida);
 	ida_init(&adev->xrcd_ida);
 	xa_init(&adev->cqs);
 	xa_init(&adev->qps);
 	xa_init(&adev->srqs);
+	xa_init(&adev->odp_mrs);
 	INIT_WORK(&adev->fatal_work, axon_fatal_work);
 	adev->aq.timed_out = axon_admin_timed_out;
 	err = axon_check_identity(adev);
@@ -406,7 +412,7 @@ void axon_dev_down(struct axon_dev *adev)
 	axon_eq_destroy(&adev->eq);
 	axon_admin_destroy(&adev->aq);
 	WARN_ON(!xa_empty(&adev->cqs) || !xa_empty(&adev->qps) ||
-		!xa_empty(&adev->srqs));
+		!xa_empty(&adev->srqs) || !xa_empty(&adev->odp_mrs));
 	ida_destroy(&adev->uar_ida);
 	ida_destroy(&adev->xrcd_ida);
 	/* queued by a command that timed out during the teardown */
@@ -449,9 +455,12 @@ static int __init axon_init(void)
 	axon_wq = alloc_workqueue("axon", 0, 0);
 	if (!axon_wq)
 		return -ENOMEM;
-	err = axon_nl_init();
+	err = axon_odp_init();
 	if (err)
 		goto err_destroy_wq;
+	err = axon_nl_init();
+	if (err)
+		goto err_odp_exit;
 	err = pci_register_driver(&axon_pci_driver);
 	if (err)
 		goto err_nl_exit;
@@ -459,6 +468,8 @@ static int __init axon_init(void)
 
 err_nl_exit:
 	axon_nl_exit();
+err_odp_exit:
+	axon_odp_exit();
 err_destroy_wq:
 	destroy_workqueue(axon_wq);
 	return err;
@@ -470,6 +481,7 @@ static void __exit axon_exit(void)
 {
 	pci_unregister_driver(&axon_pci_driver);
 	axon_nl_exit();
+	axon_odp_exit();
 	destroy_workqueue(axon_wq);
 }
 module_exit(axon_exit);

@@ -36,6 +36,9 @@
  *    MR is not live. A move_notify arriving later only unmaps; the umem
  *    release detaches, after which none arrives, and only then is the MR
  *    freed.
+ *
+ * On-demand paging MRs (IB_ACCESS_ON_DEMAND, AXON_CAP_ODP) pin nothing:
+ * the device asks for their pages as it needs them (axon_odp.c).
  */
 
 #include <linux/dma-buf.h>
@@ -47,17 +50,17 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_mr_attr.h"
+#include "axon_odp.h"
 #include "axon_pbl.h"
 
-static unsigned long axon_mr_pgsz_bitmap(struct axon_dev *adev)
+unsigned long axon_mr_pgsz_bitmap(struct axon_dev *adev)
 {
 	return le64_to_cpu(adev->attr.page_size_cap) &
 	       GENMASK_ULL(AXON_MR_MAX_PAGE_SHIFT, AXON_MR_MIN_PAGE_SHIFT);
 }
 
-static int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
-			      u64 virt_addr, int access,
-			      struct ib_udata *udata)
+int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
+		       u64 virt_addr, int access, struct ib_udata *udata)
 {
 	int err;
 
@@ -157,6 +160,9 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 	struct axon_mr *mr;
 	int err;
 
+	if (access & IB_ACCESS_ON_DEMAND)
+		return axon_odp_reg_user_mr(ibpd, start, length, virt_addr,
+					    access, udata);
 	err = axon_check_mr_args(adev, start, length, virt_addr, access,
 				 udata);
 	if (err)
@@ -555,7 +561,8 @@ static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
  * access. The pages are pinned anew for a new range, and when the access
  * becomes writable (a read-only pin may be a copy the process does not
  * see); the device lets go of the old ones when the command completes.
- * dma-buf and fast-registration MRs are not re-registered. The RDMA core
+ * dma-buf, on-demand paging and fast-registration MRs are not
+ * re-registered (nor is an MR made on-demand). The RDMA core
  * updates the PD, iova and length of the ib_mr.
  */
 struct ib_mr *axon_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
@@ -569,7 +576,7 @@ struct ib_mr *axon_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	struct axon_pbl pbl;
 	int err;
 
-	if (!mr->umem || mr->umem->is_dmabuf)
+	if (!mr->umem || mr->umem->is_dmabuf || mr->umem->is_odp)
 		return ERR_PTR(-EOPNOTSUPP);
 	if (!(flags & IB_MR_REREG_TRANS)) {
 		start = mr->umem->address;
@@ -642,6 +649,8 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 */
 	if (mr->umem && mr->umem->is_dmabuf)
 		err = axon_dmabuf_mr_destroy(adev, mr);
+	else if (mr->umem && mr->umem->is_odp)
+		err = axon_odp_mr_destroy(adev, mr);
 	else
 		err = axon_cmd_destroy_mr(&adev->aq, mr->key);
 	if (err == -EBUSY && udata) {
@@ -653,7 +662,11 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 				      "destroy mr 0x%x failed: %d\n", mr->key,
 				      err);
 	destroyed = axon_destroyed(adev, err);
-	if (destroyed)
+	/*
+	 * An ODP umem cannot be left behind: its MMU notifier would call
+	 * into a freed MR. Its release unmaps every page from DMA.
+	 */
+	if (destroyed || (mr->umem && mr->umem->is_odp))
 		ib_umem_release(mr->umem);
 	else if (mr->umem)
 		ibdev_err_ratelimited(&adev->ibdev,

@@ -46,6 +46,10 @@
  * has no doorbell to ring. Being nobody's to post to, it is not a kernel
  * QP (qp->kernel): nothing is purged for it, and the post verbs, which
  * serve kernel QPs only, refuse it.
+ *
+ * With AXON_CAP_ODP, a QP that finds a page of an on-demand paging MR
+ * absent waits for the driver to map it: its page fault is handled by
+ * its own work item (axon_odp.c), which its destroy cancels.
  */
 
 #include <linux/completion.h>
@@ -57,6 +61,7 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_cqe.h"
+#include "axon_odp.h"
 #include "axon_qp_attr.h"
 #include "axon_udata.h"
 #include "axon_wqe.h"
@@ -212,6 +217,8 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	err = axon_check_create_qp(adev, init_attr, udata);
 	if (err)
 		goto err_out;
+	/* an XRC target faults on the pages it places too */
+	axon_odp_qp_init(qp);
 	if (init_attr->qp_type == IB_QPT_XRC_TGT) {
 		err = axon_create_xrc_tgt(adev, qp, init_attr);
 		if (err)
@@ -641,6 +648,8 @@ int axon_destroy_qp(struct ib_qp *ibqp, struct ib_udata *udata)
 	xa_erase(&adev->qps, qp->qpn);
 	axon_sync_events(adev);
 	err = axon_cmd_destroy_qp(&adev->aq, qp->qpn);
+	/* a page fault queued before the QP left the table */
+	axon_odp_qp_flush(qp);
 	/* also waits for pollers that found the QP before it left */
 	if (qp->kernel)
 		axon_qp_purge(qp, false);

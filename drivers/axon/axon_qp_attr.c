@@ -146,7 +146,12 @@ int axon_qp_attr_from_ib(const struct ib_qp_attr *attr, int mask,
 	    (mask & IB_QP_PORT && attr->port_num != 1))
 		return -EINVAL;
 	if (mask & IB_QP_ACCESS_FLAGS) {
-		if (attr->qp_access_flags & ~AXON_IB_ACCESS)
+		/*
+		 * ON_DEMAND is an MR's flag that consumers pass to QPs too
+		 * (rdma-core's ODP tests do); it asks nothing of a QP.
+		 */
+		if (attr->qp_access_flags &
+		    ~(AXON_IB_ACCESS | IB_ACCESS_ON_DEMAND))
 			return -EINVAL;
 		out->access = cpu_to_le32(attr->qp_access_flags &
 					  axon_qp_remote_access(conv->type));

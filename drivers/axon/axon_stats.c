@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * axon hw counters: the port's (rdma statistic, sysfs hw_counters) and
- * the counters QPs are bound to (rdma statistic qp set|bind), which are
- * the device's counter sets ("Counter sets" in axon_admin_cmds_defs.h).
+ * axon hw counters: the port's (rdma statistic, sysfs hw_counters), the
+ * driver's on-demand paging counters among them, and the counters QPs
+ * are bound to (rdma statistic qp set|bind), which are the device's
+ * counter sets ("Counter sets" in axon_admin_cmds_defs.h).
  *
  * A counter has the port's layout, as the RDMA core adds counters to the
  * port's values index by index; it fills the entries a QP counts and
@@ -40,6 +41,12 @@ enum axon_hw_stat {
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
+	/* the driver's own: on-demand paging (axon_odp.c), 0 without it */
+	AXON_STAT_ODP_FAULTS,
+	AXON_STAT_ODP_FAULT_PAGES,
+	AXON_STAT_ODP_FAILED_FAULTS,
+	AXON_STAT_ODP_INVALIDATIONS,
+	AXON_STAT_ODP_PREFETCHES,
 	/* 32-bit wrapping, AXON_PLANE_STATS a plane, with more than one */
 	AXON_STAT_PLANE0_TX_PKTS,
 	AXON_NUM_HW_STATS = AXON_STAT_PLANE0_TX_PKTS +
@@ -69,6 +76,11 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_RUD_DUPS] = { .name = "rud_duplicates" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
+	[AXON_STAT_ODP_FAULTS] = { .name = "odp_page_faults" },
+	[AXON_STAT_ODP_FAULT_PAGES] = { .name = "odp_faulted_pages" },
+	[AXON_STAT_ODP_FAILED_FAULTS] = { .name = "odp_failed_faults" },
+	[AXON_STAT_ODP_INVALIDATIONS] = { .name = "odp_invalidations" },
+	[AXON_STAT_ODP_PREFETCHES] = { .name = "odp_prefetches" },
 	/* AXON_PLANE_STATS a plane, AXON_MAX_PLANES planes */
 	[AXON_STAT_PLANE0_TX_PKTS] = { .name = "plane0_tx_pkts" },
 	{ .name = "plane0_rx_pkts" },
@@ -85,6 +97,8 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 };
 
 static_assert(ARRAY_SIZE(axon_hw_stat_descs) == AXON_NUM_HW_STATS);
+static_assert(AXON_STAT_ODP_PREFETCHES - AXON_STAT_ODP_FAULTS + 1 ==
+	      AXON_ODP_NUM_STATS);
 
 static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	[AXON_STAT_TX_PKTS] = AXON_REG_STAT_TX_PKTS,
@@ -179,6 +193,9 @@ int axon_get_hw_stats(struct ib_device *ibdev, struct rdma_hw_stats *stats,
 	stats->value[AXON_STAT_PEER_WRITE_BYTES] =
 		axon_rd64(adev, AXON_REG_STAT_PEER_WR_LO,
 			  AXON_REG_STAT_PEER_WR_HI);
+	for (i = 0; i < AXON_ODP_NUM_STATS; i++)
+		stats->value[AXON_STAT_ODP_FAULTS + i] =
+			atomic64_read(&adev->odp_stats[i]);
 	return n;
 }
 

@@ -16,6 +16,7 @@
 #include "axon.h"
 #include "axon_cmds.h"
 #include "axon_dev_attr.h"
+#include "axon_odp.h"
 #include "axon_udata.h"
 
 static void axon_get_dev_fw_str(struct ib_device *ibdev, char *str)
@@ -97,6 +98,8 @@ static int axon_query_device(struct ib_device *ibdev,
 		props->max_ah = AXON_MAX_AH;
 	if (adev->xrc)
 		props->device_cap_flags |= IB_DEVICE_XRC;
+	/* on-demand paging MRs, with the kernel's ODP (axon_odp.c) */
+	axon_odp_query_device(adev, props);
 	if (adev->mw) {
 		/* windows are MRs of the device: they share its slots */
 		props->device_cap_flags |= IB_DEVICE_MEM_WINDOW |
@@ -487,6 +490,7 @@ int axon_ib_register(struct axon_dev *adev)
 		ib_set_device_ops(ibdev, &axon_rereg_mr_ops);
 	if (adev->counter_sets)
 		ib_set_device_ops(ibdev, &axon_counter_ops);
+	axon_odp_set_ops(adev);
 
 	err = ib_device_set_netdev(ibdev, adev->netdev, AXON_PORT);
 	if (err)

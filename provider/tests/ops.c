@@ -230,8 +230,8 @@ int main(int argc, char **argv)
 		tap_bail("ops-open: no device %s", want);
 		return 1;
 	}
-	/* open, 3 queries, 22 on the PD and 11 axondv, 7 on the context, close */
-	tap_plan(45);
+	/* open, 3 queries, 23 on the PD and 11 axondv, 7 on the context, close */
+	tap_plan(46);
 
 	ctx = ibv_open_device(dev);
 	result("ops-open", ctx != NULL, strerror(errno));
@@ -265,6 +265,13 @@ int main(int argc, char **argv)
 		expect_errno_ptr("ops-reg-dmabuf-mr-ioctl",
 				 ibv_reg_dmabuf_mr(pd, 0, 4096, 0, -1, 0),
 				 ENOTTY);
+		/* the provider's advise_mr: ioctl only, as reg_dmabuf_mr */
+		ret = ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH,
+				    IBV_ADVISE_MR_FLAG_FLUSH,
+				    &(struct ibv_sge){ .length = 1 }, 1);
+		snprintf(buf, sizeof(buf), "returned %d, expected ENOTTY",
+			 ret);
+		result("ops-advise-mr-ioctl", ret == ENOTTY, buf);
 		/* the provider's alloc_mw: the null device "makes" one */
 		mw = ibv_alloc_mw(pd, IBV_MW_TYPE_1);
 		result("ops-alloc-mw", mw != NULL, strerror(errno));

@@ -43,28 +43,52 @@ static bool axon_odp_fault(AxonEngine *eng, AxonQp *qp, const AxonMr *mr,
 }
 
 /*
- * Must qp wait before it touches [va, va + len) of mr (a checked range)?
- * true: a page is absent (or read only, for a write); the fault is asked
- * for, once, and the caller holds the packet back.
+ * The first page of [va, va + len) of mr (a checked range) the device may
+ * not touch (for a write, if write) in *pg, the range's last in *last;
+ * false if there is none.
  */
-bool axon_odp_wait(AxonEngine *eng, AxonQp *qp, const AxonMr *mr,
-                   uint64_t va, uint64_t len, bool write)
+static bool axon_odp_missing(const AxonMr *mr, uint64_t va, uint64_t len,
+                             bool write, uint64_t *pg, uint64_t *last)
 {
-    uint64_t off, pg, last;
+    uint64_t off;
 
     if (!mr->odp || !len) {
         return false;
     }
     off = va - mr->iova + mr->first_off;
-    pg = off >> mr->page_shift;
-    last = (off + len - 1) >> mr->page_shift;
-    if (last >= mr->npages) {
+    *pg = off >> mr->page_shift;
+    *last = (off + len - 1) >> mr->page_shift;
+    if (*last >= mr->npages) {
         return false;           /* out of bounds: the access fails */
     }
-    while (pg <= last && axon_mr_page_ok(mr, pg, write)) {
-        pg++;
+    while (*pg <= *last && axon_mr_page_ok(mr, *pg, write)) {
+        (*pg)++;
     }
-    return pg <= last && axon_odp_fault(eng, qp, mr, pg, last);
+    return *pg <= *last;
+}
+
+/*
+ * Must qp wait before it touches [va, va + len) of mr (a checked range)?
+ * true: a page is absent (or read only, for a write); the fault is asked
+ * for, once, and the caller holds the packet back. false with a page
+ * still missing (axon_odp_present() says so): the QP's fault failed.
+ */
+bool axon_odp_wait(AxonEngine *eng, AxonQp *qp, const AxonMr *mr,
+                   uint64_t va, uint64_t len, bool write)
+{
+    uint64_t pg, last;
+
+    return axon_odp_missing(mr, va, len, write, &pg, &last) &&
+           axon_odp_fault(eng, qp, mr, pg, last);
+}
+
+/* May the device touch all of [va, va + len) of mr (a checked range)? */
+bool axon_odp_present(const AxonMr *mr, uint64_t va, uint64_t len,
+                      bool write)
+{
+    uint64_t pg, last;
+
+    return !axon_odp_missing(mr, va, len, write, &pg, &last);
 }
 
 /*

@@ -472,6 +472,8 @@ bool axon_gid_is_mcast(const uint8_t *gid);
 /* axon-odp.c: waiting for the pages of on-demand paging MRs */
 bool axon_odp_wait(AxonEngine *eng, AxonQp *qp, const AxonMr *mr,
                    uint64_t va, uint64_t len, bool write);
+bool axon_odp_present(const AxonMr *mr, uint64_t va, uint64_t len,
+                      bool write);
 bool axon_odp_sge_wait(AxonEngine *eng, AxonQp *qp, uint32_t pdn,
                        const AxonSge *sge, unsigned nsge, uint32_t off,
                        uint32_t len, bool write);

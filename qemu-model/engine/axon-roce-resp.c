@@ -270,6 +270,12 @@ static unsigned axon_roce_read_burst(AxonEngine *eng, AxonQp *qp,
                                   false)) {
         return 0;
     }
+    if (res->len && !axon_odp_present(mr, res->va + off,
+                                      MIN(res->len - off,
+                                          (uint64_t)n * qp->mtu), false)) {
+        why = "READ of a page that cannot be mapped";
+        goto fail;
+    }
     for (i = k; i < k + n; i++) {
         uint64_t at = (uint64_t)i * qp->mtu;
         uint32_t chunk = res->len ? MIN(qp->mtu, res->len - at) : 0;
@@ -563,6 +569,12 @@ static bool axon_roce_resp_write(AxonEngine *eng, AxonQp *qp,
             axon_roce_resp_rnr(eng, qp, pkt->psn);
             return false;
         }
+        if (!axon_odp_present(mr, qp->resp.wr_va, pkt->len, true)) {
+            axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS,
+                                AXON_EVENT_QP_ACCESS_ERR,
+                                "WRITE to a page that cannot be mapped");
+            return false;
+        }
         if (!axon_mr_rw(eng, mr, qp->resp.wr_va, (uint8_t *)pkt->payload,
                         pkt->len, AXON_DMA_FROM_DEVICE)) {
             axon_roce_resp_fail(eng, qp, NAK_REM_OP, AXON_EVENT_QP_FATAL,
@@ -634,6 +646,11 @@ static void axon_roce_resp_atomic(AxonEngine *eng, AxonQp *qp,
     }
     /* an absent page: dropped, the requester's retry asks again */
     if (axon_odp_wait(eng, qp, mr, pkt->va, 8, true)) {
+        return;
+    }
+    if (!axon_odp_present(mr, pkt->va, 8, true)) {
+        axon_roce_resp_fail(eng, qp, NAK_REM_ACCESS, AXON_EVENT_QP_ACCESS_ERR,
+                            "atomic on a page that cannot be mapped");
         return;
     }
     if (!axon_mr_atomic(eng, mr, pkt->va, pkt->opcode == IB_CMP_SWP,

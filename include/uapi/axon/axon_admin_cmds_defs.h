@@ -942,10 +942,10 @@ struct axon_admin_counter_set {
  * RESUME_QP (qpn, status): ``AXON_ODP_RESUME_OK``: the QP goes on, and
  * may fault again; ``AXON_ODP_RESUME_FAILED``: the pages cannot be
  * mapped; from then on an access of the QP that finds a page absent fails
- * as one to an unreachable page does: locally with
- * ``AXON_WC_LOC_PROT_ERR``, remotely with a remote operational error NAK
- * (the requester completes with ``AXON_WC_REM_OP_ERR``); the QP moves to
- * ERR. A reset of the QP forgets it. BAD_HANDLE for an unknown QP; RESUME_QP of a QP that is not
+ * as one out of bounds does: locally with ``AXON_WC_LOC_PROT_ERR``,
+ * remotely with a remote access error NAK (the requester completes with
+ * ``AXON_WC_REM_ACCESS_ERR``); the QP moves to ERR. A reset of the QP
+ * forgets it. BAD_HANDLE for an unknown QP; RESUME_QP of a QP that is not
  * waiting succeeds and changes nothing. If the async event queue is full,
  * the fault is not posted and the QP moves to ERR (``AXON_WC_LOC_PROT_ERR``)
  * rather than wait for an event nobody will see.

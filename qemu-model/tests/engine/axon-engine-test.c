@@ -1703,7 +1703,13 @@ static bool odp_failures(uint64_t s)
     ok = ok && odp_map(&o, 0, 0, ODP_PAGES);
     o.fail = true;
     ok = ok && odp_post(&o, AXON_WR_RDMA_WRITE, 0, 0x10, 100, 0x63,
-                        AXON_WC_REM_OP_ERR);
+                        AXON_WC_REM_ACCESS_ERR);
+    pair_close(&o.p);
+    ok = ok && odp_open(&o, s + 3);
+    ok = ok && odp_map(&o, 0, 0, ODP_PAGES);
+    o.fail = true;
+    ok = ok && odp_post(&o, AXON_WR_RDMA_READ, 0, 0x10, 100, 0x65,
+                        AXON_WC_REM_ACCESS_ERR);
     pair_close(&o.p);
     /* a fault the full event queue lost: the QP does not wait for ever */
     ok = ok && odp_open(&o, s + 2);

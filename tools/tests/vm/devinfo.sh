@@ -8,7 +8,9 @@ counters="tx_pkts rx_pkts rx_drops retransmits naks db_rejects
 	mr_invalid_accesses duplicate_requests out_of_sequence stray_drops
 	uc_drops np_cnp_sent rp_cnp_received np_ecn_marked_roce_packets
 	rud_drops rud_duplicates
-	peer_read_bytes peer_write_bytes"
+	peer_read_bytes peer_write_bytes
+	odp_page_faults odp_faulted_pages odp_failed_faults odp_invalidations
+	odp_prefetches"
 plan $((13 + 2 * $(echo $counters | wc -w)))
 
 info=$(ibv_devinfo -v -d axon0 2>&1)

@@ -18,12 +18,9 @@
 set -u
 . "$AXON_REPO/tools/tests/vm/lib.sh"
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
+. "$AXON_REPO/tools/tests/vm/pyverbs-lib.sh"
 
 expected=$AXON_REPO/tools/tests/pyverbs-expected
-runner=$AXON_REPO/tools/tests/pyverbs-run
-src=/usr/share/doc/rdma-core/tests
-# a hang guard, not a time limit (the whole suite takes about a minute)
-PV_TIMEOUT=${PV_TIMEOUT:-420}
 
 # pv_groups EXPECTED RESULTS: compare. The tests of EXPECTED fall into
 # groups: per test file (in their order), those that pass, then those that
@@ -141,47 +138,7 @@ pv_result() {
 	esac
 }
 
-# pv_run DEV [GID]: the suite on DEV with GID index GID, or without
-# --gid (the suite then picks GIDs from the table itself, as its README
-# runs it: every GID axon lists must work); its verbose log in
-# $AXON_OUT/pyverbs-DEV.log, the outcomes in $AXON_OUT/pyverbs-DEV.results
-# (tools/tests/pyverbs-run), the counts in PV_COUNTS ("passed failed errors
-# skipped total"); a result for whether it ran to the end
-pv_run() {
-	log=$AXON_OUT/pyverbs-$1.log
-	res=$AXON_OUT/pyverbs-$1.results
-	(cd "$tmp" && timeout "$PV_TIMEOUT" /usr/bin/python3 "$runner" tests "$res" \
-		--dev "$1" --port 1 ${2:+--gid "$2"}) >"$log" 2>&1
-	rc=$?
-	: >>"$res"
-	ran=$(sed -n 's/^Ran \([0-9]*\) tests\{0,1\} in .*/\1/p' "$log")
-	PV_COUNTS=$(awk '{ n[$2]++ } END {
-		printf "%d %d %d %d %d\n", n["ok"] + n["xfail"],
-			n["fail"] + n["xpass"], n["error"], n["skip"], NR }' "$res")
-	sort -k2 -rn "$res.times" 2>/dev/null | head -n 3 |
-		sed "s/^/$1: slowest: /;s/\$/ s/" | while IFS= read -r l; do diag "$l"; done
-	diag "$1: $(echo "$PV_COUNTS" | awk '{ printf "%d passed, %d failed, %d errors, %d skipped (%d tests)", $1, $2, $3, $4, $5 }')"
-	diag "$1: outside the rdmacm tests: $(awk '$1 !~ /^test_(mlx5_)?rdmacm\./ {
-		n[$2]++ } END { printf "%d failed, %d errors", n["fail"] + n["xpass"],
-		n["error"] }' "$res")"
-	if [ "$rc" -gt 1 ] || [ -z "$ran" ]; then
-		not_ok "the pyverbs suite ran to the end on $1" \
-			"exit status $rc; the end of $log:
-$(tail -n 20 "$log")"
-		return 1
-	fi
-	check "the pyverbs suite ran to the end on $1 ($ran tests)" \
-		[ "$(wc -l <"$res")" -ge "$ran" ]
-}
-
-# the suite, gunzipped, in a directory of its own
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/pyverbs.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-if ! cp -r "$src" "$tmp/tests" || ! gunzip -f "$tmp"/tests/*.gz ||
-	! [ -e "$tmp/tests/run_tests.py" ]; then
-	echo "Bail out! cannot copy and gunzip $src (python3-pyverbs)"
-	exit 1
-fi
+pv_setup
 
 # axon_alone IP: axon0 on the unconnected axon-nic, its netdev up with IP
 # (RoCE GIDs come from the netdev's addresses), its port active
@@ -191,13 +148,6 @@ axon_alone() {
 	wait_for 30 port_active axon0 || return 1
 	wait_for 10 gid_index axon0 "$1" >/dev/null
 }
-
-# Tests of huge-page memory skip without 2 MiB pages reserved, whatever
-# the device: with some, they reach the verbs they are about (ODP, parent
-# domains) and skip, if they do, for the device's reason.
-hp=/proc/sys/vm/nr_hugepages
-[ "$(cat $hp)" -gt 0 ] || echo 16 >$hp ||
-	diag "cannot reserve huge pages: the huge-page tests will skip"
 
 pt_require_rdma
 REF_DEV=
@@ -221,7 +171,8 @@ plan $((groups + 1 + nref))
 
 pv_run axon0
 axon_counts=$PV_COUNTS
-pv_groups "$expected" "$AXON_OUT/pyverbs-axon0.results" >"$tmp/groups"
+axon_res=$PV_RES
+pv_groups "$expected" "$axon_res" >"$tmp/groups"
 pv_report "$tmp/groups"
 
 if [ -n "$REF_DEV" ]; then
@@ -237,7 +188,7 @@ if [ -n "$REF_DEV" ]; then
 	awk 'FNR == 1 { f++ }
 		f == 1 && $2 == "ok" { ref[$1] = 1; next }
 		f == 2 && ($1 in ref) && $2 != "ok" { print }' \
-		"$AXON_OUT/pyverbs-$REF_DEV.results" "$AXON_OUT/pyverbs-axon0.results" |
+		"$PV_RES" "$axon_res" |
 		sed "s/^/$REF_DEV passes, axon0: /" | while IFS= read -r l; do diag "$l"; done
 fi
 finish
