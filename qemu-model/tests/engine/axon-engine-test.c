@@ -1679,6 +1679,19 @@ static bool odp_moved(Odp *o)
     return ok;
 }
 
+/* opcode from node 0 to a page node 1's driver cannot map. */
+static bool odp_peer_fails(uint64_t s, uint8_t opcode)
+{
+    Odp o;
+    bool ok = odp_open(&o, s) && odp_map(&o, 0, 0, ODP_PAGES);
+
+    o.fail = true;
+    ok = ok && odp_post(&o, opcode, 0, 0x10, 100, 0x63,
+                        AXON_WC_REM_ACCESS_ERR);
+    pair_close(&o.p);
+    return ok;
+}
+
 /* Faults the driver cannot serve, or never sees. */
 static bool odp_failures(uint64_t s)
 {
@@ -1698,19 +1711,9 @@ static bool odp_failures(uint64_t s)
     ok = ok && odp_post(&o, AXON_WR_SEND, 30 * 4096, 0, 100, 0x62,
                         AXON_WC_LOC_PROT_ERR);
     pair_close(&o.p);
-    /* the responder's */
-    ok = ok && odp_open(&o, s + 1);
-    ok = ok && odp_map(&o, 0, 0, ODP_PAGES);
-    o.fail = true;
-    ok = ok && odp_post(&o, AXON_WR_RDMA_WRITE, 0, 0x10, 100, 0x63,
-                        AXON_WC_REM_ACCESS_ERR);
-    pair_close(&o.p);
-    ok = ok && odp_open(&o, s + 3);
-    ok = ok && odp_map(&o, 0, 0, ODP_PAGES);
-    o.fail = true;
-    ok = ok && odp_post(&o, AXON_WR_RDMA_READ, 0, 0x10, 100, 0x65,
-                        AXON_WC_REM_ACCESS_ERR);
-    pair_close(&o.p);
+    /* the responder's: a remote access error */
+    ok = ok && odp_peer_fails(s + 1, AXON_WR_RDMA_WRITE) &&
+         odp_peer_fails(s + 3, AXON_WR_RDMA_READ);
     /* a fault the full event queue lost: the QP does not wait for ever */
     ok = ok && odp_open(&o, s + 2);
     if (ok) {

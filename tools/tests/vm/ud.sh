@@ -16,7 +16,7 @@ set -u
 . "$AXON_REPO/tools/tests/vm/perftest-lib.sh"
 
 pt_require_rdma
-plan 7
+plan 9
 side=$PT_SIDE
 
 subtest "UD verbs on $RDMA_DEV" \
@@ -71,4 +71,13 @@ pt_run rc_pingpong_gid0 18704 ibv_rc_pingpong -d "$RDMA_DEV" -g 0 \
 ok=0
 pt_sides_ok ibv_rc_pingpong "^20 iters in " && ok=1
 check "ibv_rc_pingpong -g 0, the link-local GID ($side)" [ $ok = 1 ]
+# perftest with no -x takes GID index 0 too
+pt_run write_bw_gid0 18705 ib_write_bw -d "$RDMA_DEV" -F -s 4096 -n 200
+ok=0
+pt_sides_ok "ib_write_bw, no -x" "^ *4096 *200 " && ok=1
+check "ib_write_bw with no -x ($side)" [ $ok = 1 ]
+pt_run send_lat_gid0 18706 ib_send_lat -d "$RDMA_DEV" -F -s 64 -n 200
+ok=0
+pt_sides_ok "ib_send_lat, no -x" "^ *64 *200 " && ok=1
+check "ib_send_lat with no -x ($side)" [ $ok = 1 ]
 finish
