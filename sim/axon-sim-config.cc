@@ -20,6 +20,7 @@ namespace {
 const char *const transport_names[] = { "rc", "rc-dcqcn", "rud", "rud-nscc" };
 const char *const workload_names[] = { "ring-allreduce", "all-to-all",
                                        "incast", "permutation" };
+const char *const background_names[] = { "none", "permutation" };
 
 bool parse_u64(const std::string &v, uint64_t *out)
 {
@@ -186,6 +187,7 @@ const std::map<std::string, Key> &keys()
             } } },
         { "nic_tx", ns_key(&Config::nic_tx_ns) },
         { "nic_rx", ns_key(&Config::nic_rx_ns) },
+        { "nic_dma", ns_key(&Config::nic_dma_ns) },
         { "nic_poll", ns_key(&Config::nic_poll_ns) },
         { "nic_tx_hold", uint_key(&Config::nic_tx_hold) },
         { "nic_mpps", double_key(&Config::nic_mpps) },
@@ -241,6 +243,17 @@ const std::map<std::string, Key> &keys()
         { "incast_senders", uint_key(&Config::incast_senders) },
         { "max_wqe_bytes", uint_key(&Config::max_wqe_bytes) },
         { "time_limit", ns_key(&Config::time_limit_ns) },
+        { "background",
+          { [](Config &c, const std::string &v) {
+                return parse_name(v, background_names, 2, &c.background);
+            },
+            [](const Config &c) {
+                return std::string(background_name(c.background));
+            } } },
+        { "background_hosts", double_key(&Config::background_hosts) },
+        { "background_bytes", uint_key(&Config::background_bytes) },
+        { "background_load", double_key(&Config::background_load) },
+        { "background_messages", uint_key(&Config::background_messages) },
         { "out_dir", string_key(&Config::out_dir) },
         { "pcap", string_key(&Config::pcap) },
     };
@@ -257,6 +270,11 @@ const char *transport_name(Transport t)
 const char *workload_name(Workload w)
 {
     return workload_names[(int)w];
+}
+
+const char *background_name(Background b)
+{
+    return background_names[(int)b];
 }
 
 bool config_set(Config &c, const std::string &key, const std::string &value,

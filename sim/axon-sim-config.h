@@ -20,6 +20,7 @@ namespace axonsim {
 
 enum class Transport { RC, RC_DCQCN, RUD, RUD_CC };
 enum class Workload { RING_ALLREDUCE, ALL_TO_ALL, INCAST, PERMUTATION };
+enum class Background { NONE, PERMUTATION };
 
 /* A link or a whole switch that fails at down_ns and comes back at up_ns. */
 struct Failure {
@@ -44,11 +45,16 @@ struct Config {
     int64_t reconverge_ns = 100000;     /* failed uplinks leave ECMP */
     std::vector<Failure> failures;
 
-    /* each NIC's pipeline (Documentation/simulator.rst cites them) */
-    int64_t nic_tx_ns = 500, nic_rx_ns = 500;   /* per packet */
+    /*
+     * each NIC's pipeline, a 400 Gb/s RDMA NIC's published figures
+     * (Documentation/simulator.rst, "The NIC pipeline", cites them)
+     */
+    int64_t nic_tx_ns = 300, nic_rx_ns = 300;   /* per packet */
+    int64_t nic_dma_ns = 550;           /* + a payload read from host memory */
     int64_t nic_poll_ns = 200;          /* CQE to the application */
     uint32_t nic_tx_hold = 64 << 10;    /* port queue the engine waits on */
-    double nic_mpps = 0;                /* frames a NIC sends, 10^6/s; 0: any */
+    double nic_mpps = 330;              /* frames its pipeline takes in,
+                                           10^6/s; 0: any */
     uint32_t mtu = 4096;
 
     /* the transport */
@@ -77,6 +83,17 @@ struct Config {
     unsigned incast_senders = 0;        /* 0: every other host */
     uint32_t max_wqe_bytes = 1 << 20;   /* a message is cut into WQEs */
     int64_t time_limit_ns = 1000000000; /* simulated */
+    /*
+     * background traffic while the workload runs: a random permutation,
+     * each sender's messages of background_bytes arriving at random
+     * (Poisson) at background_load of its links, until the workload is
+     * done, or background_messages of them
+     */
+    Background background = Background::NONE;
+    double background_hosts = 1;        /* the fraction of hosts that send */
+    uint64_t background_bytes = 64 << 10;
+    double background_load = 0.25;      /* of link_gbps * planes */
+    unsigned background_messages = 0;   /* per sender; 0: while it runs */
 
     /* output */
     std::string out_dir = ".";
@@ -94,6 +111,7 @@ bool config_set(Config &c, const std::string &key, const std::string &value,
 bool config_load(Config &c, const std::string &path, std::string *why);
 const char *transport_name(Transport t);
 const char *workload_name(Workload w);
+const char *background_name(Background b);
 /* Every key and its value, as a scenario file would say it. */
 std::string config_dump(const Config &c);
 

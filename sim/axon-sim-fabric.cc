@@ -269,6 +269,15 @@ const PortStats &Fabric::host_port(unsigned plane, unsigned h) const
     return leaf->port(h % c_.hosts_per_leaf).st;
 }
 
+uint64_t Fabric::host_port_sent(unsigned plane, unsigned h) const
+{
+    const Switch *leaf = leaves_[plane * c_.leaves + h / c_.hosts_per_leaf]
+                             .get();
+    const Switch::Port &port = leaf->port(h % c_.hosts_per_leaf);
+
+    return port.st.tx_bytes - port.dev->GetQueue()->GetNBytes();
+}
+
 FabricTotals Fabric::totals() const
 {
     FabricTotals t = totals_;

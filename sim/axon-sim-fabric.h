@@ -62,6 +62,8 @@ public:
     FabricTotals totals() const;
     /* The leaf's port down to host h on plane p. */
     const PortStats &host_port(unsigned plane, unsigned h) const;
+    /* ... the bytes it has sent by now: tx_bytes less its queue's. */
+    uint64_t host_port_sent(unsigned plane, unsigned h) const;
 
     /* the switches' shared services */
     bool lose();                        /* this frame lost on its link? */

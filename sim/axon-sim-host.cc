@@ -13,6 +13,8 @@
 #include "ns3/queue.h"
 #include "ns3/simulator.h"
 
+#include "axon-sim-frame.h"
+
 using namespace ns3;
 
 namespace axonsim {
@@ -193,12 +195,13 @@ void Host::deliver(unsigned plane, std::shared_ptr<std::vector<uint8_t>> f)
 
 void Host::run()
 {
+    int64_t now_ps = Simulator::Now().GetNanoSeconds() * 1000;
+
     run_pending_ = false;
-    /* frames waiting for the NIC's message rate: let them go first */
-    if (tx_next_ > Simulator::Now().GetNanoSeconds() + c_.nic_tx_ns) {
+    /* frames waiting for the NIC's message rate: let them in first */
+    if (tx_slot_ps_ > now_ps) {
         run_pending_ = true;
-        Simulator::Schedule(NanoSeconds(tx_next_ - c_.nic_tx_ns -
-                                        Simulator::Now().GetNanoSeconds()),
+        Simulator::Schedule(NanoSeconds((tx_slot_ps_ - now_ps + 999) / 1000),
                             &Host::run, this);
         return;
     }
@@ -219,17 +222,22 @@ void Host::run()
     axon_engine_run(eng_);
 }
 
-/* How long the frame sent now waits in the NIC: its pipeline and rate. */
-int64_t Host::tx_delay()
+/*
+ * How long the frame sent now waits in the NIC, in ns: its turn to enter
+ * the pipeline (one frame every 1 / nic_mpps, in the order sent), then
+ * the pipeline's latency, with the DMA read of its payload if it has one.
+ * Frames of one latency leave in order; an ACK may pass a data frame.
+ */
+int64_t Host::tx_delay(bool reads_host)
 {
-    int64_t now = Simulator::Now().GetNanoSeconds();
-    int64_t at = now + c_.nic_tx_ns;
+    int64_t now_ps = Simulator::Now().GetNanoSeconds() * 1000;
+    int64_t slot = std::max(now_ps, tx_slot_ps_);
+    int64_t lat = c_.nic_tx_ns + (reads_host ? c_.nic_dma_ns : 0);
 
     if (c_.nic_mpps > 0) {
-        at = std::max(at, tx_next_);
-        tx_next_ = at + (int64_t)(1e3 / c_.nic_mpps);
+        tx_slot_ps_ = slot + (int64_t)(1e6 / c_.nic_mpps + 0.5);
     }
-    return at - now;
+    return (slot - now_ps + 999) / 1000 + lat;
 }
 
 void Host::poll()
@@ -424,7 +432,9 @@ void Host::env_frame_send(AxonEnv *env, unsigned plane,
             f.insert(f.end(), b, b + iov[i].iov_len);
         }
     }
-    Simulator::Schedule(NanoSeconds(h->tx_delay()), &Host::send_now, h, plane,
+    Simulator::Schedule(NanoSeconds(h->tx_delay(sim_frame_reads_host(f.data(),
+                                                                     f.size()))),
+                        &Host::send_now, h, plane,
                         Create<Packet>(f.data(), f.size()));
 }
 

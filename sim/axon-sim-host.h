@@ -10,8 +10,10 @@
  *   memory    real memory for the driver's rings (axon-sim-drv.h) and
  *             the data MR synthesised and checked (axon-sim-mem.h)
  *   wire      one ns-3 PointToPointNetDevice per plane, a frame a packet;
- *             each frame waits nic_tx_ns out and nic_rx_ns in, the NIC's
- *             pipeline (the engine itself costs no simulated time)
+ *             each frame waits nic_tx_ns out (and nic_dma_ns more when
+ *             its payload comes from host memory) and nic_rx_ns in, the
+ *             NIC's pipeline, which takes a frame in every 1 / nic_mpps
+ *             (the engine itself costs no simulated time)
  *   events    completion events poll the CQ nic_poll_ns later and hand
  *             each completion to the application (on_wc)
  * The engine never runs inside one of these calls: everything it is owed
@@ -122,7 +124,7 @@ private:
     uint8_t *real(uint64_t a, size_t n);
     void run();
     void poll();
-    int64_t tx_delay();
+    int64_t tx_delay(bool reads_host);
     void send_now(unsigned plane, ns3::Ptr<ns3::Packet> p);
     static bool receive(ns3::Ptr<ns3::NetDevice> dev,
                         ns3::Ptr<const ns3::Packet> p, uint16_t proto,
@@ -143,7 +145,8 @@ private:
     std::vector<ns3::Ptr<ns3::PointToPointNetDevice>> ports_;
     uint32_t links_up_ = 0;
     bool run_pending_ = false, poll_pending_ = false;
-    int64_t tx_next_ = 0;       /* nic_mpps: when the next frame may go */
+    /* nic_mpps: when the pipeline takes the next frame in, picoseconds */
+    int64_t tx_slot_ps_ = 0;
     HostStats stats_;
 };
 

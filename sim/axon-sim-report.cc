@@ -49,6 +49,36 @@ std::string fmt(double v)
     return b;
 }
 
+FILE *open_flows(const std::string &path, std::string *why)
+{
+    FILE *f = fopen(path.c_str(), "w");
+
+    if (!f) {
+        *why = path + ": " + strerror(errno);
+        return nullptr;
+    }
+    fprintf(f, "src,dst,bytes,start_ns,end_ns,fct_ns,slowdown\n");
+    return f;
+}
+
+/* The background's messages: how many, how slow, at what rate. */
+struct BgFigures {
+    size_t messages = 0, done = 0;
+    uint64_t end_bytes = 0;     /* done when the workload's last one was */
+    std::vector<double> slow;
+};
+
+/* When the workload's last message was done: its completion, or 0. */
+int64_t workload_end(const std::vector<Message> &msgs)
+{
+    int64_t end = 0;
+
+    for (const Message &m : msgs) {
+        end = m.bg ? end : std::max(end, m.end_ns);
+    }
+    return end;
+}
+
 } // namespace
 
 std::string report_header()
@@ -60,37 +90,57 @@ std::string report_header()
            "max_queue_bytes,mean_queue_bytes,switch_hops,engine_tx_pkts,"
            "retransmits,"
            "cnp_sent,bytes_placed,wqes_unplaced,bytes_wrong,bad_completions,"
-           "qp_events,engine_errors";
+           "qp_events,engine_errors,background,bg_messages,bg_messages_done,"
+           "bg_slowdown_p50,bg_slowdown_p99,bg_goodput_gbps";
 }
 
 bool report_run(const Config &c, const Traffic &t, const Fabric &f,
-                std::vector<std::unique_ptr<Host>> &hosts, RunResult *r,
-                std::string *why)
+                std::vector<std::unique_ptr<Host>> &hosts,
+                uint64_t host0_bytes, RunResult *r, std::string *why)
 {
     const auto &msgs = t.messages();
     std::vector<double> slow;
     std::map<uint64_t, std::pair<uint64_t, std::pair<int64_t, int64_t>>> flow;
     int64_t end = 0;
-    size_t done = 0;
+    size_t main_msgs = 0, done = 0;
     uint64_t bytes = 0, tx = 0, retx = 0, cnp = 0, wrong = 0, events = 0;
     uint64_t errors = 0;
-    std::string path = c.out_dir + "/" + c.name + "-" +
-                       transport_name(c.transport) + "-flows.csv";
-    FILE *fl = c.flows_csv ? fopen(path.c_str(), "w") : nullptr;
+    std::string base = c.out_dir + "/" + c.name + "-" +
+                       transport_name(c.transport);
+    bool bg_on = c.background != Background::NONE;
+    FILE *fl = nullptr, *bgf = nullptr;
+    BgFigures bg;
+    int64_t main_end = workload_end(msgs);
 
-    if (c.flows_csv && !fl) {
-        *why = path + ": " + strerror(errno);
+    if (c.flows_csv && (!(fl = open_flows(base + "-flows.csv", why)) ||
+                        (bg_on && !(bgf = open_flows(base + "-bg-flows.csv",
+                                                     why))))) {
+        if (fl) {
+            fclose(fl);
+        }
         return false;
     }
-    if (fl) {
-        fprintf(fl, "src,dst,bytes,start_ns,end_ns,fct_ns,slowdown\n");
-    }
     for (const Message &m : msgs) {
+        main_msgs += !m.bg;
+        bg.messages += m.bg;
         if (m.end_ns < 0) {
             continue;
         }
         int64_t fct = m.end_ns - m.start_ns;
         double sd = (double)fct / t.ideal_fct_ns(m);
+        FILE *out = m.bg ? bgf : fl;
+
+        if (out) {
+            fprintf(out, "%u,%u,%llu,%lld,%lld,%lld,%s\n", m.src, m.dst,
+                    (unsigned long long)m.bytes, (long long)m.start_ns,
+                    (long long)m.end_ns, (long long)fct, fmt(sd).c_str());
+        }
+        if (m.bg) {
+            bg.done++;
+            bg.end_bytes += m.end_ns <= main_end ? m.bytes : 0;
+            bg.slow.push_back(sd);
+            continue;
+        }
         auto &fw = flow[(uint64_t)m.src << 32 | m.dst];
 
         done++;
@@ -103,14 +153,12 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
         fw.first += m.bytes;
         fw.second.first = std::min(fw.second.first, m.start_ns);
         fw.second.second = std::max(fw.second.second, m.end_ns);
-        if (fl) {
-            fprintf(fl, "%u,%u,%llu,%lld,%lld,%lld,%s\n", m.src, m.dst,
-                    (unsigned long long)m.bytes, (long long)m.start_ns,
-                    (long long)m.end_ns, (long long)fct, fmt(sd).c_str());
-        }
     }
     if (fl) {
         fclose(fl);
+    }
+    if (bgf) {
+        fclose(bgf);
     }
     std::vector<double> rates;
     for (const auto &fw : flow) {
@@ -145,17 +193,18 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
         for (unsigned p = 0; p < c.planes; p++) {
             b += f.host_port(p, 0).tx_bytes;
         }
+        b = host0_bytes != ~0ULL ? host0_bytes : b;
         util = fmt(b * 8.0 / (end * c.link_gbps * c.planes));
     }
 
-    r->complete = done == msgs.size();
+    r->complete = done == main_msgs;
     r->completion_ns = r->complete ? end : -1;
     r->memory_ok = !wrong && !t.stats().wqes_unplaced &&
                    !t.stats().stray_imm && !errors;
     std::ostringstream o;
     o << c.name << ',' << transport_name(c.transport) << ','
       << workload_name(c.workload) << ',' << c.hosts() << ',' << c.planes
-      << ',' << c.bytes << ',' << msgs.size() << ',' << done << ','
+      << ',' << c.bytes << ',' << main_msgs << ',' << done << ','
       << (r->complete ? std::to_string(end) : "") << ',' << t.ideal_ns()
       << ',' << (r->complete ? fmt((double)end / t.ideal_ns()) : "") << ','
       << fmt(percentile(slow, 0.5)) << ',' << fmt(percentile(slow, 0.99))
@@ -167,6 +216,24 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
       << ',' << retx << ',' << cnp << ',' << t.stats().bytes_placed << ','
       << t.stats().wqes_unplaced << ',' << wrong << ','
       << t.stats().bad_completions << ',' << events << ',' << errors;
+    /* the background's, empty without one: its rate beside the workload */
+    double bg_gbps = end ? bg.end_bytes * 8.0 / end : 0;
+
+    o << ',' << background_name(c.background) << ',' << bg.messages << ','
+      << bg.done << ',';
+    if (bg_on) {
+        char b[160];
+
+        o << fmt(percentile(bg.slow, 0.5)) << ','
+          << fmt(percentile(bg.slow, 0.99)) << ',' << fmt(bg_gbps);
+        snprintf(b, sizeof(b), "; background: %zu of %zu messages, slowdown "
+                 "p50 %.2f p99 %.2f, %.1f Gb/s", bg.done, bg.messages,
+                 percentile(bg.slow, 0.5), percentile(bg.slow, 0.99),
+                 bg_gbps);
+        r->background = b;
+    } else {
+        o << ",,";
+    }
     r->summary_row = o.str();
     return true;
 }

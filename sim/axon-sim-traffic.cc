@@ -7,6 +7,7 @@
 #include "axon-sim-traffic.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "ns3/simulator.h"
@@ -14,6 +15,33 @@
 using namespace ns3;
 
 namespace axonsim {
+
+namespace {
+
+/* xorshift64*: the traffic's random choices, the same for a seed */
+uint64_t next_random(uint64_t *r)
+{
+    *r ^= *r >> 12;
+    *r ^= *r << 25;
+    *r ^= *r >> 27;
+    return *r * 0x2545f4914f6cdd1dULL;
+}
+
+/* A random one-cycle permutation of n (Sattolo): nobody maps to itself. */
+std::vector<unsigned> derangement(unsigned n, uint64_t r)
+{
+    std::vector<unsigned> perm(n);
+
+    for (unsigned i = 0; i < n; i++) {
+        perm[i] = i;
+    }
+    for (unsigned i = n - 1; i > 0; i--) {
+        std::swap(perm[i], perm[(next_random(&r) >> 33) % i]);
+    }
+    return perm;
+}
+
+} // namespace
 
 Traffic::Traffic(const Config &c, std::vector<std::unique_ptr<Host>> &hosts)
     : c_(c), hosts_(hosts)
@@ -30,27 +58,36 @@ unsigned Traffic::qps_of(unsigned host) const
     return n;
 }
 
-void Traffic::add_conn(unsigned a, unsigned b)
+uint64_t Traffic::conn_key(unsigned a, unsigned b, bool bg)
 {
-    uint64_t k = (uint64_t)std::min(a, b) << 32 | std::max(a, b);
+    return (uint64_t)bg << 63 | (uint64_t)std::min(a, b) << 32 |
+           std::max(a, b);
+}
+
+/*
+ * With a background, the workload's and the background's QPs between two
+ * hosts take a half of the pair's span each, so that their WRITEs never
+ * land on the same bytes at once; without, the workload has all of it.
+ */
+void Traffic::add_conn(unsigned a, unsigned b, bool bg)
+{
+    uint64_t k = conn_key(a, b, bg);
+    bool halves = c_.background != Background::NONE;
 
     if (!conn_of_.count(k)) {
         conn_of_[k] = (unsigned)conns_.size();
-        conns_.push_back(Conn{ std::min(a, b), std::max(a, b), {} });
+        conns_.push_back(Conn{ std::min(a, b), std::max(a, b), bg, {} });
+        for (Side &s : conns_.back().side) {
+            s.span = halves ? HOST_PEER_SPAN / 2 : HOST_PEER_SPAN;
+            s.base = bg ? HOST_PEER_SPAN / 2 : 0;
+            s.cursor = s.base;
+        }
     }
 }
 
-Traffic::Conn &Traffic::conn(unsigned src, unsigned dst)
+Traffic::Conn &Traffic::conn(unsigned src, unsigned dst, bool bg)
 {
-    return conns_[conn_of_.at((uint64_t)std::min(src, dst) << 32 |
-                              std::max(src, dst))];
-}
-
-Traffic::Side &Traffic::side_of(unsigned src, unsigned dst)
-{
-    Conn &k = conn(src, dst);
-
-    return k.side[src == k.a ? 0 : 1];
+    return conns_[conn_of_.at(conn_key(src, dst, bg))];
 }
 
 void Traffic::fail(const std::string &why)
@@ -70,9 +107,11 @@ bool Traffic::plan(std::string *why)
         return false;
     }
     if (c_.bytes == 0 || c_.max_wqe_bytes == 0 ||
-        c_.max_wqe_bytes > HOST_PEER_SPAN / 4 || !c_.qps_per_pair) {
-        *why = "traffic: bytes, max_wqe_bytes (at most 16M) and qps_per_pair "
-               "must be positive";
+        c_.max_wqe_bytes > HOST_PEER_SPAN /
+                           (c_.background != Background::NONE ? 8 : 4) ||
+        !c_.qps_per_pair) {
+        *why = "traffic: bytes, max_wqe_bytes (at most 16M, 8M with a "
+               "background) and qps_per_pair must be positive";
         return false;
     }
     switch (c_.workload) {
@@ -80,7 +119,7 @@ bool Traffic::plan(std::string *why)
         chunk = (uint32_t)std::max<uint64_t>(c_.bytes / n, 1);
         ring_.assign(n, {});
         for (unsigned r = 0; r < n; r++) {
-            add_conn(r, (r + 1) % n);
+            add_conn(r, (r + 1) % n, false);
             for (unsigned k = 0; k < 2 * (n - 1); k++) {
                 ring_[r].push_back((uint32_t)msgs_.size());
                 msgs_.push_back(Message{ r, (r + 1) % n, chunk });
@@ -93,7 +132,7 @@ bool Traffic::plan(std::string *why)
             for (unsigned i = 1; i < n; i++) {
                 unsigned b = (a + i) % n;   /* each its own order */
 
-                add_conn(a, b);
+                add_conn(a, b, false);
                 msgs_.push_back(Message{ a, b, c_.bytes });
             }
         }
@@ -102,7 +141,7 @@ bool Traffic::plan(std::string *why)
         unsigned senders = c_.incast_senders ? c_.incast_senders : n - 1;
 
         for (unsigned s = 1; s <= std::min(senders, n - 1); s++) {
-            add_conn(s, 0);
+            add_conn(s, 0, false);
             for (unsigned m = 0; m < c_.messages; m++) {
                 msgs_.push_back(Message{ s, 0, c_.bytes });
             }
@@ -110,21 +149,11 @@ bool Traffic::plan(std::string *why)
         break;
     }
     case Workload::PERMUTATION: {
-        std::vector<unsigned> perm(n);
-        uint64_t r = c_.seed * 0x9e3779b97f4a7c15ULL + 1;
+        std::vector<unsigned> perm =
+            derangement(n, c_.seed * 0x9e3779b97f4a7c15ULL + 1);
 
         for (unsigned i = 0; i < n; i++) {
-            perm[i] = i;
-        }
-        /* Sattolo: one cycle, so nobody sends to itself */
-        for (unsigned i = n - 1; i > 0; i--) {
-            r ^= r >> 12;
-            r ^= r << 25;
-            r ^= r >> 27;
-            std::swap(perm[i], perm[(r * 0x2545f4914f6cdd1dULL >> 33) % i]);
-        }
-        for (unsigned i = 0; i < n; i++) {
-            add_conn(i, perm[i]);
+            add_conn(i, perm[i], false);
             for (unsigned m = 0; m < c_.messages; m++) {
                 msgs_.push_back(Message{ i, perm[i], c_.bytes });
             }
@@ -132,7 +161,48 @@ bool Traffic::plan(std::string *why)
         break;
     }
     }
+    main_msgs_ = msgs_.size();
 
+    return c_.background == Background::NONE || plan_background(why);
+}
+
+/*
+ * The background's senders, a background_hosts fraction of the hosts drawn
+ * from the seed, each with its destination in another derangement and its
+ * own generator for its messages' arrivals. The messages come at run time
+ * (bg_arrival).
+ */
+bool Traffic::plan_background(std::string *why)
+{
+    unsigned n = c_.hosts();
+    std::vector<unsigned> perm, order(n);
+    uint64_t r = (c_.seed ^ 0x5bd1e9955bd1e995ULL) * 0x9e3779b97f4a7c15ULL + 1;
+    unsigned senders;
+
+    if (!c_.background_bytes || !(c_.background_load > 0) ||
+        !(c_.background_hosts > 0) || c_.background_hosts > 1) {
+        *why = "traffic: background_bytes and background_load must be "
+               "positive, background_hosts in (0, 1]";
+        return false;
+    }
+    perm = derangement(n, r);
+    for (unsigned i = 0; i < n; i++) {
+        order[i] = i;
+    }
+    /* Fisher-Yates: the first `senders` of a random order send */
+    for (unsigned i = n - 1; i > 0; i--) {
+        std::swap(order[i], order[(next_random(&r) >> 33) % (i + 1)]);
+    }
+    senders = std::max(1u, (unsigned)std::lround(c_.background_hosts * n));
+    order.resize(std::min(senders, n));
+    std::sort(order.begin(), order.end());
+    for (unsigned i : order) {
+        uint64_t fr = (c_.seed + 1) * 0x9e3779b97f4a7c15ULL ^
+                      (uint64_t)(i + 1) * 0xbf58476d1ce4e5b9ULL;
+
+        add_conn(i, perm[i], true);
+        bg_flows_.push_back(BgFlow{ i, perm[i], fr ? fr : 1 });
+    }
     return true;
 }
 
@@ -199,37 +269,89 @@ void Traffic::start()
         for (auto &r : ring_) {
             send(r[0]);
         }
+    } else {
+        for (uint32_t i = 0; i < main_msgs_; i++) {
+            send(i);
+        }
+    }
+    bg_active_ = bg_flows_.size();
+    for (unsigned f = 0; f < bg_flows_.size(); f++) {
+        bg_flows_[f].next = Simulator::Schedule(
+            NanoSeconds(bg_gap_ns(bg_flows_[f])), &Traffic::bg_arrival, this, f);
+    }
+}
+
+/*
+ * The time to a background flow's next message: exponential, its mean the
+ * message's time at background_load of the host's links (Poisson arrivals).
+ */
+int64_t Traffic::bg_gap_ns(BgFlow &f)
+{
+    double mean = c_.background_bytes * 8.0 /
+                  (c_.background_load * c_.link_gbps * c_.planes);
+    double u = ((next_random(&f.rng) >> 11) + 1) * 0x1.0p-53;   /* (0, 1] */
+
+    return (int64_t)(-mean * std::log(u) + 0.5);
+}
+
+void Traffic::bg_arrival(unsigned flow)
+{
+    BgFlow &f = bg_flows_[flow];
+    uint32_t id = (uint32_t)msgs_.size();
+
+    msgs_.push_back(Message{ f.src, f.dst, c_.background_bytes });
+    msgs_.back().bg = true;
+    f.sent++;
+    bg_started_++;
+    send(id);
+    if (c_.background_messages && f.sent == c_.background_messages) {
+        f.active = false;
+        bg_active_--;
         return;
     }
-    for (uint32_t i = 0; i < msgs_.size(); i++) {
-        send(i);
+    f.next = Simulator::Schedule(NanoSeconds(bg_gap_ns(f)),
+                                 &Traffic::bg_arrival, this, flow);
+}
+
+/* The workload is done: no more background messages (those sent finish). */
+void Traffic::bg_stop()
+{
+    for (BgFlow &f : bg_flows_) {
+        if (f.active) {
+            Simulator::Remove(f.next);
+            f.active = false;
+        }
     }
+    bg_active_ = 0;
 }
 
 void Traffic::send(uint32_t msg)
 {
     Message &m = msgs_[msg];
-    Side &s = side_of(m.src, m.dst);
+    Conn &k = conn(m.src, m.dst, m.bg);
+    int side = m.src == k.a ? 0 : 1;
+    Side &s = k.side[side];
 
     m.start_ns = Simulator::Now().GetNanoSeconds();
     for (uint64_t off = 0; off < m.bytes; off += c_.max_wqe_bytes) {
         uint32_t len = (uint32_t)std::min<uint64_t>(m.bytes - off,
                                                     c_.max_wqe_bytes);
 
-        if (s.cursor + len > HOST_PEER_SPAN) {
-            s.cursor = 0;
+        if (s.cursor + len > s.base + s.span) {
+            s.cursor = s.base;
         }
         s.backlog.push_back(Wqe{ msg, s.cursor, len });
         s.cursor += len;
         m.wqes++;
     }
-    pump(m.src, m.dst);
+    pump(k, side);
 }
 
-/* Posts what waits on src -> dst while its QPs have room. */
-void Traffic::pump(unsigned src, unsigned dst)
+/* Posts what waits on a side of a connection while its QPs have room. */
+void Traffic::pump(Conn &k, int side)
 {
-    Side &s = side_of(src, dst);
+    Side &s = k.side[side];
+    unsigned src = side ? k.b : k.a, dst = side ? k.a : k.b;
     Host *h = hosts_[src].get();
     Host *peer = hosts_[dst].get();
 
@@ -238,7 +360,7 @@ void Traffic::pump(unsigned src, unsigned dst)
         SimQp *qp = nullptr;
 
         /* never two WQEs in flight on the same bytes of the span */
-        if (s.inflight + w.len > HOST_PEER_SPAN / 2) {
+        if (s.inflight + w.len > s.span / 2) {
             return;
         }
         for (size_t i = 0; i < s.qps.size() && !qp; i++) {
@@ -279,7 +401,6 @@ void Traffic::on_wc(unsigned host, const struct ibv_wc &wc)
     }
     Conn &k = conns_[it->second.first];
     int side = it->second.second;
-    unsigned peer = side ? k.a : k.b;
 
     if (wc.status != IBV_WC_SUCCESS) {
         st_.bad_completions++;
@@ -291,7 +412,7 @@ void Traffic::on_wc(unsigned host, const struct ibv_wc &wc)
         const Wqe &w = wqe_of_.at(wc.wr_id);
 
         k.side[side].inflight -= w.len;
-        pump(host, peer);
+        pump(k, side);
         return;
     }
     /* a WRITE with immediate arrived: the receive goes back at once */
@@ -331,10 +452,23 @@ void Traffic::received(uint32_t msg)
     Message &m = msgs_[msg];
 
     m.end_ns = Simulator::Now().GetNanoSeconds();
-    done_msgs_++;
+    if (m.bg) {
+        bg_done_++;
+        return;
+    }
+    main_done_++;
     if (c_.workload == Workload::RING_ALLREDUCE &&
         m.ring_step + 1 < ring_[m.dst].size()) {
         send(ring_[m.dst][m.ring_step + 1]);
+    }
+    if (!main_done()) {
+        return;
+    }
+    if (on_main_done) {
+        on_main_done();
+    }
+    if (!c_.background_messages) {
+        bg_stop();
     }
 }
 
@@ -368,7 +502,8 @@ int64_t Traffic::ideal_fct_ns(const Message &m) const
     int64_t hops = same_leaf ? 2 : 4;
 
     return (int64_t)(m.bytes * 8 / (c_.link_gbps * c_.planes)) +
-           hops * c_.link_delay_ns + c_.nic_tx_ns + c_.nic_rx_ns;
+           hops * c_.link_delay_ns + c_.nic_tx_ns + c_.nic_dma_ns +
+           c_.nic_rx_ns;
 }
 
 } // namespace axonsim

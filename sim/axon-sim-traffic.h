@@ -15,6 +15,13 @@
  *                   bytes each to host 0
  *   permutation     host i sends messages of bytes to host perm(i), a
  *                   random derangement from the seed
+ * and, with background = permutation, beside any of them: a fraction of
+ * the hosts (background_hosts) each send messages of background_bytes to
+ * host bperm(i), another derangement from the seed, on QPs of their own,
+ * the messages arriving at random (Poisson) at background_load of the
+ * host's links, until the workload is done (or background_messages each);
+ * the run ends when the workload and every background message started
+ * are done. The workload's figures leave the background's messages out.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -23,10 +30,13 @@
 #define AXON_SIM_TRAFFIC_H
 
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "ns3/event-id.h"
 
 #include "axon-sim-config.h"
 #include "axon-sim-host.h"
@@ -39,6 +49,7 @@ struct Message {
     int64_t start_ns = -1, end_ns = -1;
     uint32_t wqes = 0, wqes_done = 0;
     uint32_t ring_step = 0;
+    bool bg = false;            /* background, not the workload */
 };
 
 struct TrafficStats {
@@ -61,9 +72,18 @@ public:
     bool setup(std::string *why);
     /* Schedules the workload's first messages at time 0. */
     void start();
-    bool done() const { return done_msgs_ == msgs_.size(); }
+    /* The workload's messages all done. */
+    bool main_done() const { return main_done_ == main_msgs_; }
+    /* ... and the background's: the run is over. */
+    bool done() const
+    {
+        return main_done() && !bg_active_ && bg_done_ == bg_started_;
+    }
 
+    /* The workload's messages, then the background's as they came. */
     const std::vector<Message> &messages() const { return msgs_; }
+    /* Called once, when the workload's last message is done. */
+    std::function<void()> on_main_done;
     const TrafficStats &stats() const { return st_; }
     /* The collective's ideal time: its bytes over the bottleneck. */
     int64_t ideal_ns() const;
@@ -79,20 +99,34 @@ private:
     struct Side {
         std::vector<SimQp *> qps;
         std::deque<Wqe> backlog;        /* waiting for room */
+        uint64_t base = 0, span = 0;    /* its part of the peer span */
         uint64_t cursor = 0;            /* next offset in the peer span */
         uint64_t inflight = 0;          /* bytes posted, not completed */
         unsigned next_qp = 0;
     };
     struct Conn {
         unsigned a, b;
+        bool bg;                /* the background's QPs */
         Side side[2];           /* [0]: a's QPs, sending to b */
     };
+    /* A background sender: its messages' arrivals. */
+    struct BgFlow {
+        unsigned src, dst;
+        uint64_t rng;                   /* its arrivals' generator */
+        unsigned sent = 0;
+        bool active = true;             /* a next arrival pending */
+        ns3::EventId next;
+    };
 
-    Conn &conn(unsigned src, unsigned dst);
-    Side &side_of(unsigned src, unsigned dst);
-    void add_conn(unsigned a, unsigned b);
+    static uint64_t conn_key(unsigned a, unsigned b, bool bg);
+    Conn &conn(unsigned src, unsigned dst, bool bg);
+    void add_conn(unsigned a, unsigned b, bool bg);
+    bool plan_background(std::string *why);
+    int64_t bg_gap_ns(BgFlow &f);
+    void bg_arrival(unsigned flow);
+    void bg_stop();
     void send(uint32_t msg);
-    void pump(unsigned src, unsigned dst);
+    void pump(Conn &k, int side);
     void on_wc(unsigned host, const struct ibv_wc &wc);
     void received(uint32_t msg);
     void fail(const std::string &why);
@@ -100,11 +134,13 @@ private:
     const Config &c_;
     std::vector<std::unique_ptr<Host>> &hosts_;
     std::vector<Conn> conns_;
-    std::map<uint64_t, unsigned> conn_of_;      /* (lo << 32 | hi) */
+    std::map<uint64_t, unsigned> conn_of_;      /* conn_key() */
     std::map<uint64_t, std::pair<unsigned, int>> qp_side_;  /* host, qpn */
     std::vector<Message> msgs_;
     std::vector<Wqe> wqe_of_;           /* by wr_id */
-    size_t done_msgs_ = 0;
+    size_t main_msgs_ = 0, main_done_ = 0;
+    size_t bg_started_ = 0, bg_done_ = 0, bg_active_ = 0;
+    std::vector<BgFlow> bg_flows_;
     TrafficStats st_;
     /* ring: rank r's message for step k */
     std::vector<std::vector<uint32_t>> ring_;

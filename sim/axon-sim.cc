@@ -53,6 +53,7 @@ bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
 {
     std::vector<std::unique_ptr<Host>> hosts;
     auto t0 = std::chrono::steady_clock::now();
+    uint64_t host0_bytes = ~0ULL;
     bool ok;
 
     {
@@ -79,12 +80,19 @@ bool run(const Config &c, RunResult *r, Speed *sp, std::string *why)
             ok = hosts[h]->start(why);
         }
         ok = ok && traffic.setup(why);
+        /* what host 0 was sent by then: the background's may follow */
+        traffic.on_main_done = [&]() {
+            host0_bytes = 0;
+            for (unsigned p = 0; p < c.planes; p++) {
+                host0_bytes += fabric.host_port_sent(p, 0);
+            }
+        };
         if (ok) {
             Simulator::Schedule(Seconds(0), &Traffic::start, &traffic);
             Simulator::Schedule(MicroSeconds(10), &stop_when_done, &traffic);
             Simulator::Stop(NanoSeconds(c.time_limit_ns));
             Simulator::Run();
-            ok = report_run(c, traffic, fabric, hosts, r, why);
+            ok = report_run(c, traffic, fabric, hosts, host0_bytes, r, why);
             sp->hops = fabric.totals().frames;
             sp->events = Simulator::GetEventCount();
             if (!traffic.stats().first_error.empty()) {
@@ -124,11 +132,11 @@ int run_one(const Config &c, FILE *sum, FILE *speed)
             (unsigned long long)sp.events, sp.events / sp.wall_s,
             (unsigned long long)sp.hops, sp.hops / sp.wall_s);
     fflush(speed);
-    printf("axon-sim: %s %s: %s in %.3f ms simulated, memory %s "
+    printf("axon-sim: %s %s: %s in %.3f ms simulated, memory %s%s "
            "(%.1f s wall, %.0f events/s)\n", c.name.c_str(),
            transport_name(c.transport),
            r.complete ? "complete" : "NOT complete", r.completion_ns / 1e6,
-           r.memory_ok ? "checked" : "WRONG", sp.wall_s,
+           r.memory_ok ? "checked" : "WRONG", r.background.c_str(), sp.wall_s,
            sp.events / sp.wall_s);
     fflush(stdout);
     return r.memory_ok ? 0 : 1;

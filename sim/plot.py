@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Plots of axon-sim's CSVs: for each NAME-summary.csv in DIR, NAME.png
 with each transport's completion time over the ideal and the CDF of its
-messages' slowdown (NAME-TRANSPORT-flows.csv).
+messages' slowdown (NAME-TRANSPORT-flows.csv), and of its background
+messages', dashed, when the scenario has a background
+(NAME-TRANSPORT-bg-flows.csv).
 
 Usage: /usr/bin/python3 sim/plot.py DIR   (matplotlib: tools/axon-deps --bench)
 """
@@ -32,19 +34,23 @@ def plot(summary):
     bars.set_ylabel("completion / ideal")
     bars.set_title(f"{name}: {rows[0]['workload']}, {rows[0]['hosts']} hosts, "
                    f"{rows[0]['planes']} plane(s)")
-    for r in rows:
-        flows = os.path.join(os.path.dirname(summary),
-                             f"{name}-{r['transport']}-flows.csv")
-        if not os.path.exists(flows):
-            continue
-        sd = sorted(float(f["slowdown"]) for f in csv.DictReader(open(flows)))
-        if sd:
-            cdf.plot(sd, [(i + 1) / len(sd) for i in range(len(sd))],
-                     label=r["transport"])
+    for n, r in enumerate(rows):
+        for kind, style, label in (("flows", "-", r["transport"]),
+                                   ("bg-flows", "--",
+                                    r["transport"] + " background")):
+            flows = os.path.join(os.path.dirname(summary),
+                                 f"{name}-{r['transport']}-{kind}.csv")
+            if not os.path.exists(flows):
+                continue
+            sd = sorted(float(f["slowdown"])
+                        for f in csv.DictReader(open(flows)))
+            if sd:
+                cdf.plot(sd, [(i + 1) / len(sd) for i in range(len(sd))],
+                         style, color=f"C{n}", label=label)
     cdf.set_xscale("log")
     cdf.set_xlabel("message slowdown (completion / ideal)")
     cdf.set_ylabel("fraction of messages")
-    cdf.legend()
+    cdf.legend(fontsize="small")
     fig.tight_layout()
     out = os.path.join(os.path.dirname(summary), f"{name}.png")
     fig.savefig(out, dpi=90)

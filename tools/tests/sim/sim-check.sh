@@ -5,7 +5,8 @@
 # small scenario runs every transport with loss and a failing spine and
 # every byte placed where it belongs, twice with the same CSVs; a pcap of
 # a link decodes as RoCE v2 with valid ICRCs; a dead plane stalls RC and
-# not RUD; the NIC's message rate holds.
+# not RUD; the NIC's message rate holds; a background permutation beside
+# a ring all-reduce completes, checked, with the same CSVs twice.
 #
 # Usage: tools/tests/sim/sim-check.sh   (TAP)
 set -u
@@ -16,7 +17,7 @@ sim=$repo/sim/axon-sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-plan 10
+plan 13
 
 check "axon-sim builds" sh -c "make -C '$repo/sim' > '$work/build.log' 2>&1" ||
 	tail -n 20 "$work/build.log" | sed 's/^/# /'
@@ -71,4 +72,19 @@ col "$r" completion_ns | sed 's/^/# completion ns: /'
 check "100 frames at 100,000 a second take 990 us at least, every run" sh -c "
 	awk -F, 'NR > 1 && (\$9 == \"\" || \$9 < 990000) { bad = 1 }
 		END { exit NR != 3 || bad }' '$r'"
+check "check-bg.scn: a ring beside a background permutation, every byte checked (exit 0)" \
+	run g1 check-bg
+sed 's/^/# /' "$work/g1/log"
+run g2 check-bg
+g=$work/g1/check-bg-summary.csv
+check "check-bg.scn: the ring and every background message complete" \
+	sh -c "awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if (\$i == \"bg_messages\") m = i
+			if (\$i == \"bg_messages_done\") d = i } next }
+		\$7 != \$8 || \$m == 0 || \$m != \$d { bad = 1 }
+		END { exit NR != 5 || bad }' '$g'"
+check "check-bg.scn again: the same summary and flows CSVs" sh -c "
+	cmp '$g' '$work/g2/check-bg-summary.csv' || exit 1
+	for t in rc rc-dcqcn rud rud-nscc; do for k in flows bg-flows; do
+		cmp '$work/g1/check-bg-'\$t-\$k.csv '$work/g2/check-bg-'\$t-\$k.csv || exit 1
+	done; done"
 finish
