@@ -34,6 +34,10 @@ nres_t axon_net_get_properties(int dev, struct nccl_net_props_v11 *props);
 nres_t axon_net_listen(void *ctx, int dev, void *handle, void **listen_comm);
 nres_t axon_net_connect(void *ctx, int dev, void *handle, void **send_comm,
 			ndevh_t **send_dev_comm);
+/* connect with a traffic class (-1: the communicator's or the default) */
+nres_t axon_net_connect_tc(void *ctx, int dev, int traffic_class,
+			   void *handle, void **send_comm,
+			   ndevh_t **send_dev_comm);
 nres_t axon_net_accept(void *listen_comm, void **recv_comm,
 		       ndevh_t **recv_dev_comm);
 nres_t axon_net_reg_mr(void *comm, void *data, size_t size, int type,

@@ -12,12 +12,12 @@
 #define EXPORT __attribute__((visibility("default")))
 #define PLUGIN_NAME "axon"
 
-/* v8 to v10 have no per-communicator context: one shared */
+/* v8 to v10 have no per-communicator context: one shared, made once */
 static void *legacy_ctx;
 
 static nres_t init_legacy(nccl_net_logger_t log)
 {
-	return axon_net_init(&legacy_ctx, 0, NULL, log);
+	return axon_net_init(legacy_ctx ? NULL : &legacy_ctx, 0, NULL, log);
 }
 
 static nres_t init_v10(nccl_net_logger_t log, nccl_net_profiler_cb_t prof)
@@ -85,8 +85,10 @@ static nres_t connect_v10(int dev, struct nccl_net_comm_config *config,
 			  void *handle, void **send_comm,
 			  ndevh_t **send_dev_comm)
 {
-	(void)config;	/* traffic classes: not in the transport yet */
-	return connect_legacy(dev, handle, send_comm, send_dev_comm);
+	/* the connection's traffic class; -1 (or no config): the default */
+	return axon_net_connect_tc(legacy_ctx, dev,
+				   config ? config->traffic_class : -1,
+				   handle, send_comm, send_dev_comm);
 }
 
 static nres_t isend_v9(void *send_comm, void *data, size_t size, int tag,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The transport of libnccl-net-axon.so: an RC QP used the way NCCL's own
- * net_ib uses one, or the same protocol over a RUD QP (axondv.h) with
- * AXON_NCCL_TRANSPORT=rud (Documentation/nccl.rst):
+ * net_ib uses one, or the same protocol over a RUD QP (axondv.h) where
+ * the port has planes to spray over, or with AXON_NCCL_TRANSPORT=rud
+ * (Documentation/nccl.rst); the sender's traffic class goes with its QP
+ * number, and both QPs put it in their GRH:
  *
  *  - connection: listen gives a handle naming a TCP socket on the address
  *    of the device's RoCEv2 GID; connect and accept exchange QP numbers,
@@ -105,6 +107,8 @@ struct conn_info {
 	uint32_t area_rkey;
 	uint32_t transport;	/* enum transport: the sender chooses */
 	uint64_t rud_key;	/* RUD: the QP's key, for the peer's RTR */
+	uint32_t tc;		/* the GRH traffic class: the sender chooses */
+	uint32_t reserved;
 };
 
 enum transport { TRANSPORT_RC = 0, TRANSPORT_RUD = 1 };
@@ -176,6 +180,7 @@ struct comm {
 	struct ibv_cq *cq;
 	struct ibv_qp *qp;
 	enum transport transport;
+	uint8_t tc;		/* the QPs' GRH traffic class */
 	unsigned int sq_depth;
 
 	/* the peer's area: the sender's FIFO or the receiver's sizes */
@@ -213,6 +218,18 @@ struct comm {
 enum { WR_SEND_DONE = 1, WR_CTS, WR_RECV, WR_FLUSH };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+/*
+ * What init gives: a context per NCCL communicator (v11), or the one of
+ * v8..v10; it holds the communicator's traffic class (-1: none given).
+ */
+#define CTX_MAGIC	0x61786e63	/* "axnc" */
+#define MAX_CTXS	256
+struct net_ctx {
+	uint32_t magic;
+	int tc;
+};
+static struct net_ctx *ctxs[MAX_CTXS];
 static struct axon_dev devs[MAX_DEVS];
 static int ndevs = -1;
 static struct comm *live[MAX_LIVE];
@@ -365,23 +382,116 @@ static void dv_load(void)
 	dlclose(h);
 }
 
-/* the transport a new send comm asks for: AXON_NCCL_TRANSPORT=rc|rud */
-static nres_t transport_wanted(enum transport *t)
+/*
+ * The planes of the device's port: the driver exports a set of counters
+ * per plane in the port's hw_counters when there is more than one
+ * (plane<k>_tx_pkts, k from 0), and none with one. The per-plane link
+ * state is not exported (the port's state is plane 0's), so a port that
+ * is up counts all its planes. 0 when the port is down.
+ */
+static int port_planes(struct axon_dev *d)
+{
+	char path[PATH_MAX];
+	int n = 0;
+
+	if (ibv_query_port(d->ctx, 1, &d->port) ||
+	    d->port.state != IBV_PORT_ACTIVE)
+		return 0;
+	for (; n < 16; n++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters/plane%d_tx_pkts",
+			 d->name, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n ? n : 1;
+}
+
+/*
+ * The transport a new send comm asks for: AXON_NCCL_TRANSPORT=rc|rud
+ * forces it; unset or auto, RUD where the provider has axondv and the
+ * port has more than one plane to spray over, else RC.
+ */
+static nres_t transport_wanted(struct axon_dev *d, enum transport *t)
 {
 	const char *env = getenv("AXON_NCCL_TRANSPORT");
+	int planes;
 
 	*t = TRANSPORT_RC;
-	if (!env || !strcmp(env, "rc"))
+	if (env && !strcmp(env, "rc")) {
+		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
+			      "%s: transport RC (AXON_NCCL_TRANSPORT=rc)",
+			      d->name);
 		return NCCL_NET_OK;
-	if (strcmp(env, "rud")) {
-		AXON_NET_WARN("AXON_NCCL_TRANSPORT=%s: rc or rud", env);
+	}
+	if (env && !strcmp(env, "rud")) {
+		if (!dv.create_qp_ex) {
+			AXON_NET_WARN("AXON_NCCL_TRANSPORT=rud: no axondv in the provider");
+			return NCCL_NET_INVALID_USAGE;
+		}
+		*t = TRANSPORT_RUD;
+		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
+			      "%s: transport RUD (AXON_NCCL_TRANSPORT=rud)",
+			      d->name);
+		return NCCL_NET_OK;
+	}
+	if (env && *env && strcmp(env, "auto")) {
+		AXON_NET_WARN("AXON_NCCL_TRANSPORT=%s: rc, rud or auto", env);
 		return NCCL_NET_INVALID_USAGE;
 	}
+	planes = port_planes(d);
 	if (!dv.create_qp_ex) {
-		AXON_NET_WARN("AXON_NCCL_TRANSPORT=rud: no axondv in the provider");
+		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
+			      "%s: transport RC (auto: no axondv in the provider)",
+			      d->name);
+	} else if (planes < 2) {
+		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
+			      "%s: transport RC (auto: %d plane%s, RUD wants 2 or more)",
+			      d->name, planes, planes == 1 ? "" : "s");
+	} else {
+		*t = TRANSPORT_RUD;
+		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
+			      "%s: transport RUD (auto: axondv and %d planes)",
+			      d->name, planes);
+	}
+	return NCCL_NET_OK;
+}
+
+/* a traffic class NCCL or the user gives: -1 (none) or 0..255 */
+static bool tc_valid(int tc)
+{
+	return tc >= -1 && tc <= 255;
+}
+
+/*
+ * The traffic class of a new send comm: the connection's (v10's connect
+ * config), else the communicator's (v11's init config), else
+ * AXON_NCCL_TC, else 0.
+ */
+static nres_t tc_wanted(int conn_tc, const struct net_ctx *x, uint8_t *tc)
+{
+	const char *env = getenv("AXON_NCCL_TC");
+	char *end;
+	long v;
+
+	if (conn_tc >= 0) {
+		*tc = (uint8_t)conn_tc;
+		return NCCL_NET_OK;
+	}
+	if (x && x->tc >= 0) {
+		*tc = (uint8_t)x->tc;
+		return NCCL_NET_OK;
+	}
+	*tc = 0;
+	if (!env || !*env)
+		return NCCL_NET_OK;
+	errno = 0;
+	v = strtol(env, &end, 0);
+	if (errno || *end || v < 0 || v > 255) {
+		AXON_NET_WARN("AXON_NCCL_TC=%s: 0 to 255", env);
 		return NCCL_NET_INVALID_USAGE;
 	}
-	*t = TRANSPORT_RUD;
+	*tc = (uint8_t)v;
 	return NCCL_NET_OK;
 }
 
@@ -494,21 +604,71 @@ static struct axon_dev *dev_get(int dev)
 	return &devs[dev];
 }
 
+static struct net_ctx *ctx_find(const void *p)
+{
+	struct net_ctx *x = NULL;
+
+	if (!p)
+		return NULL;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_CTXS; i++)
+		if (ctxs[i] == p) {
+			x = ctxs[i];
+			break;
+		}
+	pthread_mutex_unlock(&lock);
+	return x;
+}
+
 nres_t axon_net_init(void **ctx, uint64_t comm_id,
 		     struct nccl_net_comm_config *config, nccl_net_logger_t log)
 {
+	struct net_ctx *x;
+	int i;
+
 	(void)comm_id;
-	(void)config;
 	if (log)
 		axon_net_logger = log;
-	if (ctx)
-		*ctx = &devs;	/* no state per communicator yet */
+	if (config && !tc_valid(config->traffic_class)) {
+		AXON_NET_WARN("init: traffic class %d: 0 to 255, or -1",
+			      config->traffic_class);
+		return NCCL_NET_INVALID_USAGE;
+	}
+	if (!ctx)
+		return devs_open();
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		return NCCL_NET_SYSTEM_ERROR;
+	x->magic = CTX_MAGIC;
+	x->tc = config ? config->traffic_class : -1;
+	pthread_mutex_lock(&lock);
+	for (i = 0; i < MAX_CTXS && ctxs[i]; i++)
+		;
+	if (i < MAX_CTXS)
+		ctxs[i] = x;
+	pthread_mutex_unlock(&lock);
+	if (i == MAX_CTXS) {
+		free(x);
+		return NCCL_NET_SYSTEM_ERROR;
+	}
+	*ctx = x;
 	return devs_open();
 }
 
 nres_t axon_net_finalize(void *ctx)
 {
-	return ctx == &devs ? NCCL_NET_OK : NCCL_NET_INVALID_ARGUMENT;
+	struct net_ctx *x = ctx_find(ctx);
+
+	if (!x)
+		return NCCL_NET_INVALID_ARGUMENT;
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_CTXS; i++)
+		if (ctxs[i] == x)
+			ctxs[i] = NULL;
+	pthread_mutex_unlock(&lock);
+	x->magic = 0;
+	free(x);
+	return NCCL_NET_OK;
 }
 
 nres_t axon_net_devices(int *n)
@@ -585,7 +745,7 @@ nres_t axon_net_make_vdevice(int *dev, struct nccl_net_vdev_props *props)
 nres_t axon_net_set_net_attr(void *ctx, struct nccl_net_attr *attr)
 {
 	/* hints on peers and flows: nothing here depends on them */
-	if (ctx != &devs || !attr)
+	if (!ctx_find(ctx) || !attr)
 		return NCCL_NET_INVALID_ARGUMENT;
 	return NCCL_NET_OK;
 }
@@ -694,7 +854,7 @@ static int qp_connect(struct comm *c, struct ibv_qp *qp,
 		.ah_attr = {
 			.is_global = 1,
 			.grh = { .sgid_index = c->dev->gid_index,
-				 .hop_limit = 64 },
+				 .hop_limit = 64, .traffic_class = c->tc },
 			.port_num = 1,
 		},
 	};
@@ -738,6 +898,7 @@ static void info_fill(struct comm *c, struct ibv_qp *qp, struct ibv_mr *area)
 	};
 	memcpy(c->local.gid, c->dev->gid.raw, 16);
 	c->local.transport = c->transport;
+	c->local.tc = c->tc;
 	if (c->transport == TRANSPORT_RUD) {
 		struct axondv_qp_attr k = { 0 };
 
@@ -753,6 +914,7 @@ static bool info_valid(const struct conn_info *i)
 	return i->magic == INFO_MAGIC && i->qpn && i->qpn < (1U << 24) &&
 	       i->psn < (1U << 24) && i->mtu >= IBV_MTU_256 &&
 	       i->mtu <= IBV_MTU_4096 && i->area_addr && i->area_rkey &&
+	       i->tc <= 255 && !i->reserved &&
 	       (i->transport == TRANSPORT_RC ||
 		(i->transport == TRANSPORT_RUD && i->rud_key));
 }
@@ -916,18 +1078,42 @@ nres_t axon_net_listen(void *ctx, int dev, void *handle, void **listen_comm)
 	return NCCL_NET_OK;
 }
 
+/* the traffic class the QP took, as the device reports it; -1 if unknown */
+static int qp_tc(struct ibv_qp *qp)
+{
+	struct ibv_qp_attr a;
+	struct ibv_qp_init_attr init;
+
+	if (ibv_query_qp(qp, &a, IBV_QP_AV, &init))
+		return -1;
+	return a.ah_attr.grh.traffic_class;
+}
+
 nres_t axon_net_connect(void *ctx, int dev, void *handle, void **send_comm,
 			ndevh_t **send_dev_comm)
 {
+	return axon_net_connect_tc(ctx, dev, -1, handle, send_comm,
+				   send_dev_comm);
+}
+
+nres_t axon_net_connect_tc(void *ctx, int dev, int traffic_class,
+			   void *handle, void **send_comm,
+			   ndevh_t **send_dev_comm)
+{
+	struct net_ctx *x = ctx_find(ctx);
 	struct axon_dev *d = dev_get(dev);
 	struct listen_handle *h = handle;
 	struct comm *c;
 	int r;
 
-	(void)ctx;
 	(void)send_dev_comm;
-	if (!d || !h || !send_comm)
+	if (!x || !d || !h || !send_comm)
 		return NCCL_NET_INVALID_ARGUMENT;
+	if (!tc_valid(traffic_class)) {
+		AXON_NET_WARN("connect: traffic class %d: 0 to 255, or -1",
+			      traffic_class);
+		return NCCL_NET_INVALID_USAGE;
+	}
 	/* NCCL calls again with the same handle until a comm comes back:
 	 * the comm in progress is kept in the handle's spare bytes */
 	if (h->magic != HANDLE_MAGIC)
@@ -939,17 +1125,21 @@ nres_t axon_net_connect(void *ctx, int dev, void *handle, void **send_comm,
 		struct sockaddr_in sa = { .sin_family = AF_INET };
 
 		enum transport t;
+		uint8_t tc;
 		nres_t ret;
 
 		if (!h->ip || !h->port)
 			return NCCL_NET_INVALID_ARGUMENT;
-		ret = transport_wanted(&t);
+		ret = tc_wanted(traffic_class, x, &tc);
+		if (!ret)
+			ret = transport_wanted(d, &t);
 		if (ret)
 			return ret;
 		c = comm_new(d, COMM_SEND);
 		if (!c)
 			return NCCL_NET_SYSTEM_ERROR;
 		c->transport = t;
+		c->tc = tc;
 		sa.sin_addr.s_addr = h->ip;
 		sa.sin_port = h->port;
 		c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -1012,9 +1202,10 @@ nres_t axon_net_connect(void *ctx, int dev, void *handle, void **send_comm,
 		memset((char *)handle + sizeof(*h), 0, sizeof(c));
 		*send_comm = c;
 		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
-			      "%s: send comm %s QP %u to QP %u", d->name,
+			      "%s: send comm %s QP %u to QP %u traffic class %d",
+			      d->name,
 			      c->transport == TRANSPORT_RUD ? "RUD" : "RC",
-			      c->qp->qp_num, c->remote.qpn);
+			      c->qp->qp_num, c->remote.qpn, qp_tc(c->qp));
 		return NCCL_NET_OK;
 	default:
 		goto fail;
@@ -1073,8 +1264,9 @@ nres_t axon_net_accept(void *listen_comm, void **recv_comm,
 			r = -2;
 			goto more;
 		}
-		/* the sender chose the transport */
+		/* the sender chose the transport and traffic class */
 		c->transport = c->remote.transport;
+		c->tc = (uint8_t)c->remote.tc;
 		if (c->transport == TRANSPORT_RUD && !dv.create_qp_ex) {
 			AXON_NET_WARN("accept: RUD asked for, no axondv here");
 			r = -3;
@@ -1113,9 +1305,10 @@ nres_t axon_net_accept(void *listen_comm, void **recv_comm,
 		l->pending = NULL;
 		*recv_comm = c;
 		AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
-			      "%s: recv comm %s QP %u from QP %u", l->dev->name,
+			      "%s: recv comm %s QP %u from QP %u traffic class %d",
+			      l->dev->name,
 			      c->transport == TRANSPORT_RUD ? "RUD" : "RC",
-			      c->qp->qp_num, c->remote.qpn);
+			      c->qp->qp_num, c->remote.qpn, qp_tc(c->qp));
 		return NCCL_NET_OK;
 	default:
 		r = -3;

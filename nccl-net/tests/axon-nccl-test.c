@@ -14,6 +14,10 @@
  *  - iflush after a receive into GPU (dma-buf) memory, none for host;
  *  - bad input to every entry point: an error code back, no crash;
  *  - comms closed in either order;
+ *  - a traffic class (v11's init config, v10's connect config) reaches
+ *    the QPs of both sides, as the plugin's log reports them from
+ *    ibv_query_qp; out of 0..255 it is refused; with AXON_NCCL_TRANSPORT
+ *    auto the plugin picks RUD only with axondv and two planes or more;
  *  - a ring all-reduce of uint32 sums, every element checked, with the
  *    bus bandwidth nccl-tests reports: algbw * 2 (n - 1) / n.
  *
@@ -70,6 +74,12 @@ static const char *transport = "rc";
 static int gpu_fd = -1;
 static int ctl_prev = -1, ctl_next = -1;
 static void *send_comm, *recv_comm, *listen_comm;
+/* from the plugin's log: the traffic class its last send and receive
+ * comms' QPs report (-2: none logged), the last transport it chose, and
+ * whether a device has RUD (axondv) */
+static int log_send_tc = -2, log_recv_tc = -2;
+static char log_choice[8];
+static bool log_rud_dev;
 
 static double now(void)
 {
@@ -104,6 +114,20 @@ static void logger(enum nccl_net_log_level level, unsigned long subsys,
 	va_end(ap);
 	tap_diag("%s %s:%d %s", level == NCCL_NET_LOG_WARN ? "WARN" : "INFO",
 		 file, line, msg);
+
+	const char *tc = strstr(msg, " traffic class ");
+	const char *t = strstr(msg, ": transport ");
+	size_t len = strlen(msg);
+
+	if (tc && strstr(msg, ": send comm "))
+		log_send_tc = atoi(tc + strlen(" traffic class "));
+	if (tc && strstr(msg, ": recv comm "))
+		log_recv_tc = atoi(tc + strlen(" traffic class "));
+	if (t)
+		sscanf(t + strlen(": transport "), "%7[A-Z]", log_choice);
+	if (!strncmp(msg, "NET/axon: device ", 17) && len > 5 &&
+	    !strcmp(msg + len - 5, ", RUD"))
+		log_rud_dev = true;
 }
 
 /* --- control sockets: handles and barriers with the ring neighbours --- */
@@ -338,6 +362,115 @@ static void bad_input_before_connect(void)
 	       "makeVDevice(NULL properties) fails");
 }
 #define N_BAD_BEFORE 16
+
+/* the planes of the device's port as the driver's counters show them */
+static int planes(void)
+{
+	char path[256];
+	int n = 0;
+
+	for (; n < 16; n++) {
+		snprintf(path, sizeof(path),
+			 "/sys/class/infiniband/%s/ports/1/hw_counters/plane%d_tx_pkts",
+			 props.name, n);
+		if (access(path, F_OK))
+			break;
+	}
+	return n ? n : 1;
+}
+
+/*
+ * A connection to ourselves: listening on the main context (no traffic
+ * class), connecting through the v11 table with context c or, with
+ * v10_tc >= -1, v10's connect with that traffic class; closed again.
+ * Returns connect's or accept's error, or -ETIMEDOUT.
+ */
+static int self_connect(void *c, int v10_tc)
+{
+	uint8_t handle[NCCL_NET_HANDLE_BYTES];
+	struct nccl_net_comm_config cfg = { .traffic_class = v10_tc };
+	void *lc = NULL, *sc = NULL, *rc = NULL;
+	double end = now() + timeout_s;
+	int ret = 0;
+
+	if (net->listen(ctx, dev, handle, &lc))
+		return -EINVAL;
+	log_send_tc = log_recv_tc = -2;
+	log_choice[0] = 0;
+	while ((!sc || !rc) && !ret && now() < end) {
+		if (!sc)
+			ret = v10_tc >= -1 ?
+			      net_v10->connect(dev, &cfg, handle, &sc, NULL) :
+			      net->connect(c, dev, handle, &sc, NULL);
+		if (!ret && !rc)
+			ret = net->accept(lc, &rc, NULL);
+	}
+	if (sc)
+		net->close_send(sc);
+	if (rc)
+		net->close_recv(rc);
+	net->close_listen(lc);
+	return ret ? ret : sc && rc ? 0 : -ETIMEDOUT;
+}
+
+/* traffic classes on both sides of a connection; the transport choice */
+static void traffic_class(void)
+{
+	struct nccl_net_comm_config cfg = { .traffic_class = 256 };
+	const char *forced = getenv("AXON_NCCL_TRANSPORT");
+	char *saved = forced ? strdup(forced) : NULL;
+	void *c = NULL;
+	int ret, n = planes();
+	bool rud;
+
+	ret = net->init(&c, 0x5678, &cfg, logger, NULL);
+	tap_ok(ret == NCCL_NET_INVALID_USAGE,
+	       "init with traffic class 256 fails with ncclInvalidUsage (%d)",
+	       ret);
+	cfg.traffic_class = -2;
+	ret = net->init(&c, 0x5678, &cfg, logger, NULL);
+	tap_ok(ret == NCCL_NET_INVALID_USAGE,
+	       "init with traffic class -2 fails with ncclInvalidUsage (%d)",
+	       ret);
+
+	/* the communicator's class: the receiver, whose own has none,
+	 * takes it from the connection */
+	cfg.traffic_class = 104;
+	c = NULL;
+	ret = net->init(&c, 0x5678, &cfg, logger, NULL);
+	if (!ret) {
+		setenv("AXON_NCCL_TRANSPORT", "auto", 1);
+		ret = self_connect(c, -2);
+		if (saved)
+			setenv("AXON_NCCL_TRANSPORT", saved, 1);
+		else
+			unsetenv("AXON_NCCL_TRANSPORT");
+	}
+	tap_ok(!ret && log_send_tc == 104 && log_recv_tc == 104,
+	       "traffic class 104 from v11's init config: the sending QP has %d, the receiving %d (%d)",
+	       log_send_tc, log_recv_tc, ret);
+	rud = log_rud_dev && n >= 2;
+	tap_ok(!ret && !strcmp(log_choice, rud ? "RUD" : "RC"),
+	       "AXON_NCCL_TRANSPORT=auto, %s, %d plane%s: %s chosen (expected %s)",
+	       log_rud_dev ? "axondv" : "no axondv", n, n == 1 ? "" : "s",
+	       log_choice, rud ? "RUD" : "RC");
+	if (c)
+		net->finalize(c);
+	free(saved);
+
+	/* v10: init without a context, the class per connect */
+	ret = net_v10 ? (int)net_v10->init(logger, NULL) : -EINVAL;
+	if (!ret)
+		ret = self_connect(NULL, 40);
+	tap_ok(!ret && log_send_tc == 40 && log_recv_tc == 40,
+	       "traffic class 40 from v10's connect config: the sending QP has %d, the receiving %d (%d)",
+	       log_send_tc, log_recv_tc, ret);
+	ret = net_v10 ? self_connect(NULL, 300) : -EINVAL;
+	tap_ok(ret == NCCL_NET_INVALID_USAGE,
+	       "v10's connect with traffic class 300 fails with ncclInvalidUsage (%d)",
+	       ret);
+}
+#define N_TC 6
 
 static void bad_input_connected(struct buf *b)
 {
@@ -927,7 +1060,8 @@ int main(int argc, char **argv)
 	}
 
 	tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE + N_SIZES +
-		 1 + N_ORDER + N_DEREG + N_FLUSH + N_OLDER + 2 * n_ar + 4);
+		 1 + N_ORDER + N_DEREG + N_FLUSH + N_OLDER + N_TC + 2 * n_ar +
+		 4);
 
 	/* 1. as NCCL's loader: the library by name, the newest table */
 	h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
@@ -966,6 +1100,7 @@ int main(int argc, char **argv)
 	}
 
 	bad_input_before_connect();
+	traffic_class();
 	ctl_setup(peers, port);
 	connect_ring();
 

@@ -5,7 +5,8 @@
 # AXON_NODE of a ring of AXON_NODES (one node: a ring of one, its own
 # peer). The driver loads the plugin by name, as NCCL does, from
 # LD_LIBRARY_PATH; its TAP stream is one subtest per transport and memory:
-#  1. RC (the plugin's default), host memory;
+#  1. RC (AXON_NCCL_TRANSPORT=rc; the plugin's auto picks RUD only with
+#     axondv and two planes or more), host memory;
 #  2. RUD (AXON_NCCL_TRANSPORT=rud: over the port's planes), host memory;
 #  3. RC, axon-gpu dma-bufs (tools/axon-vm --gpu), registered with
 #     regMrDmaBuf and flushed with iflush; a SKIP without /dev/axon_gpu0;
