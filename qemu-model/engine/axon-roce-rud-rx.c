@@ -203,8 +203,16 @@ static void axon_rud_abandon(AxonEngine *eng, AxonQp *qp, AxonRudMsg *m,
 static AxonRudMsg *axon_rud_msg(AxonEngine *eng, AxonQp *qp,
                                 const AxonPkt *pkt, const char **why)
 {
-    AxonRudMsg *m = &qp->rud->msg[pkt->msg_id % AXON_RUD_MSGS];
+    AxonRudMsg **held = &qp->rud->msg[pkt->msg_id % AXON_RUD_MSGS];
+    AxonRudMsg *m = *held;
 
+    if (!m) {
+        m = *held = axon_new0(AxonRudMsg, 1);
+        if (!m) {
+            *why = "out of memory";     /* the sender sends it again */
+            return NULL;
+        }
+    }
     if (m->active) {
         int32_t age = pkt->msg_id - m->msg_id;
 

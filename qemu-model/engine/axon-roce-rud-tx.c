@@ -140,7 +140,7 @@ unsigned axon_rud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
             AxonRudSlot *sl;
 
             psn = r->resend[r->rs_head];
-            r->rs_head = (r->rs_head + 1) % AXON_RUD_WINDOW;
+            r->rs_head = (r->rs_head + 1) & (r->nslots - 1);
             r->rs_count--;
             sl = axon_rud_slot(r, psn);
             sl->queued = false;
@@ -154,7 +154,8 @@ unsigned axon_rud_req_run(AxonEngine *eng, AxonQp *qp, unsigned budget)
             continue;
         }
         if (r->inflight >= MAX(r->cwnd / AXON_RUD_CWND_ONE, 1) ||
-            axon_psn_diff(r->next_psn, r->una) >= AXON_RUD_WINDOW) {
+            (axon_psn_diff(r->next_psn, r->una) >= (int32_t)r->nslots &&
+             !axon_rud_grow(r))) {
             break;
         }
         if (qp->req.cur == qp->req.sq_fetch) {

@@ -216,7 +216,7 @@ static void axon_rud_resend(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
     AxonRud *r = qp->rud;
 
     sl->queued = true;
-    r->resend[(r->rs_head + r->rs_count++) % AXON_RUD_WINDOW] = psn;
+    r->resend[(r->rs_head + r->rs_count++) & (r->nslots - 1)] = psn;
     axon_roce_schedule(eng, qp);
 }
 
@@ -261,6 +261,43 @@ void axon_rud_advance_una(AxonRud *r)
     while (r->una != r->next_psn && !axon_rud_slot(r, r->una)->live) {
         r->una = axon_psn_add(r->una, 1);
     }
+}
+
+/*
+ * The PSNs in flight fill the slots: twice as many, each slot in flight
+ * moved to its PSN's place in the larger ring, the resend queue laid out
+ * afresh. False at AXON_RUD_WINDOW or out of memory: the sender waits.
+ */
+bool axon_rud_grow(AxonRud *r)
+{
+    uint32_t n = r->nslots * 2, psn;
+    AxonRudSlot *slot;
+    uint32_t *resend;
+    unsigned i;
+
+    if (n > AXON_RUD_WINDOW) {
+        return false;
+    }
+    slot = axon_new0(AxonRudSlot, n);
+    resend = axon_new0(uint32_t, n);
+    if (!slot || !resend) {
+        free(slot);
+        free(resend);
+        return false;
+    }
+    for (psn = r->una; psn != r->next_psn; psn = axon_psn_add(psn, 1)) {
+        slot[psn & (n - 1)] = *axon_rud_slot(r, psn);
+    }
+    for (i = 0; i < r->rs_count; i++) {
+        resend[i] = r->resend[(r->rs_head + i) & (r->nslots - 1)];
+    }
+    free(r->slot);
+    free(r->resend);
+    r->slot = slot;
+    r->resend = resend;
+    r->nslots = n;
+    r->rs_head = 0;
+    return true;
 }
 
 /* A WQE fails; it completes (in order) and the QP goes to ERR. */

@@ -64,22 +64,47 @@ void axon_rud_timing_defaults(AxonRudTiming *t)
 
 bool axon_rud_qp_init(AxonQp *qp)
 {
-    qp->rud = axon_new0(AxonRud, 1);
-    if (!qp->rud) {
+    AxonRud *r = axon_new0(AxonRud, 1);
+
+    qp->rud = r;
+    if (!r) {
         return false;
     }
-    qp->rud->env = qp->eng->env;
-    qp->rud->t = &qp->eng->conf.cc.rud;
-    qp->rud->rto_timer = axon_env_timer_new(qp->rud->env, axon_rud_timer, qp);
+    r->env = qp->eng->env;
+    r->t = &qp->eng->conf.cc.rud;
+    r->nslots = AXON_RUD_SLOTS_MIN;
+    r->slot = axon_new0(AxonRudSlot, r->nslots);
+    r->resend = axon_new0(uint32_t, r->nslots);
+    r->rto_timer = axon_env_timer_new(r->env, axon_rud_timer, qp);
+    if (!r->slot || !r->resend) {
+        axon_rud_qp_free(qp);
+        return false;
+    }
     return true;
+}
+
+/* The messages the receiver made room for, gone: a QP back to its start. */
+static void axon_rud_msgs_free(AxonRud *r)
+{
+    unsigned i;
+
+    for (i = 0; i < AXON_RUD_MSGS; i++) {
+        free(r->msg[i]);
+        r->msg[i] = NULL;
+    }
 }
 
 void axon_rud_qp_free(AxonQp *qp)
 {
-    if (qp->rud) {
-        axon_env_timer_free(qp->rud->rto_timer);
-        free(qp->rud->rd);
-        free(qp->rud);
+    AxonRud *r = qp->rud;
+
+    if (r) {
+        axon_env_timer_free(r->rto_timer);
+        axon_rud_msgs_free(r);
+        free(r->rd);
+        free(r->slot);
+        free(r->resend);
+        free(r);
         qp->rud = NULL;
     }
 }
@@ -150,7 +175,7 @@ void axon_rud_rtr(AxonEngine *eng, AxonQp *qp)
 
     r->epsn = r->rx_high = rq_psn;
     memset(r->seen, 0, sizeof(r->seen));
-    memset(r->msg, 0, sizeof(r->msg));
+    axon_rud_msgs_free(r);
     free(r->rd);
     r->rd = NULL;
     r->unacked = 0;
@@ -183,7 +208,7 @@ void axon_rud_rts(AxonEngine *eng, AxonQp *qp)
         r->avoid_ns[k] = 0;
         r->lost_run[k] = 0;
     }
-    memset(r->slot, 0, sizeof(r->slot));
+    memset(r->slot, 0, r->nslots * sizeof(*r->slot));
 }
 
 /* In ERR: the receive WQEs messages had taken complete flushed too. */
@@ -193,15 +218,18 @@ void axon_rud_flush(AxonEngine *eng, AxonQp *qp)
     unsigned i;
 
     for (i = 0; i < AXON_RUD_MSGS; i++) {
-        AxonRudMsg *m = &r->msg[i];
+        AxonRudMsg *m = r->msg[i];
 
+        if (!m) {
+            continue;
+        }
         if (m->active && axon_rud_op_recv(m->op)) {
             axon_qp_cqe(eng, qp, true, m->recv_wr_id, m->recv_idx, AXON_WC_RECV,
                         AXON_WC_WR_FLUSH_ERR, 0, 0, 0);
         }
         m->active = false;
     }
-    memset(r->slot, 0, sizeof(r->slot));
+    memset(r->slot, 0, r->nslots * sizeof(*r->slot));
     r->inflight = 0;
     r->rs_count = 0;
     axon_env_timer_del(r->rto_timer);

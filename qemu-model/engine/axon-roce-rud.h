@@ -18,6 +18,12 @@
 #include "axon-roce.h"
 
 #define AXON_RUD_WINDOW         1024    /* PSNs in flight; the SACK bitmap */
+/*
+ * A sender's slots and resend ring start this large and double, up to
+ * AXON_RUD_WINDOW, when the PSNs in flight fill them: a QP costs what it
+ * has in flight, so a host can hold a QP for each of a thousand peers.
+ */
+#define AXON_RUD_SLOTS_MIN      16
 #define AXON_RUD_MSGS           AXON_RDMA_WINDOW    /* messages in progress */
 #define AXON_RUD_READ_PKTS      16      /* responses per READ request */
 #define AXON_RUD_ACK_EVERY      256     /* packets before an ACK goes at once */
@@ -54,6 +60,8 @@
 #define AXON_RUD_SLOT_REFUSALS  3
 
 AXON_BUILD_BUG_ON(AXON_RUD_WINDOW != IB_RUD_SACK_BYTES * 8);
+AXON_BUILD_BUG_ON(AXON_RUD_SLOTS_MIN & (AXON_RUD_SLOTS_MIN - 1));
+AXON_BUILD_BUG_ON(AXON_RUD_SLOTS_MIN < AXON_RUD_CWND_MIN);
 AXON_BUILD_BUG_ON(AXON_RUD_READ_PKTS > 64);
 
 /* A PSN the sender has used: what it carries, and its fate. */
@@ -119,10 +127,11 @@ struct AxonRud {
     int64_t avoid_until[AXON_MAX_PLANES];
     int64_t avoid_ns[AXON_MAX_PLANES];  /* next avoidance, 0: none yet */
     uint8_t lost_run[AXON_MAX_PLANES];  /* losses since one arrived */
-    uint32_t resend[AXON_RUD_WINDOW];
+    uint32_t nslots;            /* a power of 2: the most PSNs in flight */
+    AxonRudSlot *slot;          /* by PSN % nslots */
+    uint32_t *resend;           /* a ring of nslots PSNs */
     unsigned rs_head, rs_count;
     AxonTimer *rto_timer;
-    AxonRudSlot slot[AXON_RUD_WINDOW];
 
     /* receiver */
     uint32_t epsn;              /* every PSN before it arrived */
@@ -133,13 +142,13 @@ struct AxonRud {
     uint32_t ack_psn;
     uint8_t err_syndrome;       /* a NAK owed: 0, or AETH_NAK << 5 | code */
     uint32_t err_psn, err_msg;
-    AxonRudMsg msg[AXON_RUD_MSGS];
+    AxonRudMsg *msg[AXON_RUD_MSGS];     /* made when a packet opens one */
     AxonRudRead *rd;            /* by PSN % window: from the first READ */
 };
 
 static inline AxonRudSlot *axon_rud_slot(AxonRud *r, uint32_t psn)
 {
-    return &r->slot[psn % AXON_RUD_WINDOW];
+    return &r->slot[psn & (r->nslots - 1)];
 }
 
 static inline int64_t axon_rud_now(const AxonRud *r)
@@ -172,6 +181,7 @@ void axon_rud_queue(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
                     uint32_t psn, bool timer);
 void axon_rud_slot_done(AxonQp *qp, AxonRudSlot *sl);
 void axon_rud_advance_una(AxonRud *r);
+bool axon_rud_grow(AxonRud *r);
 void axon_rud_fail(AxonEngine *eng, AxonQp *qp, AxonSwqe *e,
                    uint8_t status);
 int64_t axon_rud_pto(AxonRud *r);

@@ -714,6 +714,55 @@ static bool t_qp_scale(int arg)
     return ok;
 }
 
+/*
+ * What a RUD QP costs grows with what it has in flight: thousands of
+ * unused ones cost a few KiB each (a host of an all-to-all holds one for
+ * every peer), and a QP's sender makes room as its window fills.
+ */
+static bool t_rud_qp_memory(int arg)
+{
+    const uint32_t fillers = 4096;
+    const TWireConf wire = { .delay_ns = 100000 };
+    Pair p;
+    size_t base, full, grown;
+    uint64_t qpn;
+    uint32_t i;
+    bool ok = pair_open(&p, 2, seed + 63, AXON_QPT_RUD, 1024, 7);
+
+    base = mallinfo2().uordblks;
+    for (i = 0; ok && i < fillers; i++) {
+        ok = D_CHECK(filler_qp(&p.n[1], AXON_QPT_RUD, p.cq[1]->cqn, &qpn) ==
+                     AXON_ADMIN_SUCCESS, "filler RUD QP %u not made", i);
+    }
+    full = mallinfo2().uordblks;
+    if (ok && MALLINFO_COUNTS) {
+        tap_diag("%u RUD QPs of one WQE: %zu bytes each", fillers,
+                 (full - base) / fillers);
+        ok = D_CHECK(full - base < (size_t)fillers * 8 * KiB,
+                     "%zu bytes for %u RUD QPs", full - base, fillers);
+    }
+    ok = ok && xfer(&p, AXON_WR_SEND, 1000, 1);
+    /* a round trip of 200 us: the window, not the ACKs, bounds the sender */
+    world_set_wire(p.w, &wire);
+    base = mallinfo2().uordblks;
+    ok = ok && xfer(&p, AXON_WR_RDMA_WRITE, 4 * MiB, 2) &&
+         xfer(&p, AXON_WR_SEND, 1 * MiB, 3);
+    grown = mallinfo2().uordblks;
+    if (ok && MALLINFO_COUNTS) {
+        /*
+         * The wire window at path MTU 1024 is 256 packets: 240 slots more
+         * than the first 16, each over 40 bytes (their PSN and offsets,
+         * send time and order, the READ responses it has).
+         */
+        tap_diag("the sender's slots after 4 MiB: %zu bytes more",
+                 grown - base);
+        ok = D_CHECK(grown > base + 240 * 40,
+                     "the window never grew: %zu bytes more", grown - base);
+    }
+    pair_close(&p);
+    return ok;
+}
+
 /* A CQ of two CQEs, never used: a device's CQ count filled. */
 static uint16_t filler_cq(DNode *n, uint64_t *cqn)
 {
@@ -2352,6 +2401,7 @@ int main(int argc, char **argv)
     add(t_odp, 2, "odp: read-only page, faults failed or lost");
     add(t_qp_scale, 0, "65,536 QPs: the last one's doorbells, memory by use");
     add(t_cq_mr_scale, 0, "65,536 CQs and MRs: traffic, memory by use");
+    add(t_rud_qp_memory, 0, "4,096 RUD QPs: memory by what is in flight");
     add(t_wq_align, 0, "work queues aligned to their WQE size, packed");
     add(t_rnr, 0, "rc SEND before its receive: RNR, then completes");
     add(t_rnr, 1, "rc RNR retries exceeded");
