@@ -291,6 +291,7 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
         .max_pd = s->max_pd,
         .wire_loopback = s->wire_loopback,
         .tx_ce_every = s->tx_ce_every,
+        .rud_trim_dscp = s->rud_trim_dscp,
         .cc = s->cc,
     };
 

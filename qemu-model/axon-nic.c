@@ -192,7 +192,8 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_QP_LIVE | AXON_CAP_WIRE_TEST |
               AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
               AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS |
-              AXON_CAP_MCAST | AXON_CAP_XRC | AXON_CAP_ODP;
+              AXON_CAP_MCAST | AXON_CAP_XRC | AXON_CAP_ODP |
+              AXON_CAP_RUD_TRIM;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -439,6 +440,10 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
                    "1..dcqcn-line-rate, dcqcn-g-shift in 1..16");
         return;
     }
+    if (s->rud_trim_dscp > 63) {
+        error_setg(errp, "axon-nic: rud-trim-dscp must be in 0..63");
+        return;
+    }
     if (s->cc.rud.rto_min_ns < 0 || s->cc.rud.late_min_ns < 0 ||
         s->cc.rud.target_q_ns < 0) {
         error_setg(errp, "axon-nic: rud-rto-min-ns, rud-late-min-ns and "
@@ -533,6 +538,7 @@ static Property axon_nic_properties[] = {
     DEFINE_PROP_INT64("rud-late-min-ns", AxonNicState, cc.rud.late_min_ns, 0),
     DEFINE_PROP_INT64("rud-target-queue-ns", AxonNicState,
                       cc.rud.target_q_ns, 0),
+    DEFINE_PROP_UINT8("rud-trim-dscp", AxonNicState, rud_trim_dscp, 0),
     DEFINE_PROP_UINT32("x-tx-reorder-every", AxonNicState, tx_reorder_every,
                        0),
     DEFINE_PROP_END_OF_LIST(),

@@ -136,6 +136,7 @@ struct AxonNicState {
     uint32_t tx_drop_every; /* test hook: lose every Nth RoCE frame */
     uint32_t tx_reorder_every; /* test hook: swap it with the next one */
     uint32_t tx_ce_every;   /* test hook: mark every Nth ECT frame CE */
+    uint8_t rud_trim_dscp;  /* rud-trim-dscp: a trimming switch's, 0 none */
     AxonCcConf cc;          /* dcqcn=, dcqcn-* */
     /* test hook x-rx-tx-max: the most RoCE frames one received frame sent */
     uint32_t rx_tx_max;

@@ -164,6 +164,7 @@ const std::map<std::string, Key> &keys()
         { "ecn_kmin", uint_key(&Config::ecn_kmin) },
         { "ecn_kmax", uint_key(&Config::ecn_kmax) },
         { "ecn_pmax", double_key(&Config::ecn_pmax) },
+        { "trim_dscp", uint_key(&Config::trim_dscp) },
         { "loss", double_key(&Config::loss) },
         { "reconverge", ns_key(&Config::reconverge_ns) },
         { "failure",

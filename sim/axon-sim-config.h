@@ -41,6 +41,11 @@ struct Config {
     uint32_t queue_bytes = 1 << 20;     /* each switch port's tail drop */
     uint32_t ecn_kmin = 100 << 10, ecn_kmax = 400 << 10;   /* RED marking */
     double ecn_pmax = 0.2;
+    /*
+     * 1..63: switches trim the RUD DATA frames they have no room for to
+     * their headers, with this DSCP, which the NICs are told; 0: drop
+     */
+    uint8_t trim_dscp = 0;
     double loss = 0;                    /* per link, each frame */
     int64_t reconverge_ns = 100000;     /* failed uplinks leave ECMP */
     std::vector<Failure> failures;

@@ -37,7 +37,7 @@ namespace axonsim {
 
 struct PortStats {
     uint64_t tx_bytes = 0, tx_frames = 0;
-    uint64_t queue_drops = 0, marks = 0;
+    uint64_t queue_drops = 0, marks = 0, trims = 0;
     uint64_t max_queue = 0, queue_sum = 0, queue_samples = 0;
 };
 
@@ -45,6 +45,7 @@ struct FabricTotals {
     uint64_t frames = 0;                /* switch hops */
     uint64_t queue_drops = 0, loss_drops = 0, down_drops = 0, no_route = 0;
     uint64_t marks = 0, max_queue = 0;
+    uint64_t trims = 0;                 /* frames trimmed, not dropped */
     /* the busiest port's mean queue, as the frames arriving there saw it */
     uint64_t mean_queue = 0;
 };

@@ -112,6 +112,7 @@ bool Host::start(std::string *why)
     memcpy(conf.mac, mac_, 6);
     conf.planes = c_.planes;
     conf.max_pd = 4;
+    conf.rud_trim_dscp = c_.trim_dscp;
     conf.cc.dcqcn = c_.transport == Transport::RC_DCQCN;
     conf.cc.rud_window = c_.transport == Transport::RUD_CC;
     conf.cc.line_rate = (uint32_t)(c_.link_gbps * 1000);

@@ -86,7 +86,7 @@ std::string report_header()
     return "scenario,transport,workload,hosts,planes,bytes,messages,"
            "messages_done,completion_ns,ideal_ns,completion_over_ideal,"
            "slowdown_p50,slowdown_p99,goodput_gbps,jain,bottleneck_util,"
-           "queue_drops,loss_drops,down_drops,no_route,ecn_marks,"
+           "queue_drops,trimmed,loss_drops,down_drops,no_route,ecn_marks,"
            "max_queue_bytes,mean_queue_bytes,switch_hops,engine_tx_pkts,"
            "retransmits,"
            "cnp_sent,bytes_placed,wqes_unplaced,bytes_wrong,bad_completions,"
@@ -210,7 +210,7 @@ bool report_run(const Config &c, const Traffic &t, const Fabric &f,
       << fmt(percentile(slow, 0.5)) << ',' << fmt(percentile(slow, 0.99))
       << ',' << (end ? fmt(bytes * 8.0 / end) : "0") << ','
       << fmt(jain(rates)) << ',' << util << ',' << ft.queue_drops << ','
-      << ft.loss_drops << ',' << ft.down_drops << ',' << ft.no_route << ','
+      << ft.trims << ',' << ft.loss_drops << ',' << ft.down_drops << ',' << ft.no_route << ','
       << ft.marks << ',' << ft.max_queue << ',' << ft.mean_queue << ','
       << ft.frames << ',' << tx
       << ',' << retx << ',' << cnp << ',' << t.stats().bytes_placed << ','

@@ -116,6 +116,8 @@ static uint32_t axon_engine_stat_raw(AxonEngine *eng, uint32_t reg)
         return eng->stats.rud_drops;
     case AXON_REG_STAT_RUD_DUPS:
         return eng->stats.rud_dups;
+    case AXON_REG_STAT_RUD_TRIMS:
+        return eng->stats.rud_trims;
     case AXON_REG_STAT_ODP_FAULTS:
         return eng->stats.odp_faults;
     case AXON_REG_STAT_ODP_WAITS:

@@ -66,6 +66,11 @@ typedef struct AxonEngineConf {
     uint32_t max_pd;
     bool wire_loopback;         /* test hook: local QPs talk over the wire */
     uint32_t tx_ce_every;       /* test hook: mark every Nth ECT frame CE */
+    /*
+     * The DSCP a switch gives a RUD DATA packet it trimmed to its
+     * headers (1..63), 0: none is taken as trimmed (axon-roce-net.c).
+     */
+    uint8_t rud_trim_dscp;
     AxonCcConf cc;
 } AxonEngineConf;
 

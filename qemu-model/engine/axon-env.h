@@ -352,6 +352,8 @@ void axon_env_guest_error(AxonEnv *env, const char *fmt, ...)
       (qpn, psn, timer, plane, age_us, srtt_us, rttvar_us)) \
     X(rud_probe, \
       (uint32_t qpn, uint32_t psn, int64_t age_us), (qpn, psn, age_us)) \
+    X(rud_trimmed, \
+      (uint32_t qpn, uint32_t psn, uint8_t plane), (qpn, psn, plane)) \
     X(set_gid, (uint32_t index, uint32_t type), (index, type))
 
 #define AXON_ENV_UNPAREN(...) __VA_ARGS__

@@ -347,6 +347,7 @@ typedef struct AxonRdmaStats {
     uint32_t ce_count;          /* x-tx-ce-every: ECN-capable frames sent */
     uint32_t rud_drops;         /* RUD packets dropped */
     uint32_t rud_dups;          /* RUD packets received again */
+    uint32_t rud_trims;         /* RUD DATA packets that came trimmed */
     uint32_t odp_faults;        /* page faults posted (or lost) */
     uint32_t odp_waits;         /* packets held back for a page */
 } AxonRdmaStats;

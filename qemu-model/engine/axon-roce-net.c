@@ -378,15 +378,19 @@ unsigned axon_roce_qp_plane(AxonEngine *eng, const AxonQp *qp)
     return axon_roce_udp_sport(qp, &path) % eng->conf.planes;
 }
 
-/* Decodes the IB headers of a received packet; NULL if they are good. */
+/*
+ * Decodes the IB headers of a received packet, tail bytes after its
+ * payload (the ICRC, or none: trimmed); NULL if they are good.
+ */
 static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
-                                      AxonPkt *pkt, unsigned *hdr_len)
+                                      unsigned tail, AxonPkt *pkt,
+                                      unsigned *hdr_len)
 {
     uint16_t flags;
     const uint8_t *q;
     unsigned n;
 
-    if (len < IB_BTH_LEN + IB_ICRC_LEN) {
+    if (len < IB_BTH_LEN + tail) {
         return "short";
     }
     pkt->opcode = ib[0];
@@ -403,10 +407,10 @@ static const char *axon_roce_check_ib(const uint8_t *ib, size_t len,
     pkt->ackreq = ib[8] & 0x80;
     pkt->psn = ldl_be_p(ib + 8) & AXON_PSN_MASK;
     n = axon_ib_hdr_len(flags);
-    if (len < n + pkt->pad + IB_ICRC_LEN) {
+    if (len < n + pkt->pad + tail) {
         return "short";
     }
-    pkt->len = len - n - pkt->pad - IB_ICRC_LEN;
+    pkt->len = len - n - pkt->pad - tail;
     if (!(flags & OP_PAYLOAD) && (pkt->len || pkt->pad)) {
         return "payload";
     }
@@ -546,6 +550,21 @@ static bool axon_roce_parse(AxonEngine *eng, const uint8_t *buf, size_t size,
 }
 
 /*
+ * A RUD DATA packet a switch cut to its headers, as the device was told
+ * it marks them: the DSCP and nothing after the RUDETH. Its ICRC went
+ * with its payload, so nothing but the connection key vouches for it,
+ * and all it can do is have one packet in flight sent again.
+ */
+static bool axon_roce_trimmed(AxonEngine *eng, const AxonRoceFrame *f)
+{
+    uint8_t dscp = (f->l3_len == 20 ? f->l3[1] : ldl_be_p(f->l3) >> 20) >> 2;
+
+    return eng->conf.rud_trim_dscp && dscp == eng->conf.rud_trim_dscp &&
+           f->ib_len == IB_BTH_LEN + AXON_RUDETH_LEN &&
+           f->ib[0] == IB_RUD_DATA;
+}
+
+/*
  * A frame from the wire: false if it is not RoCEv2. Else *why says why it
  * is dropped, or is NULL and pkt holds it decoded (pointing into frame).
  */
@@ -564,14 +583,21 @@ bool axon_roce_decode(AxonEngine *eng, const uint8_t *frame, size_t len,
         *why = "device not ready";
     }
     if (!*why) {
-        *why = axon_roce_check_ib(f.ib, f.ib_len, pkt, &hdr_len);
+        pkt->trimmed = axon_roce_trimmed(eng, &f);
+        *why = axon_roce_check_ib(f.ib, f.ib_len,
+                                  pkt->trimmed ? 0 : IB_ICRC_LEN, pkt,
+                                  &hdr_len);
+    }
+    if (!*why && pkt->trimmed && pkt->pad) {
+        *why = "trimmed packet's pad";
     }
     if (*why) {
         return true;
     }
-    icrc = axon_roce_icrc(f.l3, f.l3_len, f.ib, hdr_len, pkt->payload,
+    icrc = pkt->trimmed ? 0 :
+           axon_roce_icrc(f.l3, f.l3_len, f.ib, hdr_len, pkt->payload,
                           pkt->len + pkt->pad);
-    if (icrc != ldl_le_p(f.ib + f.ib_len - IB_ICRC_LEN)) {
+    if (!pkt->trimmed && icrc != ldl_le_p(f.ib + f.ib_len - IB_ICRC_LEN)) {
         *why = "ICRC";
         return true;
     }

@@ -93,6 +93,25 @@ static uint8_t axon_rud_nak_status(uint8_t syndrome)
     }
 }
 
+/*
+ * A switch trimmed the packet at err_psn: it goes again now, if it is
+ * still in flight as the notice names it (a late notice is news of
+ * nothing).
+ */
+static void axon_rud_trim_notice(AxonEngine *eng, AxonQp *qp,
+                                 const AxonPkt *pkt)
+{
+    AxonRud *r = qp->rud;
+    AxonRudSlot *sl = axon_rud_slot(r, pkt->err_psn);
+
+    if (axon_psn_diff(pkt->err_psn, r->una) >= 0 &&
+        axon_psn_diff(pkt->err_psn, r->next_psn) < 0 &&
+        sl->live && !sl->read &&
+        axon_win(qp, sl->wqe)->rud.msg_id == pkt->err_msg) {
+        axon_rud_trimmed(eng, qp, sl, pkt->err_psn);
+    }
+}
+
 static void axon_rud_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     AxonRud *r = qp->rud;
@@ -123,6 +142,9 @@ static void axon_rud_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
                           axon_rud_nak_status(pkt->syndrome));
             return;
         }
+    }
+    if (pkt->syndrome == AXON_RUD_SYN_TRIMMED) {
+        axon_rud_trim_notice(eng, qp, pkt);
     }
     for (psn = r->una; axon_psn_diff(psn, pkt->psn) < 0;
          psn = axon_psn_add(psn, 1)) {

@@ -89,7 +89,7 @@ void axon_rud_send_ack(AxonEngine *eng, AxonQp *qp)
             bitmap[i / 8] |= 1 << (i % 8);
         }
     }
-    if (r->err_syndrome) {
+    if (r->err_syndrome >> AETH_TYPE_SHIFT == AETH_NAK) {
         eng->stats.naks++;
         qp->stats.err_naks_sent++;
     }
@@ -398,6 +398,28 @@ static const char *axon_rud_check_req(const AxonQp *qp, const AxonPkt *pkt)
     return NULL;
 }
 
+/*
+ * A DATA packet a switch trimmed to its headers: unless it came whole
+ * already, the sender hears of it at once (AXON_RUD_SYN_TRIMMED, with the
+ * SACK), instead of from later packets' SACKs or its timer.
+ */
+static void axon_rud_trimmed_rx(AxonEngine *eng, AxonQp *qp,
+                                const AxonPkt *pkt, int32_t d)
+{
+    AxonRud *r = qp->rud;
+
+    if (d < 0 || axon_rud_seen(r, pkt->psn)) {
+        axon_rud_drop(eng, qp, pkt, "trimmed copy of a packet that came");
+        return;
+    }
+    eng->stats.rud_trims++;
+    r->err_syndrome = AXON_RUD_SYN_TRIMMED;
+    r->err_psn = pkt->psn;
+    r->err_msg = pkt->msg_id;
+    r->ack_psn = pkt->psn;
+    axon_rud_send_ack(eng, qp);
+}
+
 /* A DATA packet or READ request, from the peer (its key checked). */
 void axon_rud_req_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
@@ -420,6 +442,10 @@ void axon_rud_req_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
     /* a sender sends nothing again from before its window */
     if (d < -AXON_RUD_WINDOW) {
         axon_rud_drop(eng, qp, pkt, "PSN behind the window");
+        return;
+    }
+    if (pkt->trimmed) {
+        axon_rud_trimmed_rx(eng, qp, pkt, d);
         return;
     }
     why = axon_rud_check_req(qp, pkt);

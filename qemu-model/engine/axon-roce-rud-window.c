@@ -220,6 +220,26 @@ static void axon_rud_resend(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
     axon_roce_schedule(eng, qp);
 }
 
+/*
+ * A switch trimmed the packet: its plane queues, so it is avoided for a
+ * round trip as for a mark, the window takes it as a packet marked (a
+ * full queue's signal, as NSCC takes a trim), and it goes again now.
+ */
+void axon_rud_trimmed(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
+                      uint32_t psn)
+{
+    AxonRud *r = qp->rud;
+
+    if (sl->queued) {
+        return;
+    }
+    axon_trace_rud_trimmed(eng->env, qp->qpn, psn, sl->plane);
+    r->avoid_until[sl->plane] = MAX(r->avoid_until[sl->plane],
+                                    axon_rud_now(r) + r->srtt_ns);
+    axon_rud_cwnd_acked(qp, 1, 1);
+    axon_rud_resend(eng, qp, sl, psn);
+}
+
 void axon_rud_queue(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
                     uint32_t psn, bool timer)
 {

@@ -179,6 +179,8 @@ void axon_rud_arm(AxonRud *r, int64_t when);
 int64_t axon_rud_late_at(AxonRud *r, const AxonRudSlot *sl);
 void axon_rud_queue(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
                     uint32_t psn, bool timer);
+void axon_rud_trimmed(AxonEngine *eng, AxonQp *qp, AxonRudSlot *sl,
+                      uint32_t psn);
 void axon_rud_slot_done(AxonQp *qp, AxonRudSlot *sl);
 void axon_rud_advance_una(AxonRud *r);
 bool axon_rud_grow(AxonRud *r);

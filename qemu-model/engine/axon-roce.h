@@ -86,6 +86,7 @@ typedef struct AxonPkt {
     const uint8_t *l3;          /* received: its IP header (a UD GRH) */
     unsigned l3_len;
     uint8_t ecn;                /* received: the IP header's ECN field */
+    bool trimmed;               /* received: RUD DATA cut to its headers */
     /* RUD (RUDETH, SACKETH) */
     uint64_t key;               /* the receiving QP's */
     uint32_t msg_id;

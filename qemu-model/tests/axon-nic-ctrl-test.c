@@ -20,6 +20,9 @@ static void test_identity(void)
                     AXON_DEV_VERSION_MAJOR);
     g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_ADMIN_QUEUE, !=, 0);
     g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_ETHERNET, !=, 0);
+    /* trimmed packets: none taken as such without rud-trim-dscp */
+    g_assert_cmphex(rd(a, AXON_REG_CAPS) & AXON_CAP_RUD_TRIM, !=, 0);
+    g_assert_cmpuint(rd(a, AXON_REG_STAT_RUD_TRIMS), ==, 0);
     g_assert_cmpuint(rd(a, AXON_REG_FW_VERSION), !=, 0);
     g_assert_cmpuint(rd(a, AXON_REG_STATUS), ==, 0);
     g_assert_cmpuint(qpci_msix_table_size(a->dev), ==, AXON_MSIX_NUM_VECTORS);

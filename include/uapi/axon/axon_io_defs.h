@@ -404,12 +404,14 @@ struct axon_sge {
  *
  *   0  key      8  the receiving QP's key
  *   8  syndrome 1  0, or a NAK: 0x60 | code (1 invalid request, 2
- *                  remote access, 3 remote operation)
+ *                  remote access, 3 remote operation), or
+ *                  ``AXON_RUD_SYN_TRIMMED``
  *   9  ce       1  packets marked Congestion Experienced since the last
  *   10 reserved 2
  *   12 ack_psn  4  the PSN of the packet that asked for this ACK
- *   16 err_psn  4  with a NAK: the PSN refused
- *   20 err_msg  4  with a NAK: the msg_id of the packet refused
+ *   16 err_psn  4  with a NAK: the PSN refused; trimmed: the PSN cut
+ *   20 err_msg  4  with a NAK: the msg_id of the packet refused (trimmed:
+ *                  of the packet cut)
  *
  * ``AXON_RUDETH_*`` and ``AXON_SACKETH_*`` are the offsets; the fields'
  * meaning is in Documentation/rud.rst.
@@ -418,6 +420,14 @@ struct axon_sge {
 #define AXON_RUD_OPCODE_READ_REQ	0xc1
 #define AXON_RUD_OPCODE_READ_RESP	0xc2
 #define AXON_RUD_OPCODE_ACK		0xc3
+
+/*
+ * The ACK syndrome of a trimmed DATA packet's notice: a switch cut the
+ * packet to its headers instead of dropping it (Documentation/rud.rst,
+ * "Trimmed packets"); the sender sends it again. Not a NAK: a device
+ * that does not know it reads it as a plain ACK.
+ */
+#define AXON_RUD_SYN_TRIMMED		0x40
 
 #define AXON_RUD_OP_SEND		0
 #define AXON_RUD_OP_SEND_IMM		1

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		18
+#define AXON_DEV_VERSION_MINOR		19
 
 /**
  * DOC: VERSION register
@@ -202,6 +202,9 @@ enum axon_msix_vector {
  *	lost
  * @AXON_REG_STAT_ODP_WAITS: RO, ``AXON_CAP_ODP``: packets not sent, RNR
  *	NAKed or dropped because a QP waited for a page
+ * @AXON_REG_STAT_RUD_TRIMS: RO, ``AXON_CAP_RUD_TRIM``: RUD DATA packets that
+ *	arrived trimmed by a switch (the ``rud-trim-dscp`` property), each
+ *	answered with a notice that has it sent again
  * @AXON_REG_ETH_CTRL: RW, ``AXON_ETH_CTRL_*`` (see "Ethernet function")
  * @AXON_REG_ETH_MTU: RW, L3 MTU, ``AXON_ETH_MIN_MTU`` ..
  *	``AXON_ETH_MAX_MTU``; reset value 0
@@ -309,6 +312,7 @@ enum axon_reg {
 	AXON_REG_STAT_RUD_DUPS	= 0xe8,
 	AXON_REG_STAT_ODP_FAULTS = 0xec,
 	AXON_REG_STAT_ODP_WAITS	= 0xf0,
+	AXON_REG_STAT_RUD_TRIMS	= 0xf4,
 
 	AXON_REG_ETH_CTRL	= 0x100,
 	AXON_REG_ETH_MTU	= 0x104,
@@ -494,6 +498,11 @@ enum axon_reg {
  *         MAP_PAGES, UNMAP_PAGES, RESUME_QP and ``AXON_EVENT_PAGE_FAULT``;
  *         see "On-demand paging" in axon_admin_cmds_defs.h), interface
  *         1.18
+ *   25:25 : rud_trim - AXON_CAP_RUD_TRIM: a RUD DATA packet a switch
+ *         trimmed to its headers, marked with the DSCP the device was told
+ *         (its ``rud-trim-dscp`` property), is answered with a notice that
+ *         has the sender send it again (``AXON_RUD_SYN_TRIMMED``) and
+ *         counted in ``AXON_REG_STAT_RUD_TRIMS``, interface 1.19
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -520,6 +529,7 @@ enum axon_reg {
 #define AXON_CAP_MCAST			0x400000
 #define AXON_CAP_XRC			0x800000
 #define AXON_CAP_ODP			0x1000000
+#define AXON_CAP_RUD_TRIM		0x2000000
 
 /**
  * DOC: FW_VERSION register

@@ -12,7 +12,9 @@
  *   op & 3 == 2: the world runs for (op >> 2) * 10 us of virtual time
  *   op & 3 == 3: node 0 posts a WRITE of 4 KiB on one of its QPs
  *
- * and the world runs until idle (a bounded virtual time). Sanitizers catch
+ * and the world runs until idle (a bounded virtual time). The engines take
+ * DSCP 10 as a trimming switch's (rud_trim_dscp), so a frame can reach
+ * the trimmed-packet path too. Sanitizers catch
  * memory errors; the target aborts if an engine is re-entered or writes
  * outside the memory it was given (checked by the env's bounds).
  *
@@ -75,7 +77,7 @@ static void check(bool ok, const char *what)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    TWorld *w = world_new(2, 2, D_MEM_SIZE, 1);
+    TWorld *w;
     DNode n[2];
     DQp *qp[2][2];
     Hdr h = {};
@@ -84,6 +86,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     uint32_t posted = 0;
     int k;
 
+    world_rud_trim_dscp = 10;
+    w = world_new(2, 2, D_MEM_SIZE, 1);
     check(w && d_pair(w, &n[0], &n[1]), "setup");
     for (k = 0; k < 2; k++) {
         DCq *cq = d_cq(&n[k], 1024);

@@ -111,6 +111,8 @@ static bool chance(TWorld *w, uint32_t ppm)
 
 /* ---- the world ------------------------------------------------------- */
 
+uint8_t world_rud_trim_dscp;
+
 TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
                   uint64_t seed)
 {
@@ -134,6 +136,7 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
             .mac = { 0x52, 0x54, 0x00, 0xa0, 0x00, (uint8_t)(i + 1) },
             .planes = planes,
             .max_pd = 64,
+            .rud_trim_dscp = world_rud_trim_dscp,
         };
 
         n->w = w;

@@ -90,6 +90,8 @@ typedef struct TWorldStats {
 TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
                   uint64_t seed);
 void world_free(TWorld *w);
+/* The DSCP of trimmed frames the engines made from now on are told */
+extern uint8_t world_rud_trim_dscp;
 
 TNode *world_node(TWorld *w, unsigned i);
 AxonEngine *world_engine(TWorld *w, unsigned i);

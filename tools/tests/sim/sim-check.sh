@@ -6,7 +6,8 @@
 # every byte placed where it belongs, twice with the same CSVs; a pcap of
 # a link decodes as RoCE v2 with valid ICRCs; a dead plane stalls RC and
 # not RUD; the NIC's message rate holds; a background permutation beside
-# a ring all-reduce completes, checked, with the same CSVs twice.
+# a ring all-reduce completes, checked, with the same CSVs twice; RUD
+# through switches that trim loses no frame.
 #
 # Usage: tools/tests/sim/sim-check.sh   (TAP)
 set -u
@@ -17,7 +18,7 @@ sim=$repo/sim/axon-sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-plan 13
+plan 15
 
 check "axon-sim builds" sh -c "make -C '$repo/sim' > '$work/build.log' 2>&1" ||
 	tail -n 20 "$work/build.log" | sed 's/^/# /'
@@ -87,4 +88,14 @@ check "check-bg.scn again: the same summary and flows CSVs" sh -c "
 	for t in rc rc-dcqcn rud rud-nscc; do for k in flows bg-flows; do
 		cmp '$work/g1/check-bg-'\$t-\$k.csv '$work/g2/check-bg-'\$t-\$k.csv || exit 1
 	done; done"
+check "check-trim.scn: RUD through trimming switches, every byte checked (exit 0)" \
+	run t check-trim
+sed 's/^/# /' "$work/t/log"
+tr=$work/t/check-trim-summary.csv
+col "$tr" trimmed | sed 's/^/# trimmed: /'
+check "check-trim.scn: frames trimmed, none dropped, every message done" sh -c "
+	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if (\$i == \"trimmed\") t = i
+			if (\$i == \"queue_drops\") q = i } next }
+		\$7 != \$8 || \$t == 0 || \$q != 0 { bad = 1 }
+		END { exit NR != 3 || bad }' '$tr'"
 finish
