@@ -30,7 +30,7 @@
  */
 #define AXON_MAX_AH 65536
 /* 32-bit wrapping device counters shown as rdma hw counters: the port's */
-#define AXON_NUM_WRAP_STATS 18
+#define AXON_NUM_WRAP_STATS 19
 /* ... and each plane's, with AXON_CAP_PLANES: tx, rx, drops */
 #define AXON_PLANE_STATS 3
 #define AXON_NUM_ALL_WRAP_STATS \

@@ -38,6 +38,7 @@ enum axon_hw_stat {
 	AXON_STAT_ECN_MARKED,
 	AXON_STAT_RUD_DROPS,
 	AXON_STAT_RUD_DUPS,
+	AXON_STAT_RUD_TRIMS,
 	/* 64-bit registers */
 	AXON_STAT_PEER_READ_BYTES,
 	AXON_STAT_PEER_WRITE_BYTES,
@@ -53,7 +54,7 @@ enum axon_hw_stat {
 			    AXON_PLANE_STATS * AXON_MAX_PLANES,
 };
 
-static_assert(AXON_STAT_RUD_DUPS + 1 == AXON_NUM_WRAP_STATS);
+static_assert(AXON_STAT_RUD_TRIMS + 1 == AXON_NUM_WRAP_STATS);
 
 static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_TX_PKTS] = { .name = "tx_pkts" },
@@ -74,6 +75,7 @@ static const struct rdma_stat_desc axon_hw_stat_descs[] = {
 	[AXON_STAT_ECN_MARKED] = { .name = "np_ecn_marked_roce_packets" },
 	[AXON_STAT_RUD_DROPS] = { .name = "rud_drops" },
 	[AXON_STAT_RUD_DUPS] = { .name = "rud_duplicates" },
+	[AXON_STAT_RUD_TRIMS] = { .name = "rud_trimmed" },
 	[AXON_STAT_PEER_READ_BYTES] = { .name = "peer_read_bytes" },
 	[AXON_STAT_PEER_WRITE_BYTES] = { .name = "peer_write_bytes" },
 	[AXON_STAT_ODP_FAULTS] = { .name = "odp_page_faults" },
@@ -122,6 +124,8 @@ static const enum axon_reg axon_wrap_stat_regs[AXON_NUM_WRAP_STATS] = {
 	/* without AXON_CAP_RUD as well */
 	[AXON_STAT_RUD_DROPS] = AXON_REG_STAT_RUD_DROPS,
 	[AXON_STAT_RUD_DUPS] = AXON_REG_STAT_RUD_DUPS,
+	/* without AXON_CAP_RUD_TRIM as well */
+	[AXON_STAT_RUD_TRIMS] = AXON_REG_STAT_RUD_TRIMS,
 };
 
 /* The ith of the planes' counters: TX, RX, drops of plane 0, then 1... */

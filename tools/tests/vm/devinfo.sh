@@ -7,7 +7,7 @@ set -u
 counters="tx_pkts rx_pkts rx_drops retransmits naks db_rejects
 	mr_invalid_accesses duplicate_requests out_of_sequence stray_drops
 	uc_drops np_cnp_sent rp_cnp_received np_ecn_marked_roce_packets
-	rud_drops rud_duplicates
+	rud_drops rud_duplicates rud_trimmed
 	peer_read_bytes peer_write_bytes
 	odp_page_faults odp_faulted_pages odp_failed_faults odp_invalidations
 	odp_prefetches"
