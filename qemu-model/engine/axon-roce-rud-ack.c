@@ -116,9 +116,11 @@ static void axon_rud_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
 {
     AxonRud *r = qp->rud;
     AxonRudSlot *trig = axon_rud_slot(r, pkt->ack_psn);
-    bool trig_live = trig->live && trig->tries == 1 &&
-                     axon_psn_diff(pkt->ack_psn, r->una) >= 0 &&
-                     axon_psn_diff(pkt->ack_psn, r->next_psn) < 0;
+    /* outside the PSNs in flight, the slot holds another packet's send */
+    bool trig_in = axon_psn_diff(pkt->ack_psn, r->una) >= 0 &&
+                   axon_psn_diff(pkt->ack_psn, r->next_psn) < 0;
+    bool trig_live = trig_in && trig->live && trig->tries == 1;
+    int trig_plane = trig_in ? trig->plane : -1;
     int64_t trig_sent = trig->sent_ns, now, late;
     unsigned n = 0, i;
     uint32_t psn, high;
@@ -169,10 +171,10 @@ static void axon_rud_ack_rx(AxonEngine *eng, AxonQp *qp, const AxonPkt *pkt)
     if (trig_live && !trig->live) {
         axon_rud_rtt(r, now - trig_sent);
     }
-    if (pkt->ce) {
+    if (pkt->ce && trig_plane >= 0) {
         /* the plane that carried the marked packet queues: avoid it */
-        r->avoid_until[trig->plane] = MAX(r->avoid_until[trig->plane],
-                                          now + r->srtt_ns);
+        r->avoid_until[trig_plane] = MAX(r->avoid_until[trig_plane],
+                                         now + r->srtt_ns);
     }
     axon_rud_cwnd_acked(qp, n, pkt->ce);
     axon_rud_advance_una(r);
