@@ -722,6 +722,32 @@ static uint16_t filler_qp(DNode *n, uint8_t type, uint32_t cqn, uint64_t *qpn)
 }
 
 /*
+ * count QPs of one WQE of a type, never used, made on n: what each costs
+ * the engine must stay under max_each.
+ */
+static bool fill_qps(DNode *n, uint8_t type, uint32_t cqn, uint32_t count,
+                     size_t max_each)
+{
+    size_t base = mallinfo2().uordblks, used;
+    uint64_t qpn;
+    uint32_t i;
+    bool ok = true;
+
+    for (i = 0; ok && i < count; i++) {
+        ok = D_CHECK(filler_qp(n, type, cqn, &qpn) == AXON_ADMIN_SUCCESS,
+                     "filler QP %u (type %u) not made", i, type);
+    }
+    used = mallinfo2().uordblks - base;
+    if (ok && MALLINFO_COUNTS) {
+        tap_diag("%u QPs of type %u, one WQE: %zu bytes each", count, type,
+                 used / count);
+        ok = D_CHECK(used < count * max_each, "%zu bytes for %u QPs", used,
+                     count);
+    }
+    return ok;
+}
+
+/*
  * Every QP a device holds: node 1's last QP has a qpn above 16 bits, so
  * its doorbells carry the high bits in their offset; what QPs cost the
  * engine grows with the QPs made, and goes when they go.
@@ -731,7 +757,7 @@ static bool t_qp_scale(int arg)
     const uint32_t fillers = AXON_RDMA_MAX_QP - 1;
     DNode *b;
     Pair p;
-    size_t base, full;
+    size_t base;
     uint64_t qpn;
     uint32_t i, rejects;
     bool ok;
@@ -745,17 +771,7 @@ static bool t_qp_scale(int arg)
         ok = (p.cq[i] = d_cq(&p.n[i], D_CQ_DEPTH)) != NULL;
     }
     base = mallinfo2().uordblks;
-    for (i = 0; ok && i < fillers; i++) {
-        ok = D_CHECK(filler_qp(b, AXON_QPT_RC, p.cq[1]->cqn, &qpn) ==
-                     AXON_ADMIN_SUCCESS, "filler QP %u not made", i);
-    }
-    full = mallinfo2().uordblks;
-    if (ok && MALLINFO_COUNTS) {
-        tap_diag("%u QPs of one WQE: %zu bytes each", fillers,
-                 (full - base) / fillers);
-        ok = D_CHECK(full - base < (size_t)fillers * 4 * KiB,
-                     "%zu bytes for %u QPs", full - base, fillers);
-    }
+    ok = ok && fill_qps(b, AXON_QPT_RC, p.cq[1]->cqn, fillers, 4 * KiB);
     for (i = 0; ok && i < 2; i++) {
         ok = (p.qp[i] = d_qp(&p.n[i], AXON_QPT_RC, p.cq[i], p.cq[i])) != NULL;
     }
@@ -813,26 +829,12 @@ static bool t_qp_scale(int arg)
  */
 static bool t_rud_qp_memory(int arg)
 {
-    const uint32_t fillers = 4096;
     const TWireConf wire = { .delay_ns = 100000 };
     Pair p;
-    size_t base, full, grown;
-    uint64_t qpn;
-    uint32_t i;
+    size_t base, grown;
     bool ok = pair_open(&p, 2, seed + 63, AXON_QPT_RUD, 1024, 7);
 
-    base = mallinfo2().uordblks;
-    for (i = 0; ok && i < fillers; i++) {
-        ok = D_CHECK(filler_qp(&p.n[1], AXON_QPT_RUD, p.cq[1]->cqn, &qpn) ==
-                     AXON_ADMIN_SUCCESS, "filler RUD QP %u not made", i);
-    }
-    full = mallinfo2().uordblks;
-    if (ok && MALLINFO_COUNTS) {
-        tap_diag("%u RUD QPs of one WQE: %zu bytes each", fillers,
-                 (full - base) / fillers);
-        ok = D_CHECK(full - base < (size_t)fillers * 8 * KiB,
-                     "%zu bytes for %u RUD QPs", full - base, fillers);
-    }
+    ok = ok && fill_qps(&p.n[1], AXON_QPT_RUD, p.cq[1]->cqn, 4096, 8 * KiB);
     ok = ok && xfer(&p, AXON_WR_SEND, 1000, 1);
     /* a round trip of 200 us: the window, not the ACKs, bounds the sender */
     world_set_wire(p.w, &wire);
