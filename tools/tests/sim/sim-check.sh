@@ -93,9 +93,12 @@ check "check-trim.scn: RUD through trimming switches, every byte checked (exit 0
 sed 's/^/# /' "$work/t/log"
 tr=$work/t/check-trim-summary.csv
 col "$tr" trimmed | sed 's/^/# trimmed: /'
-check "check-trim.scn: frames trimmed, none dropped, every message done" sh -c "
+# simulated time: each trimmed packet sent again at the notice, the run
+# takes 1.09 times the ideal; found by SACKs and timers, 53 times
+check "check-trim.scn: frames trimmed, none dropped, done under twice the ideal" sh -c "
 	awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) { if (\$i == \"trimmed\") t = i
-			if (\$i == \"queue_drops\") q = i } next }
-		\$7 != \$8 || \$t == 0 || \$q != 0 { bad = 1 }
+			if (\$i == \"queue_drops\") q = i
+			if (\$i == \"completion_over_ideal\") x = i } next }
+		\$7 != \$8 || \$t == 0 || \$q != 0 || \$x == \"\" || \$x >= 2 { bad = 1 }
 		END { exit NR != 3 || bad }' '$tr'"
 finish
