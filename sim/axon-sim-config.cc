@@ -119,6 +119,18 @@ Key uint_key(T Config::*m)
              [m](const Config &c) { return std::to_string(c.*m); } };
 }
 
+Key bool_key(bool Config::*m)
+{
+    return { [m](Config &c, const std::string &v) {
+                 if (v != "0" && v != "1") {
+                     return false;
+                 }
+                 c.*m = v == "1";
+                 return true;
+             },
+             [m](const Config &c) { return std::string(c.*m ? "1" : "0"); } };
+}
+
 Key ns_key(int64_t Config::*m)
 {
     return { [m](Config &c, const std::string &v) {
@@ -189,6 +201,8 @@ const std::map<std::string, Key> &keys()
         { "nic_tx", ns_key(&Config::nic_tx_ns) },
         { "nic_rx", ns_key(&Config::nic_rx_ns) },
         { "nic_dma", ns_key(&Config::nic_dma_ns) },
+        { "nic_dma_gpu", ns_key(&Config::nic_dma_gpu_ns) },
+        { "gpu_memory", bool_key(&Config::gpu_memory) },
         { "nic_poll", ns_key(&Config::nic_poll_ns) },
         { "nic_tx_hold", uint_key(&Config::nic_tx_hold) },
         { "nic_mpps", double_key(&Config::nic_mpps) },

@@ -56,6 +56,14 @@ struct Config {
      */
     int64_t nic_tx_ns = 300, nic_rx_ns = 300;   /* per packet */
     int64_t nic_dma_ns = 550;           /* + a payload read from host memory */
+    /*
+     * the data MR in GPU memory (the engine sees peer memory), and what a
+     * payload's read from it costs instead: no published figure found,
+     * so the host's until one is given (simulator.rst)
+     */
+    bool gpu_memory = false;
+    int64_t nic_dma_gpu_ns = 550;
+    int64_t nic_dma() const { return gpu_memory ? nic_dma_gpu_ns : nic_dma_ns; }
     int64_t nic_poll_ns = 200;          /* CQE to the application */
     uint32_t nic_tx_hold = 64 << 10;    /* port queue the engine waits on */
     double nic_mpps = 330;              /* frames its pipeline takes in,

@@ -226,14 +226,15 @@ void Host::run()
 /*
  * How long the frame sent now waits in the NIC, in ns: its turn to enter
  * the pipeline (one frame every 1 / nic_mpps, in the order sent), then
- * the pipeline's latency, with the DMA read of its payload if it has one.
+ * the pipeline's latency, with the DMA read of its payload if it has one
+ * (from host memory, or from GPU memory with gpu_memory).
  * Frames of one latency leave in order; an ACK may pass a data frame.
  */
-int64_t Host::tx_delay(bool reads_host)
+int64_t Host::tx_delay(bool reads_mem)
 {
     int64_t now_ps = Simulator::Now().GetNanoSeconds() * 1000;
     int64_t slot = std::max(now_ps, tx_slot_ps_);
-    int64_t lat = c_.nic_tx_ns + (reads_host ? c_.nic_dma_ns : 0);
+    int64_t lat = c_.nic_tx_ns + (reads_mem ? c_.nic_dma() : 0);
 
     if (c_.nic_mpps > 0) {
         tx_slot_ps_ = slot + (int64_t)(1e6 / c_.nic_mpps + 0.5);
@@ -407,9 +408,14 @@ bool Host::env_dma_atomic(AxonEnv *env, uint64_t a, bool cas,
     return true;
 }
 
-bool Host::env_dma_is_peer(AxonEnv *, uint64_t, uint64_t *)
+/* With gpu_memory the data MR is a GPU's: the engine counts peer bytes. */
+bool Host::env_dma_is_peer(AxonEnv *env, uint64_t a, uint64_t *end)
 {
-    return false;
+    Host *h = of(env);
+    bool data = in_data(a, 1, h->data_len_);
+
+    *end = data ? HOST_DATA_BUS + h->data_len_ : a + 1;
+    return data && h->c_.gpu_memory;
 }
 
 uint32_t Host::env_planes_up(AxonEnv *env)

@@ -11,7 +11,8 @@
  *             the data MR synthesised and checked (axon-sim-mem.h)
  *   wire      one ns-3 PointToPointNetDevice per plane, a frame a packet;
  *             each frame waits nic_tx_ns out (and nic_dma_ns more when
- *             its payload comes from host memory) and nic_rx_ns in, the
+ *             its payload comes from host memory, nic_dma_gpu_ns from
+ *             GPU memory with gpu_memory) and nic_rx_ns in, the
  *             NIC's pipeline, which takes a frame in every 1 / nic_mpps
  *             (the engine itself costs no simulated time)
  *   events    completion events poll the CQ nic_poll_ns later and hand
@@ -124,7 +125,7 @@ private:
     uint8_t *real(uint64_t a, size_t n);
     void run();
     void poll();
-    int64_t tx_delay(bool reads_host);
+    int64_t tx_delay(bool reads_mem);
     void send_now(unsigned plane, ns3::Ptr<ns3::Packet> p);
     static bool receive(ns3::Ptr<ns3::NetDevice> dev,
                         ns3::Ptr<const ns3::Packet> p, uint16_t proto,

@@ -502,7 +502,7 @@ int64_t Traffic::ideal_fct_ns(const Message &m) const
     int64_t hops = same_leaf ? 2 : 4;
 
     return (int64_t)(m.bytes * 8 / (c_.link_gbps * c_.planes)) +
-           hops * c_.link_delay_ns + c_.nic_tx_ns + c_.nic_dma_ns +
+           hops * c_.link_delay_ns + c_.nic_tx_ns + c_.nic_dma() +
            c_.nic_rx_ns;
 }
 

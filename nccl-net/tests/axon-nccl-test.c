@@ -21,6 +21,10 @@
  *  - a ring all-reduce of uint32 sums, every element checked, with the
  *    bus bandwidth nccl-tests reports: algbw * 2 (n - 1) / n.
  *
+ * With --for S it only connects and all-reduces the first size for S
+ * seconds while the fabric takes a plane down: --expect go (RUD keeps
+ * going) or --expect stop (RC, whose connection keeps its plane, stops).
+ *
  * SPMD over nranks processes (one per VM): rank r sends to r + 1 and
  * receives from r - 1. The 128-byte handles travel over a TCP control
  * socket to the previous rank, as NCCL's bootstrap does. With --gpu the
@@ -28,6 +32,7 @@
  *
  *   axon-nccl-test --rank R --nranks N --peers "IP0 IP1 ..." [--gpu]
  *                  [--sizes B,B,...] [--iters N] [--port P] [--timeout S]
+ *                  [--for S --expect go|stop]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -909,6 +914,55 @@ static void allreduce_sizes(const size_t *sizes, int nsizes, int iters)
 	buf_free(&tmp);
 }
 
+/*
+ * --for S: all-reduces of bytes, one after another for S seconds with no
+ * barrier between them, every element checked, while the fabric takes a
+ * plane down (axon-vm --plane-down). --expect go: every one completes
+ * (RUD sprays over the planes left). --expect stop: some complete, then
+ * one stops, with an error from the plugin or no completion within
+ * --timeout (the rank whose own QPs kept their plane waits for the
+ * other's data): the plane of an RC connection is its for good.
+ */
+static void allreduce_for(double seconds, bool expect_stop, size_t bytes)
+{
+	size_t count = bytes / 4 / nranks * nranks, bad = 0;
+	double start = now(), took;
+	struct buf data, tmp;
+	int ret = 0, done = 0;
+
+	buf_alloc(&data, count * 4);
+	buf_alloc(&tmp, count * 4 / nranks + 4096);
+	if (buf_reg(&data, send_comm) || buf_reg(&tmp, recv_comm))
+		die("regMr of the all-reduce buffers failed");
+	while (!ret && !bad && now() - start < seconds) {
+		for (size_t i = 0; i < count; i++)
+			((uint32_t *)data.cpu)[i] = ar_value(rank, i);
+		ret = allreduce(&data, &tmp, count);
+		for (size_t i = 0; i < count && !ret; i++) {
+			uint32_t want = 0;
+
+			for (int r = 0; r < nranks; r++)
+				want += ar_value(r, i);
+			bad += ((uint32_t *)data.cpu)[i] != want;
+		}
+		done += !ret && !bad;
+	}
+	took = now() - start;
+	tap_diag("%s: %d all-reduces of %zu bytes in %.1f s, then %s (%d)",
+		 transport, done, count * 4, took,
+		 ret == -ETIMEDOUT ? "no completion within --timeout" :
+		 ret ? "an error from the plugin" : "the time was up", ret);
+	if (expect_stop)
+		tap_ok(done > 0 && !bad && ret,
+		       "%s stops once its plane is down: %d all-reduces, then %s after %.1f s (%d)",
+		       transport, done, ret == -ETIMEDOUT ? "no progress" : "an error",
+		       took, ret);
+	else
+		tap_ok(done > 0 && !bad && !ret,
+		       "%s keeps going for %.0f s with a plane going down: %d all-reduces, every element right",
+		       transport, seconds, done);
+}
+
 static uint32_t a2a_value(int from, int to, size_t i)
 {
 	return (uint32_t)(from * 7919 + to * 104729) ^ (uint32_t)(i * 2246822519u);
@@ -1020,11 +1074,15 @@ int main(int argc, char **argv)
 		{ "port", required_argument, NULL, 'P' },
 		{ "timeout", required_argument, NULL, 't' },
 		{ "plugin", required_argument, NULL, 'l' },
+		{ "for", required_argument, NULL, 'f' },
+		{ "expect", required_argument, NULL, 'e' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *peers[MAX_RANKS] = { 0 }, *plugin = "libnccl-net-axon.so";
 	size_t ar_sizes[MAX_SIZES] = { 65536, 1 << 20, 4 << 20 };
 	int n_ar = 3, iters = 3, port = 18770, c, ndev = 0;
+	double for_s = 0;
+	bool expect_stop = false;
 	char *peer_list = NULL;
 	void *h;
 
@@ -1042,12 +1100,18 @@ int main(int argc, char **argv)
 		case 'P': port = atoi(optarg); break;
 		case 't': timeout_s = atof(optarg); break;
 		case 'l': plugin = optarg; break;
+		case 'f': for_s = atof(optarg); break;
+		case 'e':
+			if (strcmp(optarg, "go") && strcmp(optarg, "stop"))
+				return 2;
+			expect_stop = !strcmp(optarg, "stop");
+			break;
 		default: return 2;
 		}
 	}
 	if (nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks ||
-	    iters < 0) {
-		fprintf(stderr, "bad --rank/--nranks/--iters\n");
+	    iters < 0 || for_s < 0) {
+		fprintf(stderr, "bad --rank/--nranks/--iters/--for\n");
 		return 2;
 	}
 	char *save = NULL;
@@ -1059,9 +1123,12 @@ int main(int argc, char **argv)
 			peers[i] = "127.0.0.1";
 	}
 
-	tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE + N_SIZES +
-		 1 + N_ORDER + N_DEREG + N_FLUSH + N_OLDER + N_TC + 2 * n_ar +
-		 4);
+	if (for_s)
+		tap_plan(4 + 1 + 1);
+	else
+		tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE +
+			 N_SIZES + 1 + N_ORDER + N_DEREG + N_FLUSH + N_OLDER +
+			 N_TC + 2 * n_ar + 4);
 
 	/* 1. as NCCL's loader: the library by name, the newest table */
 	h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
@@ -1099,6 +1166,13 @@ int main(int argc, char **argv)
 		tap_skip("host memory run", "getProperties offers dma-buf pointers");
 	}
 
+	if (for_s) {
+		/* the plane-down run: connect, then all-reduce and nothing else */
+		ctl_setup(peers, port);
+		connect_ring();
+		allreduce_for(for_s, expect_stop, ar_sizes[0]);
+		return tap_done();
+	}
 	bad_input_before_connect();
 	traffic_class();
 	ctl_setup(peers, port);

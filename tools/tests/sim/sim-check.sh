@@ -6,8 +6,9 @@
 # every byte placed where it belongs, twice with the same CSVs; a pcap of
 # a link decodes as RoCE v2 with valid ICRCs; a dead plane stalls RC and
 # not RUD; the NIC's message rate holds; a background permutation beside
-# a ring all-reduce completes, checked, with the same CSVs twice; RUD
-# through switches that trim loses no frame.
+# a ring all-reduce completes, checked, with the same CSVs twice; payloads
+# read from GPU memory wait its DMA latency; RUD through switches that
+# trim loses no frame.
 #
 # Usage: tools/tests/sim/sim-check.sh   (TAP)
 set -u
@@ -18,7 +19,7 @@ sim=$repo/sim/axon-sim
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-plan 15
+plan 16
 
 check "axon-sim builds" sh -c "make -C '$repo/sim' > '$work/build.log' 2>&1" ||
 	tail -n 20 "$work/build.log" | sed 's/^/# /'
@@ -88,6 +89,20 @@ check "check-bg.scn again: the same summary and flows CSVs" sh -c "
 	for t in rc rc-dcqcn rud rud-nscc; do for k in flows bg-flows; do
 		cmp '$work/g1/check-bg-'\$t-\$k.csv '$work/g2/check-bg-'\$t-\$k.csv || exit 1
 	done; done"
+# the data MR in GPU memory: each payload's read waits nic_dma_gpu (1 ms
+# here: a run takes at least that), and without gpu_memory it does not
+for g in 0 1; do
+	mkdir -p "$work/gpu$g"
+	"$sim" "$repo/sim/scenarios/check-rate.scn" nic_mpps=0 gpu_memory=$g \
+		nic_dma_gpu=1ms out_dir="$work/gpu$g" > "$work/gpu$g/log" 2>&1
+done
+col "$work/gpu1/check-rate-summary.csv" completion_ns |
+	sed 's/^/# completion ns, GPU memory at 1 ms a read: /'
+check "GPU memory: payload reads take nic_dma_gpu (1 ms), host memory's do not" sh -c "
+	awk -F, 'NR > 1 && (\$9 == \"\" || \$9 < 1000000) { bad = 1 }
+		END { exit NR != 3 || bad }' '$work/gpu1/check-rate-summary.csv' &&
+	awk -F, 'NR > 1 && (\$9 == \"\" || \$9 >= 1000000) { bad = 1 }
+		END { exit NR != 3 || bad }' '$work/gpu0/check-rate-summary.csv'"
 check "check-trim.scn: RUD through trimming switches, every byte checked (exit 0)" \
 	run t check-trim
 sed 's/^/# /' "$work/t/log"

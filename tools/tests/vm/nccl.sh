@@ -13,8 +13,11 @@
 #  4. RUD, axon-gpu dma-bufs, the same.
 # NCCL_AR_SIZES (bytes, comma-separated) and NCCL_AR_ITERS set the
 # all-reduce; its bus bandwidth is in the log ("# allreduce ..." lines).
-# NCCL_RUNS picks runs by name (default "rc rud gpu rud-gpu"): with a plane going
-# down (axon-vm --plane-down), "rud" alone, as RC on that plane stops.
+# NCCL_RUNS picks runs by name (default "rc rud gpu rud-gpu"). With plane 1
+# going down for good during the run (axon-vm --plane-down 1:START),
+# "rc-down" all-reduces over RC until it stops (its connection keeps its
+# plane; it fails if it does not stop within 90 s) and "rud-down" over
+# RUD for NCCL_FOR seconds (20), which must keep going on the plane left.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rdma-lib.sh"
@@ -59,8 +62,20 @@ for r in $runs; do
 				"no /dev/axon_gpu0 (axon-vm --gpu)"
 		fi
 		;;
+	rc-down)
+		# its plane goes down in the middle; the rank whose own QPs
+		# kept theirs waits --timeout for the other's data
+		TRANSPORT=rc
+		subtest "axon-nccl-test, RC stops when its plane goes down, $of" \
+			run --port 18774 --for 90 --expect stop --timeout 30
+		;;
+	rud-down)
+		TRANSPORT=rud
+		subtest "axon-nccl-test, RUD keeps going with plane 1 down, $of" \
+			run --port 18775 --for "${NCCL_FOR:-20}" --expect go
+		;;
 	*)
-		not_ok "NCCL_RUNS: $r is not rc, rud, gpu or rud-gpu"
+		not_ok "NCCL_RUNS: $r is not rc, rud, gpu, rud-gpu, rc-down or rud-down"
 		;;
 	esac
 done
