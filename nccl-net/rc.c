@@ -840,6 +840,37 @@ static struct ibv_qp *qp_create(struct comm *c, uint32_t max_send,
 	return qp;
 }
 
+/*
+ * AXON_NCCL_RC_PLANE=k puts this process's RC connections on plane k of
+ * the port (tests take a plane down under them): the flow label of a QP's
+ * path picks its UDP source port (rdma_flow_label_to_udp_sport() keeps a
+ * label under 2^14 as the low bits of 0xc000), and the port picks the
+ * plane (source port modulo the planes, which divide 0xc000). Unset, or
+ * one plane: no label, the kernel's hash of both QP numbers.
+ */
+static uint32_t rc_flow_label(struct axon_dev *d)
+{
+	const char *env = getenv("AXON_NCCL_RC_PLANE");
+	int planes;
+	char *end;
+	long k;
+
+	if (!env || !*env)
+		return 0;
+	planes = port_planes(d);
+	errno = 0;
+	k = strtol(env, &end, 10);
+	if (errno || *end || k < 0 || k >= planes || planes < 2) {
+		AXON_NET_WARN("AXON_NCCL_RC_PLANE=%s: not a plane of %s (%d)",
+			      env, d->name, planes);
+		return 0;
+	}
+	AXON_NET_INFO(NCCL_NET_LOG_SUBSYS_NET,
+		      "%s: an RC connection on plane %ld (AXON_NCCL_RC_PLANE)",
+		      d->name, k);
+	return (uint32_t)(k + planes);	/* 0 would be no label */
+}
+
 static int qp_connect(struct comm *c, struct ibv_qp *qp,
 		      const struct conn_info *peer, uint32_t sq_psn)
 {
@@ -864,6 +895,8 @@ static int qp_connect(struct comm *c, struct ibv_qp *qp,
 		   IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
 
 	memcpy(a.ah_attr.grh.dgid.raw, peer->gid, 16);
+	if (qp->qp_type == IBV_QPT_RC)
+		a.ah_attr.grh.flow_label = rc_flow_label(c->dev);
 	if (qp->qp_type == IBV_QPT_DRIVER) {
 		/* RUD takes RC's attributes and the peer's key */
 		struct axondv_modify_qp_attr key = {

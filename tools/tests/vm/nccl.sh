@@ -15,8 +15,9 @@
 # all-reduce; its bus bandwidth is in the log ("# allreduce ..." lines).
 # NCCL_RUNS picks runs by name (default "rc rud gpu rud-gpu"). With plane 1
 # going down for good during the run (axon-vm --plane-down 1:START),
-# "rc-down" all-reduces over RC until it stops (its connection keeps its
-# plane; it fails if it does not stop within 90 s) and "rud-down" over
+# "rc-down" all-reduces over RC connections put on plane 1
+# (AXON_NCCL_RC_PLANE=1) until they stop (an RC connection keeps its
+# plane; the run fails if it does not stop within 90 s) and "rud-down" over
 # RUD for NCCL_FOR seconds (20), which must keep going on the plane left.
 set -u
 . "$(dirname "$0")/lib.sh"
@@ -63,11 +64,13 @@ for r in $runs; do
 		fi
 		;;
 	rc-down)
-		# its plane goes down in the middle; the rank whose own QPs
-		# kept theirs waits --timeout for the other's data
+		# RC's connections on plane 1 (the plugin's flow label), which
+		# goes down in the middle: both ranks must stop
 		TRANSPORT=rc
-		subtest "axon-nccl-test, RC stops when its plane goes down, $of" \
+		export AXON_NCCL_RC_PLANE=1
+		subtest "axon-nccl-test, RC on plane 1 stops when it goes down, $of" \
 			run --port 18774 --for 90 --expect stop --timeout 30
+		unset AXON_NCCL_RC_PLANE
 		;;
 	rud-down)
 		TRANSPORT=rud
