@@ -4,6 +4,9 @@
  * loader does (dlopen "libnccl-net-axon.so" with RTLD_NOW | RTLD_LOCAL,
  * dlsym "ncclNetPlugin_v11") and calls it as NCCL's proxy thread does:
  *
+ *  - the device as NCCL's topology picks it: the physical devices of the
+ *    first NIC (its planes, when it has several) fused with makeVDevice,
+ *    or with --plane K the NIC's Kth device alone;
  *  - listen, then connect and accept called again and again until each
  *    returns a comm (both must not block: NCCL polls them);
  *  - isend may return a NULL request (the receiver has not posted yet) and
@@ -19,11 +22,13 @@
  *    ibv_query_qp; out of 0..255 it is refused; with AXON_NCCL_TRANSPORT
  *    auto the plugin picks RUD only with axondv and two planes or more;
  *  - a ring all-reduce of uint32 sums, every element checked, with the
- *    bus bandwidth nccl-tests reports: algbw * 2 (n - 1) / n.
+ *    bus bandwidth nccl-tests reports: algbw * 2 (n - 1) / n;
+ *  - an all-to-all over a connection to and from every other rank, every
+ *    element checked, its bus bandwidth algbw * (n - 1) / n.
  *
  * With --for S it only connects and all-reduces the first size for S
  * seconds while the fabric takes a plane down: --expect go (RUD keeps
- * going) or --expect stop (RC, whose connection keeps its plane, stops).
+ * going) or --expect stop (RC on the plane device that goes down stops).
  *
  * SPMD over nranks processes (one per VM): rank r sends to r + 1 and
  * receives from r - 1. The 128-byte handles travel over a TCP control
@@ -32,7 +37,7 @@
  *
  *   axon-nccl-test --rank R --nranks N --peers "IP0 IP1 ..." [--gpu]
  *                  [--sizes B,B,...] [--iters N] [--port P] [--timeout S]
- *                  [--for S --expect go|stop]
+ *                  [--plane K] [--for S --expect go|stop]
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -122,7 +127,6 @@ static void logger(enum nccl_net_log_level level, unsigned long subsys,
 
 	const char *tc = strstr(msg, " traffic class ");
 	const char *t = strstr(msg, ": transport ");
-	size_t len = strlen(msg);
 
 	if (tc && strstr(msg, ": send comm "))
 		log_send_tc = atoi(tc + strlen(" traffic class "));
@@ -130,8 +134,7 @@ static void logger(enum nccl_net_log_level level, unsigned long subsys,
 		log_recv_tc = atoi(tc + strlen(" traffic class "));
 	if (t)
 		sscanf(t + strlen(": transport "), "%7[A-Z]", log_choice);
-	if (!strncmp(msg, "NET/axon: device ", 17) && len > 5 &&
-	    !strcmp(msg + len - 5, ", RUD"))
+	if (!strcmp(msg, "NET/axon: RUD: axondv found"))
 		log_rud_dev = true;
 }
 
@@ -367,6 +370,83 @@ static void bad_input_before_connect(void)
 	       "makeVDevice(NULL properties) fails");
 }
 #define N_BAD_BEFORE 16
+
+/*
+ * The device, picked as NCCL's topology does: the physical devices with
+ * the first one's PCI path are one NIC (one device, or one a plane), which
+ * NCCL fuses with makeVDevice (NCCL_NET_MERGE_LEVEL PORT, its default);
+ * with --plane K the NIC's Kth device, as NCCL_NET_MERGE_LEVEL=LOC leaves
+ * them.
+ */
+static void pick_device(int ndev, int plane)
+{
+	struct nccl_net_vdev_props v = { 0 }, bad[5];
+	struct nccl_net_props_v11 p, vp;
+	char path0[4096] = "", names[NCCL_NET_VDEV_MAX_DEVS][80];
+	bool own = true, apart = true, all_bad = true;
+	int vdev = -1, again = -1, now_ndev = 0, speeds = 0, ret;
+
+	for (int i = 0; i < ndev; i++) {
+		if (net->get_properties(i, &p) || !p.name || !p.pci_path)
+			die("getProperties(%d) failed", i);
+		if (!i)
+			snprintf(path0, sizeof(path0), "%s", p.pci_path);
+		if (strcmp(p.pci_path, path0))
+			continue;
+		if (v.ndevs == NCCL_NET_VDEV_MAX_DEVS) {
+			apart = false;
+			break;
+		}
+		own &= p.vprops.ndevs == 1 && p.vprops.devs[0] == i;
+		for (int k = 0; k < v.ndevs; k++)
+			apart &= strcmp(names[k], p.name) != 0;
+		snprintf(names[v.ndevs], sizeof(names[0]), "%s", p.name);
+		speeds += p.speed;
+		v.devs[v.ndevs++] = i;
+	}
+	tap_ok(own && apart,
+	       "devices: %d of %d on the first NIC, each named apart and its own vProps",
+	       v.ndevs, ndev);
+	ret = net->make_vdevice(&vdev, &v);
+	if (!ret)
+		ret = net->make_vdevice(&again, &v);
+	if (!ret)
+		ret = net->devices(&now_ndev);
+	if (!ret)
+		ret = net->get_properties(vdev, &vp);
+	if (v.ndevs == 1)
+		tap_ok(!ret && vdev == v.devs[0] && again == vdev &&
+		       now_ndev == ndev,
+		       "makeVDevice of the NIC's one device: that device (%d)",
+		       ret);
+	else
+		tap_ok(!ret && vdev == ndev && again == vdev &&
+		       now_ndev == ndev + 1 && vp.vprops.ndevs == v.ndevs &&
+		       !memcmp(vp.vprops.devs, v.devs, v.ndevs * sizeof(int)) &&
+		       vp.speed >= speeds && !strcmp(vp.pci_path, path0),
+		       "makeVDevice of the NIC's %d planes: device %d (again: %d), %d devices now, vProps the planes, speed %d Mbit/s (%d)",
+		       v.ndevs, vdev, again, now_ndev, vp.speed, ret);
+	/* nothing, too many, unknown, twice, virtual */
+	bad[0] = (struct nccl_net_vdev_props){ .ndevs = 0 };
+	bad[1] = (struct nccl_net_vdev_props){ .ndevs = 5 };
+	bad[2] = (struct nccl_net_vdev_props){ .ndevs = 2,
+					       .devs = { v.devs[0], 1 << 20 } };
+	bad[3] = (struct nccl_net_vdev_props){ .ndevs = 2,
+					       .devs = { v.devs[0], v.devs[0] } };
+	bad[4] = (struct nccl_net_vdev_props){ .ndevs = 1,
+					       .devs = { v.ndevs > 1 ? vdev : -1 } };
+	for (int k = 0; k < 5; k++) {
+		int d = -7;
+
+		all_bad &= net->make_vdevice(&d, &bad[k]) != 0 && d == -7;
+	}
+	tap_ok(all_bad,
+	       "makeVDevice of no device, 5, an unknown one, one twice or a virtual one fails");
+	if (plane >= v.ndevs)
+		die("--plane %d: the NIC has %d device(s)", plane, v.ndevs);
+	dev = plane >= 0 ? v.devs[plane] : vdev;
+}
+#define N_PICK 3
 
 /* the planes of the device's port as the driver's counters show them */
 static int planes(void)
@@ -818,17 +898,22 @@ static uint32_t ar_value(int r, size_t i)
 }
 
 /* as NCCL's proxy after a receive into GPU memory: iflush, then wait */
-static int flush_received(struct buf *r, size_t size)
+static int flush_on(void *comm, void *data, size_t size, void *mh)
 {
-	void *req = NULL, *d = r->net, *mh = r->mh;
+	void *req = NULL;
 	int sz = size, ret;
 
 	if (!gpu)
 		return 0;
-	ret = net->iflush(recv_comm, 1, &d, &sz, &mh, &req);
+	ret = net->iflush(comm, 1, &data, &sz, &mh, &req);
 	if (!ret && req)
 		ret = wait_req(req, NULL);
 	return ret;
+}
+
+static int flush_received(struct buf *r, size_t size)
+{
+	return flush_on(recv_comm, r->net, size, r->mh);
 }
 
 /* ring all-reduce (reduce-scatter, then all-gather) of count uint32 */
@@ -963,37 +1048,126 @@ static void allreduce_for(double seconds, bool expect_stop, size_t bytes)
 		       transport, seconds, done);
 }
 
+/*
+ * The all-to-all's connections, as NCCL makes them for one: a send comm to
+ * every other rank and a receive comm from each, on a listen comm of its
+ * own; the handles go around the ring's control sockets.
+ */
+static void *peer_send[MAX_RANKS], *peer_recv[MAX_RANKS];
+
+static void connect_peers(void)
+{
+	static uint8_t rows[MAX_RANKS][MAX_RANKS][NCCL_NET_HANDLE_BYTES];
+	void *listens[MAX_RANKS] = { 0 };
+	int left = 2 * (nranks - 1), ret = 0;
+	double end;
+
+	/* rows[r][q]: the handle rank r listens on for rank q */
+	for (int q = 0; q < nranks; q++)
+		if (q != rank &&
+		    net->listen(ctx, dev, rows[rank][q], &listens[q]))
+			die("listen for rank %d failed", q);
+	/* step k hands rank + k's row to the previous rank and takes rank +
+	 * k + 1's from the next */
+	for (int k = 0; k < nranks - 1; k++) {
+		full_io(ctl_prev, rows[(rank + k) % nranks], sizeof(rows[0]),
+			true);
+		full_io(ctl_next, rows[(rank + k + 1) % nranks],
+			sizeof(rows[0]), false);
+	}
+	end = now() + timeout_s;
+	while (left && !ret && now() < end) {
+		for (int q = 0; q < nranks && !ret; q++) {
+			if (q == rank)
+				continue;
+			if (!peer_send[q]) {
+				ret = net->connect(ctx, dev, rows[q][rank],
+						   &peer_send[q], NULL);
+				left -= peer_send[q] != NULL;
+			}
+			if (!ret && !peer_recv[q]) {
+				ret = net->accept(listens[q], &peer_recv[q],
+						  NULL);
+				left -= peer_recv[q] != NULL;
+			}
+		}
+	}
+	for (int q = 0; q < nranks; q++)
+		if (listens[q])
+			net->close_listen(listens[q]);
+	tap_ok(!ret && !left,
+	       "all-to-all: a send comm to and a receive comm from each of the %d other ranks (%d)",
+	       nranks - 1, ret);
+	if (ret || left)
+		die("no all-to-all connections (%d)", ret);
+}
+
+static int close_peers(void)
+{
+	int ret = 0;
+
+	for (int q = 0; q < nranks; q++) {
+		if (peer_send[q] && net->close_send(peer_send[q]))
+			ret = -EINVAL;
+		if (peer_recv[q] && net->close_recv(peer_recv[q]))
+			ret = -EINVAL;
+	}
+	return ret;
+}
+
 static uint32_t a2a_value(int from, int to, size_t i)
 {
 	return (uint32_t)(from * 7919 + to * 104729) ^ (uint32_t)(i * 2246822519u);
 }
 
 /*
- * all-to-all over the ring: the block for rank r + k travels k hops,
- * forwarded through the ranks between (NCCL connects every pair; the
- * ring's comms carry the same bytes further). nccl-tests' bus bandwidth
- * for it: algbw * (n - 1) / n, algbw = the bytes one rank sends / time.
+ * all-to-all as NCCL runs one: a receive posted from every peer, a send to
+ * every peer (isend called again while the peer has not posted), all of
+ * them in flight at once. nccl-tests' bus bandwidth for it: algbw * (n -
+ * 1) / n, algbw = the bytes one rank sends / time.
  */
-static int alltoall(struct buf *in, struct buf *out, struct buf *carry,
-		    struct buf *next_carry, size_t block)
+static int alltoall(struct buf *in, struct buf *out, size_t block)
 {
-	int ret = 0, got;
+	void *rreq[MAX_RANKS] = { 0 }, *sreq[MAX_RANKS] = { 0 };
+	int ret = 0, posted = 0, tag = TAG_AR + 1, got;
+	double end = now() + timeout_s;
 
 	memcpy(out->cpu + rank * block, in->cpu + rank * block, block);
-	for (int k = 1; k < nranks && !ret; k++) {
-		struct buf *a = carry, *b = next_carry, *t;
+	for (int q = 0; q < nranks && !ret; q++) {
+		void *d = (char *)out->net + q * block;
+		size_t size = block;
 
-		memcpy(a->cpu, in->cpu + ((rank + k) % nranks) * block, block);
-		for (int hop = 0; hop < k && !ret; hop++) {
-			ret = exchange(a, block, b, block, TAG_AR + 1, &got);
-			if (!ret)
-				ret = flush_received(b, block);
-			t = a;
-			a = b;
-			b = t;
+		if (q == rank)
+			continue;
+		ret = net->irecv(peer_recv[q], 1, &d, &size, &tag, &out->mh,
+				 NULL, &rreq[q]);
+		if (!ret && !rreq[q])
+			ret = -EAGAIN;
+	}
+	while (!ret && posted < nranks - 1 && now() < end) {
+		for (int q = 0; q < nranks && !ret; q++) {
+			if (q == rank || sreq[q])
+				continue;
+			ret = net->isend(peer_send[q],
+					 (char *)in->net + q * block, block,
+					 tag, in->mh, NULL, &sreq[q]);
+			posted += sreq[q] != NULL;
 		}
-		memcpy(out->cpu + ((rank - k + nranks) % nranks) * block, a->cpu,
-		       block);
+	}
+	if (!ret && posted < nranks - 1)
+		ret = -ETIMEDOUT;
+	for (int q = 0; q < nranks && !ret; q++)
+		if (sreq[q])
+			ret = wait_req(sreq[q], NULL);
+	for (int q = 0; q < nranks && !ret; q++) {
+		if (!rreq[q])
+			continue;
+		ret = wait_req(rreq[q], &got);
+		if (!ret && got != (int)block)
+			ret = -EIO;
+		if (!ret)
+			ret = flush_on(peer_recv[q], (char *)out->net + q * block,
+				       block, out->mh);
 	}
 	return ret;
 }
@@ -1001,15 +1175,14 @@ static int alltoall(struct buf *in, struct buf *out, struct buf *carry,
 static void alltoall_sizes(const size_t *sizes, int nsizes, int iters)
 {
 	size_t most = 0;
-	struct buf in, out, c1, c2;
+	struct buf in, out;
 
 	for (int k = 0; k < nsizes; k++)
 		most = sizes[k] > most ? sizes[k] : most;
 	buf_alloc(&in, most);
 	buf_alloc(&out, most);
-	buf_alloc(&c1, most / nranks + 4096);
-	buf_alloc(&c2, most / nranks + 4096);
-	if (buf_reg(&c1, send_comm) || buf_reg(&c2, recv_comm))
+	/* one registration serves every comm of the NIC (regIsGlobal) */
+	if (buf_reg(&in, send_comm) || buf_reg(&out, recv_comm))
 		die("regMr of the all-to-all buffers failed");
 	for (int k = 0; k < nsizes; k++) {
 		size_t block = sizes[k] / nranks / 4 * 4, bad = 0;
@@ -1026,7 +1199,7 @@ static void alltoall_sizes(const size_t *sizes, int nsizes, int iters)
 			memset(out.cpu, 0, block * nranks);
 			barrier();
 			t0 = now();
-			ret = alltoall(&in, &out, &c1, &c2, block);
+			ret = alltoall(&in, &out, block);
 			if (it)
 				t += now() - t0;
 			for (int from = 0; from < nranks && !ret; from++)
@@ -1044,11 +1217,8 @@ static void alltoall_sizes(const size_t *sizes, int nsizes, int iters)
 			 transport, bytes, nranks, gpu ? "dmabuf" : "host",
 			 iters ? t / iters * 1e6 : 0, algbw, busbw);
 	}
-	/* in and out: only the CPU reads and writes them, unregistered */
 	buf_free(&in);
 	buf_free(&out);
-	buf_free(&c1);
-	buf_free(&c2);
 }
 
 static void parse_sizes(const char *arg, size_t *sizes, int *n)
@@ -1076,11 +1246,12 @@ int main(int argc, char **argv)
 		{ "plugin", required_argument, NULL, 'l' },
 		{ "for", required_argument, NULL, 'f' },
 		{ "expect", required_argument, NULL, 'e' },
+		{ "plane", required_argument, NULL, 'L' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *peers[MAX_RANKS] = { 0 }, *plugin = "libnccl-net-axon.so";
 	size_t ar_sizes[MAX_SIZES] = { 65536, 1 << 20, 4 << 20 };
-	int n_ar = 3, iters = 3, port = 18770, c, ndev = 0;
+	int n_ar = 3, iters = 3, port = 18770, c, ndev = 0, plane = -1;
 	double for_s = 0;
 	bool expect_stop = false;
 	char *peer_list = NULL;
@@ -1101,6 +1272,7 @@ int main(int argc, char **argv)
 		case 't': timeout_s = atof(optarg); break;
 		case 'l': plugin = optarg; break;
 		case 'f': for_s = atof(optarg); break;
+		case 'L': plane = atoi(optarg); break;
 		case 'e':
 			if (strcmp(optarg, "go") && strcmp(optarg, "stop"))
 				return 2;
@@ -1110,8 +1282,9 @@ int main(int argc, char **argv)
 		}
 	}
 	if (nranks < 1 || nranks > MAX_RANKS || rank < 0 || rank >= nranks ||
-	    iters < 0 || for_s < 0) {
-		fprintf(stderr, "bad --rank/--nranks/--iters/--for\n");
+	    iters < 0 || for_s < 0 || plane < -1 ||
+	    plane >= NCCL_NET_VDEV_MAX_DEVS) {
+		fprintf(stderr, "bad --rank/--nranks/--iters/--for/--plane\n");
 		return 2;
 	}
 	char *save = NULL;
@@ -1124,11 +1297,11 @@ int main(int argc, char **argv)
 	}
 
 	if (for_s)
-		tap_plan(4 + 1 + 1);
+		tap_plan(4 + N_PICK + 1 + 1);
 	else
-		tap_plan(4 + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE +
+		tap_plan(4 + N_PICK + N_BAD_BEFORE + 1 + N_BAD_CONNECTED + N_CACHE +
 			 N_SIZES + 1 + N_ORDER + N_DEREG + N_FLUSH + N_OLDER +
-			 N_TC + 2 * n_ar + 4);
+			 N_TC + 1 + 2 * n_ar + 4);
 
 	/* 1. as NCCL's loader: the library by name, the newest table */
 	h = dlopen(plugin, RTLD_NOW | RTLD_LOCAL);
@@ -1144,7 +1317,7 @@ int main(int argc, char **argv)
 	tap_ok(!c && ndev >= 1, "init, and devices reports %d (%d)", ndev, c);
 	if (ndev < 1)
 		die("no axon device");
-	dev = 0;
+	pick_device(ndev, plane);
 	tap_ok(!net->get_properties(dev, &props) && props.name &&
 	       !strncmp(props.name, "axon", 4) && props.pci_path &&
 	       !access(props.pci_path, F_OK) &&
@@ -1193,6 +1366,7 @@ int main(int argc, char **argv)
 	dereg_in_use(&s);
 	flush(&r);
 	allreduce_sizes(ar_sizes, n_ar, iters);
+	connect_peers();
 	alltoall_sizes(ar_sizes, n_ar, iters);
 	barrier();
 
@@ -1211,7 +1385,8 @@ int main(int argc, char **argv)
 		ret2 = net->close_send(send_comm);
 		ret1 = net->close_recv(recv_comm);
 	}
-	tap_ok(!ret1 && !ret2 && !ret3, "closeRecv, closeSend, closeListen (%s order)",
+	tap_ok(!ret1 && !ret2 && !ret3 && !close_peers(),
+	       "closeRecv, closeSend, closeListen (%s order), and the all-to-all's comms",
 	       rank % 2 ? "listen first" : "receive first");
 	tap_ok(net->close_send(send_comm) != 0 && net->close_recv(recv_comm) != 0,
 	       "closing a closed comm fails");

@@ -15,10 +15,11 @@
 # all-reduce; its bus bandwidth is in the log ("# allreduce ..." lines).
 # NCCL_RUNS picks runs by name (default "rc rud gpu rud-gpu"). With plane 1
 # going down for good during the run (axon-vm --plane-down 1:START),
-# "rc-down" all-reduces over RC connections put on plane 1
-# (AXON_NCCL_RC_PLANE=1) until they stop (an RC connection keeps its
-# plane; the run fails if it does not stop within 90 s) and "rud-down" over
-# RUD for NCCL_FOR seconds (20), which must keep going on the plane left.
+# "rc-down" all-reduces over RC on the plugin's device for plane 1
+# (--plane 1) until it stops (an RC connection keeps its plane; the run
+# fails if it does not stop within 90 s) and "rud-down" over RUD on the
+# virtual device of both planes for NCCL_FOR seconds (20), which must keep
+# going on the plane left.
 set -u
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/rdma-lib.sh"
@@ -64,13 +65,11 @@ for r in $runs; do
 		fi
 		;;
 	rc-down)
-		# RC's connections on plane 1 (the plugin's flow label), which
-		# goes down in the middle: both ranks must stop
+		# RC on the device of plane 1, which goes down in the
+		# middle: both ranks must stop
 		TRANSPORT=rc
-		export AXON_NCCL_RC_PLANE=1
 		subtest "axon-nccl-test, RC on plane 1 stops when it goes down, $of" \
-			run --port 18774 --for 90 --expect stop --timeout 30
-		unset AXON_NCCL_RC_PLANE
+			run --port 18774 --plane 1 --for 90 --expect stop --timeout 30
 		;;
 	rud-down)
 		TRANSPORT=rud
