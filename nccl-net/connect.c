@@ -333,7 +333,11 @@ static int comm_setup_rdma(struct comm *c)
 		return c->transport == TRANSPORT_RUD && !c->local.rud_key ?
 		       -1 : 0;
 	}
-	c->qp = qp_create(c, SLOTS, SLOTS, c->transport, NULL);
+	/* RUD: a receive WR for every entry of every turn */
+	c->qp = qp_create(c, SLOTS,
+			  c->transport == TRANSPORT_RUD ?
+			  SLOTS * AXON_NET_MAX_RECVS : SLOTS,
+			  c->transport, NULL);
 	/* the flush READ wants RC's order behind the NIC's writes */
 	c->flush_qp = qp_create(c, FLUSH_REQS, 1, TRANSPORT_RC, NULL);
 	c->cts_mr = reg_area(c, (void **)&c->cts,

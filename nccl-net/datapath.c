@@ -24,8 +24,63 @@ static struct request *req_get(struct request *pool, int n)
 
 static nres_t progress(struct comm *c);
 
-/* every send of the slot has its match: WRITE them, then the sizes with
- * the sequence number as immediate */
+/* a turn's n sends went out in nwr WRs */
+static void slot_posted(struct comm *c, uint32_t slot, int n, int nwr)
+{
+	for (int i = 0; i < n; i++)
+		c->slot_reqs[slot][i]->posted = true;
+	c->slot_wrs[slot] = nwr;
+	c->sq_used += nwr;
+	c->send_seq++;
+}
+
+/*
+ * RUD: each send of the slot is one WRITE_WITH_IMM of its data, the
+ * immediate its turn and entry; the peer's receive completes when all of
+ * its message is placed, so no notice has to wait for the data. Send
+ * completions come in posting order: the last WR alone is signaled.
+ */
+static nres_t rud_slot_post(struct comm *c, uint32_t slot, int n)
+{
+	struct ibv_send_wr wrs[AXON_NET_MAX_RECVS], *bad;
+	struct ibv_sge sges[AXON_NET_MAX_RECVS];
+	struct cts_slot *s = &c->fifo[slot];
+	uint32_t turn = (c->send_seq + 1) & IMM_TURN_MASK;
+
+	memset(wrs, 0, sizeof(wrs));
+	for (int i = 0; i < n; i++) {
+		struct request *r = c->slot_reqs[slot][i];
+
+		wrs[i].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
+		wrs[i].imm_data = htonl(turn << IMM_ENTRY_BITS | i);
+		wrs[i].next = i + 1 < n ? &wrs[i + 1] : NULL;
+		if (!r->size) {
+			/* nothing to place: the immediate alone, aimed at
+			 * the peer's own area */
+			wrs[i].wr.rdma.remote_addr = c->peer_area;
+			wrs[i].wr.rdma.rkey = c->peer_rkey;
+			continue;
+		}
+		sges[i] = (struct ibv_sge){ .addr = (uintptr_t)r->data,
+					    .length = (uint32_t)r->size,
+					    .lkey = r->mrs[0]->mr->lkey };
+		wrs[i].sg_list = &sges[i];
+		wrs[i].num_sge = 1;
+		wrs[i].wr.rdma.remote_addr = s->e[i].addr;
+		wrs[i].wr.rdma.rkey = s->e[i].rkey;
+	}
+	wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
+	wrs[n - 1].wr_id = WRID(WR_SEND_DONE, slot);
+	if (ibv_post_send(c->qp, wrs, &bad)) {
+		AXON_NET_WARN("isend: post: %s", strerror(errno));
+		return NCCL_NET_SYSTEM_ERROR;
+	}
+	slot_posted(c, slot, n, n);
+	return NCCL_NET_OK;
+}
+
+/* every send of the slot has its match: RC WRITEs them, then the sizes
+ * with the sequence number as immediate (RC places them in order) */
 static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 {
 	struct ibv_send_wr wrs[AXON_NET_MAX_RECVS + 1], *bad;
@@ -33,6 +88,8 @@ static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 	struct cts_slot *s = &c->fifo[slot];
 	int nwr = 0;
 
+	if (c->transport == TRANSPORT_RUD)
+		return rud_slot_post(c, slot, n);
 	memset(wrs, 0, sizeof(wrs));
 	for (int i = 0; i < n; i++) {
 		struct request *r = c->slot_reqs[slot][i];
@@ -60,10 +117,7 @@ static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 	wrs[nwr].num_sge = 1;
 	wrs[nwr].opcode = IBV_WR_RDMA_WRITE_WITH_IMM;
 	wrs[nwr].imm_data = htonl(c->send_seq + 1);	/* the turn, from 1 */
-	/* RUD places messages in any order: the fence keeps the notice
-	 * behind the data (RC's order gives that already) */
-	wrs[nwr].send_flags = IBV_SEND_SIGNALED |
-			      (c->transport == TRANSPORT_RUD ? IBV_SEND_FENCE : 0);
+	wrs[nwr].send_flags = IBV_SEND_SIGNALED;
 	wrs[nwr].wr_id = WRID(WR_SEND_DONE, slot);
 	wrs[nwr].wr.rdma.remote_addr = c->peer_area +
 				       slot * sizeof(c->sizes_out[0]);
@@ -72,11 +126,7 @@ static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 		AXON_NET_WARN("isend: post: %s", strerror(errno));
 		return NCCL_NET_SYSTEM_ERROR;
 	}
-	for (int i = 0; i < n; i++)
-		c->slot_reqs[slot][i]->posted = true;
-	c->slot_wrs[slot] = nwr + 1;
-	c->sq_used += nwr + 1;
-	c->send_seq++;
+	slot_posted(c, slot, n, nwr + 1);
 	return NCCL_NET_OK;
 }
 
@@ -170,12 +220,13 @@ nres_t axon_net_irecv(void *recv_comm, int n, void **data, size_t *sizes,
 		      void **request)
 {
 	struct comm *c = live_find(recv_comm, COMM_RECV);
-	struct ibv_recv_wr rwr = { 0 }, *rbad;
+	struct ibv_recv_wr rwrs[AXON_NET_MAX_RECVS], *rbad;
 	struct ibv_send_wr wr = { 0 }, *bad;
 	struct ibv_sge sge;
 	struct request *r;
 	uint32_t slot, seq;
 	struct cts_slot *s;
+	int nrwr;
 
 	(void)phandles;
 	if (!c || c->stage != ST_READY || !request || n < 1 ||
@@ -211,9 +262,15 @@ nres_t axon_net_irecv(void *recv_comm, int n, void **data, size_t *sizes,
 		};
 		r->posted_size[i] = sizes[i];
 	}
-	/* the WRITE_WITH_IMM that ends this turn consumes a receive */
-	rwr.wr_id = WRID(WR_RECV, slot);
-	if (ibv_post_recv(c->qp, &rwr, &rbad)) {
+	/* each WRITE_WITH_IMM consumes a receive: RC's one ending the
+	 * turn, or RUD's one a send */
+	nrwr = c->transport == TRANSPORT_RUD ? n : 1;
+	memset(rwrs, 0, sizeof(rwrs));
+	for (int i = 0; i < nrwr; i++) {
+		rwrs[i].wr_id = WRID(WR_RECV, slot);
+		rwrs[i].next = i + 1 < nrwr ? &rwrs[i + 1] : NULL;
+	}
+	if (ibv_post_recv(c->qp, rwrs, &rbad)) {
 		AXON_NET_WARN("irecv: post receive: %s", strerror(errno));
 		return NCCL_NET_SYSTEM_ERROR;
 	}
@@ -318,6 +375,30 @@ static nres_t recv_done(struct comm *c, uint32_t seq)
 	return NCCL_NET_OK;
 }
 
+/* RUD: entry i of turn (the immediate's) is placed, len bytes of it */
+static nres_t rud_recv_done(struct comm *c, uint32_t imm, uint32_t len)
+{
+	uint32_t turn = imm >> IMM_ENTRY_BITS;
+	unsigned int i = imm & ((1U << IMM_ENTRY_BITS) - 1);
+	struct request *r = &c->recv_reqs[(turn - 1) % SLOTS];
+
+	if (r->kind != REQ_RECV || (r->seq & IMM_TURN_MASK) != turn ||
+	    r->done || i >= (unsigned int)r->n || (r->arrived & (1U << i))) {
+		AXON_NET_WARN("test: the peer completed entry %u of turn %u, not posted",
+			      i, turn);
+		return NCCL_NET_REMOTE_ERROR;
+	}
+	if (len > r->posted_size[i]) {
+		AXON_NET_WARN("test: the peer sent %u bytes into %lu", len,
+			      (unsigned long)r->posted_size[i]);
+		return NCCL_NET_REMOTE_ERROR;
+	}
+	r->sizes[i] = (int)len;
+	r->arrived |= 1U << i;
+	r->done = r->arrived == (1U << r->n) - 1;
+	return NCCL_NET_OK;
+}
+
 static nres_t progress(struct comm *c)
 {
 	struct ibv_wc wc[16];
@@ -359,7 +440,10 @@ static nres_t progress(struct comm *c)
 					ret = NCCL_NET_REMOTE_ERROR;
 					break;
 				}
-				ret = recv_done(c, ntohl(wc[i].imm_data));
+				ret = c->transport == TRANSPORT_RUD ?
+				      rud_recv_done(c, ntohl(wc[i].imm_data),
+						    wc[i].byte_len) :
+				      recv_done(c, ntohl(wc[i].imm_data));
 				break;
 			case WR_FLUSH:
 				if (idx < FLUSH_REQS)

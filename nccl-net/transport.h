@@ -25,9 +25,10 @@
  *  - memory: one PD per NIC and an MR cache, so a registration serves
  *    every comm of the NIC's devices (regIsGlobal) and deregistration drops a
  *    reference;
- *  - RUD: messages are placed in any order, so the WRITE_WITH_IMM ending a
- *    turn is fenced behind the turn's WRITEs, and receives complete by the
- *    turn their immediate names.
+ *  - RUD: messages are placed in any order, but a receive completes only
+ *    when all of its message is placed, so each send is one WRITE_WITH_IMM
+ *    of its data whose immediate names the turn and the entry; the
+ *    receive is done when every entry of its turn has arrived.
  *
  * The files: devices.c (the NICs, the devices NCCL numbers: a NIC, one of
  * its planes, or the virtual device of all its planes), registry.c (init,
@@ -68,6 +69,13 @@
 #define INFO_MAGIC	0x49584e41U
 #define COMM_MAGIC	0x434e5841U
 #define PAGE		4096UL
+/* a RUD send's immediate: its turn (from 1, the low 29 bits) over its entry */
+#define IMM_ENTRY_BITS	3
+#define IMM_TURN_MASK	(UINT32_MAX >> IMM_ENTRY_BITS)
+_Static_assert(AXON_NET_MAX_RECVS <= 1 << IMM_ENTRY_BITS,
+	       "a turn's entries fit the immediate");
+_Static_assert((IMM_TURN_MASK + 1ULL) % SLOTS == 0,
+	       "the turn's slot survives the immediate's truncation");
 
 /* one entry of a clear-to-send slot, written by the receiver */
 struct cts_entry {
@@ -161,6 +169,7 @@ struct request {
 	int n;
 	uint32_t seq;
 	int sizes[AXON_NET_MAX_RECVS];		/* done: bytes moved */
+	uint8_t arrived;	/* RUD receive: the entries placed, a bit each */
 	uint64_t posted_size[AXON_NET_MAX_RECVS];
 	struct mr_entry *mrs[AXON_NET_MAX_RECVS];
 	/* send: its data, until the slot is complete */
