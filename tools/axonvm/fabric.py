@@ -10,8 +10,8 @@ p2p:    two nodes, QEMU's "-netdev l2tpv3" backend in UDP mode over
         QEMU that build-qemu builds sends a burst in one sendmsg (UDP
         segmentation offload) into a 4 MiB socket buffer
         (qemu-model/patches). No privileges needed. With --loss,
-        --reorder or --delay each node sends to a relay thread instead
-        (class Relay).
+        --reorder or --delay each node sends to tools/axon-relay instead
+        (class Relay), a process a plane.
 switch: every node's QEMU sends to a port of tools/axon-switch (the same
         l2tpv3 backend): a learning switch whose egress ports have a line
         rate (--switch-rate), a bounded queue (--switch-queue, tail drop)
@@ -41,18 +41,14 @@ and up again through QMP set_link on its netdev id (run.py).
 Node i is 192.0.2.(i+1)/24 and fd00:a0::(i+1, hex)/64 on the fabric NIC.
 """
 
-import collections
 import os
-import random
 import re
-import select
 import shlex
 import shutil
 import signal
 import socket
 import struct
 import subprocess
-import threading
 import time
 
 from .common import die, say, sh
@@ -201,8 +197,9 @@ class Fabric:
         if loss or reorder or delay:
             plane.relay = Relay(plane.ports, loss, reorder, delay,
                                 self.cfg.seed + plane.k,
-                                ("relay " + plane.label).strip())
-            plane.relay.start()
+                                ("relay " + plane.label).strip(),
+                                os.path.join(self.run_dir, plane_file(
+                                    "fabric-relay.txt", plane.k)))
 
     def setup_switch(self, plane):
         cfg = self.cfg
@@ -426,8 +423,7 @@ class Fabric:
     def stop_relay(self):
         for p in self.planes:
             if p.relay:
-                p.relay.stop(os.path.join(self.run_dir, plane_file(
-                    "fabric-relay.txt", p.k)))
+                p.relay.stop()
                 p.relay = None
 
     def stop_switch(self):
@@ -472,50 +468,53 @@ class Fabric:
             self.netns = None
 
 
-class Relay(threading.Thread):
+class Relay:
     """--loss/--reorder/--delay/--plane-loss/--plane-delay: a p2p plane
-    through this relay. Each node's netdev sends to its own relay port;
-    the relay forwards every datagram (one Ethernet frame) to the other
-    node's netdev port, except that it drops loss% of them and holds back
-    reorder% until the next datagram in the same direction has been
-    forwarded, or at most HOLD seconds (then the frame is only late); with
-    a delay, every frame it forwards leaves that many ms after it arrived,
-    in order (a FIFO per direction). Choices come from a PRNG seeded
-    with seed (--seed, plus the plane). The impairment is on the wire
-    itself, so it hits whatever the NIC models send (RoCEv2 from axon-nic
+    through tools/axon-relay, a process of its own (one plane's frames
+    never wait for another's). Each node's netdev sends to its own relay
+    socket, bound here and inherited; the relay forwards every datagram
+    (one Ethernet frame) to the other node's netdev port, except that it
+    drops loss% of them and holds back reorder% until the next datagram in
+    the same direction has been forwarded, or at most 5 ms (then the frame
+    is only late); with a delay, every frame it forwards leaves that many
+    ms after it arrived, in order. Choices come from a PRNG seeded with
+    seed (--seed, plus the plane). The impairment is on the wire itself,
+    so it hits whatever the NIC models send (RoCEv2 from axon-nic
     included), unlike a guest's qdisc. tag ("relay", "relay plane1")
-    prefixes the counters printed at the end."""
-
-    HOLD = 0.005
+    prefixes the counters, written to stats_path and printed at the
+    end."""
 
     def __init__(self, qemu_ports, loss_pct, reorder_pct, delay_ms, seed,
-                 tag):
-        super().__init__(daemon=True)
+                 tag, stats_path):
+        binary = os.path.join(os.path.dirname(os.path.dirname(
+            os.path.abspath(__file__))), "axon-relay")
+        if not os.access(binary, os.X_OK):
+            die("--loss, --reorder and --delay need %s (make tools)"
+                % binary, 1)
         self.tag = tag
         self.loss_pct = loss_pct
         self.reorder_pct = reorder_pct
         self.delay_ms = delay_ms
-        self.delay = delay_ms / 1000.0
-        self.delayed = [collections.deque(), collections.deque()]
-        self.loss = loss_pct / 100.0
-        self.reorder = reorder_pct / 100.0
         self.seed = seed
-        self.rng = random.Random(seed)
-        self.dest = [("127.0.0.1", qemu_ports[1]), ("127.0.0.1", qemu_ports[0])]
-        self.socks = []
+        self.stats_path = stats_path
+        socks = []
         for _ in range(2):
             s = bind_udp_not_given()
             s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4 << 20)
-            s.setblocking(False)
-            self.socks.append(s)
-        self.ports = [s.getsockname()[1] for s in self.socks]
-        # Per direction (0: node0 -> node1, 1: node1 -> node0).
-        self.stats = [dict.fromkeys(("received", "forwarded", "dropped",
-                                     "reordered", "late", "delayed",
-                                     "send_errors"), 0)
-                      for _ in range(2)]
-        self.held = [None, None]    # (deadline, frame)
-        self.stopping = False
+            socks.append(s)
+        self.ports = [s.getsockname()[1] for s in socks]
+        argv = [binary, "--loss", "%g" % loss_pct, "--reorder",
+                "%g" % reorder_pct, "--delay", "%g" % delay_ms,
+                "--seed", str(seed), "--tag", tag, "--stats", stats_path]
+        for s, port in zip(socks, qemu_ports):
+            argv += ["--side", "%d:%d" % (s.fileno(), port)]
+        try:
+            self.proc = subprocess.Popen(
+                argv, stdin=subprocess.DEVNULL, start_new_session=True,
+                pass_fds=[s.fileno() for s in socks])
+        finally:
+            for s in socks:
+                s.close()
 
     def impairment(self):
         return self.loss_pct, self.reorder_pct, self.delay_ms
@@ -524,79 +523,20 @@ class Relay(threading.Thread):
         text = "loss %g%% reorder %g%%" % (self.loss_pct, self.reorder_pct)
         return text + (" delay %g ms" % self.delay_ms if self.delay_ms else "")
 
-    def forward(self, d, frame):
-        if self.delay:
-            self.delayed[d].append((time.monotonic() + self.delay, frame))
-            self.stats[d]["delayed"] += 1
-        else:
-            self.send(d, frame)
-
-    def send(self, d, frame):
+    def stop(self):
+        """Stop (the QEMUs are gone) and print the counters."""
+        self.proc.terminate()
         try:
-            self.socks[d].sendto(frame, self.dest[d])
-            self.stats[d]["forwarded"] += 1
+            self.proc.wait(5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        try:
+            with open(self.stats_path) as f:
+                lines = f.read().splitlines()[1:]
         except OSError:
-            # The peer's QEMU is not up yet or gone: the frame is lost.
-            self.stats[d]["send_errors"] += 1
-
-    def receive(self, d):
-        st = self.stats[d]
-        while True:
-            try:
-                frame = self.socks[d].recv(65536)
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
-                return
-            st["received"] += 1
-            if self.rng.random() < self.loss:
-                st["dropped"] += 1
-                continue
-            if self.held[d] is None and self.rng.random() < self.reorder:
-                self.held[d] = (time.monotonic() + self.HOLD, frame)
-                continue
-            self.forward(d, frame)
-            if self.held[d] is not None:
-                # The held frame goes after this later one: swapped.
-                self.forward(d, self.held[d][1])
-                self.held[d] = None
-                st["reordered"] += 1
-
-    def run(self):
-        while not self.stopping:
-            now = time.monotonic()
-            due = [h[0] for h in self.held if h is not None]
-            due += [q[0][0] for q in self.delayed if q]
-            timeout = max(0.0, min(due) - now) if due else 0.1
-            ready, _, _ = select.select(self.socks, [], [], min(timeout, 0.1))
-            for d, s in enumerate(self.socks):
-                if s in ready:
-                    self.receive(d)
-            now = time.monotonic()
-            for d in range(2):
-                if self.held[d] is not None and self.held[d][0] <= now:
-                    self.forward(d, self.held[d][1])
-                    self.held[d] = None
-                    self.stats[d]["late"] += 1
-                q = self.delayed[d]
-                while q and q[0][0] <= now:
-                    self.send(d, q.popleft()[1])
-
-    def stop(self, path):
-        """Stop (the QEMUs are gone) and write the counters to path."""
-        self.stopping = True
-        self.join(5)
-        for s in self.socks:
-            s.close()
-        lines = ["# axon-vm fabric %s: --loss %g --reorder %g --delay %g "
-                 "--seed %d" % (self.tag, self.loss_pct, self.reorder_pct,
-                                self.delay_ms, self.seed)]
-        for d in range(2):
-            lines.append("node%d->node%d %s" % (d, 1 - d, " ".join(
-                "%s=%d" % kv for kv in self.stats[d].items())))
-        with open(path, "w") as f:
-            f.write("\n".join(lines) + "\n")
-        for ln in lines[1:]:
+            lines = ["no counters (%s)" % self.stats_path]
+        for ln in lines:
             say(self.tag + " " + ln)
 
 
