@@ -41,7 +41,7 @@ typedef struct AxonEngine AxonEngine;
  */
 typedef struct AxonRudTiming {
     int64_t rto_init_ns, rto_min_ns, rto_max_ns;        /* retransmit timer */
-    int64_t late_min_ns;        /* SACK: how late a packet may be, at least */
+    int64_t late_min_ns;        /* SACK: reordering beyond a trip, at least */
     int64_t target_q_ns;        /* the window: queueing delay it allows */
     int64_t avoid_min_ns, avoid_max_ns;         /* a lossy plane's rest */
 } AxonRudTiming;

@@ -195,18 +195,22 @@ void axon_rud_arm(AxonRud *r, int64_t when)
 }
 
 /*
- * SACK's rule: a packet sent before later ones that were acknowledged is
- * lost once it is late by two round trips and four deviations (at least
- * late_min_ns). When that is, or 0 if the rule does not apply.
+ * SACK's rule, timed as RACK's (RFC 8985): a packet sent before one that
+ * was acknowledged should have arrived a round trip of that one after it
+ * was sent; it is lost once it is later than that by the reordering the
+ * planes show (a quarter of the lowest round trip, late_min_ns at least).
+ * A round trip, not counts of later packets: after a tail probe's ACK,
+ * the last packets before it are lost at once, not at the timeout. When
+ * that is, or 0 if the rule does not apply.
  */
 int64_t axon_rud_late_at(AxonRud *r, const AxonRudSlot *sl)
 {
-    if (!sl->live || sl->read || sl->queued ||
-        sl->seq + AXON_RUD_REORDER >= r->acked_seq) {
+    int64_t trip = r->acked_rtt_ns ? r->acked_rtt_ns : axon_rud_trip(r);
+
+    if (!sl->live || sl->read || sl->queued || sl->seq >= r->acked_seq) {
         return 0;
     }
-    return sl->sent_ns + MAX(2 * r->srtt_ns + 4 * r->rttvar_ns,
-                             r->t->late_min_ns);
+    return sl->sent_ns + trip + MAX(r->base_rtt_ns / 4, r->t->late_min_ns);
 }
 
 /* The packet at psn goes again, before anything new. */
@@ -272,7 +276,12 @@ void axon_rud_slot_done(AxonQp *qp, AxonRudSlot *sl)
     r->inflight--;
     r->avoid_ns[sl->plane] = 0;
     r->lost_run[sl->plane] = 0;
-    r->acked_seq = MAX(r->acked_seq, sl->seq);
+    if (sl->seq > r->acked_seq) {
+        r->acked_seq = sl->seq;
+        if (sl->tries == 1) {   /* a resent packet's trip is ambiguous */
+            r->acked_rtt_ns = axon_rud_now(r) - sl->sent_ns;
+        }
+    }
     axon_rud_wqe_acked(qp, axon_win(qp, sl->wqe));
 }
 

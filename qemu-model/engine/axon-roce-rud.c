@@ -199,6 +199,7 @@ void axon_rud_rts(AxonEngine *eng, AxonQp *qp)
     r->cwnd = r->cwnd_max;
     r->cc = eng->conf.cc.rud_window;
     r->seq = r->acked_seq = r->probe_seq = 0;
+    r->acked_rtt_ns = 0;
     r->srtt_ns = r->rttvar_ns = r->base_rtt_ns = 0;
     r->cut_ns = r->ep_start_ns = 0;
     r->ep_acked = r->ep_marked = 0;

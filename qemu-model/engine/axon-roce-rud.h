@@ -28,7 +28,6 @@
 #define AXON_RUD_READ_PKTS      16      /* responses per READ request */
 #define AXON_RUD_ACK_EVERY      256     /* packets before an ACK goes at once */
 #define AXON_RUD_ACK_REQ        64      /* PSNs between the sender's AckReqs */
-#define AXON_RUD_REORDER        3       /* later sends acknowledged: lost */
 #define AXON_RUD_CWND_ONE       256     /* the window in 1/256 packets */
 #define AXON_RUD_CWND_MIN       8
 /* packets a round trip the window grows by at most: additive, so fair */
@@ -41,11 +40,12 @@
  */
 #define AXON_RUD_RTO_MIN_DEFAULT_NS     (40 * SCALE_MS)
 /*
- * How late a packet may be, behind one sent after it, before it counts
- * as lost: packets queue for milliseconds in TCG guests' fabric, far
- * more than their round trip samples say, and planes add their own.
+ * How much later than a round trip a packet may be, behind one sent
+ * after it that arrived, before it counts as lost: the reordering the
+ * planes show. A TCG guest's planes are sockets of one QEMU main loop,
+ * read a batch at a time, each wire a process of its own.
  */
-#define AXON_RUD_LATE_MIN_DEFAULT_NS    (8 * SCALE_MS)
+#define AXON_RUD_LATE_MIN_DEFAULT_NS    (2 * SCALE_MS)
 #define AXON_RUD_RTO_MAX_DEFAULT_NS     (500 * SCALE_MS)
 /* queueing the window allows: TCG guests' fabric queues for ms */
 #define AXON_RUD_TARGET_Q_DEFAULT_NS    (8 * SCALE_MS)
@@ -118,6 +118,7 @@ struct AxonRud {
     uint32_t cwnd_max;          /* the wire window, or AXON_RUD_WINDOW */
     bool cc;                    /* cwnd moves; else it stays at its max */
     uint64_t seq, acked_seq;    /* send order: last used, newest acked */
+    int64_t acked_rtt_ns;       /* the newest acked send's round trip */
     uint64_t probe_seq;         /* acked_seq when the last probe went */
     int64_t srtt_ns, rttvar_ns, base_rtt_ns;
     int64_t cut_ns;             /* last window decrease */
