@@ -325,9 +325,13 @@ static int comm_setup_rdma(struct comm *c)
 		c->fifo_mr = reg_area(c, (void **)&c->fifo,
 				      SLOTS * sizeof(struct cts_slot),
 				      IBV_ACCESS_REMOTE_WRITE);
-		c->sizes_out_mr = reg_area(c, (void **)&c->sizes_out,
-					   SLOTS * sizeof(*c->sizes_out), 0);
-		if (!c->qp || !c->fifo_mr || !c->sizes_out_mr)
+		/* RC's notice of the sizes; RUD's immediates carry none */
+		if (c->transport == TRANSPORT_RC)
+			c->sizes_out_mr = reg_area(c, (void **)&c->sizes_out,
+						   SLOTS * sizeof(*c->sizes_out),
+						   0);
+		if (!c->qp || !c->fifo_mr ||
+		    (c->transport == TRANSPORT_RC && !c->sizes_out_mr))
 			return -1;
 		info_fill(c, c->qp, c->fifo_mr);
 		return c->transport == TRANSPORT_RUD && !c->local.rud_key ?

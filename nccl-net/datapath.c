@@ -34,6 +34,19 @@ static void slot_posted(struct comm *c, uint32_t slot, int n, int nwr)
 	c->send_seq++;
 }
 
+/* the WR WRITEs the request's data to the receive the peer posted */
+static void wr_to_entry(struct ibv_send_wr *wr, struct ibv_sge *sge,
+			const struct request *r, const struct cts_entry *e)
+{
+	*sge = (struct ibv_sge){ .addr = (uintptr_t)r->data,
+				 .length = (uint32_t)r->size,
+				 .lkey = r->mrs[0]->mr->lkey };
+	wr->sg_list = sge;
+	wr->num_sge = 1;
+	wr->wr.rdma.remote_addr = e->addr;
+	wr->wr.rdma.rkey = e->rkey;
+}
+
 /*
  * RUD: each send of the slot is one WRITE_WITH_IMM of its data, the
  * immediate its turn and entry; the peer's receive completes when all of
@@ -61,13 +74,7 @@ static nres_t rud_slot_post(struct comm *c, uint32_t slot, int n)
 			wrs[i].wr.rdma.rkey = c->peer_rkey;
 			continue;
 		}
-		sges[i] = (struct ibv_sge){ .addr = (uintptr_t)r->data,
-					    .length = (uint32_t)r->size,
-					    .lkey = r->mrs[0]->mr->lkey };
-		wrs[i].sg_list = &sges[i];
-		wrs[i].num_sge = 1;
-		wrs[i].wr.rdma.remote_addr = s->e[i].addr;
-		wrs[i].wr.rdma.rkey = s->e[i].rkey;
+		wr_to_entry(&wrs[i], &sges[i], r, &s->e[i]);
 	}
 	wrs[n - 1].send_flags = IBV_SEND_SIGNALED;
 	wrs[n - 1].wr_id = WRID(WR_SEND_DONE, slot);
@@ -97,14 +104,8 @@ static nres_t send_slot_post(struct comm *c, uint32_t slot, int n)
 		c->sizes_out[slot][i] = r->size;
 		if (!r->size)
 			continue;
-		sges[nwr] = (struct ibv_sge){ .addr = (uintptr_t)r->data,
-					      .length = (uint32_t)r->size,
-					      .lkey = r->mrs[0]->mr->lkey };
-		wrs[nwr].sg_list = &sges[nwr];
-		wrs[nwr].num_sge = 1;
+		wr_to_entry(&wrs[nwr], &sges[nwr], r, &s->e[i]);
 		wrs[nwr].opcode = IBV_WR_RDMA_WRITE;
-		wrs[nwr].wr.rdma.remote_addr = s->e[i].addr;
-		wrs[nwr].wr.rdma.rkey = s->e[i].rkey;
 		wrs[nwr].next = &wrs[nwr + 1];
 		nwr++;
 	}

@@ -208,7 +208,7 @@ struct comm {
 	uint64_t peer_area;
 	uint32_t peer_rkey;
 
-	/* sender: the FIFO the receiver writes, and the sizes it sends */
+	/* sender: the FIFO the receiver writes, and (RC) the sizes it sends */
 	struct cts_slot *fifo;
 	struct ibv_mr *fifo_mr;
 	uint64_t (*sizes_out)[AXON_NET_MAX_RECVS];
