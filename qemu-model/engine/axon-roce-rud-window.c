@@ -346,20 +346,21 @@ int64_t axon_rud_pto(AxonRud *r)
 /*
  * A tail loss probe: a burst lost whole at a full queue leaves no later
  * packet whose SACK could tell, and the timeout is long. So when nothing
- * was acknowledged for a probe time after the last packet sent, that
- * packet goes again, asking for an ACK, whose SACK then names what is
- * missing. Once per ACK that brought news; returns when to look again
+ * was acknowledged for a probe time after the last packet sent (psn, the
+ * newest send in flight, when no later one was acknowledged: a packet
+ * sent again counts, so one lost again at a message's end is found too),
+ * that packet goes again, asking for an ACK, whose SACK then names what
+ * is missing. Once per ACK that brought news; returns when to look again
  * (INT64_MAX: not before news).
  */
-static int64_t axon_rud_probe(AxonEngine *eng, AxonQp *qp, int64_t now)
+static int64_t axon_rud_probe(AxonEngine *eng, AxonQp *qp, int64_t now,
+                              uint32_t psn)
 {
     AxonRud *r = qp->rud;
-    uint32_t psn = axon_psn_add(r->next_psn, AXON_PSN_MASK);
     AxonRudSlot *sl = axon_rud_slot(r, psn);
     int64_t at = sl->sent_ns + axon_rud_pto(r);
 
-    if (r->next_psn == r->una || !sl->live || sl->queued || sl->read ||
-        r->probe_seq == r->acked_seq) {
+    if (r->probe_seq == r->acked_seq) {
         return INT64_MAX;
     }
     if (now < at) {
@@ -379,7 +380,8 @@ void axon_rud_timer(void *opaque)
     AxonRud *r = qp->rud;
     int64_t now = axon_rud_now(r), next = INT64_MAX;
     bool lost = false;
-    uint32_t psn;
+    uint32_t psn, newest_psn = 0;
+    uint64_t newest_seq = 0;
 
     if (!axon_env_running(eng->env) || qp->state != AXON_QPS_RTS) {
         return;
@@ -397,6 +399,10 @@ void axon_rud_timer(void *opaque)
         }
         if (now < due) {
             next = MIN(next, late ? MIN(due, late + 1) : due);
+            if (!sl->read && sl->seq > newest_seq) {
+                newest_seq = sl->seq;
+                newest_psn = psn;
+            }
             continue;
         }
         if (++sl->expired > qp->attr.retry_cnt + 1) {
@@ -411,8 +417,8 @@ void axon_rud_timer(void *opaque)
     if (lost) {
         qp->stats.timeouts++;
         axon_rud_cwnd_cut(qp, 1, 2, "timeout");
-    } else {
-        next = MIN(next, axon_rud_probe(eng, qp, now));
+    } else if (newest_seq > r->acked_seq) {
+        next = MIN(next, axon_rud_probe(eng, qp, now, newest_psn));
     }
     if (next != INT64_MAX) {
         axon_env_timer_mod(r->rto_timer, next);

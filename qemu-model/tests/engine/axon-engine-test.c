@@ -610,9 +610,9 @@ static bool t_rud_trim(int arg)
     return ok;
 }
 
-/* The wire drops node 0's DATA frames first..last (counted from 1). */
+/* The wire drops node 0's DATA frames whose numbers (from 1) it lists. */
 typedef struct TailDrop {
-    unsigned first, last, seen, dropped;
+    unsigned drop[4], seen, dropped;
 } TailDrop;
 
 static bool tail_tap(TWorld *w, unsigned from, unsigned to, unsigned plane,
@@ -624,27 +624,32 @@ static bool tail_tap(TWorld *w, unsigned from, unsigned to, unsigned plane,
         frame[T_ETH_IP_UDP] != AXON_RUD_OPCODE_DATA) {
         return true;
     }
-    if (++t->seen < t->first || t->seen > t->last) {
-        return true;
+    t->seen++;
+    for (unsigned i = 0; i < sizeof(t->drop) / sizeof(t->drop[0]); i++) {
+        if (t->drop[i] == t->seen) {
+            t->dropped++;
+            return false;
+        }
     }
-    t->dropped++;
-    return false;
+    return true;
 }
 
 /*
  * A message's last two packets lost (a tail: no later packet's SACK can
  * name them): the probe goes after two round trips, its ACK names the
  * one before it, which is late by then and goes at once, all long before
- * the 40 ms timeout.
+ * the 40 ms timeout. arg 1: that packet, sent again, is lost again, the
+ * newest send in flight and no longer the last PSN: a second probe.
  */
 static bool t_rud_tail_loss(int arg)
 {
-    TailDrop t = { .first = 63, .last = 64 };
+    /* 64 DATA frames, the probe (65), the packet named missing (66) */
+    TailDrop t = { .drop = { 63, 64, arg ? 66 : 0 } };
+    unsigned dropped = arg ? 3 : 2;
     Pair p;
     int64_t start, took;
     bool ok;
 
-    (void)arg;
     ok = pair_open(&p, 2, seed + 28, AXON_QPT_RUD, 1024, 7);
     world_set_tap(p.w, tail_tap, &t);
     start = world_now(p.w);
@@ -657,8 +662,8 @@ static bool t_rud_tail_loss(int arg)
                  (unsigned long long)t_trace_count[T_TRACE_rud_probe],
                  (unsigned long long)t_trace_count[T_TRACE_rud_lost],
                  took / 1e6);
-        ok &= D_CHECK(t.dropped == 2, "%u dropped", t.dropped);
-        ok &= D_CHECK(t_trace_count[T_TRACE_rud_probe] == 1 &&
+        ok &= D_CHECK(t.dropped == dropped, "%u dropped", t.dropped);
+        ok &= D_CHECK(t_trace_count[T_TRACE_rud_probe] == dropped - 1 &&
                       t_trace_count[T_TRACE_rud_lost] == 1,
                       "%llu probes, %llu lost",
                       (unsigned long long)t_trace_count[T_TRACE_rud_probe],
@@ -2547,6 +2552,7 @@ int main(int argc, char **argv)
     add(t_rud_trim, 1, "rud trimmed packets, receiver not told: SACK");
     add(t_rud_trim, 2, "rud trimmed packets with a wrong key: dropped");
     add(t_rud_tail_loss, 0, "rud a message's last packets lost: probe, SACK");
+    add(t_rud_tail_loss, 1, "rud ... and the one named lost again: probe it");
     add(t_rc_lossy, 0, "rc 1% loss, reordering, duplication: data intact");
     add(t_rc_lossy, 1, "rc 5% loss, reordering, duplication: data intact");
     add(t_rc_lossy, 2, "rc 5% loss and corruption: data intact");
