@@ -31,15 +31,15 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "axon-wire.h"
 
 #define MAX_DGRAM	65536	/* a datagram at most: nothing is cut */
 #define HOLD_S		0.005	/* a frame held for reordering waits at most */
@@ -71,21 +71,7 @@ static double loss_pct, reorder_pct, delay_ms;
 static unsigned long long seed;
 static const char *tag = "relay";
 static uint64_t prng;
-static volatile sig_atomic_t stopping;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
 
 /* splitmix64: a uniform double in [0, 1) */
 static double chance(void)
@@ -129,7 +115,7 @@ static int fifo_push(struct fifo *f, struct frame fr)
 /* A frame goes on: now, or after the delay (it keeps its buffer). */
 static void forward(struct side *s, uint8_t *data, size_t len)
 {
-	struct frame fr = { now() + delay_s, len, data };
+	struct frame fr = { axon_wire_now() + delay_s, len, data };
 
 	if (delay_s > 0 && !fifo_push(&s->delayed, fr)) {
 		s->delayed_n++;
@@ -161,7 +147,7 @@ static void receive(struct side *s)
 		}
 		memcpy(data, buf, n);
 		if (!s->held.data && chance() < reorder) {
-			s->held = (struct frame){ now() + HOLD_S, n, data };
+			s->held = (struct frame){ axon_wire_now() + HOLD_S, n, data };
 			continue;
 		}
 		forward(s, data, n);
@@ -282,7 +268,6 @@ int main(int argc, char **argv)
 		{ "stats", required_argument, NULL, 'o' },
 		{ 0 }
 	};
-	struct sigaction sa = { .sa_handler = on_signal };
 	const char *stats = NULL;
 	int nsides = 0, c, d;
 
@@ -323,15 +308,14 @@ int main(int argc, char **argv)
 	reorder = reorder_pct / 100;
 	delay_s = delay_ms / 1000;
 	prng = seed;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	axon_wire_stop_on_signals();
 
-	while (!stopping) {
+	while (!axon_wire_stopping) {
 		struct pollfd pfd[2] = {
 			{ .fd = sides[0].fd, .events = POLLIN },
 			{ .fd = sides[1].fd, .events = POLLIN },
 		};
-		int wait = next_due_ms(now()), n;
+		int wait = next_due_ms(axon_wire_now()), n;
 
 		n = poll(pfd, 2, wait < 0 || wait > 100 ? 100 : wait);
 		if (n < 0 && errno != EINTR) {
@@ -342,7 +326,7 @@ int main(int argc, char **argv)
 			if (pfd[d].revents & POLLIN)
 				receive(&sides[d]);
 		for (d = 0; d < 2; d++)
-			expire(&sides[d], now());
+			expire(&sides[d], axon_wire_now());
 	}
 	write_stats(stats);
 	return 0;

@@ -28,7 +28,6 @@
 #include <getopt.h>
 #include <netinet/in.h>
 #include <poll.h>
-#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,6 +36,8 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "axon-wire.h"
 
 #define MAX_PORTS	16
 #define MAX_FRAME	(9216 + 64)
@@ -72,21 +73,7 @@ static struct mac_entry macs[MAC_SLOTS];
 static double rate_bps;			/* 0: no queue, no rate */
 static uint64_t queue_limit = 256 * 1024;
 static uint64_t ecn_threshold;		/* 0: never mark */
-static volatile sig_atomic_t stopping;
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void on_signal(int sig)
-{
-	(void)sig;
-	stopping = 1;
-}
 
 static void learn(const uint8_t *src, int port)
 {
@@ -186,8 +173,11 @@ static void enqueue(struct port *p, const uint8_t *data, size_t len)
 	if (ecn_threshold && p->bytes > ecn_threshold &&
 	    mark_ce(f->data + L2TP_HLEN, len - L2TP_HLEN))
 		p->marked++;
-	if (!p->count)
-		p->next_tx = p->next_tx > now() ? p->next_tx : now();
+	if (!p->count) {
+		double t = axon_wire_now();
+
+		p->next_tx = p->next_tx > t ? p->next_tx : t;
+	}
 	p->count++;
 	p->bytes += len;
 	if (p->bytes > p->max_bytes)
@@ -336,14 +326,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: axon-switch --node QEMU_PORT:SWITCH_PORT (2 or more) [--rate MBIT] [--queue KB] [--ecn KB] [--stats FILE]\n");
 		return 2;
 	}
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
+	axon_wire_stop_on_signals();
 	for (i = 0; i < nports; i++)
 		pfd[i] = (struct pollfd){ .fd = ports[i].fd, .events = POLLIN };
 	printf("axon-switch: %d ports ready\n", nports);
 	fflush(stdout);
-	while (!stopping) {
-		double t = now(), next = 0, wait = 0.1;
+	while (!axon_wire_stopping) {
+		double t = axon_wire_now(), next = 0, wait = 0.1;
 		struct timespec ts;
 
 		for (i = 0; i < nports; i++) {

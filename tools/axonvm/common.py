@@ -69,6 +69,16 @@ def parse_pct(text):
     return parse_range(text, 100)
 
 
+def reap(proc, grace=5):
+    """Wait for a process asked to stop (terminate()), for grace seconds;
+    then kill it."""
+    try:
+        proc.wait(grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
 def sh(argv, check=True):
     """Run a host command quietly; return (status, combined output)."""
     p = subprocess.run(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

@@ -51,7 +51,7 @@ import struct
 import subprocess
 import time
 
-from .common import die, say, sh
+from .common import die, reap, say, sh
 
 
 NETNS_PREFIX = "axon-vm-"
@@ -431,11 +431,7 @@ class Fabric:
         for p in running:
             p.switch_proc.terminate()
         for p in running:
-            try:
-                p.switch_proc.wait(5)
-            except subprocess.TimeoutExpired:
-                p.switch_proc.kill()
-                p.switch_proc.wait()
+            reap(p.switch_proc)
             p.switch_proc = None
             try:
                 with open(os.path.join(self.run_dir, plane_file(
@@ -526,11 +522,7 @@ class Relay:
     def stop(self):
         """Stop (the QEMUs are gone) and print the counters."""
         self.proc.terminate()
-        try:
-            self.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            self.proc.kill()
-            self.proc.wait()
+        reap(self.proc)
         try:
             with open(self.stats_path) as f:
                 lines = f.read().splitlines()[1:]

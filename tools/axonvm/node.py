@@ -4,10 +4,9 @@
 
 import json
 import os
-import subprocess
 import sys
 
-from .common import FIRMWARE_DIRS, print_lock
+from .common import FIRMWARE_DIRS, print_lock, reap
 from .guest import kernel_cmdline
 from .fabric import AXON_MAC, VIRTIO_MAC, fabric_args
 
@@ -152,8 +151,4 @@ def kill_node(node):
     if node.proc and node.proc.poll() is None:
         node.killed = True
         node.proc.terminate()
-        try:
-            node.proc.wait(5)
-        except subprocess.TimeoutExpired:
-            node.proc.kill()
-            node.proc.wait()
+        reap(node.proc)
