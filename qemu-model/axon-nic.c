@@ -193,7 +193,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
               AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS |
               AXON_CAP_MCAST | AXON_CAP_XRC | AXON_CAP_ODP |
-              AXON_CAP_RUD_TRIM;
+              AXON_CAP_RUD_TRIM | AXON_CAP_QP_CUR_STATE;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;

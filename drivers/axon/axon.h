@@ -83,6 +83,7 @@ struct axon_dev {
 	bool qp_live;			/* AXON_CAP_QP_LIVE: QUERY_QP_LIVE */
 	bool wire_test;			/* AXON_CAP_WIRE_TEST: the model's */
 	bool counter_sets;		/* AXON_CAP_COUNTER_SETS */
+	bool qp_cur_state;		/* AXON_CAP_QP_CUR_STATE */
 	u32 planes;			/* AXON_CAP_PLANES: AXON_REG_PLANES', or 1 */
 	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;

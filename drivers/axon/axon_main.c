@@ -78,6 +78,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->qp_live = adev->rdma && caps & AXON_CAP_QP_LIVE;
 	adev->wire_test = caps & AXON_CAP_WIRE_TEST;
 	adev->counter_sets = adev->rdma && caps & AXON_CAP_COUNTER_SETS;
+	adev->qp_cur_state = adev->rdma && caps & AXON_CAP_QP_CUR_STATE;
 	adev->planes = 1;
 	if (caps & AXON_CAP_PLANES) {
 		u32 planes = axon_rd(adev, AXON_REG_PLANES);

@@ -436,18 +436,28 @@ static int axon_qp_resolve_dmac(struct ib_qp *ibqp, struct ib_qp_attr *attr,
 }
 
 /*
- * The QP's current state for modify_qp: the consumer's if it gives one,
- * else the device's, which may have moved the QP to ERR on its own.
+ * The QP's current state for modify_qp: the consumer's if it gives one.
+ * Else the state the driver last set, if @may_guess and the device refuses
+ * a command whose state it does not match (AXON_CAP_QP_CUR_STATE), which
+ * spares a QUERY_QP; *@guessed says so. Else the device's, which may have
+ * moved the QP to SQE or ERR on its own.
  */
 static int axon_qp_cur_state(struct axon_dev *adev, struct axon_qp *qp,
 			     const struct ib_qp_attr *attr, int mask,
-			     enum ib_qp_state *cur)
+			     bool may_guess, enum ib_qp_state *cur,
+			     bool *guessed)
 {
 	struct axon_qp_attr aattr;
 	int err;
 
+	*guessed = false;
 	if (mask & IB_QP_CUR_STATE) {
 		*cur = attr->cur_qp_state;
+		return 0;
+	}
+	if (may_guess && adev->qp_cur_state) {
+		*cur = READ_ONCE(qp->state);
+		*guessed = true;
 		return 0;
 	}
 	err = axon_cmd_query_qp(&adev->aq, qp->qpn, &aattr);
@@ -519,6 +529,8 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	struct axon_modify_qp_req req;
 	enum ib_qp_state cur, next;
 	struct axon_qp_attr aattr;
+	bool may_guess = true;
+	bool guessed;
 	u64 key = 0;
 	u32 amask;
 	int err;
@@ -538,7 +550,9 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		mutex_unlock(&qp->state_mutex);
 		return 0;
 	}
-	err = axon_qp_cur_state(adev, qp, attr, mask, &cur);
+again:
+	err = axon_qp_cur_state(adev, qp, attr, mask, may_guess, &cur,
+				&guessed);
 	if (err)
 		goto err_unlock;
 	next = mask & IB_QP_STATE ? attr->qp_state : cur;
@@ -546,12 +560,12 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	if (!ib_modify_qp_is_ok(cur, next,
 				rud ? IB_QPT_RC : ibqp->qp_type, mask)) {
 		err = -EINVAL;
-		goto err_unlock;
+		goto err_refused;
 	}
 	if (rud) {
 		err = axon_modify_qp_rud_ok(&req, udata, cur, next);
 		if (err)
-			goto err_unlock;
+			goto err_refused;
 	}
 	err = axon_qp_resolve_dmac(ibqp, attr, mask);
 	if (err)
@@ -565,11 +579,15 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 		aattr.peer_key_lo = cpu_to_le32(lower_32_bits(req.rud_peer_key));
 		aattr.peer_key_hi = cpu_to_le32(upper_32_bits(req.rud_peer_key));
 	}
+	if (adev->qp_cur_state) {
+		amask |= AXON_QP_ATTR_CUR_STATE;
+		aattr.cur_state = cur;	/* numbered as enum ib_qp_state */
+	}
 	err = axon_cmd_modify_qp(&adev->aq, qp->qpn, amask, &aattr, &key);
 	memzero_explicit(&aattr, sizeof(aattr));
-	memzero_explicit(&req, sizeof(req));
 	if (err)
-		goto err_unlock;
+		goto err_refused;
+	memzero_explicit(&req, sizeof(req));
 
 	/* the post verbs of kernel QPs read it without the mutex */
 	WRITE_ONCE(qp->state, next);
@@ -598,7 +616,14 @@ int axon_modify_qp(struct ib_qp *ibqp, struct ib_qp_attr *attr, int mask,
 	mutex_unlock(&qp->state_mutex);
 	return 0;
 
+err_refused:
+	/* refused for a state the driver guessed: ask the device, try again */
+	if (err == -EINVAL && guessed) {
+		may_guess = false;
+		goto again;
+	}
 err_unlock:
+	memzero_explicit(&req, sizeof(req));
 	mutex_unlock(&qp->state_mutex);
 err_out:
 	ibdev_dbg(&adev->ibdev, "modify_qp %u (mask 0x%x, state %d) failed: %d\n",

@@ -269,6 +269,10 @@ static const char *axon_qp_check_attr(AxonEngine *eng,
     if ((mask & AXON_QP_ATTR_STATE) && le32_to_cpu(a->state) > AXON_QPS_ERR) {
         return "bad state";
     }
+    if ((mask & AXON_QP_ATTR_CUR_STATE) ? a->cur_state > AXON_QPS_ERR :
+                                          a->cur_state != 0) {
+        return "bad cur_state";
+    }
     if ((mask & AXON_QP_ATTR_ACCESS) &&
         le32_to_cpu(a->access) & ~AXON_ACCESS_ALL) {
         return "bad access";
@@ -365,7 +369,7 @@ uint16_t axon_qp_modify(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     const struct axon_admin_modify_qp *m = &cmd->qp;
     uint32_t mask = le32_to_cpu(m->attr_mask);
     struct axon_qp_attr a;
-    uint32_t cur, new;
+    uint32_t cur, new, expect_cur;
     const char *why;
     AxonQp *qp;
 
@@ -382,6 +386,9 @@ uint16_t axon_qp_modify(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         return AXON_ADMIN_DMA_ERROR;
     }
     why = axon_qp_check_attr(eng, &a, mask);
+    /* a condition on the command, not an attribute: any type takes it */
+    expect_cur = mask & AXON_QP_ATTR_CUR_STATE;
+    mask &= ~AXON_QP_ATTR_CUR_STATE;
     if ((mask & ~axon_qp_type_attrs(qp)) ||
         (qp->type == AXON_QPT_UC && (mask & AXON_QP_ATTR_ACCESS) &&
          (le32_to_cpu(a.access) & ~AXON_ACCESS_REMOTE_WRITE))) {
@@ -392,6 +399,12 @@ uint16_t axon_qp_modify(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     }
     cur = qp->state;
     new = mask & AXON_QP_ATTR_STATE ? le32_to_cpu(a.state) : cur;
+    if (expect_cur && a.cur_state != cur) {
+        /* the device moved the QP since the driver last did: it asks */
+        axon_trace_err_rdma_qp_state(eng->env, qp->qpn, a.cur_state, new,
+                                     mask | AXON_QP_ATTR_CUR_STATE);
+        return AXON_ADMIN_BAD_STATE;
+    }
     if (!axon_qp_transition_ok(qp, cur, new, mask)) {
         axon_env_guest_error(eng->env, "QP %u: transition %u -> %u "
                              "(mask 0x%x) not allowed\n", qp->qpn, cur, new,

@@ -539,6 +539,9 @@ struct axon_admin_srq {
  * ``AXON_QP_ATTR_QKEY``                qkey (UD)
  * ``AXON_QP_ATTR_PEER_KEY``            peer_key_lo, peer_key_hi (RUD,
  *                                      ``AXON_CAP_RUD_KEYS``)
+ * ``AXON_QP_ATTR_CUR_STATE``           cur_state: the state the driver
+ *                                      believes the QP is in
+ *                                      (``AXON_CAP_QP_CUR_STATE``)
  * ``AXON_QP_ATTR_ALL``                 every bit above
  * ==================================== ==================================
  */
@@ -557,7 +560,8 @@ struct axon_admin_srq {
 #define AXON_QP_ATTR_MAX_DEST_RD_ATOMIC	0x01000
 #define AXON_QP_ATTR_QKEY		0x02000
 #define AXON_QP_ATTR_PEER_KEY		0x04000
-#define AXON_QP_ATTR_ALL		0x07fff
+#define AXON_QP_ATTR_CUR_STATE		0x08000
+#define AXON_QP_ATTR_ALL		0x0ffff
 
 /**
  * enum axon_qp_state - QP states, numbered as enum ib_qp_state
@@ -610,6 +614,8 @@ enum axon_qp_state {
  *	1), <= ``AXON_MAX_RD_ATOMIC``
  * @max_dest_rd_atomic: READs and atomics in flight as responder,
  *	<= ``AXON_MAX_RD_ATOMIC``
+ * @cur_state: &enum axon_qp_state the QP must be in for the command to
+ *	apply (``AXON_QP_ATTR_CUR_STATE``); QUERY_QP returns 0 here
  * @reserved0: 0
  * @qkey: UD: the Q_Key its receives must carry, and that sends whose
  *	WQE Q_Key has bit 31 set carry
@@ -631,6 +637,12 @@ enum axon_qp_state {
  * A UD QP takes STATE, QKEY and SQ_PSN only (any other bit is BAD_PARAM):
  * RESET -> INIT and INIT -> INIT (QKEY), INIT -> RTR (QKEY optional),
  * RTR -> RTS (SQ_PSN, QKEY optional), RTS -> RTS and SQE -> RTS (QKEY).
+ *
+ * With ``AXON_QP_ATTR_CUR_STATE`` (any QP type) the command applies only
+ * if the QP is in cur_state: otherwise it is BAD_STATE and changes
+ * nothing, so a driver may name the state it last set (the device may
+ * have moved the QP to SQE or ERR since) instead of asking with QUERY_QP
+ * first, and ask only when refused.
  * Its messages take the port's MTU (&axon_port_attr.active_mtu).
  *
  * A UC QP takes RC's transitions with STATE, ACCESS (``AXON_ACCESS_REMOTE_WRITE``
@@ -664,7 +676,8 @@ struct axon_qp_attr {
 	__u8 min_rnr_timer;
 	__u8 max_rd_atomic;
 	__u8 max_dest_rd_atomic;
-	__u8 reserved0[3];
+	__u8 cur_state;
+	__u8 reserved0[2];
 	__le32 qkey;
 	__le32 peer_key_lo;
 	__le32 peer_key_hi;

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		19
+#define AXON_DEV_VERSION_MINOR		20
 
 /**
  * DOC: VERSION register
@@ -503,6 +503,9 @@ enum axon_reg {
  *         (its ``rud-trim-dscp`` property), is answered with a notice that
  *         has the sender send it again (``AXON_RUD_SYN_TRIMMED``) and
  *         counted in ``AXON_REG_STAT_RUD_TRIMS``, interface 1.19
+ *   26:26 : qp_cur_state - AXON_CAP_QP_CUR_STATE: MODIFY_QP checks the
+ *         state the driver names (``AXON_QP_ATTR_CUR_STATE``, see "QP
+ *         attribute mask" in axon_admin_cmds_defs.h), interface 1.20
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -530,6 +533,7 @@ enum axon_reg {
 #define AXON_CAP_XRC			0x800000
 #define AXON_CAP_ODP			0x1000000
 #define AXON_CAP_RUD_TRIM		0x2000000
+#define AXON_CAP_QP_CUR_STATE		0x4000000
 
 /**
  * DOC: FW_VERSION register

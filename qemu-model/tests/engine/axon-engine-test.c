@@ -2441,6 +2441,62 @@ static bool t_qp_error(int arg)
     return ok;
 }
 
+/*
+ * A QP the device moved to ERR on its own: a MODIFY_QP naming the state
+ * the driver last set (RTS) is refused and changes nothing; naming ERR it
+ * applies. A bad cur_state, or one without its mask bit, is BAD_PARAM.
+ */
+static bool t_qp_cur_state(int arg)
+{
+    Pair p;
+    bool ok = pair_open(&p, 1, seed + 10, AXON_QPT_RC, 1024, 7);
+    DNode *a = &p.n[0], *b = &p.n[1];
+    struct axon_sge sg = d_sge(a, D_SRC, 8);
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_WRITE, .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1, .wr_id = htole64(0x9000),
+        .remote_addr = htole64(b->iova + D_DST), .rkey = htole32(b->key ^ 1),
+    };
+    const uint32_t cur = AXON_QP_ATTR_CUR_STATE;
+    struct axon_qp_attr at = {
+        .state = htole32(AXON_QPS_RTS), .cur_state = AXON_QPS_RTS,
+        .access = htole32(AXON_ACCESS_REMOTE_WRITE),
+    };
+
+    ok = ok &&
+         D_CHECK(d_modify(a, p.qp[0], AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS |
+                          cur, &at, NULL) == AXON_ADMIN_SUCCESS,
+                 "RTS -> RTS naming RTS refused");
+    if (ok) {
+        d_write_send(a, p.qp[0], &w, &sg);
+        d_ring_sq(a, p.qp[0]);
+        ok = d_expect(a, p.cq[0], 0x9000, 0, AXON_WC_REM_ACCESS_ERR, NULL);
+    }
+    ok = ok &&
+         D_CHECK(d_modify(a, p.qp[0], AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS |
+                          cur, &at, NULL) == AXON_ADMIN_BAD_STATE,
+                 "RTS -> RTS naming RTS taken in ERR") &&
+         D_CHECK(d_qp_state(a, p.qp[0]) == AXON_QPS_ERR, "left ERR");
+    at.state = htole32(AXON_QPS_RESET);
+    ok = ok &&
+         D_CHECK(d_modify(a, p.qp[0], AXON_QP_ATTR_STATE | cur, &at, NULL) ==
+                 AXON_ADMIN_BAD_STATE, "-> RESET naming RTS taken in ERR") &&
+         D_CHECK(d_qp_state(a, p.qp[0]) == AXON_QPS_ERR, "left ERR");
+    at.cur_state = AXON_QPS_ERR + 1;
+    ok = ok &&
+         D_CHECK(d_modify(a, p.qp[0], AXON_QP_ATTR_STATE | cur, &at, NULL) ==
+                 AXON_ADMIN_BAD_PARAM, "cur_state past ERR taken");
+    at.cur_state = AXON_QPS_ERR;
+    ok = ok &&
+         D_CHECK(d_modify(a, p.qp[0], AXON_QP_ATTR_STATE, &at, NULL) ==
+                 AXON_ADMIN_BAD_PARAM, "cur_state without its bit taken") &&
+         D_CHECK(d_modify(a, p.qp[0], AXON_QP_ATTR_STATE | cur, &at, NULL) ==
+                 AXON_ADMIN_SUCCESS, "-> RESET naming ERR refused") &&
+         D_CHECK(d_qp_state(a, p.qp[0]) == AXON_QPS_RESET, "not in RESET");
+    pair_close(&p);
+    return ok;
+}
+
 /* ---- determinism ------------------------------------------------------ */
 
 typedef struct Outcome {
@@ -2578,6 +2634,7 @@ int main(int argc, char **argv)
     add(t_ceq_full, 0, "CEQ full: the CQ's event owed, then posted once");
     add(t_ceq_owed_order, 0, "CEQ full: owed events posted in their order");
     add(t_qp_error, 0, "bad rkey: REM_ACCESS_ERR, ERR, later WQEs flushed");
+    add(t_qp_cur_state, 0, "MODIFY_QP naming a state the QP left: refused");
     add(t_determinism, 0, "same seed, same run");
 
     tap_plan(ncases);

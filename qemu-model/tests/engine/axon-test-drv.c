@@ -327,8 +327,8 @@ bool d_xrc_srq(DNode *n, DSrq *srq, DCq *cq, uint32_t xrcdn, uint64_t ring)
     return true;
 }
 
-static uint16_t modify(DNode *n, DQp *qp, uint32_t mask,
-                       const struct axon_qp_attr *at, uint64_t *result)
+uint16_t d_modify(DNode *n, DQp *qp, uint32_t mask,
+                  const struct axon_qp_attr *at, uint64_t *result)
 {
     struct axon_admin_cmd cmd = {};
 
@@ -345,7 +345,7 @@ bool d_init(DNode *n, DQp *qp, uint32_t access)
 
     at.state = htole32(AXON_QPS_INIT);
     at.access = htole32(access);
-    return D_CHECK(modify(n, qp, AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS,
+    return D_CHECK(d_modify(n, qp, AXON_QP_ATTR_STATE | AXON_QP_ATTR_ACCESS,
                           &at, &qp->key) == AXON_ADMIN_SUCCESS,
                    "node %u QP %u to INIT", n->id, qp->qpn);
 }
@@ -376,7 +376,7 @@ bool d_rtr_rts(DNode *n, DQp *qp, DNode *peer, DQp *pq, uint32_t mtu,
         at.peer_key_hi = htole32((uint32_t)(pq->key >> 32));
         mask |= AXON_QP_ATTR_PEER_KEY;
     }
-    if (!D_CHECK(modify(n, qp, mask, &at, NULL) == AXON_ADMIN_SUCCESS,
+    if (!D_CHECK(d_modify(n, qp, mask, &at, NULL) == AXON_ADMIN_SUCCESS,
                  "node %u QP %u to RTR", n->id, qp->qpn)) {
         return false;
     }
@@ -392,7 +392,7 @@ bool d_rtr_rts(DNode *n, DQp *qp, DNode *peer, DQp *pq, uint32_t mtu,
         mask |= AXON_QP_ATTR_TIMEOUT | AXON_QP_ATTR_RETRY_CNT |
                 AXON_QP_ATTR_RNR_RETRY | AXON_QP_ATTR_MAX_RD_ATOMIC;
     }
-    return D_CHECK(modify(n, qp, mask, &at, NULL) == AXON_ADMIN_SUCCESS,
+    return D_CHECK(d_modify(n, qp, mask, &at, NULL) == AXON_ADMIN_SUCCESS,
                    "node %u QP %u to RTS", n->id, qp->qpn) &&
            D_CHECK(d_qp_state(n, qp) == AXON_QPS_RTS, "not in RTS");
 }
@@ -425,18 +425,18 @@ bool d_ud_rts(DNode *n, DQp *qp, uint32_t qkey)
 
     at.state = htole32(AXON_QPS_INIT);
     at.qkey = htole32(qkey);
-    if (!D_CHECK(modify(n, qp, AXON_QP_ATTR_STATE | AXON_QP_ATTR_QKEY, &at,
+    if (!D_CHECK(d_modify(n, qp, AXON_QP_ATTR_STATE | AXON_QP_ATTR_QKEY, &at,
                         NULL) == AXON_ADMIN_SUCCESS, "UD INIT")) {
         return false;
     }
     at.state = htole32(AXON_QPS_RTR);
-    if (!D_CHECK(modify(n, qp, AXON_QP_ATTR_STATE, &at, NULL) ==
+    if (!D_CHECK(d_modify(n, qp, AXON_QP_ATTR_STATE, &at, NULL) ==
                  AXON_ADMIN_SUCCESS, "UD RTR")) {
         return false;
     }
     at.state = htole32(AXON_QPS_RTS);
     at.sq_psn = htole32(0x42);
-    return D_CHECK(modify(n, qp, AXON_QP_ATTR_STATE | AXON_QP_ATTR_SQ_PSN,
+    return D_CHECK(d_modify(n, qp, AXON_QP_ATTR_STATE | AXON_QP_ATTR_SQ_PSN,
                           &at, NULL) == AXON_ADMIN_SUCCESS, "UD RTS");
 }
 

@@ -115,6 +115,9 @@ bool d_xrc_srq(DNode *n, DSrq *srq, DCq *cq, uint32_t xrcdn, uint64_t ring);
 void d_post_srq_recv(DNode *n, DSrq *srq, uint64_t wr_id,
                      const struct axon_sge *sg, unsigned nsge);
 
+/* MODIFY_QP with the attributes at under mask: its status. */
+uint16_t d_modify(DNode *n, DQp *qp, uint32_t mask,
+                  const struct axon_qp_attr *at, uint64_t *result);
 /* RESET -> INIT with every remote right; a RUD QP's key in qp->key. */
 bool d_init(DNode *n, DQp *qp, uint32_t access);
 /* INIT -> RTR -> RTS towards peer's QP pq. */
