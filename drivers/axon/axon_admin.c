@@ -15,6 +15,7 @@
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/dmapool.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
 #include <linux/log2.h>
@@ -105,6 +106,11 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	if (!aq->err_attr)
 		goto err_free_cq;
 	aq->err_attr->state = cpu_to_le32(AXON_QPS_ERR);
+	aq->buf_pool = dma_pool_create("axon_admin", dmadev,
+				       AXON_ADMIN_BUF_POOLED,
+				       AXON_ADMIN_BUF_POOLED, 0);
+	if (!aq->buf_pool)
+		goto err_free_err_attr;
 
 	writel(AXON_REG_LO(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_LO);
 	writel(AXON_REG_HI(aq->sq_dma), regs + AXON_REG_AQ_SQ_BASE_HI);
@@ -114,6 +120,9 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	writel(depth, regs + AXON_REG_AQ_CQ_DEPTH);
 	return 0;
 
+err_free_err_attr:
+	dma_free_coherent(dmadev, sizeof(*aq->err_attr), aq->err_attr,
+			  aq->err_attr_dma);
 err_free_cq:
 	dma_free_coherent(dmadev, depth * sizeof(*aq->cq), aq->cq, aq->cq_dma);
 err_free_sq:
@@ -132,10 +141,11 @@ struct axon_admin_orphan {
 	void *cpu;
 	dma_addr_t dma;
 	size_t len;
+	bool admin_buf;		/* from axon_admin_buf_alloc() */
 };
 
-void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
-			   dma_addr_t dma, size_t len)
+static void axon_admin_orphan(struct axon_admin_queue *aq, void *cpu,
+			      dma_addr_t dma, size_t len, bool admin_buf)
 {
 	struct axon_admin_orphan *o = kmalloc(sizeof(*o), GFP_KERNEL);
 	unsigned long flags;
@@ -148,9 +158,36 @@ void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
 	o->cpu = cpu;
 	o->dma = dma;
 	o->len = len;
+	o->admin_buf = admin_buf;
 	spin_lock_irqsave(&aq->lock, flags);
 	list_add(&o->node, &aq->orphans);
 	spin_unlock_irqrestore(&aq->lock, flags);
+}
+
+/* @cpu is coherent memory (dma_alloc_coherent()) of @len bytes. */
+void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
+			   dma_addr_t dma, size_t len)
+{
+	axon_admin_orphan(aq, cpu, dma, len, false);
+}
+
+void *axon_admin_buf_alloc(struct axon_admin_queue *aq, size_t len,
+			   dma_addr_t *dma)
+{
+	if (len <= AXON_ADMIN_BUF_POOLED)
+		return dma_pool_zalloc(aq->buf_pool, GFP_KERNEL, dma);
+	return dma_alloc_coherent(aq->dmadev, len, dma, GFP_KERNEL);
+}
+
+void axon_admin_buf_free(struct axon_admin_queue *aq, void *cpu,
+			 dma_addr_t dma, size_t len, bool orphan)
+{
+	if (orphan)
+		axon_admin_orphan(aq, cpu, dma, len, true);
+	else if (len <= AXON_ADMIN_BUF_POOLED)
+		dma_pool_free(aq->buf_pool, cpu, dma);
+	else
+		dma_free_coherent(aq->dmadev, len, cpu, dma);
 }
 
 /* The device must be stopped (no more DMA) before the rings are freed. */
@@ -159,9 +196,13 @@ void axon_admin_destroy(struct axon_admin_queue *aq)
 	struct axon_admin_orphan *o, *tmp;
 
 	list_for_each_entry_safe(o, tmp, &aq->orphans, node) {
-		dma_free_coherent(aq->dmadev, o->len, o->cpu, o->dma);
+		if (o->admin_buf)
+			axon_admin_buf_free(aq, o->cpu, o->dma, o->len, false);
+		else
+			dma_free_coherent(aq->dmadev, o->len, o->cpu, o->dma);
 		kfree(o);
 	}
+	dma_pool_destroy(aq->buf_pool);
 	dma_free_coherent(aq->dmadev, sizeof(*aq->err_attr), aq->err_attr,
 			  aq->err_attr_dma);
 	dma_free_coherent(aq->dmadev, aq->depth * sizeof(*aq->cq), aq->cq,

@@ -17,6 +17,8 @@
 
 #include <axon/axon_dev.h>
 
+struct dma_pool;
+
 #define AXON_AQ_DEPTH 32
 
 struct axon_admin_ctx {
@@ -47,6 +49,7 @@ struct axon_admin_queue {
 	u32 inflight;		/* commands holding a ctx slot */
 	wait_queue_head_t slot_wait;	/* for a free slot, or failure */
 	struct list_head orphans;	/* DMA buffers of timed-out commands */
+	struct dma_pool *buf_pool;	/* command buffers up to BUF_POOLED */
 	/*
 	 * MODIFY_QP's attributes for a move to ERR, read-only to the device:
 	 * draining a QP must work when memory allocation fails.
@@ -70,6 +73,19 @@ irqreturn_t axon_admin_irq(int irq, void *data);
 void axon_admin_mark_failed(struct axon_admin_queue *aq);
 void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
 			   dma_addr_t dma, size_t len);
+
+/*
+ * A buffer the device reads or writes during a command (its attributes, a
+ * short page list): up to AXON_ADMIN_BUF_POOLED bytes from a pool the
+ * queue keeps, so most commands allocate no page; larger ones coherent
+ * memory. Zeroed. Freed with axon_admin_buf_free(), which, @orphan,
+ * keeps a buffer the device may still write until the queue goes.
+ */
+#define AXON_ADMIN_BUF_POOLED	2048
+void *axon_admin_buf_alloc(struct axon_admin_queue *aq, size_t len,
+			   dma_addr_t *dma);
+void axon_admin_buf_free(struct axon_admin_queue *aq, void *cpu,
+			 dma_addr_t dma, size_t len, bool orphan);
 
 int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 		    struct axon_admin_cqe *cqe);

@@ -21,7 +21,7 @@ static int axon_cmd_exec_buf(struct axon_admin_queue *aq,
 	void *buf;
 	int err;
 
-	buf = dma_alloc_coherent(aq->dmadev, len, &dma, GFP_KERNEL);
+	buf = axon_admin_buf_alloc(aq, len, &dma);
 	if (!buf)
 		return -ENOMEM;
 	if (in)
@@ -31,13 +31,10 @@ static int axon_cmd_exec_buf(struct axon_admin_queue *aq,
 	if (!err && out)
 		memcpy(out, buf, len);
 
-	if (err == -ETIMEDOUT) {
-		axon_admin_orphan_buf(aq, buf, dma, len);
-	} else {
-		/* it may have held a RUD QP's peer key */
+	/* it may have held a RUD QP's peer key */
+	if (err != -ETIMEDOUT)
 		memzero_explicit(buf, len);
-		dma_free_coherent(aq->dmadev, len, buf, dma);
-	}
+	axon_admin_buf_free(aq, buf, dma, len, err == -ETIMEDOUT);
 	return err;
 }
 

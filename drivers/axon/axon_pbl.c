@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon page lists: allocated in 4 KiB leaves of coherent memory the
- * device reads during one admin command (see axon_pbl.h).
+ * device reads during one admin command, or as one admin buffer when they
+ * fit in one leaf (see axon_pbl.h).
  */
 
 #include <linux/dma-mapping.h>
@@ -17,6 +18,12 @@ void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
 	struct device *dev = &adev->pdev->dev;
 	size_t i;
 
+	if (pbl->levels == 1) {
+		if (pbl->list)
+			axon_admin_buf_free(&adev->aq, pbl->list, pbl->list_dma,
+					    pbl->list_len, orphan);
+		return;
+	}
 	for (i = 0; i < pbl->nleaves && pbl->leaves[i]; i++) {
 		if (orphan)
 			axon_admin_orphan_buf(&adev->aq, pbl->leaves[i],
@@ -48,6 +55,17 @@ int axon_pbl_alloc(struct axon_dev *adev, struct axon_pbl *pbl, size_t npages)
 	memset(pbl, 0, sizeof(*pbl));
 	pbl->levels = axon_pbl_levels(npages);
 	pbl->nleaves = axon_pbl_leaves(npages);
+	if (pbl->levels == 1) {
+		/* one leaf, no allocation but the list's */
+		pbl->list_len = max_t(size_t, npages, 1) * sizeof(__le64);
+		pbl->list = axon_admin_buf_alloc(&adev->aq, pbl->list_len,
+						 &pbl->list_dma);
+		if (!pbl->list)
+			return -ENOMEM;
+		pbl->leaves = &pbl->list;
+		pbl->leaf_dma = &pbl->list_dma;
+		return 0;
+	}
 	pbl->leaves = kvcalloc(pbl->nleaves, sizeof(*pbl->leaves), GFP_KERNEL);
 	pbl->leaf_dma = kvcalloc(pbl->nleaves, sizeof(*pbl->leaf_dma),
 				 GFP_KERNEL);
@@ -60,15 +78,12 @@ int axon_pbl_alloc(struct axon_dev *adev, struct axon_pbl *pbl, size_t npages)
 		if (!pbl->leaves[i])
 			goto err_free;
 	}
-	if (pbl->levels == 2) {
-		pbl->root = dma_alloc_coherent(dev,
-					       pbl->nleaves * sizeof(__le64),
-					       &pbl->root_dma, GFP_KERNEL);
-		if (!pbl->root)
-			goto err_free;
-		for (i = 0; i < pbl->nleaves; i++)
-			pbl->root[i] = cpu_to_le64(pbl->leaf_dma[i]);
-	}
+	pbl->root = dma_alloc_coherent(dev, pbl->nleaves * sizeof(__le64),
+				       &pbl->root_dma, GFP_KERNEL);
+	if (!pbl->root)
+		goto err_free;
+	for (i = 0; i < pbl->nleaves; i++)
+		pbl->root[i] = cpu_to_le64(pbl->leaf_dma[i]);
 	return 0;
 
 err_free:
