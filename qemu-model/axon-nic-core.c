@@ -22,8 +22,6 @@
 
 /* ---- interrupts and events ----------------------------------------------- */
 
-/* ---- interrupts and events ----------------------------------------------- */
-
 void axon_nic_irq(AxonNicState *s, unsigned vector)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
