@@ -14,6 +14,7 @@
 #include "qemu/cutils.h"
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
+#include "qemu/timer.h"
 #include "hw/pci/pci.h"
 #include "hw/pci/msix.h"
 #include "sysemu/dma.h"
@@ -193,7 +194,7 @@ static bool axon_nic_admin_stalled(AxonNicState *s)
  * command costs no hand-off to the main loop. The device's reentrancy
  * guard is engaged there, so no DMA of a command reaches its own BARs.
  */
-void axon_nic_admin_run(AxonNicState *s)
+static void axon_nic_admin_run(AxonNicState *s)
 {
     PCIDevice *pdev = PCI_DEVICE(s);
     AxonRing *sq = &s->aq_sq, *cq = &s->aq_cq;
@@ -238,4 +239,52 @@ void axon_nic_admin_run(AxonNicState *s)
     if (completed) {
         axon_nic_irq(s, AXON_MSIX_ADMIN);
     }
+}
+
+/*
+ * Test hook x-admin-delay-us: the queue is drained that long after its
+ * tail moved, from a timer (as a device whose firmware takes its time),
+ * with the reentrancy guard engaged as in the MMIO write.
+ */
+static void axon_nic_admin_late(void *opaque)
+{
+    AxonNicState *s = opaque;
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    if (axon_nic_ready(s)) {
+        axon_nic_admin_run(s);
+    }
+    guard->engaged_in_io = engaged;
+}
+
+/* The driver moved the tail. */
+void axon_nic_admin_tail(AxonNicState *s)
+{
+    if (!axon_nic_ready(s)) {
+        return;
+    }
+    if (!s->admin_delay_us) {
+        axon_nic_admin_run(s);
+    } else if (!timer_pending(s->admin_timer)) {
+        timer_mod(s->admin_timer, qemu_clock_get_ns(QEMU_CLOCK_VIRTUAL) +
+                  (int64_t)s->admin_delay_us * SCALE_US);
+    }
+}
+
+void axon_nic_admin_realize(AxonNicState *s)
+{
+    s->admin_timer = timer_new_ns(QEMU_CLOCK_VIRTUAL, axon_nic_admin_late, s);
+}
+
+void axon_nic_admin_reset(AxonNicState *s)
+{
+    timer_del(s->admin_timer);
+}
+
+void axon_nic_admin_exit(AxonNicState *s)
+{
+    timer_free(s->admin_timer);
+    s->admin_timer = NULL;
 }

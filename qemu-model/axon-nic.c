@@ -58,6 +58,7 @@ static void axon_nic_reset_state(AxonNicState *s)
     s->stat_eq_drops = 0;
     axon_nic_eth_reset(s);
     axon_nic_engine_reset(s);
+    axon_nic_admin_reset(s);
 }
 
 static enum axon_dev_error axon_nic_check_queues(AxonNicState *s)
@@ -339,9 +340,7 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         break;
     case AXON_REG_AQ_SQ_TAIL:
         axon_nic_doorbell(s, &s->aq_sq_tail, val, s->aq_sq.depth, addr);
-        if (axon_nic_ready(s)) {
-            axon_nic_admin_run(s);
-        }
+        axon_nic_admin_tail(s);
         break;
     case AXON_REG_EQ_HEAD:
         axon_nic_doorbell(s, &s->eq_head, val, s->eq.depth, addr);
@@ -482,7 +481,9 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
         axon_nic_plane_exit(s);
         axon_nic_eth_exit(s);
         msix_uninit_exclusive_bar(pdev);
+        return;
     }
+    axon_nic_admin_realize(s);
 }
 
 static void axon_nic_exit(PCIDevice *pdev)
@@ -490,6 +491,7 @@ static void axon_nic_exit(PCIDevice *pdev)
     AxonNicState *s = AXON_NIC(pdev);
 
     axon_nic_engine_exit(s);
+    axon_nic_admin_exit(s);
     axon_nic_plane_exit(s);
     axon_nic_eth_exit(s);
     msix_uninit_exclusive_bar(pdev);
@@ -517,6 +519,8 @@ static Property axon_nic_properties[] = {
     /* Test hook: stop completing admin commands after this many. */
     DEFINE_PROP_UINT32("x-admin-stall-after", AxonNicState,
                        admin_stall_after, 0),
+    /* Test hook: answer admin commands this many microseconds late. */
+    DEFINE_PROP_UINT32("x-admin-delay-us", AxonNicState, admin_delay_us, 0),
     /* Test hooks: RoCE to this device over netdev=; a lossy wire. */
     DEFINE_PROP_BOOL("x-wire-loopback", AxonNicState, wire_loopback, false),
     DEFINE_PROP_UINT32("x-tx-drop-every", AxonNicState, tx_drop_every, 0),

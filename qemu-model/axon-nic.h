@@ -132,6 +132,8 @@ struct AxonNicState {
     NICConf conf;           /* mac=, netdev= */
     uint32_t max_pd;
     uint32_t admin_stall_after; /* test hook, 0: never */
+    uint32_t admin_delay_us;    /* test hook: answer this late, 0: at once */
+    QEMUTimer *admin_timer;     /* ... from here */
     bool wire_loopback;     /* test hook: local QPs talk over the wire */
     uint32_t tx_drop_every; /* test hook: lose every Nth RoCE frame */
     uint32_t tx_reorder_every; /* test hook: swap it with the next one */
@@ -170,7 +172,10 @@ uint32_t axon_nic_plane_reg(AxonNicState *s);
 uint32_t axon_nic_plane_stat(AxonNicState *s, hwaddr addr);
 
 /* axon-nic-admin.c: runs the admin queue, in the MMIO write of its tail */
-void axon_nic_admin_run(AxonNicState *s);
+void axon_nic_admin_realize(AxonNicState *s);
+void axon_nic_admin_reset(AxonNicState *s);
+void axon_nic_admin_exit(AxonNicState *s);
+void axon_nic_admin_tail(AxonNicState *s);
 
 /* axon-nic-wire.c */
 void axon_nic_wire_send(AxonNicState *s, unsigned plane,

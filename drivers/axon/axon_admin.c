@@ -79,6 +79,9 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 	aq->failed = false;
 	spin_lock_init(&aq->lock);
 	mutex_init(&aq->submit);
+	mutex_init(&aq->irq_lock);
+	aq->irq = 0;
+	aq->sleepers = 0;
 	aq->inflight = 0;
 	init_waitqueue_head(&aq->slot_wait);
 	INIT_LIST_HEAD(&aq->orphans);
@@ -211,6 +214,7 @@ void axon_admin_destroy(struct axon_admin_queue *aq)
 			  aq->sq_dma);
 	kfree(aq->ctx);
 	mutex_destroy(&aq->submit);
+	mutex_destroy(&aq->irq_lock);
 }
 
 /* Fail every command in flight and every later one. */
@@ -272,6 +276,44 @@ irqreturn_t axon_admin_irq(int irq, void *data)
 	return IRQ_HANDLED;
 }
 
+/*
+ * The completion interrupt, requested with IRQF_NO_AUTOEN (disabled); 0
+ * before it is freed, when no command is in flight.
+ */
+void axon_admin_set_irq(struct axon_admin_queue *aq, int irq)
+{
+	mutex_lock(&aq->irq_lock);
+	WARN_ON(aq->sleepers);
+	aq->irq = irq;
+	mutex_unlock(&aq->irq_lock);
+}
+
+/*
+ * A waiter is about to sleep: the interrupt must wake it. A completion
+ * the device posted while it was disabled is delivered when it is enabled
+ * (the MSI-X pending bit, or the kernel's resend of a lazily disabled
+ * one). False: there is no interrupt yet.
+ */
+static bool axon_admin_irq_get(struct axon_admin_queue *aq)
+{
+	bool got;
+
+	mutex_lock(&aq->irq_lock);
+	got = aq->irq;
+	if (got && !aq->sleepers++)
+		enable_irq(aq->irq);
+	mutex_unlock(&aq->irq_lock);
+	return got;
+}
+
+static void axon_admin_irq_put(struct axon_admin_queue *aq)
+{
+	mutex_lock(&aq->irq_lock);
+	if (!--aq->sleepers)
+		disable_irq_nosync(aq->irq);
+	mutex_unlock(&aq->irq_lock);
+}
+
 static struct axon_admin_ctx *axon_admin_get_ctx(struct axon_admin_queue *aq)
 {
 	u32 i;
@@ -328,8 +370,9 @@ static void axon_admin_release(struct axon_admin_queue *aq,
 /*
  * Most commands are answered within a few hundred microseconds: poll the
  * completion ring that long before sleeping until the interrupt, which
- * spares the interrupt's delivery, the sleep and the wake-up (on a TCG
- * guest, most of a command's time).
+ * spares the sleep and the wake-up, and, the interrupt being enabled only
+ * while someone sleeps, its delivery (on a TCG guest, most of a command's
+ * time).
  */
 #define AXON_ADMIN_POLL_US	1000
 
@@ -363,7 +406,9 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	struct axon_admin_ctx *ctx;
 	unsigned long flags;
 	u16 opcode = le16_to_cpu(cmd->opcode);
+	unsigned long done;
 	bool answered;
+	bool irq_on;
 	u32 tail;
 	int err;
 
@@ -395,7 +440,11 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	mutex_unlock(&aq->submit);
 
 	axon_admin_poll(aq, ctx);
-	if (!wait_for_completion_timeout(&ctx->done, timeout)) {
+	irq_on = !completion_done(&ctx->done) && axon_admin_irq_get(aq);
+	done = wait_for_completion_timeout(&ctx->done, timeout);
+	if (irq_on)
+		axon_admin_irq_put(aq);
+	if (!done) {
 		dev_err(aq->dmadev,
 			"admin command %u (opcode %u) timed out after %lu ms, device marked failed\n",
 			ctx->command_id, opcode, aq->timeout_ms);

@@ -57,6 +57,14 @@ struct axon_admin_queue {
 	struct axon_qp_attr *err_attr;
 	dma_addr_t err_attr_dma;
 
+	/*
+	 * The completion interrupt (0: none yet), enabled only while a
+	 * waiter sleeps: one that polls needs none (see axon_admin_exec).
+	 */
+	struct mutex irq_lock;	/* irq, sleepers */
+	int irq;
+	u32 sleepers;
+
 	unsigned long timeout_ms;
 	bool failed;		/* a command timed out: the device is dead */
 	/* called once a command timed out, in the waiter's context */
@@ -70,6 +78,7 @@ int axon_admin_init(struct axon_admin_queue *aq, struct device *dmadev,
 		    void __iomem *regs, u32 depth);
 void axon_admin_destroy(struct axon_admin_queue *aq);
 irqreturn_t axon_admin_irq(int irq, void *data);
+void axon_admin_set_irq(struct axon_admin_queue *aq, int irq);
 void axon_admin_mark_failed(struct axon_admin_queue *aq);
 void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
 			   dma_addr_t dma, size_t len);

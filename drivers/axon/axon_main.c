@@ -169,10 +169,12 @@ static int axon_setup_irqs(struct axon_dev *adev)
 		dev_err(&pdev->dev, "cannot allocate MSI-X vectors: %d\n", err);
 		return err;
 	}
+	/* enabled only while an admin command's waiter sleeps */
 	err = request_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), axon_admin_irq,
-			  0, "axon-admin", &adev->aq);
+			  IRQF_NO_AUTOEN, "axon-admin", &adev->aq);
 	if (err)
 		goto err_free_vectors;
+	axon_admin_set_irq(&adev->aq, pci_irq_vector(pdev, AXON_MSIX_ADMIN));
 	err = request_threaded_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), NULL,
 				   axon_eq_irq_thread, IRQF_ONESHOT,
 				   "axon-async", adev);
@@ -188,6 +190,7 @@ static int axon_setup_irqs(struct axon_dev *adev)
 err_free_async_irq:
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), adev);
 err_free_admin_irq:
+	axon_admin_set_irq(&adev->aq, 0);
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), &adev->aq);
 err_free_vectors:
 	pci_free_irq_vectors(pdev);
@@ -200,6 +203,7 @@ static void axon_free_irqs(struct axon_dev *adev)
 
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_COMP), adev);
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ASYNC), adev);
+	axon_admin_set_irq(&adev->aq, 0);
 	free_irq(pci_irq_vector(pdev, AXON_MSIX_ADMIN), &adev->aq);
 	pci_free_irq_vectors(pdev);
 }

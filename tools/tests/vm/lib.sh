@@ -60,6 +60,12 @@ axon_up() {
 	wait_for 10 has_ibdev axon0 && ip link set "$(axon_netdev)" up
 }
 
+# admin_irqs: the admin interrupts axon has taken, all CPUs together
+admin_irqs() {
+	awk '/axon-admin/ { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i }
+	     END { print n + 0 }' /proc/interrupts
+}
+
 # stat NAME: the axon netdev's ethtool -S counter NAME
 stat() {
 	ethtool -S "$AXON_NETDEV" | sed -n "s/^[[:space:]]*$1: //p"
