@@ -304,6 +304,14 @@ int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 	err = dma_set_mask_and_coherent(&pdev->dev, DMA_BIT_MASK(64));
 	if (err)
 		return err;
+	/*
+	 * The device takes page lists, not scatter lists: ib_umem_get() may
+	 * merge contiguous pages into segments of any size (64 KiB by
+	 * default), so mapping and unmapping a large MR walks fewer entries.
+	 */
+	err = dma_set_max_seg_size(&pdev->dev, UINT_MAX);
+	if (err)
+		return err;
 	adev = ib_alloc_device(axon_dev, ibdev);
 	if (!adev)
 		return -ENOMEM;
