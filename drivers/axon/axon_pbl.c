@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * axon page lists: allocated in 4 KiB leaves of coherent memory the
- * device reads during one admin command, or as one admin buffer when they
- * fit in one leaf (see axon_pbl.h).
+ * device reads during one admin command (all in one block when the
+ * allocator has one), or as one admin buffer when they fit in one leaf
+ * (see axon_pbl.h).
  */
 
 #include <linux/dma-mapping.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 
 #include "axon.h"
@@ -24,7 +26,16 @@ void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
 					    pbl->list_len, orphan);
 		return;
 	}
-	for (i = 0; i < pbl->nleaves && pbl->leaves[i]; i++) {
+	if (pbl->block) {
+		if (orphan)
+			axon_admin_orphan_buf(&adev->aq, pbl->block,
+					      pbl->block_dma,
+					      pbl->nleaves * AXON_PBL_LEAF_SIZE);
+		else
+			dma_free_coherent(dev, pbl->nleaves * AXON_PBL_LEAF_SIZE,
+					  pbl->block, pbl->block_dma);
+	}
+	for (i = 0; !pbl->block && i < pbl->nleaves && pbl->leaves[i]; i++) {
 		if (orphan)
 			axon_admin_orphan_buf(&adev->aq, pbl->leaves[i],
 					      pbl->leaf_dma[i],
@@ -44,6 +55,32 @@ void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
 	}
 	kvfree(pbl->leaves);
 	kvfree(pbl->leaf_dma);
+}
+
+/*
+ * Most of a large MR's registration was its leaves' allocations, one
+ * coherent page each: take them in one block if the allocator has one
+ * (up to AXON_PBL_BLOCK_MAX, a 2 GiB MR of 4 KiB pages), else leaf by
+ * leaf.
+ */
+#define AXON_PBL_BLOCK_MAX	SZ_4M
+
+static bool axon_pbl_alloc_block(struct device *dev, struct axon_pbl *pbl)
+{
+	size_t len = pbl->nleaves * AXON_PBL_LEAF_SIZE;
+	size_t i;
+
+	if (len > AXON_PBL_BLOCK_MAX)
+		return false;
+	pbl->block = dma_alloc_coherent(dev, len, &pbl->block_dma,
+					GFP_KERNEL | __GFP_NOWARN);
+	if (!pbl->block)
+		return false;
+	for (i = 0; i < pbl->nleaves; i++) {
+		pbl->leaves[i] = pbl->block + i * AXON_PBL_LEAF_SIZE;
+		pbl->leaf_dma[i] = pbl->block_dma + i * AXON_PBL_LEAF_SIZE;
+	}
+	return true;
 }
 
 /* Allocate the page list for @npages entries; the caller fills the leaves. */
@@ -71,12 +108,15 @@ int axon_pbl_alloc(struct axon_dev *adev, struct axon_pbl *pbl, size_t npages)
 				 GFP_KERNEL);
 	if (!pbl->leaves || !pbl->leaf_dma)
 		goto err_free;
-	for (i = 0; i < pbl->nleaves; i++) {
-		pbl->leaves[i] = dma_alloc_coherent(dev, AXON_PBL_LEAF_SIZE,
-						    &pbl->leaf_dma[i],
-						    GFP_KERNEL);
-		if (!pbl->leaves[i])
-			goto err_free;
+	if (!axon_pbl_alloc_block(dev, pbl)) {
+		for (i = 0; i < pbl->nleaves; i++) {
+			pbl->leaves[i] = dma_alloc_coherent(dev,
+							    AXON_PBL_LEAF_SIZE,
+							    &pbl->leaf_dma[i],
+							    GFP_KERNEL);
+			if (!pbl->leaves[i])
+				goto err_free;
+		}
 	}
 	pbl->root = dma_alloc_coherent(dev, pbl->nleaves * sizeof(__le64),
 				       &pbl->root_dma, GFP_KERNEL);

@@ -20,6 +20,9 @@ struct axon_pbl {
 	dma_addr_t *leaf_dma;
 	__le64 *root;		/* levels 2 */
 	dma_addr_t root_dma;
+	/* levels 2: every leaf, in one coherent block when there was one */
+	void *block;
+	dma_addr_t block_dma;
 	/*
 	 * levels 1: the list alone, an admin buffer of list_len bytes, which
 	 * leaves and leaf_dma point at (so a pbl is never copied)
