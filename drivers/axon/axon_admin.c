@@ -292,25 +292,26 @@ void axon_admin_set_irq(struct axon_admin_queue *aq, int irq)
  * A waiter is about to sleep: the interrupt must wake it. A completion
  * the device posted while it was disabled is delivered when it is enabled
  * (the MSI-X pending bit, or the kernel's resend of a lazily disabled
- * one). False: there is no interrupt yet.
+ * one). Returns the interrupt for axon_admin_irq_put(); 0: none yet.
  */
-static bool axon_admin_irq_get(struct axon_admin_queue *aq)
+static int axon_admin_irq_get(struct axon_admin_queue *aq)
 {
-	bool got;
+	int irq;
 
 	mutex_lock(&aq->irq_lock);
-	got = aq->irq;
-	if (got && !aq->sleepers++)
-		enable_irq(aq->irq);
+	irq = aq->irq;
+	if (irq && !aq->sleepers++)
+		enable_irq(irq);
 	mutex_unlock(&aq->irq_lock);
-	return got;
+	return irq;
 }
 
-static void axon_admin_irq_put(struct axon_admin_queue *aq)
+/* The waiter woke; the last one disables the interrupt @irq it enabled. */
+static void axon_admin_irq_put(struct axon_admin_queue *aq, int irq)
 {
 	mutex_lock(&aq->irq_lock);
 	if (!--aq->sleepers)
-		disable_irq_nosync(aq->irq);
+		disable_irq_nosync(irq);
 	mutex_unlock(&aq->irq_lock);
 }
 
@@ -382,15 +383,18 @@ static void axon_admin_poll(struct axon_admin_queue *aq,
 	ktime_t end = ktime_add_us(ktime_get(), AXON_ADMIN_POLL_US);
 	unsigned long flags;
 
-	while (!completion_done(&ctx->done) && ktime_before(ktime_get(), end)) {
+	/* at least one look: a vCPU held up past the end must not sleep */
+	do {
 		if (axon_admin_cqe_ready(&aq->cq[READ_ONCE(aq->cq_head)],
 					 READ_ONCE(aq->cq_phase))) {
 			spin_lock_irqsave(&aq->lock, flags);
 			axon_admin_reap(aq);
 			spin_unlock_irqrestore(&aq->lock, flags);
 		}
+		if (completion_done(&ctx->done))
+			return;
 		cpu_relax();
-	}
+	} while (ktime_before(ktime_get(), end));
 }
 
 /*
@@ -408,7 +412,7 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	u16 opcode = le16_to_cpu(cmd->opcode);
 	unsigned long done;
 	bool answered;
-	bool irq_on;
+	int irq;
 	u32 tail;
 	int err;
 
@@ -440,10 +444,10 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 	mutex_unlock(&aq->submit);
 
 	axon_admin_poll(aq, ctx);
-	irq_on = !completion_done(&ctx->done) && axon_admin_irq_get(aq);
+	irq = completion_done(&ctx->done) ? 0 : axon_admin_irq_get(aq);
 	done = wait_for_completion_timeout(&ctx->done, timeout);
-	if (irq_on)
-		axon_admin_irq_put(aq);
+	if (irq)
+		axon_admin_irq_put(aq, irq);
 	if (!done) {
 		dev_err(aq->dmadev,
 			"admin command %u (opcode %u) timed out after %lu ms, device marked failed\n",
