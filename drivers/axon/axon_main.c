@@ -309,9 +309,7 @@ int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 	 * merge contiguous pages into segments of any size (64 KiB by
 	 * default), so mapping and unmapping a large MR walks fewer entries.
 	 */
-	err = dma_set_max_seg_size(&pdev->dev, UINT_MAX);
-	if (err)
-		return err;
+	dma_set_max_seg_size(&pdev->dev, UINT_MAX);
 	adev = ib_alloc_device(axon_dev, ibdev);
 	if (!adev)
 		return -ENOMEM;

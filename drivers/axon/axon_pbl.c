@@ -35,7 +35,8 @@ void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
 			dma_free_coherent(dev, pbl->nleaves * AXON_PBL_LEAF_SIZE,
 					  pbl->block, pbl->block_dma);
 	}
-	for (i = 0; !pbl->block && i < pbl->nleaves && pbl->leaves[i]; i++) {
+	for (i = 0; !pbl->block && pbl->leaves && i < pbl->nleaves &&
+	     pbl->leaves[i]; i++) {
 		if (orphan)
 			axon_admin_orphan_buf(&adev->aq, pbl->leaves[i],
 					      pbl->leaf_dma[i],
@@ -60,8 +61,8 @@ void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
 /*
  * Most of a large MR's registration was its leaves' allocations, one
  * coherent page each: take them in one block if the allocator has one
- * (up to AXON_PBL_BLOCK_MAX, a 2 GiB MR of 4 KiB pages), else leaf by
- * leaf.
+ * at hand (up to AXON_PBL_BLOCK_MAX, a 2 GiB MR of 4 KiB pages; no
+ * reclaim or retries for it), else leaf by leaf.
  */
 #define AXON_PBL_BLOCK_MAX	SZ_4M
 
@@ -73,7 +74,8 @@ static bool axon_pbl_alloc_block(struct device *dev, struct axon_pbl *pbl)
 	if (len > AXON_PBL_BLOCK_MAX)
 		return false;
 	pbl->block = dma_alloc_coherent(dev, len, &pbl->block_dma,
-					GFP_KERNEL | __GFP_NOWARN);
+					GFP_KERNEL | __GFP_NOWARN |
+					__GFP_NORETRY);
 	if (!pbl->block)
 		return false;
 	for (i = 0; i < pbl->nleaves; i++) {
