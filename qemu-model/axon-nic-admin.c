@@ -243,8 +243,9 @@ static void axon_nic_admin_run(AxonNicState *s)
 
 /*
  * Test hook x-admin-delay-us: the queue is drained that long after its
- * tail moved, from a timer (as a device whose firmware takes its time),
- * with the reentrancy guard engaged as in the MMIO write.
+ * tail moved, from a timer (as a device whose firmware takes its time;
+ * commands that arrive meanwhile go with it), with the reentrancy guard
+ * engaged as in the MMIO write.
  */
 static void axon_nic_admin_late(void *opaque)
 {

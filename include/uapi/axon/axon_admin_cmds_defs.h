@@ -637,12 +637,6 @@ enum axon_qp_state {
  * A UD QP takes STATE, QKEY and SQ_PSN only (any other bit is BAD_PARAM):
  * RESET -> INIT and INIT -> INIT (QKEY), INIT -> RTR (QKEY optional),
  * RTR -> RTS (SQ_PSN, QKEY optional), RTS -> RTS and SQE -> RTS (QKEY).
- *
- * With ``AXON_QP_ATTR_CUR_STATE`` (any QP type) the command applies only
- * if the QP is in cur_state: otherwise it is BAD_STATE and changes
- * nothing, so a driver may name the state it last set (the device may
- * have moved the QP to SQE or ERR since) instead of asking with QUERY_QP
- * first, and ask only when refused.
  * Its messages take the port's MTU (&axon_port_attr.active_mtu).
  *
  * A UC QP takes RC's transitions with STATE, ACCESS (``AXON_ACCESS_REMOTE_WRITE``
@@ -655,6 +649,12 @@ enum axon_qp_state {
  * MODIFY_QP from RESET to INIT draws the QP's receive key at random and
  * returns it as the command's result (see "RUD connection keys" in
  * axon_io_defs.h).
+ *
+ * With ``AXON_QP_ATTR_CUR_STATE`` (any QP type) the command applies only
+ * if the QP is in cur_state: otherwise it is BAD_STATE and changes
+ * nothing, so a driver may name the state it last set (the device may
+ * have moved the QP to SQE or ERR since) instead of asking with QUERY_QP
+ * first, and ask only when refused.
  */
 struct axon_qp_attr {
 	__le32 state;

@@ -60,10 +60,12 @@ axon_up() {
 	wait_for 10 has_ibdev axon0 && ip link set "$(axon_netdev)" up
 }
 
-# admin_irqs: the admin interrupts axon has taken, all CPUs together
+# admin_irqs: the admin interrupts axon has taken, all CPUs together (the
+# CPU columns the header names); fails when axon has no admin interrupt
 admin_irqs() {
-	awk '/axon-admin/ { for (i = 2; i < NF; i++) if ($i ~ /^[0-9]+$/) n += $i }
-	     END { print n + 0 }' /proc/interrupts
+	awk 'NR == 1 { cpus = NF }
+	     /axon-admin/ { found = 1; for (i = 2; i <= cpus + 1; i++) n += $i }
+	     END { if (!found) exit 1; print n + 0 }' /proc/interrupts
 }
 
 # stat NAME: the axon netdev's ethtool -S counter NAME
