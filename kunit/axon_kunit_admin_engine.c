@@ -552,7 +552,11 @@ static void axon_engine_timeout_test(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, f->aq.cq_head, 0);
 }
 
-/* A fatal device event (mark_failed) wakes a waiting command with -EIO. */
+/*
+ * A fatal device event (mark_failed) wakes a waiting command with
+ * -ETIMEDOUT (the device took it: its caller keeps its buffers); later
+ * commands fail with -EIO without reaching the device.
+ */
 static void axon_engine_mark_failed_test(struct kunit *test)
 {
 	struct axon_fake *f = test->priv;
@@ -568,7 +572,7 @@ static void axon_engine_mark_failed_test(struct kunit *test)
 	axon_fake_start_device(f);
 	schedule_delayed_work(&f->fail_work, msecs_to_jiffies(20));
 	t0 = jiffies;
-	KUNIT_EXPECT_EQ(test, axon_admin_exec(&f->aq, &cmd, &cqe), -EIO);
+	KUNIT_EXPECT_EQ(test, axon_admin_exec(&f->aq, &cmd, &cqe), -ETIMEDOUT);
 	KUNIT_EXPECT_LT(test, jiffies - t0, msecs_to_jiffies(5000));
 	KUNIT_EXPECT_TRUE(test, f->aq.failed);
 	KUNIT_EXPECT_EQ(test, axon_admin_exec(&f->aq, &cmd, &cqe), -EIO);

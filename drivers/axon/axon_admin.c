@@ -400,8 +400,10 @@ static void axon_admin_poll(struct axon_admin_queue *aq,
 /*
  * Execute one command and wait for its completion. When the device
  * answered, *cqe holds its completion and the device status is returned
- * as an errno; -ETIMEDOUT when it did not answer in time (the queue is
- * then failed), -EIO on a failed queue, -EBUSY when no slot freed up.
+ * as an errno; -ETIMEDOUT when it did not answer, in time or before the
+ * queue failed (the device may still act on it: the caller keeps the
+ * buffers it names), -EIO on a failed queue, -EBUSY when no slot freed
+ * up.
  */
 int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 		    struct axon_admin_cqe *cqe)
@@ -466,8 +468,13 @@ int axon_admin_exec(struct axon_admin_queue *aq, struct axon_admin_cmd *cmd,
 		*cqe = ctx->cqe;
 	spin_unlock_irqrestore(&aq->lock, flags);
 	axon_admin_release(aq, ctx, answered);
+	/*
+	 * Woken by axon_admin_mark_failed(): the device took the command and
+	 * may still act on it, as after a timeout, so its caller must keep
+	 * the buffers the command names.
+	 */
 	if (!answered)
-		return -EIO;	/* woken by axon_admin_mark_failed() */
+		return -ETIMEDOUT;
 
 	err = axon_admin_status_to_errno(le16_to_cpu(cqe->status));
 	if (err)
