@@ -513,8 +513,8 @@ uint16_t axon_qp_query_live(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         .retry_left = qp->comp.retry_left,
         .rnr_left = qp->comp.rnr_left,
         .reads_inflight = axon_qp_reads_inflight(qp),
-        .flags = (axon_env_timer_pending(qp->comp.retry_timer) ?
-                  AXON_QP_LIVE_TIMER : 0) |
+        .flags = (axon_env_timer_pending(qp->comp.retry_timer) &&
+                  !qp->comp.retry_idle ? AXON_QP_LIVE_TIMER : 0) |
                  (qp->comp.rnr_wait ? AXON_QP_LIVE_RNR_WAIT : 0) |
                  (qp->resp.nak_sent ? AXON_QP_LIVE_NAK_SENT : 0) |
                  (qp->req.sq_stopped ? AXON_QP_LIVE_SQ_STOPPED : 0) |

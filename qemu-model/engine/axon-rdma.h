@@ -214,6 +214,7 @@ typedef struct AxonComp {
     AxonTimer *retry_timer;     /* ACK timeout, or RNR wait */
     int64_t progress_ns;        /* last answer, for the ACK timeout */
     bool rnr_wait;
+    bool retry_idle;            /* nothing in flight: the timer runs out */
 } AxonComp;
 
 /* The responder's: the expected PSN, the message being placed, saved READs. */

@@ -31,6 +31,8 @@ int64_t axon_roce_timeout_ns(AxonQp *qp)
  * Starts the ACK timer (timeout 0: none). progress (an answer came)
  * restarts the count, lazily: the timer, when it fires, sees the recent
  * progress and goes back to sleep, so answers do not re-arm a timer each.
+ * So does the first packet after everything was answered: the timer was
+ * left running then (axon_roce_complete()).
  */
 void axon_roce_arm_retry(AxonQp *qp, bool progress)
 {
@@ -40,8 +42,9 @@ void axon_roce_arm_retry(AxonQp *qp, bool progress)
         return;
     }
     now = axon_env_now_ns(qp->eng->env);
-    if (progress) {
+    if (progress || qp->comp.retry_idle) {
         qp->comp.progress_ns = now;
+        qp->comp.retry_idle = false;
     }
     if (!axon_env_timer_pending(qp->comp.retry_timer)) {
         qp->comp.progress_ns = now;
@@ -127,9 +130,15 @@ void axon_roce_complete(AxonEngine *eng, AxonQp *qp)
         }
     }
     if (qp->state == AXON_QPS_RTS) {
-        /* the timer also times an RNR wait, with nothing in flight */
+        /*
+         * Nothing in flight: the ACK timer is left to run out, not
+         * stopped, or the next message would set it again, and setting the
+         * earliest timer wakes the host's loop (QEMU's main loop, from the
+         * vCPU that rang): a wake-up a message. It also times an RNR wait,
+         * with nothing in flight.
+         */
         if (!axon_roce_outstanding(qp) && !qp->comp.rnr_wait) {
-            axon_env_timer_del(qp->comp.retry_timer);
+            qp->comp.retry_idle = true;
         }
         if (axon_roce_unsent(qp)) {
             axon_roce_schedule(eng, qp);

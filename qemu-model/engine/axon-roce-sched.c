@@ -89,6 +89,7 @@ void axon_roce_qp_stop(AxonEngine *eng, AxonQp *qp)
     axon_rud_stop(qp);
     axon_roce_resp_stop(qp);
     qp->comp.rnr_wait = false;
+    qp->comp.retry_idle = false;
     axon_roce_unqueue(eng, qp);
 }
 

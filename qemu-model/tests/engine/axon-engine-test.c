@@ -294,6 +294,74 @@ static bool t_rc_atomic(int arg)
     }
 }
 
+#define T_BTH_RC_WRITE_ONLY 0x0a   /* the IB BTH opcode */
+
+/* Node 0's first RC WRITE_ONLY frame after armed is lost; when sent, again. */
+typedef struct WriteDrop {
+    bool armed;
+    int64_t sent_ns, resent_ns;
+} WriteDrop;
+
+static bool write_drop_tap(TWorld *w, unsigned from, unsigned to,
+                           unsigned plane, uint8_t *frame, size_t len,
+                           void *opaque)
+{
+    WriteDrop *d = opaque;
+
+    if (from != 0 || len <= T_ETH_IP_UDP ||
+        frame[T_ETH_IP_UDP] != T_BTH_RC_WRITE_ONLY) {
+        return true;
+    }
+    if (d->armed) {
+        d->armed = false;
+        d->sent_ns = world_now(w);
+        return false;
+    }
+    if (d->sent_ns && !d->resent_ns) {
+        d->resent_ns = world_now(w);
+    }
+    return true;
+}
+
+/*
+ * The ACK timer is set once, not once a message: with everything answered
+ * it is left to run out (in QEMU, setting the earliest timer from a vCPU
+ * wakes the main loop). arg 1: a WRITE lost after a quiet spell of half
+ * the timeout is sent again one timeout after it went, not when the timer
+ * the message before it set runs out.
+ */
+static bool t_rc_ack_timer(int arg)
+{
+    const int64_t timeout = 4096LL << 14;   /* d_connect's timeout 14 */
+    WriteDrop d = { 0 };
+    uint64_t mods;
+    Pair p;
+    bool ok = pair_open(&p, 1, seed + 41, AXON_QPT_RC, 1024, 7);
+    int i;
+
+    mods = world_stats(p.w)->timer_mods;
+    for (i = 0; ok && i < 32; i++) {
+        ok = xfer(&p, AXON_WR_RDMA_WRITE, 8, i);
+    }
+    mods = world_stats(p.w)->timer_mods - mods;
+    ok = ok && D_CHECK(mods <= 2, "%llu timers set for 32 WRITEs",
+                       (unsigned long long)mods);
+    if (ok && arg) {
+        world_run_to(p.w, world_now(p.w) + timeout / 2);
+        d.armed = true;
+        world_set_tap(p.w, write_drop_tap, &d);
+        ok = xfer(&p, AXON_WR_RDMA_WRITE, 8, 99);
+        world_set_tap(p.w, NULL, NULL);
+        ok = ok && D_CHECK(d.sent_ns && d.resent_ns, "nothing dropped") &&
+             D_CHECK(d.resent_ns - d.sent_ns >= timeout &&
+                     d.resent_ns - d.sent_ns < 2 * timeout,
+                     "sent again after %.3f ms, the timeout is %.3f ms",
+                     (d.resent_ns - d.sent_ns) / 1e6, timeout / 1e6);
+    }
+    pair_close(&p);
+    return ok;
+}
+
 /* Several WQEs in flight at once, of every opcode, completing in order. */
 static bool t_rc_pipeline(int arg)
 {
@@ -2593,6 +2661,9 @@ int main(int argc, char **argv)
     add(t_rc_atomic, 1, "rc CMP_SWP compare fails");
     add(t_rc_atomic, 2, "rc FETCH_ADD wraps");
     add(t_rc_pipeline, 0, "rc 8 WQEs in flight, one doorbell");
+    add(t_rc_ack_timer, 0, "rc ACK timer set once for 32 answered WRITEs");
+    add(t_rc_ack_timer, 1, "rc ACK timer: a WRITE lost after a quiet spell "
+        "times out from its own send");
     add(t_uc, 0, "uc SEND 0 B .. 16 MiB");
     add(t_uc, 1, "uc SEND_IMM 0 B .. 16 MiB");
     add(t_uc, 2, "uc WRITE 0 B .. 16 MiB");

@@ -580,6 +580,7 @@ static void t_env_timer_mod(AxonTimer *bt, int64_t when_ns)
     TWorld *w = t->node->w;
     TTimer **p;
 
+    w->st.timer_mods++;
     t_timer_del(t);
     t->when = when_ns;
     t->seq = ++w->seq;

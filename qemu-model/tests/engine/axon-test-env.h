@@ -81,6 +81,7 @@ typedef struct TWorldStats {
     uint64_t sent, delivered, dropped, duplicated, reordered, corrupted;
     uint64_t unroutable, plane_down_drops, tap_drops;
     uint64_t timers_fired, runs;
+    uint64_t timer_mods;        /* timers set (QEMU: may wake its loop) */
     uint64_t reentries;         /* an engine entered while inside it: a bug */
 } TWorldStats;
 
