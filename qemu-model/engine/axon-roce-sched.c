@@ -14,10 +14,6 @@
 
 #include "axon-roce.h"
 
-#define AXON_ROCE_BH_BUDGET         256             /* packets per run */
-#define AXON_ROCE_QP_BUDGET         64
-#define AXON_ROCE_DB_BUDGET         64              /* packets per doorbell */
-
 void axon_roce_ack_owed(AxonEngine *eng, AxonQp *qp)
 {
     if (!qp->in_acks) {
