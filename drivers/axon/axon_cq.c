@@ -167,6 +167,8 @@ int axon_create_cq(struct ib_cq *ibcq, const struct ib_cq_init_attr *attr,
 		goto err_out;
 	err = axon_cmd_create_cq(&adev->aq, &ring, uar, &cq->cqn);
 	axon_pbl_free(adev, &pbl, err == -ETIMEDOUT);
+	if (err == -ETIMEDOUT)
+		goto err_out;	/* the device may have made the CQ on the ring */
 	if (err)
 		goto err_free_mem;
 	err = xa_insert(&adev->cqs, cq->cqn, cq, GFP_KERNEL);

@@ -182,6 +182,8 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_release_umem;
 	err = axon_create_mr(adev, mr, ibpd, access, virt_addr, length, &pbl,
 			     &p);
+	if (err == -ETIMEDOUT)
+		goto err_free_mr;	/* the device may map the pages: kept pinned */
 	if (err)
 		goto err_release_umem;
 	mr->access = access;

@@ -62,7 +62,8 @@ void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
  * Most of a large MR's registration was its leaves' allocations, one
  * coherent page each: take them in one block if the allocator has one
  * at hand (up to AXON_PBL_BLOCK_MAX, a 2 GiB MR of 4 KiB pages; no
- * reclaim or retries for it), else leaf by leaf.
+ * reclaim or retries for it, though a CMA area may migrate pages to
+ * find one), else leaf by leaf.
  */
 #define AXON_PBL_BLOCK_MAX	SZ_4M
 

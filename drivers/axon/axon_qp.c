@@ -276,6 +276,8 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	p.srqn = qp->srq ? qp->srq->srqn : 0;
 	p.type = axon_qp_type(adev, init_attr->qp_type);
 	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
+	if (err == -ETIMEDOUT)
+		goto err_out;	/* the device may have made the QP on the rings */
 	if (err)
 		goto err_free_rq;
 	err = xa_insert(&adev->qps, qp->qpn, qp, GFP_KERNEL);

@@ -123,6 +123,8 @@ int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 		p.cqn = to_acq(init_attr->ext.cq)->cqn;
 	}
 	err = axon_cmd_create_srq(&adev->aq, &p, &srq->srqn);
+	if (err == -ETIMEDOUT)
+		goto err_out;	/* the device may have made the SRQ on the ring */
 	if (err)
 		goto err_free;
 	/* the number initiators name, given to userspace by the core */
