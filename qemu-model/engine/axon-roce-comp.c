@@ -57,6 +57,7 @@ void axon_roce_arm_retry(AxonQp *qp, bool progress)
 void axon_roce_rnr_wait(AxonQp *qp, uint8_t timer)
 {
     qp->comp.rnr_wait = true;
+    qp->comp.retry_idle = false;
     axon_env_timer_mod(qp->comp.retry_timer, axon_env_now_ns(qp->eng->env) +
                        axon_rnr_us[timer & 0x1f] * SCALE_US);
 }

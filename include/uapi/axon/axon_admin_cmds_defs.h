@@ -702,7 +702,8 @@ struct axon_qp_attr {
  * &struct axon_qp_live ``flags``::
  *
  *   0:0 : timer - AXON_QP_LIVE_TIMER, the ACK timeout (or RNR wait) timer
- *         is armed
+ *         is counting (a timer left to run out with nothing in flight is
+ *         not shown)
  *   1:1 : rnr_wait - AXON_QP_LIVE_RNR_WAIT, waiting out an RNR NAK
  *   2:2 : nak_sent - AXON_QP_LIVE_NAK_SENT, the responder sent a PSN
  *         sequence error NAK and waits for the retransmission
