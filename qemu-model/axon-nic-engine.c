@@ -9,9 +9,10 @@
  * engine's trace points as QEMU trace events. It also owns the doorbell
  * BAR, whose writes it hands to the engine, and the engine's lifecycle.
  *
- * The engine runs in the main loop, under the BQL, like the rest of the
- * device: every call into it comes from an MMIO handler, a bottom half,
- * a timer or a netdev receive.
+ * The engine runs under the BQL, like the rest of the device: every call
+ * into it comes from an MMIO handler, a timer, a netdev receive, or one
+ * of its turns: a bottom half in the main loop, or with x-engine-thread=on
+ * a thread of its own that takes the BQL for each turn.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -22,6 +23,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/rcu.h"
+#include "qemu/thread.h"
 #include "qemu/timer.h"
 #include "qapi/error.h"
 #include "hw/pci/pci.h"
@@ -92,9 +94,88 @@ static void axon_nic_env_timer_free(AxonTimer *t)
     g_free(container_of(t, AxonNicTimer, base));
 }
 
+/* ---- the engine's turns ------------------------------------------------ */
+
+/*
+ * With x-engine-thread=on a thread of its own runs the engine's turns, and
+ * a send doorbell only schedules its QP (deferred_doorbells), so the vCPU
+ * that rang goes back to the guest while the engine works on another host
+ * core. Each turn holds the BQL, as every other entry into the engine
+ * does, so the engine never runs concurrently with itself or with an
+ * admin command: the thread takes the turns off the vCPUs and the main
+ * loop, nothing more. It owns its allocation and frees it when it ends,
+ * so a device that goes away only tells it to stop, under the BQL, and
+ * never waits for it.
+ */
+typedef struct AxonNicEngineThread {
+    QemuThread thread;
+    QemuEvent wake;             /* a turn is due */
+    AxonNicState *s;            /* under the BQL; NULL: stop */
+} AxonNicEngineThread;
+
+/* One turn, with the device's MMIO guarded as a guarded bottom half's. */
+static void axon_nic_engine_turn(AxonNicState *s)
+{
+    MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    axon_engine_run(s->engine);
+    guard->engaged_in_io = engaged;
+}
+
+static void *axon_nic_engine_thread_fn(void *opaque)
+{
+    AxonNicEngineThread *t = opaque;
+
+    rcu_register_thread();
+    for (;;) {
+        qemu_event_wait(&t->wake);
+        /* a kick after this is a turn more: none is lost */
+        qemu_event_reset(&t->wake);
+        qemu_mutex_lock_iothread();
+        if (!t->s) {
+            qemu_mutex_unlock_iothread();
+            break;
+        }
+        axon_nic_engine_turn(t->s);
+        qemu_mutex_unlock_iothread();
+    }
+    rcu_unregister_thread();
+    qemu_event_destroy(&t->wake);
+    g_free(t);
+    return NULL;
+}
+
+static void axon_nic_engine_thread_start(AxonNicState *s)
+{
+    AxonNicEngineThread *t = g_new0(AxonNicEngineThread, 1);
+
+    t->s = s;
+    qemu_event_init(&t->wake, false);
+    s->engine_thread = t;
+    qemu_thread_create(&t->thread, "axon-engine", axon_nic_engine_thread_fn,
+                       t, QEMU_THREAD_DETACHED);
+}
+
+static void axon_nic_engine_thread_stop(AxonNicState *s)
+{
+    AxonNicEngineThread *t = s->engine_thread;
+
+    s->engine_thread = NULL;
+    t->s = NULL;
+    qemu_event_set(&t->wake);
+}
+
 static void axon_nic_env_kick(AxonEnv *env)
 {
-    qemu_bh_schedule(axon_nic_of(env)->engine_bh);
+    AxonNicState *s = axon_nic_of(env);
+
+    if (s->engine_thread) {
+        qemu_event_set(&s->engine_thread->wake);
+    } else {
+        qemu_bh_schedule(s->engine_bh);
+    }
 }
 
 static void axon_nic_engine_bh(void *opaque)
@@ -289,6 +370,7 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
     AxonEngineConf conf = {
         .planes = s->planes,
         .max_pd = s->max_pd,
+        .deferred_doorbells = s->engine_thread_on,
         .wire_loopback = s->wire_loopback,
         .tx_ce_every = s->tx_ce_every,
         .rud_trim_dscp = s->rud_trim_dscp,
@@ -302,8 +384,12 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
         error_setg(errp, "axon-nic: no memory for the RDMA engine");
         return false;
     }
-    s->engine_bh = qemu_bh_new_guarded(axon_nic_engine_bh, s,
-                                       &DEVICE(pdev)->mem_reentrancy_guard);
+    if (s->engine_thread_on) {
+        axon_nic_engine_thread_start(s);
+    } else {
+        s->engine_bh = qemu_bh_new_guarded(axon_nic_engine_bh, s,
+                                           &DEVICE(pdev)->mem_reentrancy_guard);
+    }
     memory_region_init_io(&s->db, OBJECT(s), &axon_nic_db_ops, s,
                           "axon-nic-doorbells",
                           AXON_RDMA_DB_PAGES * AXON_DB_PAGE_SIZE);
@@ -314,14 +400,21 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
 
 void axon_nic_engine_reset(AxonNicState *s)
 {
-    qemu_bh_cancel(s->engine_bh);
+    /* a turn the thread still owes runs on the empty engine: nothing */
+    if (s->engine_bh) {
+        qemu_bh_cancel(s->engine_bh);
+    }
     axon_engine_reset(s->engine);
     axon_engine_set_ceq_depth(s->engine, 0);
 }
 
 void axon_nic_engine_exit(AxonNicState *s)
 {
-    qemu_bh_delete(s->engine_bh);
+    if (s->engine_thread) {
+        axon_nic_engine_thread_stop(s);
+    } else {
+        qemu_bh_delete(s->engine_bh);
+    }
     axon_engine_free(s->engine);
     s->engine = NULL;
 }

@@ -512,6 +512,7 @@ static void axon_nic_instance_init(Object *obj)
 
 static Property axon_nic_properties[] = {
     DEFINE_PROP_UINT32("max-pd", AxonNicState, max_pd, 1024),
+    DEFINE_PROP_BOOL("x-engine-thread", AxonNicState, engine_thread_on, false),
     DEFINE_PROP_NETDEV("plane1", AxonNicState, plane[1].conf.peers),
     DEFINE_PROP_NETDEV("plane2", AxonNicState, plane[2].conf.peers),
     DEFINE_PROP_NETDEV("plane3", AxonNicState, plane[3].conf.peers),

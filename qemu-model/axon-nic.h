@@ -125,12 +125,14 @@ struct AxonNicState {
     unsigned planes;        /* 1 + the planes configured */
     AxonEnv env;            /* the engine's, its ops axon-nic-engine.c */
     AxonEngine *engine;
-    QEMUBH *engine_bh;      /* runs the engine's turns */
+    QEMUBH *engine_bh;      /* runs the engine's turns ... */
+    struct AxonNicEngineThread *engine_thread; /* ... or this, if set */
     MemoryRegion db;        /* the doorbell BAR, written to the engine */
 
     /* properties */
     NICConf conf;           /* mac=, netdev= */
     uint32_t max_pd;
+    bool engine_thread_on;  /* the engine's turns on a thread of its own */
     uint32_t admin_stall_after; /* test hook, 0: never */
     uint32_t admin_delay_us;    /* test hook: answer this late, 0: at once */
     QEMUTimer *admin_timer;     /* ... from here */

@@ -64,6 +64,13 @@ typedef struct AxonEngineConf {
     uint8_t mac[6];             /* the port's address: frames' source */
     unsigned planes;            /* 1 .. AXON_MAX_PLANES */
     uint32_t max_pd;
+    /*
+     * A send doorbell only schedules its QP, for the next axon_engine_run():
+     * the host runs the engine on a thread of its own, and the doorbell's
+     * writer (a vCPU) goes back to posting at once. false: the doorbell
+     * runs its QP's first packets itself (axon-roce-sched.c).
+     */
+    bool deferred_doorbells;
     bool wire_loopback;         /* test hook: local QPs talk over the wire */
     uint32_t tx_ce_every;       /* test hook: mark every Nth ECT frame CE */
     /*

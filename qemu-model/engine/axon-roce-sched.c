@@ -265,13 +265,15 @@ static bool axon_roce_more(AxonQp *qp, unsigned n, unsigned quota)
  * microseconds (e1000 transmits from its tail register write for the
  * same reason). The budget bounds how long a doorbell write can take;
  * engine_busy keeps a doorbell reached through the engine's own DMA from
- * running it re-entrantly.
+ * running it re-entrantly. A host whose engine has a thread of its own
+ * (conf.deferred_doorbells) wants the doorbell only scheduled.
  */
 void axon_roce_kick(AxonEngine *eng, AxonQp *qp)
 {
     unsigned n;
 
-    if (qp->state != AXON_QPS_RTS || eng->engine_busy) {
+    if (qp->state != AXON_QPS_RTS || eng->engine_busy ||
+        eng->conf.deferred_doorbells) {
         axon_roce_schedule(eng, qp);
         return;
     }

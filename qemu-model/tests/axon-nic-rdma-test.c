@@ -404,10 +404,12 @@ static void test_rdma_ceq_full(void)
 /*
  * ib_send_bw's pattern: a stream of small SENDs, signaled every 16th, the
  * receiver re-posting its few receives as it reaps them (RNR NAKs).
+ * dev_args: the device's extra properties (x-engine-thread=on: every send
+ * doorbell is left to the engine's own thread, which must run it).
  */
-static void test_rdma_send_stream(void)
+static void test_rdma_send_stream(const void *dev_args)
 {
-    Rdma *r = rdma_setup(7);
+    Rdma *r = rdma_setup_on(NULL, 7, false, dev_args);
     TQp *a = &r->qp[0], *b = &r->qp[1];
     struct axon_send_wqe w = {};
     struct axon_sge sg = sge(r, 1, 0, 64);
@@ -598,9 +600,9 @@ static void test_rdma_send_recv(void)
     rdma_stop(r);
 }
 
-static void test_rdma_read_atomic(void)
+static void test_rdma_read_atomic(const void *dev_args)
 {
-    Rdma *r = rdma_setup(7);
+    Rdma *r = rdma_setup_on(NULL, 7, false, dev_args);
     struct axon_send_wqe w = {};
     struct axon_sge sg[2];
     g_autofree uint8_t *data = pattern(10000, 5);
@@ -1498,9 +1500,15 @@ void axon_nic_rdma_tests(void)
     qtest_add_func("/axon-nic/rdma-peer", test_rdma_peer);
     qtest_add_func("/axon-nic/rdma-send-recv", test_rdma_send_recv);
     qtest_add_func("/axon-nic/rdma-engine-budget", test_rdma_engine_budget);
-    qtest_add_func("/axon-nic/rdma-send-stream", test_rdma_send_stream);
+    qtest_add_data_func("/axon-nic/rdma-send-stream", NULL,
+                        test_rdma_send_stream);
+    qtest_add_data_func("/axon-nic/rdma-send-stream-engine-thread",
+                        ",x-engine-thread=on", test_rdma_send_stream);
     qtest_add_func("/axon-nic/rdma-ceq-full", test_rdma_ceq_full);
-    qtest_add_func("/axon-nic/rdma-read-atomic", test_rdma_read_atomic);
+    qtest_add_data_func("/axon-nic/rdma-read-atomic", NULL,
+                        test_rdma_read_atomic);
+    qtest_add_data_func("/axon-nic/rdma-read-atomic-engine-thread",
+                        ",x-engine-thread=on", test_rdma_read_atomic);
     qtest_add_func("/axon-nic/rdma-read-parts", test_rdma_read_parts);
     qtest_add_func("/axon-nic/rdma-read-long", test_rdma_read_long);
     qtest_add_func("/axon-nic/rdma-errors", test_rdma_errors);

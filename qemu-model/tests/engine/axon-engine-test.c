@@ -362,6 +362,59 @@ static bool t_rc_ack_timer(int arg)
     return ok;
 }
 
+/*
+ * Who runs a send doorbell's first packets. arg 0: the doorbell itself
+ * (the frame is on the wire when the write returns); arg 1, a host with
+ * an engine thread (conf.deferred_doorbells): the doorbell only kicks
+ * the engine, whose run sends it; every opcode still completes.
+ */
+static bool t_doorbell_deferred(int arg)
+{
+    static const uint8_t ops[] = {
+        AXON_WR_RDMA_WRITE, AXON_WR_SEND, AXON_WR_RDMA_WRITE_IMM,
+        AXON_WR_RDMA_READ,
+    };
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_WRITE,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+        .wr_id = htole64(0x77),
+    };
+    struct axon_sge sg;
+    struct axon_cqe cqe;
+    uint64_t tx;
+    TNode *a;
+    Pair p;
+    bool ok;
+
+    world_deferred_doorbells = arg;
+    ok = pair_open(&p, 1, seed + 43, AXON_QPT_RC, 1024, 7);
+    world_deferred_doorbells = false;
+    if (ok) {
+        a = world_node(p.w, 0);
+        sg = d_sge(&p.n[0], D_SRC, 8);
+        w.remote_addr = htole64(p.n[1].iova + D_DST);
+        w.rkey = htole32(p.n[1].key);
+        tx = a->frames_tx;
+        d_post_send(&p.n[0], p.qp[0], &w, &sg);
+        ok = arg ? D_CHECK(a->frames_tx == tx && a->kicked,
+                           "deferred doorbell: %llu frames sent, kicked %d",
+                           (unsigned long long)(a->frames_tx - tx),
+                           a->kicked) :
+                   D_CHECK(a->frames_tx == tx + 1,
+                           "doorbell: %llu frames sent, want 1",
+                           (unsigned long long)(a->frames_tx - tx));
+        ok = ok && d_expect(&p.n[0], p.qp[0]->scq, 0x77, AXON_WC_RDMA_WRITE,
+                            AXON_WC_SUCCESS, &cqe);
+    }
+    /* each opcode small (one packet) and over one MTU */
+    for (unsigned i = 0; ok && i < 2 * sizeof(ops); i++) {
+        ok = xfer(&p, ops[i % sizeof(ops)], i < sizeof(ops) ? 8 : 70000, i);
+    }
+    pair_close(&p);
+    return ok;
+}
+
 /* Several WQEs in flight at once, of every opcode, completing in order. */
 static bool t_rc_pipeline(int arg)
 {
@@ -2664,6 +2717,9 @@ int main(int argc, char **argv)
     add(t_rc_ack_timer, 0, "rc ACK timer set once for 32 answered WRITEs");
     add(t_rc_ack_timer, 1, "rc ACK timer: a WRITE lost after a quiet spell "
         "times out from its own send");
+    add(t_doorbell_deferred, 0, "rc send doorbell runs its first packet");
+    add(t_doorbell_deferred, 1, "rc deferred doorbells: the engine's run "
+        "sends, every opcode completes");
     add(t_uc, 0, "uc SEND 0 B .. 16 MiB");
     add(t_uc, 1, "uc SEND_IMM 0 B .. 16 MiB");
     add(t_uc, 2, "uc WRITE 0 B .. 16 MiB");

@@ -112,6 +112,7 @@ static bool chance(TWorld *w, uint32_t ppm)
 /* ---- the world ------------------------------------------------------- */
 
 uint8_t world_rud_trim_dscp;
+bool world_deferred_doorbells;
 
 TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
                   uint64_t seed)
@@ -137,6 +138,7 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
             .planes = planes,
             .max_pd = 64,
             .rud_trim_dscp = world_rud_trim_dscp,
+            .deferred_doorbells = world_deferred_doorbells,
         };
 
         n->w = w;

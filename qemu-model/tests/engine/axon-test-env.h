@@ -93,6 +93,8 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
 void world_free(TWorld *w);
 /* The DSCP of trimmed frames the engines made from now on are told */
 extern uint8_t world_rud_trim_dscp;
+/* ... and whether they leave a send doorbell's work to their next run */
+extern bool world_deferred_doorbells;
 
 TNode *world_node(TWorld *w, unsigned i);
 AxonEngine *world_engine(TWorld *w, unsigned i);
