@@ -100,6 +100,9 @@ struct axon_dev {
 	struct mutex odp_mutex;		/* odp_mrs; keeps an MR found alive */
 	struct xarray odp_mrs;		/* key index -> struct axon_mr */
 	atomic64_t odp_stats[AXON_ODP_NUM_STATS];
+	/* MR pages the device may still use: released after its reset */
+	spinlock_t orphan_lock;
+	struct list_head orphan_umems;	/* struct axon_umem_orphan */
 
 	struct net_device *netdev;	/* the Ethernet function */
 
@@ -357,6 +360,8 @@ int axon_check_mr_args(struct axon_dev *adev, u64 start, u64 length,
 		       u64 virt_addr, int access, struct ib_udata *udata);
 unsigned long axon_mr_pgsz_bitmap(struct axon_dev *adev);
 u32 axon_dma_mr_bits(struct axon_dev *adev);
+void axon_umem_orphan(struct axon_dev *adev, struct ib_umem *umem);
+void axon_release_orphan_umems(struct axon_dev *adev);
 struct ib_mr *axon_get_dma_mr(struct ib_pd *ibpd, int access);
 struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,

@@ -167,11 +167,13 @@ static void axon_admin_orphan(struct axon_admin_queue *aq, void *cpu,
 	spin_unlock_irqrestore(&aq->lock, flags);
 }
 
-/* @cpu is coherent memory (dma_alloc_coherent()) of @len bytes. */
-void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
-			   dma_addr_t dma, size_t len)
+void axon_admin_coherent_free(struct axon_admin_queue *aq, void *cpu,
+			      dma_addr_t dma, size_t len, bool orphan)
 {
-	axon_admin_orphan(aq, cpu, dma, len, false);
+	if (orphan)
+		axon_admin_orphan(aq, cpu, dma, len, false);
+	else
+		dma_free_coherent(aq->dmadev, len, cpu, dma);
 }
 
 void *axon_admin_buf_alloc(struct axon_admin_queue *aq, size_t len,
@@ -202,7 +204,8 @@ void axon_admin_destroy(struct axon_admin_queue *aq)
 		if (o->admin_buf)
 			axon_admin_buf_free(aq, o->cpu, o->dma, o->len, false);
 		else
-			dma_free_coherent(aq->dmadev, o->len, o->cpu, o->dma);
+			axon_admin_coherent_free(aq, o->cpu, o->dma, o->len,
+						 false);
 		kfree(o);
 	}
 	dma_pool_destroy(aq->buf_pool);

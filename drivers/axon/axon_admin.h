@@ -80,8 +80,13 @@ void axon_admin_destroy(struct axon_admin_queue *aq);
 irqreturn_t axon_admin_irq(int irq, void *data);
 void axon_admin_set_irq(struct axon_admin_queue *aq, int irq);
 void axon_admin_mark_failed(struct axon_admin_queue *aq);
-void axon_admin_orphan_buf(struct axon_admin_queue *aq, void *cpu,
-			   dma_addr_t dma, size_t len);
+/*
+ * Frees @len bytes of coherent memory (dma_alloc_coherent() for the
+ * queue's device) the device read or wrote in a command; @orphan: the
+ * command's outcome is unknown, so it is kept until the queue goes.
+ */
+void axon_admin_coherent_free(struct axon_admin_queue *aq, void *cpu,
+			      dma_addr_t dma, size_t len, bool orphan);
 
 /*
  * A buffer the device reads or writes during a command (its attributes, a

@@ -320,6 +320,8 @@ int axon_dev_up(struct pci_dev *pdev, const struct axon_dev_params *params,
 	mutex_init(&adev->port_mutex);
 	mutex_init(&adev->odp_mutex);
 	spin_lock_init(&adev->stats_lock);
+	spin_lock_init(&adev->orphan_lock);
+	INIT_LIST_HEAD(&adev->orphan_umems);
 	ida_init(&adev->uar_ida);
 	ida_init(&adev->xrcd_ida);
 	xa_init(&adev->cqs);
@@ -417,6 +419,7 @@ void axon_dev_down(struct axon_dev *adev)
 		axon_ib_unregister(adev);
 	axon_netdev_destroy(adev);
 	axon_reset(adev);
+	axon_release_orphan_umems(adev);
 	axon_free_irqs(adev);
 	if (adev->rdma)
 		axon_eq_destroy(&adev->ceq);

@@ -150,6 +150,48 @@ static int axon_create_mr(struct axon_dev *adev, struct axon_mr *mr,
 	return 0;
 }
 
+/*
+ * The pages of an MR whose CREATE_MR, REREG_MR or DESTROY_MR timed out:
+ * the device may still reach them, so they stay pinned (a dma-buf stays
+ * attached) until the device is reset, and are released then. A dynamic
+ * dma-buf attachment must not outlive the driver either: its exporter
+ * would call a move_notify that is gone.
+ */
+struct axon_umem_orphan {
+	struct list_head node;
+	struct ib_umem *umem;
+};
+
+void axon_umem_orphan(struct axon_dev *adev, struct ib_umem *umem)
+{
+	struct axon_umem_orphan *o = kmalloc(sizeof(*o), GFP_KERNEL);
+
+	if (!o) {
+		/* kept for ever beats reached by the device once freed */
+		ibdev_warn(&adev->ibdev, "leaking the pages of a timed-out MR\n");
+		return;
+	}
+	o->umem = umem;
+	spin_lock(&adev->orphan_lock);
+	list_add(&o->node, &adev->orphan_umems);
+	spin_unlock(&adev->orphan_lock);
+}
+
+/* The device is reset (it reaches no memory): the orphans go. */
+void axon_release_orphan_umems(struct axon_dev *adev)
+{
+	struct axon_umem_orphan *o, *tmp;
+	LIST_HEAD(orphans);
+
+	spin_lock(&adev->orphan_lock);
+	list_splice_init(&adev->orphan_umems, &orphans);
+	spin_unlock(&adev->orphan_lock);
+	list_for_each_entry_safe(o, tmp, &orphans, node) {
+		ib_umem_release(o->umem);
+		kfree(o);
+	}
+}
+
 struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 			       u64 virt_addr, int access,
 			       struct ib_udata *udata)
@@ -182,8 +224,10 @@ struct ib_mr *axon_reg_user_mr(struct ib_pd *ibpd, u64 start, u64 length,
 		goto err_release_umem;
 	err = axon_create_mr(adev, mr, ibpd, access, virt_addr, length, &pbl,
 			     &p);
-	if (err == -ETIMEDOUT)
-		goto err_free_mr;	/* the device may map the pages: kept pinned */
+	if (err == -ETIMEDOUT) {
+		axon_umem_orphan(adev, mr->umem);
+		goto err_free_mr;
+	}
 	if (err)
 		goto err_release_umem;
 	mr->access = access;
@@ -337,6 +381,10 @@ struct ib_mr *axon_reg_user_mr_dmabuf(struct ib_pd *ibpd, u64 offset,
 	if (err)
 		goto err_release_umem;
 	err = axon_dmabuf_mr_create(adev, mr, ibpd, access, virt_addr, length);
+	if (err == -ETIMEDOUT) {
+		axon_umem_orphan(adev, mr->umem);
+		goto err_free_mr;
+	}
 	if (err)
 		goto err_release_umem;
 	return &mr->ibmr;
@@ -429,14 +477,9 @@ static size_t axon_fr_list_size(const struct axon_fr_pages *fr)
 static void axon_fr_free(struct axon_dev *adev, struct axon_fr_pages *fr,
 			 bool orphan)
 {
-	if (!fr->list)
-		return;
-	if (orphan)
-		axon_admin_orphan_buf(&adev->aq, fr->list, fr->dma,
-				      axon_fr_list_size(fr));
-	else
-		dma_free_coherent(&adev->pdev->dev, axon_fr_list_size(fr),
-				  fr->list, fr->dma);
+	if (fr->list)
+		axon_admin_coherent_free(&adev->aq, fr->list, fr->dma,
+					 axon_fr_list_size(fr), orphan);
 }
 
 /*
@@ -527,7 +570,8 @@ int axon_map_mr_sg(struct ib_mr *ibmr, struct scatterlist *sg, int sg_nents,
  * DESTROY_MR of a dma-buf MR, under the resv lock so that no move_notify
  * runs meanwhile; from then on neither it nor the remap work touches the
  * device's MR (see the top of this file). An MR the device may still use
- * is leaked with its attachment: move_notify must then not find it.
+ * keeps its attachment until the device is reset (axon_umem_orphan()):
+ * move_notify must then not find it.
  */
 static int axon_dmabuf_mr_destroy(struct axon_dev *adev, struct axon_mr *mr)
 {
@@ -620,8 +664,9 @@ struct ib_mr *axon_rereg_user_mr(struct ib_mr *ibmr, int flags, u64 start,
 	return NULL;
 
 err_release_umem:
-	/* after a timeout the device may use the new pages: leaked pinned */
-	if (umem != mr->umem && err != -ETIMEDOUT)
+	if (umem != mr->umem && err == -ETIMEDOUT)
+		axon_umem_orphan(adev, umem);
+	else if (umem != mr->umem)
 		ib_umem_release(umem);
 	ibdev_dbg(&adev->ibdev, "rereg_mr 0x%x (flags 0x%x) failed: %d\n",
 		  mr->key, flags, err);
@@ -636,7 +681,7 @@ err_release_umem:
  * (the windows) are gone. Any other failure cannot be handled there: a
  * device error is logged and the MR is gone for the driver. Unless the
  * device destroyed the MR or is dead, it may still use the pages: they
- * stay pinned (or mapped, for a dma-buf).
+ * stay pinned (or mapped, for a dma-buf) until the device is reset.
  */
 int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 {
@@ -668,12 +713,14 @@ int axon_dereg_mr(struct ib_mr *ibmr, struct ib_udata *udata)
 	 * An ODP umem cannot be left behind: its MMU notifier would call
 	 * into a freed MR. Its release unmaps every page from DMA.
 	 */
-	if (destroyed || (mr->umem && mr->umem->is_odp))
+	if (destroyed || (mr->umem && mr->umem->is_odp)) {
 		ib_umem_release(mr->umem);
-	else if (mr->umem)
+	} else if (mr->umem) {
 		ibdev_err_ratelimited(&adev->ibdev,
-				      "mr 0x%x: pages leaked pinned, the device may still use them\n",
+				      "mr 0x%x: pages kept until the device is reset, it may still use them\n",
 				      mr->key);
+		axon_umem_orphan(adev, mr->umem);
+	}
 	/* a REG_MR the device has not executed yet would read it */
 	axon_fr_free(adev, &mr->fr, !destroyed);
 	kfree(mr);

@@ -17,43 +17,26 @@
 /* Give the list's buffers back; @orphan: the device may still read them. */
 void axon_pbl_free(struct axon_dev *adev, struct axon_pbl *pbl, bool orphan)
 {
-	struct device *dev = &adev->pdev->dev;
+	struct axon_admin_queue *aq = &adev->aq;
 	size_t i;
 
 	if (pbl->levels == 1) {
 		if (pbl->list)
-			axon_admin_buf_free(&adev->aq, pbl->list, pbl->list_dma,
+			axon_admin_buf_free(aq, pbl->list, pbl->list_dma,
 					    pbl->list_len, orphan);
 		return;
 	}
-	if (pbl->block) {
-		if (orphan)
-			axon_admin_orphan_buf(&adev->aq, pbl->block,
-					      pbl->block_dma,
-					      pbl->nleaves * AXON_PBL_LEAF_SIZE);
-		else
-			dma_free_coherent(dev, pbl->nleaves * AXON_PBL_LEAF_SIZE,
-					  pbl->block, pbl->block_dma);
-	}
+	if (pbl->block)
+		axon_admin_coherent_free(aq, pbl->block, pbl->block_dma,
+					 pbl->nleaves * AXON_PBL_LEAF_SIZE,
+					 orphan);
 	for (i = 0; !pbl->block && pbl->leaves && i < pbl->nleaves &&
-	     pbl->leaves[i]; i++) {
-		if (orphan)
-			axon_admin_orphan_buf(&adev->aq, pbl->leaves[i],
-					      pbl->leaf_dma[i],
-					      AXON_PBL_LEAF_SIZE);
-		else
-			dma_free_coherent(dev, AXON_PBL_LEAF_SIZE,
-					  pbl->leaves[i], pbl->leaf_dma[i]);
-	}
-	if (pbl->root) {
-		if (orphan)
-			axon_admin_orphan_buf(&adev->aq, pbl->root,
-					      pbl->root_dma,
-					      pbl->nleaves * sizeof(__le64));
-		else
-			dma_free_coherent(dev, pbl->nleaves * sizeof(__le64),
-					  pbl->root, pbl->root_dma);
-	}
+	     pbl->leaves[i]; i++)
+		axon_admin_coherent_free(aq, pbl->leaves[i], pbl->leaf_dma[i],
+					 AXON_PBL_LEAF_SIZE, orphan);
+	if (pbl->root)
+		axon_admin_coherent_free(aq, pbl->root, pbl->root_dma,
+					 pbl->nleaves * sizeof(__le64), orphan);
 	kvfree(pbl->leaves);
 	kvfree(pbl->leaf_dma);
 }

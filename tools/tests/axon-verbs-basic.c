@@ -6,12 +6,17 @@
  * max_pd less those the kernel holds (ib_mad has one for QP1), as the rdma
  * tool counts them.
  *
- * Usage: axon-verbs-basic [--hold SECONDS | --until-failure] [DEVICE]
+ * Usage: axon-verbs-basic [--hold SECONDS | --until-failure |
+ *                          --reg-until-failure] [DEVICE]
  *   --hold           open the device, allocate a PD, print "holding" and
  *                    sleep: used to unload the driver under an open context.
  *   --until-failure  allocate PDs until one fails and print the errno of
  *                    that one and of the next: used with a device whose
  *                    admin queue stalls (x-admin-stall-after).
+ *   --reg-until-failure
+ *                    the same with 64 KiB MRs in one PD: the command that
+ *                    times out is a registration, whose pages the driver
+ *                    must keep until the device is reset.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -144,11 +149,36 @@ static int until_failure(struct ibv_context *ctx)
 	return 0;
 }
 
+/* Register MRs (never deregistered) until the device stops answering. */
+static int reg_until_failure(struct ibv_context *ctx)
+{
+	const size_t len = 64 * 1024;
+	struct ibv_pd *pd = ibv_alloc_pd(ctx);
+	void *buf;
+	int n = 0;
+
+	if (!pd) {
+		printf("alloc_pd failed: %s\n", strerror(errno));
+		return 1;
+	}
+	for (;;) {
+		buf = aligned_alloc(4096, len);
+		if (!buf)
+			return 1;
+		if (!ibv_reg_mr(pd, buf, len, IBV_ACCESS_LOCAL_WRITE |
+				IBV_ACCESS_REMOTE_WRITE))
+			break;
+		n++;
+	}
+	printf("reg_mr %d failed: %s\n", n + 1, strerror(errno));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *name = "axon0";
 	struct ibv_context *ctx;
-	bool stall = false;
+	bool stall = false, reg_stall = false;
 	int hold = 0;
 
 	if (argc > 2 && !strcmp(argv[1], "--hold")) {
@@ -157,6 +187,10 @@ int main(int argc, char **argv)
 		argv += 2;
 	} else if (argc > 1 && !strcmp(argv[1], "--until-failure")) {
 		stall = true;
+		argc--;
+		argv++;
+	} else if (argc > 1 && !strcmp(argv[1], "--reg-until-failure")) {
+		reg_stall = true;
 		argc--;
 		argv++;
 	}
@@ -171,6 +205,8 @@ int main(int argc, char **argv)
 
 	if (stall)
 		return until_failure(ctx);
+	if (reg_stall)
+		return reg_until_failure(ctx);
 	if (hold) {
 		struct ibv_pd *pd = ibv_alloc_pd(ctx);
 
