@@ -36,18 +36,19 @@ int64_t axon_roce_timeout_ns(AxonQp *qp)
  */
 void axon_roce_arm_retry(AxonQp *qp, bool progress)
 {
+    bool pending;
     int64_t now;
 
     if (!qp->attr.timeout) {
         return;
     }
     now = axon_env_now_ns(qp->eng->env);
-    if (progress || qp->comp.retry_idle) {
+    pending = axon_env_timer_pending(qp->comp.retry_timer);
+    if (progress || qp->comp.retry_idle || !pending) {
         qp->comp.progress_ns = now;
         qp->comp.retry_idle = false;
     }
-    if (!axon_env_timer_pending(qp->comp.retry_timer)) {
-        qp->comp.progress_ns = now;
+    if (!pending) {
         axon_env_timer_mod(qp->comp.retry_timer,
                            now + axon_roce_timeout_ns(qp));
     }
