@@ -175,15 +175,8 @@ static uint16_t axon_nic_exec_admin(AxonNicState *s,
         trace_axon_nic_err_admin_opcode(opcode);
         return AXON_ADMIN_BAD_OPCODE;
     }
-    if (op->engine) {
-        uint16_t status;
-
-        axon_nic_engine_enter(s);
-        status = op->engine(s->engine, cmd, result);
-        axon_nic_engine_leave(s);
-        return status;
-    }
-    return op->dev(s, cmd, result);
+    return op->engine ? op->engine(s->engine, cmd, result) :
+                        op->dev(s, cmd, result);
 }
 
 /* Test hook: like hung firmware, commands stay pending until a reset. */

@@ -9,10 +9,10 @@
  * engine's trace points as QEMU trace events. It also owns the doorbell
  * BAR, whose writes it hands to the engine, and the engine's lifecycle.
  *
- * By default the engine runs under the BQL, like the rest of the device:
- * every call into it comes from an MMIO handler, a timer, a netdev
- * receive or its bottom half. With x-engine-thread=on it has a thread and
- * a lock of its own (below, "the engine's thread").
+ * The engine runs under the BQL, like the rest of the device: every call
+ * into it comes from an MMIO handler, a timer, a netdev receive, or one
+ * of its turns: a bottom half in the main loop, or with x-engine-thread=on
+ * a thread of its own that takes the BQL for each turn.
  *
  * SPDX-License-Identifier: GPL-2.0-or-later
  */
@@ -41,17 +41,11 @@ static AxonNicState *axon_nic_of(AxonEnv *env)
 typedef struct AxonNicTimer {
     AxonTimer base;
     QEMUTimer timer;
-    AxonTimerFn *fn;
-    void *opaque;
-    bool armed;         /* set, and neither deleted nor run since */
 } AxonNicTimer;
 
-static void axon_nic_engine_thread_defer_free(AxonNicState *s,
-                                              AxonNicTimer *timer);
-
-static AxonNicTimer *axon_nic_timer(AxonTimer *t)
+static QEMUTimer *axon_nic_timer(AxonTimer *t)
 {
-    return container_of(t, AxonNicTimer, base);
+    return &container_of(t, AxonNicTimer, base)->timer;
 }
 
 static int64_t axon_nic_env_now_ns(AxonEnv *env)
@@ -64,287 +58,90 @@ static uint64_t axon_nic_env_device_clock(AxonEnv *env)
     return axon_nic_clock(axon_nic_of(env));
 }
 
-/*
- * Timers fire in the main loop. With an engine thread a firing may wait
- * for the engine while the engine deletes or sets the timer again: such
- * a firing is not run (armed, and the timer not pending again).
- */
-static void axon_nic_timer_fire(void *opaque)
-{
-    AxonNicTimer *t = opaque;
-    AxonNicState *s = axon_nic_of(t->base.env);
-
-    axon_nic_engine_enter(s);
-    if (t->armed && !timer_pending(&t->timer)) {
-        t->armed = false;
-        t->fn(t->opaque);
-    }
-    axon_nic_engine_leave(s);
-}
-
 static AxonTimer *axon_nic_env_timer_new(AxonEnv *env, AxonTimerFn *fn,
                                          void *opaque)
 {
     AxonNicTimer *t = g_new0(AxonNicTimer, 1);
 
     t->base.env = env;
-    t->fn = fn;
-    t->opaque = opaque;
-    timer_init_ns(&t->timer, QEMU_CLOCK_VIRTUAL, axon_nic_timer_fire, t);
+    timer_init_ns(&t->timer, QEMU_CLOCK_VIRTUAL, fn, opaque);
     return &t->base;
 }
 
 static void axon_nic_env_timer_mod(AxonTimer *t, int64_t when_ns)
 {
-    axon_nic_timer(t)->armed = true;
-    timer_mod(&axon_nic_timer(t)->timer, when_ns);
+    timer_mod(axon_nic_timer(t), when_ns);
 }
 
 static void axon_nic_env_timer_del(AxonTimer *t)
 {
-    axon_nic_timer(t)->armed = false;
-    timer_del(&axon_nic_timer(t)->timer);
+    timer_del(axon_nic_timer(t));
 }
 
 static bool axon_nic_env_timer_pending(AxonTimer *t)
 {
-    return timer_pending(&axon_nic_timer(t)->timer);
+    return timer_pending(axon_nic_timer(t));
 }
 
 static int64_t axon_nic_env_timer_expires(AxonTimer *t)
 {
-    return timer_expire_time_ns(&axon_nic_timer(t)->timer);
+    return timer_expire_time_ns(axon_nic_timer(t));
 }
 
 static void axon_nic_env_timer_free(AxonTimer *t)
 {
-    AxonNicState *s = axon_nic_of(t->env);
-
-    axon_nic_env_timer_del(t);
-    /* a firing may be waiting for the engine: freed when it cannot be */
-    if (s->engine_thread && !qemu_mutex_iothread_locked()) {
-        axon_nic_engine_thread_defer_free(s, axon_nic_timer(t));
-        return;
-    }
-    g_free(axon_nic_timer(t));
+    timer_del(axon_nic_timer(t));
+    g_free(container_of(t, AxonNicTimer, base));
 }
 
-/* ---- the engine's thread (x-engine-thread=on) -------------------------- */
+/* ---- the engine's turns ------------------------------------------------ */
 
 /*
- * A thread of its own runs the engine's turns, under a lock of the
- * engine's own instead of the BQL, so that the vCPU that rang a doorbell
- * runs the guest on one host core while the engine works on another.
- *
- * Every other entry into the engine (admin commands, received frames,
- * timers, the other doorbells, register reads) takes the lock as well,
- * after the BQL, between axon_nic_engine_enter() and _leave(). The
- * thread never waits for the BQL while it holds the lock, so that order
- * cannot deadlock; hence, with the thread, the engine reaches guest RAM
- * only (no MMIO: that would take the BQL), and what it does that needs
- * the BQL, sending frames and posting events and completion events, goes
- * into an outbox, in order, that whoever holds the BQL next empties (the
- * thread after its turn, or an entry's _leave()).
- *
- * A send doorbell does not wait for the lock: it queues its write for the
- * thread's next turn and wakes the thread. Other doorbells, rare, are
- * applied at once, after the queued ones.
- *
- * The thread owns this structure and frees it when it ends, so a device
- * that goes away only tells it to stop (under the BQL and the lock).
+ * With x-engine-thread=on a thread of its own runs the engine's turns, and
+ * a send doorbell only schedules its QP (deferred_doorbells), so the vCPU
+ * that rang goes back to the guest while the engine works on another host
+ * core. Each turn holds the BQL, as every other entry into the engine
+ * does, so the engine never runs concurrently with itself or with an
+ * admin command: the thread takes the turns off the vCPUs and the main
+ * loop, nothing more. It owns its allocation and frees it when it ends,
+ * so a device that goes away only tells it to stop, under the BQL, and
+ * never waits for it.
  */
-#define AXON_NIC_DB_QUEUE 1024
-
-typedef struct AxonNicDoorbell {
-    uint32_t page, offset, val;
-} AxonNicDoorbell;
-
-typedef enum AxonNicOutKind {
-    AXON_NIC_OUT_FRAME,
-    AXON_NIC_OUT_EVENT,
-    AXON_NIC_OUT_COMPLETION,
-} AxonNicOutKind;
-
-typedef struct AxonNicOut {
-    QSIMPLEQ_ENTRY(AxonNicOut) next;
-    AxonNicOutKind kind;
-    unsigned plane;             /* a frame's */
-    uint16_t type;              /* an event's */
-    uint32_t param;             /* an event's; a completion's CQ */
-    uint64_t data;
-    size_t len;
-    uint8_t frame[];
-} AxonNicOut;
-
-typedef QSIMPLEQ_HEAD(, AxonNicOut) AxonNicOutbox;
-
 typedef struct AxonNicEngineThread {
     QemuThread thread;
     QemuEvent wake;             /* a turn is due */
-    QemuMutex lock;             /* the engine's: after the BQL */
-    AxonNicState *s;            /* under the BQL and lock; NULL: stop */
-    AxonNicOutbox out;          /* under lock */
-    uint32_t ceq_taken;         /* completions in out: CEQ slots taken */
-    GSList *dead_timers;        /* under lock: freed under the BQL */
-    QemuSpin db_lock;           /* db_queued: send doorbells rung */
-    uint32_t db_queued;
-    AxonNicDoorbell db[AXON_NIC_DB_QUEUE];
+    AxonNicState *s;            /* under the BQL; NULL: stop */
 } AxonNicEngineThread;
 
-static void axon_nic_out_push(AxonNicEngineThread *t, AxonNicOut *o)
-{
-    QSIMPLEQ_INSERT_TAIL(&t->out, o, next);
-}
-
-static bool axon_nic_db_queue(AxonNicEngineThread *t, uint32_t page,
-                              uint32_t offset, uint32_t val)
-{
-    bool queued = false;
-
-    qemu_spin_lock(&t->db_lock);
-    if (t->db_queued < AXON_NIC_DB_QUEUE) {
-        t->db[t->db_queued++] = (AxonNicDoorbell){ page, offset, val };
-        queued = true;
-    }
-    qemu_spin_unlock(&t->db_lock);
-    return queued;
-}
-
-/* The queued send doorbells, in the order they were rung; lock held. */
-static void axon_nic_db_drain(AxonNicEngineThread *t, AxonNicState *s)
-{
-    AxonNicDoorbell db[AXON_NIC_DB_QUEUE];
-    uint32_t n, i;
-
-    qemu_spin_lock(&t->db_lock);
-    n = t->db_queued;
-    memcpy(db, t->db, n * sizeof(db[0]));
-    t->db_queued = 0;
-    qemu_spin_unlock(&t->db_lock);
-    for (i = 0; i < n; i++) {
-        axon_engine_doorbell(s->engine, db[i].page, db[i].offset, db[i].val);
-    }
-}
-
-/*
- * Empties the outbox: BQL and lock held; returns with the lock released.
- * Events and completion events are posted under both (the CEQ's state is
- * the lock's too), frames sent after the lock is released (a netdev may
- * deliver one back to this device at once); the BQL keeps them in order.
- * The device's reentrancy guard keeps the event rings' DMA off its own
- * registers, which would take the lock again.
- */
-static void axon_nic_out_flush(AxonNicEngineThread *t, AxonNicState *s)
+/* One turn, with the device's MMIO guarded as a guarded bottom half's. */
+static void axon_nic_engine_turn(AxonNicState *s)
 {
     MemReentrancyGuard *guard = &DEVICE(s)->mem_reentrancy_guard;
     bool engaged = guard->engaged_in_io;
-    AxonNicOutbox frames = QSIMPLEQ_HEAD_INITIALIZER(frames);
-    AxonNicOut *o;
 
     guard->engaged_in_io = true;
-    while ((o = QSIMPLEQ_FIRST(&t->out))) {
-        QSIMPLEQ_REMOVE_HEAD(&t->out, next);
-        switch (o->kind) {
-        case AXON_NIC_OUT_FRAME:
-            QSIMPLEQ_INSERT_TAIL(&frames, o, next);
-            continue;
-        case AXON_NIC_OUT_EVENT:
-            axon_nic_post_event(s, o->type, o->param, o->data);
-            break;
-        case AXON_NIC_OUT_COMPLETION:
-            t->ceq_taken--;
-            axon_nic_post_completion(s, o->param);
-            break;
-        }
-        g_free(o);
-    }
-    g_slist_free_full(t->dead_timers, g_free);
-    t->dead_timers = NULL;
-    qemu_mutex_unlock(&t->lock);
-    while ((o = QSIMPLEQ_FIRST(&frames))) {
-        struct iovec iov = { .iov_base = o->frame, .iov_len = o->len };
-
-        QSIMPLEQ_REMOVE_HEAD(&frames, next);
-        axon_nic_wire_send(s, o->plane, &iov, 1);
-        g_free(o);
-    }
+    axon_engine_run(s->engine);
     guard->engaged_in_io = engaged;
-}
-
-static void axon_nic_out_free(AxonNicEngineThread *t)
-{
-    AxonNicOut *o;
-
-    while ((o = QSIMPLEQ_FIRST(&t->out))) {
-        QSIMPLEQ_REMOVE_HEAD(&t->out, next);
-        g_free(o);
-    }
-    t->ceq_taken = 0;
-}
-
-void axon_nic_engine_enter(AxonNicState *s)
-{
-    AxonNicEngineThread *t = s->engine_thread;
-
-    if (t) {
-        qemu_mutex_lock(&t->lock);
-        axon_nic_db_drain(t, s);
-    }
-}
-
-void axon_nic_engine_leave(AxonNicState *s)
-{
-    AxonNicEngineThread *t = s->engine_thread;
-
-    if (t) {
-        axon_nic_out_flush(t, s);
-    }
-}
-
-static void axon_nic_engine_thread_defer_free(AxonNicState *s,
-                                              AxonNicTimer *timer)
-{
-    AxonNicEngineThread *t = s->engine_thread;
-
-    t->dead_timers = g_slist_prepend(t->dead_timers, timer);
 }
 
 static void *axon_nic_engine_thread_fn(void *opaque)
 {
     AxonNicEngineThread *t = opaque;
-    AxonNicState *s;
-    bool owed;
 
     rcu_register_thread();
     for (;;) {
         qemu_event_wait(&t->wake);
         /* a kick after this is a turn more: none is lost */
         qemu_event_reset(&t->wake);
-        qemu_mutex_lock(&t->lock);
-        s = t->s;
-        if (!s) {
-            qemu_mutex_unlock(&t->lock);
+        qemu_mutex_lock_iothread();
+        if (!t->s) {
+            qemu_mutex_unlock_iothread();
             break;
         }
-        axon_nic_db_drain(t, s);
-        axon_engine_run(s->engine);
-        owed = !QSIMPLEQ_EMPTY(&t->out) || t->dead_timers;
-        qemu_mutex_unlock(&t->lock);
-        if (owed) {
-            qemu_mutex_lock_iothread();
-            qemu_mutex_lock(&t->lock);
-            if (t->s) {
-                axon_nic_out_flush(t, t->s);
-            } else {
-                qemu_mutex_unlock(&t->lock);
-            }
-            qemu_mutex_unlock_iothread();
-        }
+        axon_nic_engine_turn(t->s);
+        qemu_mutex_unlock_iothread();
     }
     rcu_unregister_thread();
-    axon_nic_out_free(t);
-    g_slist_free_full(t->dead_timers, g_free);
-    qemu_mutex_destroy(&t->lock);
     qemu_event_destroy(&t->wake);
     g_free(t);
     return NULL;
@@ -355,9 +152,6 @@ static void axon_nic_engine_thread_start(AxonNicState *s)
     AxonNicEngineThread *t = g_new0(AxonNicEngineThread, 1);
 
     t->s = s;
-    QSIMPLEQ_INIT(&t->out);
-    qemu_mutex_init(&t->lock);
-    qemu_spin_init(&t->db_lock);
     qemu_event_init(&t->wake, false);
     s->engine_thread = t;
     qemu_thread_create(&t->thread, "axon-engine", axon_nic_engine_thread_fn,
@@ -368,10 +162,8 @@ static void axon_nic_engine_thread_stop(AxonNicState *s)
 {
     AxonNicEngineThread *t = s->engine_thread;
 
-    qemu_mutex_lock(&t->lock);
     s->engine_thread = NULL;
     t->s = NULL;
-    qemu_mutex_unlock(&t->lock);
     qemu_event_set(&t->wake);
 }
 
@@ -400,63 +192,20 @@ static void axon_nic_engine_bh(void *opaque)
  * dirty, so TCG sees code it overwrites), with a barrier before each
  * access: they are seen in order. Anything but RAM or MMIO is an error.
  */
-/*
- * With the engine's thread: RAM only, through a MemoryRegionCache run by
- * run (it marks what it writes dirty as pci_dma_write() does), so that no
- * access dispatches MMIO, which would take the BQL under the engine's
- * lock. Another device's RAM BAR (axon-gpu VRAM) is RAM too.
- */
-static bool axon_nic_dma_ram(AxonNicState *s, uint64_t addr, void *buf,
-                             size_t len, bool write)
-{
-    AddressSpace *as = pci_get_address_space(PCI_DEVICE(s));
-    uint8_t *p = buf;
-
-    while (len) {
-        MemoryRegionCache cache = MEMORY_REGION_CACHE_INVALID;
-        int64_t l = address_space_cache_init(&cache, as, addr, len, write);
-        bool ram = l > 0 && cache.ptr;
-
-        if (ram) {
-            /* seen in order, as dma_memory_rw()'s barrier has it */
-            smp_mb();
-            if (write) {
-                address_space_write_cached(&cache, 0, p, l);
-            } else {
-                address_space_read_cached(&cache, 0, p, l);
-            }
-        }
-        address_space_cache_destroy(&cache);
-        if (!ram) {
-            return false;
-        }
-        addr += l;
-        p += l;
-        len -= l;
-    }
-    return true;
-}
-
 static bool axon_nic_env_dma_read(AxonEnv *env, uint64_t addr, void *buf,
                                   size_t len)
 {
-    AxonNicState *s = axon_nic_of(env);
+    PCIDevice *pdev = PCI_DEVICE(axon_nic_of(env));
 
-    if (s->engine_thread) {
-        return axon_nic_dma_ram(s, addr, buf, len, false);
-    }
-    return pci_dma_read(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK;
+    return pci_dma_read(pdev, addr, buf, len) == MEMTX_OK;
 }
 
 static bool axon_nic_env_dma_write(AxonEnv *env, uint64_t addr,
                                    const void *buf, size_t len)
 {
-    AxonNicState *s = axon_nic_of(env);
+    PCIDevice *pdev = PCI_DEVICE(axon_nic_of(env));
 
-    if (s->engine_thread) {
-        return axon_nic_dma_ram(s, addr, (void *)buf, len, true);
-    }
-    return pci_dma_write(PCI_DEVICE(s), addr, buf, len) == MEMTX_OK;
+    return pci_dma_write(pdev, addr, buf, len) == MEMTX_OK;
 }
 
 static bool axon_nic_env_dma_atomic(AxonEnv *env, uint64_t addr, bool cas,
@@ -530,20 +279,7 @@ static uint32_t axon_nic_env_planes_up(AxonEnv *env)
 static void axon_nic_env_frame_send(AxonEnv *env, unsigned plane,
                                     const struct iovec *iov, int iovcnt)
 {
-    AxonNicState *s = axon_nic_of(env);
-    AxonNicOut *o;
-    size_t len;
-
-    if (!s->engine_thread) {
-        axon_nic_wire_send(s, plane, iov, iovcnt);
-        return;
-    }
-    len = iov_size(iov, iovcnt);
-    o = g_malloc(sizeof(*o) + len);
-    o->kind = AXON_NIC_OUT_FRAME;
-    o->plane = plane;
-    o->len = iov_to_buf(iov, iovcnt, 0, o->frame, len);
-    axon_nic_out_push(s->engine_thread, o);
+    axon_nic_wire_send(axon_nic_of(env), plane, iov, iovcnt);
 }
 
 static bool axon_nic_env_running(AxonEnv *env)
@@ -554,45 +290,12 @@ static bool axon_nic_env_running(AxonEnv *env)
 static bool axon_nic_env_event(AxonEnv *env, uint16_t type,
                                uint32_t param, uint64_t data)
 {
-    AxonNicState *s = axon_nic_of(env);
-    AxonNicOut *o;
-
-    if (!s->engine_thread) {
-        return axon_nic_post_event(s, type, param, data);
-    }
-    o = g_new0(AxonNicOut, 1);
-    o->kind = AXON_NIC_OUT_EVENT;
-    o->type = type;
-    o->param = param;
-    o->data = data;
-    axon_nic_out_push(s->engine_thread, o);
-    return true;
+    return axon_nic_post_event(axon_nic_of(env), type, param, data);
 }
 
-/*
- * With the engine's thread the completion event waits in the outbox with
- * its CEQ slot taken, so that the engine learns now, as it must, whether
- * the CEQ has room (the CEQ's state changes under the engine's lock).
- */
 static bool axon_nic_env_completion(AxonEnv *env, uint32_t cqn)
 {
-    AxonNicState *s = axon_nic_of(env);
-    AxonNicEngineThread *t = s->engine_thread;
-    AxonNicOut *o;
-
-    if (!t) {
-        return axon_nic_post_completion(s, cqn);
-    }
-    if (axon_nic_ready(s) && s->ceq.depth &&
-        (s->ceq.idx + t->ceq_taken + 1) % s->ceq.depth == s->ceq_head) {
-        return false;
-    }
-    o = g_new0(AxonNicOut, 1);
-    o->kind = AXON_NIC_OUT_COMPLETION;
-    o->param = cqn;
-    t->ceq_taken++;
-    axon_nic_out_push(t, o);
-    return true;
+    return axon_nic_post_completion(axon_nic_of(env), cqn);
 }
 
 /* Cryptographic, unless QEMU's -seed makes it repeatable. */
@@ -629,38 +332,15 @@ static const AxonEnvOps axon_nic_env_ops = {
     .guest_error = axon_nic_env_guest_error,
 };
 
-/*
- * A RoCEv2 frame from the wire (axon-nic-wire.c hands it up through
- * s->engine_rx), under the engine's lock.
- */
-static bool axon_nic_engine_rx(AxonNicState *s, unsigned plane,
-                               const uint8_t *frame, size_t len)
-{
-    bool taken;
-
-    axon_nic_engine_enter(s);
-    taken = axon_engine_rx(s->engine, plane, frame, len);
-    axon_nic_engine_leave(s);
-    return taken;
-}
-
 /* ---- the doorbell BAR -------------------------------------------------- */
 
 static void axon_nic_db_write(void *opaque, hwaddr addr, uint64_t val,
                               unsigned size)
 {
     AxonNicState *s = opaque;
-    uint32_t page = addr / AXON_DB_PAGE_SIZE;
-    uint32_t offset = addr % AXON_DB_PAGE_SIZE;
 
-    if (s->engine_thread && AXON_DB_REG(offset) == AXON_DB_SQ &&
-        axon_nic_db_queue(s->engine_thread, page, offset, val)) {
-        qemu_event_set(&s->engine_thread->wake);
-        return;
-    }
-    axon_nic_engine_enter(s);
-    axon_engine_doorbell(s->engine, page, offset, val);
-    axon_nic_engine_leave(s);
+    axon_engine_doorbell(s->engine, addr / AXON_DB_PAGE_SIZE,
+                         addr % AXON_DB_PAGE_SIZE, val);
 }
 
 static uint64_t axon_nic_db_read(void *opaque, hwaddr addr, unsigned size)
@@ -699,7 +379,6 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
 
     memcpy(conf.mac, s->conf.macaddr.a, sizeof(conf.mac));
     s->env.ops = &axon_nic_env_ops;
-    s->engine_rx = axon_nic_engine_rx;
     s->engine = axon_engine_new(&s->env, &conf);
     if (!s->engine) {
         error_setg(errp, "axon-nic: no memory for the RDMA engine");
@@ -721,19 +400,12 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
 
 void axon_nic_engine_reset(AxonNicState *s)
 {
-    AxonNicEngineThread *t = s->engine_thread;
-
+    /* a turn the thread still owes runs on the empty engine: nothing */
     if (s->engine_bh) {
         qemu_bh_cancel(s->engine_bh);
     }
-    /* what the engine had rung or owed goes with it */
-    axon_nic_engine_enter(s);
-    if (t) {
-        axon_nic_out_free(t);
-    }
     axon_engine_reset(s->engine);
     axon_engine_set_ceq_depth(s->engine, 0);
-    axon_nic_engine_leave(s);
 }
 
 void axon_nic_engine_exit(AxonNicState *s)

@@ -105,7 +105,7 @@ bool axon_nic_wire_rx(AxonNicState *s, unsigned plane, const uint8_t *buf,
         e->stat_rx_oversize++;
         return true;
     }
-    if (!s->engine_rx(s, plane, buf, size)) {
+    if (!axon_engine_rx(s->engine, plane, buf, size)) {
         return false;
     }
     trace_axon_nic_eth_rx_roce(size);

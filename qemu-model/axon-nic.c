@@ -106,9 +106,7 @@ static void axon_nic_enable(AxonNicState *s)
     s->error = AXON_DEV_ERR_NONE;
     s->ctrl |= AXON_CTRL_ENABLE;
     s->status |= AXON_STATUS_READY;
-    axon_nic_engine_enter(s);
     axon_engine_set_ceq_depth(s->engine, s->ceq.depth);
-    axon_nic_engine_leave(s);
     trace_axon_nic_enabled(s->aq_sq.depth, s->aq_cq.depth, s->eq.depth);
 }
 
@@ -251,9 +249,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
     case AXON_REG_STAT_RUD_DUPS:
     case AXON_REG_STAT_ODP_FAULTS:
     case AXON_REG_STAT_ODP_WAITS:
-        axon_nic_engine_enter(s);
         val = axon_engine_stat(s->engine, addr);
-        axon_nic_engine_leave(s);
         break;
     case AXON_REG_PLANES:
         val = axon_nic_plane_reg(s);
@@ -350,10 +346,8 @@ static void axon_nic_mmio_write(void *opaque, hwaddr addr, uint64_t val64,
         axon_nic_doorbell(s, &s->eq_head, val, s->eq.depth, addr);
         break;
     case AXON_REG_CEQ_HEAD:
-        axon_nic_engine_enter(s);
         axon_nic_doorbell(s, &s->ceq_head, val, s->ceq.depth, addr);
         axon_cq_ceq_room(s->engine);
-        axon_nic_engine_leave(s);
         break;
     case AXON_REG_ETH_CTRL ... AXON_REG_STAT_RX_MC_FILTERED:
         axon_nic_eth_mmio_write(s, addr, val);

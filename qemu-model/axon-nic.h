@@ -127,9 +127,6 @@ struct AxonNicState {
     AxonEngine *engine;
     QEMUBH *engine_bh;      /* runs the engine's turns ... */
     struct AxonNicEngineThread *engine_thread; /* ... or this, if set */
-    /* the engine's receive: the wire hands RoCEv2 frames up through it */
-    bool (*engine_rx)(struct AxonNicState *s, unsigned plane,
-                      const uint8_t *frame, size_t len);
     MemoryRegion db;        /* the doorbell BAR, written to the engine */
 
     /* properties */
@@ -194,13 +191,6 @@ bool axon_nic_wire_rx(AxonNicState *s, unsigned plane, const uint8_t *buf,
 bool axon_nic_engine_realize(AxonNicState *s, Error **errp);
 void axon_nic_engine_reset(AxonNicState *s);
 void axon_nic_engine_exit(AxonNicState *s);
-/*
- * Around every call into the engine from the rest of the device (under
- * the BQL): with the engine's thread, its lock, and afterwards what the
- * engine left for the BQL's holder; nothing without it.
- */
-void axon_nic_engine_enter(AxonNicState *s);
-void axon_nic_engine_leave(AxonNicState *s);
 
 /* The Ethernet function runs: enabled, on a device that is ready. */
 static inline bool axon_nic_eth_running(AxonNicState *s)
