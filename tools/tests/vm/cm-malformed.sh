@@ -6,7 +6,10 @@
 # attribute, and a flood of REQs to a service nobody listens on). More
 # long ones than the MAD layer keeps receive buffers posted (512): were
 # each of them to end a receive in error, the MAD layer would never post
-# those buffers again and QP 1 would go deaf. Node 0 checks that axon
+# those buffers again and QP 1 would go deaf. The flood waits until node
+# 0's counters are still: the malformed ones overrun QP 1 (a TCG guest
+# reposts its buffers slower than a peer sends), and a flood sent into
+# that backlog can find every buffer taken. Node 0 checks that axon
 # dropped the datagrams that are not a MAD's length and counted them,
 # that the CM took each REQ that reached it as a REQ and rejected it and
 # took nothing else as a CM message, then that the CM still serves: 20
@@ -20,7 +23,7 @@ set -u
 
 MAD_COUNT=${MAD_COUNT:-600}
 # the long ones first, while all of QP 1's receive buffers are posted
-KINDS="long short base-version class class-version attribute req-flood"
+MALFORMED="long short base-version class class-version attribute"
 
 pt_require_two_nodes
 pt_require_ucm
@@ -29,14 +32,25 @@ node1=$(echo "$AXON_PEERS" | cut -d' ' -f2)
 go_port=18830
 done_port=18831
 counted_port=18832
+malformed_port=18833
+flood_port=18834
 
 if [ "$AXON_NODE" = 1 ]; then
-	plan 2
+	plan 3
 	peer_wait $go_port 120 ||
 		{ echo "Bail out! node 0 never became ready"; exit 1; }
-	subtest "axon-mad-forge: $MAD_COUNT of each kind at $srv_ip's QP 1" \
+	forge() {
 		"$AXON_REPO/tools/tests/axon-mad-forge" -d "$RDMA_DEV" \
-		-g "$GID_IDX" -n "$MAD_COUNT" "$srv_ip" $KINDS
+			-g "$GID_IDX" -n "$MAD_COUNT" "$srv_ip" "$@"
+	}
+	# shellcheck disable=SC2086 # six kinds
+	subtest "axon-mad-forge: $MAD_COUNT of each malformed kind at $srv_ip's QP 1" \
+		forge $MALFORMED
+	peer_tell "$srv_ip" $malformed_port
+	peer_wait $flood_port 120 ||
+		{ echo "Bail out! node 0 never settled"; exit 1; }
+	subtest "axon-mad-forge: $MAD_COUNT REQs at $srv_ip's QP 1" \
+		forge req-flood
 	peer_tell "$srv_ip" $done_port
 	# REQs of ours to a port with no listener yet would move node 0's
 	# counters while it reads them
@@ -67,6 +81,15 @@ baseline=$(res_counts)
 # shellcheck disable=SC2046 # five numbers
 set -- $(counters)
 peer_tell "$node1" $go_port
+peer_wait $malformed_port 300
+# no counter moves for a second: the sender is done and QP 1 drains
+still() {
+	before=$(counters)
+	sleep 1
+	[ "$(counters)" = "$before" ]
+}
+wait_for 60 still
+peer_tell "$node1" $flood_port
 peer_wait $done_port 300
 # The CM answers from its work queue and the counters are read one after
 # another, so a REQ taken between two reads would show as a REJ too many:
