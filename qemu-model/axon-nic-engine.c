@@ -38,9 +38,16 @@ static AxonNicState *axon_nic_of(AxonEnv *env)
     return container_of(env, AxonNicState, env);
 }
 
+/*
+ * An engine timer runs with the device's MMIO guarded, as the engine's
+ * turns do: DMA the guest aimed at the device's own BARs cannot enter
+ * the engine from inside it.
+ */
 typedef struct AxonNicTimer {
     AxonTimer base;
     QEMUTimer timer;
+    AxonTimerFn *fn;
+    void *opaque;
 } AxonNicTimer;
 
 static QEMUTimer *axon_nic_timer(AxonTimer *t)
@@ -58,13 +65,27 @@ static uint64_t axon_nic_env_device_clock(AxonEnv *env)
     return axon_nic_clock(axon_nic_of(env));
 }
 
+static void axon_nic_timer_fire(void *opaque)
+{
+    AxonNicTimer *t = opaque;
+    MemReentrancyGuard *guard =
+        &DEVICE(axon_nic_of(t->base.env))->mem_reentrancy_guard;
+    bool engaged = guard->engaged_in_io;
+
+    guard->engaged_in_io = true;
+    t->fn(t->opaque);
+    guard->engaged_in_io = engaged;
+}
+
 static AxonTimer *axon_nic_env_timer_new(AxonEnv *env, AxonTimerFn *fn,
                                          void *opaque)
 {
     AxonNicTimer *t = g_new0(AxonNicTimer, 1);
 
     t->base.env = env;
-    timer_init_ns(&t->timer, QEMU_CLOCK_VIRTUAL, fn, opaque);
+    t->fn = fn;
+    t->opaque = opaque;
+    timer_init_ns(&t->timer, QEMU_CLOCK_VIRTUAL, axon_nic_timer_fire, t);
     return &t->base;
 }
 
@@ -371,6 +392,8 @@ bool axon_nic_engine_realize(AxonNicState *s, Error **errp)
         .planes = s->planes,
         .max_pd = s->max_pd,
         .deferred_doorbells = s->engine_thread_on,
+        .sq_poll_ns = s->sq_poll_ns,
+        .sq_poll_idle_ns = s->sq_poll_idle_ns,
         .wire_loopback = s->wire_loopback,
         .tx_ce_every = s->tx_ce_every,
         .rud_trim_dscp = s->rud_trim_dscp,

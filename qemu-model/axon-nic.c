@@ -24,6 +24,7 @@
 #include "qemu/log.h"
 #include "qemu/main-loop.h"
 #include "qemu/module.h"
+#include "qemu/timer.h"
 #include "qapi/error.h"
 #include "qapi/visitor.h"
 #include "hw/pci/pci.h"
@@ -194,7 +195,7 @@ static uint64_t axon_nic_mmio_read(void *opaque, hwaddr addr, unsigned size)
               AXON_CAP_COUNTER_SETS | AXON_CAP_CC |
               AXON_CAP_PLANES | AXON_CAP_RUD | AXON_CAP_RUD_KEYS |
               AXON_CAP_MCAST | AXON_CAP_XRC | AXON_CAP_ODP |
-              AXON_CAP_RUD_TRIM | AXON_CAP_QP_CUR_STATE;
+              AXON_CAP_RUD_TRIM | AXON_CAP_QP_CUR_STATE | AXON_CAP_SQ_DBREC;
         break;
     case AXON_REG_FW_VERSION:
         val = AXON_NIC_FW_VERSION;
@@ -439,6 +440,14 @@ static void axon_nic_realize(PCIDevice *pdev, Error **errp)
                    "1..dcqcn-line-rate, dcqcn-g-shift in 1..16");
         return;
     }
+    if ((s->sq_poll_ns && s->sq_poll_ns < 1000) ||
+        s->sq_poll_ns < 0 || s->sq_poll_ns > NANOSECONDS_PER_SECOND ||
+        s->sq_poll_idle_ns < 0 ||
+        s->sq_poll_idle_ns > NANOSECONDS_PER_SECOND) {
+        error_setg(errp, "axon-nic: sq-poll-ns must be 0 or in "
+                   "1000..1000000000, sq-poll-idle-ns in 0..1000000000");
+        return;
+    }
     if (s->rud_trim_dscp > 63) {
         error_setg(errp, "axon-nic: rud-trim-dscp must be in 0..63");
         return;
@@ -513,6 +522,8 @@ static void axon_nic_instance_init(Object *obj)
 static Property axon_nic_properties[] = {
     DEFINE_PROP_UINT32("max-pd", AxonNicState, max_pd, 1024),
     DEFINE_PROP_BOOL("x-engine-thread", AxonNicState, engine_thread_on, false),
+    DEFINE_PROP_INT64("sq-poll-ns", AxonNicState, sq_poll_ns, 0),
+    DEFINE_PROP_INT64("sq-poll-idle-ns", AxonNicState, sq_poll_idle_ns, 50000),
     DEFINE_PROP_NETDEV("plane1", AxonNicState, plane[1].conf.peers),
     DEFINE_PROP_NETDEV("plane2", AxonNicState, plane[2].conf.peers),
     DEFINE_PROP_NETDEV("plane3", AxonNicState, plane[3].conf.peers),

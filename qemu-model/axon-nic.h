@@ -133,6 +133,8 @@ struct AxonNicState {
     NICConf conf;           /* mac=, netdev= */
     uint32_t max_pd;
     bool engine_thread_on;  /* the engine's turns on a thread of its own */
+    int64_t sq_poll_ns;     /* sq-poll-ns: SQ doorbell records, 0: never */
+    int64_t sq_poll_idle_ns;    /* sq-poll-idle-ns: ... read this long */
     uint32_t admin_stall_after; /* test hook, 0: never */
     uint32_t admin_delay_us;    /* test hook: answer this late, 0: at once */
     QEMUTimer *admin_timer;     /* ... from here */

@@ -13,6 +13,7 @@
 /* What axon_engine_new() allocated, with no object left in it. */
 static void axon_engine_unmake(AxonEngine *eng)
 {
+    axon_sq_poll_exit(eng);
     axon_srq_exit(eng);
     axon_mr_exit(eng);
     axon_table_free(&eng->cqs);
@@ -36,8 +37,10 @@ AxonEngine *axon_engine_new(AxonEnv *env, const AxonEngineConf *conf)
     TAILQ_INIT(&eng->sched);
     TAILQ_INIT(&eng->acks);
     TAILQ_INIT(&eng->ev_owed);
+    TAILQ_INIT(&eng->sq_polls);
     LIST_INIT(&eng->mcast);
-    if (!axon_mr_realize(eng) || !axon_srq_realize(eng)) {
+    if (!axon_mr_realize(eng) || !axon_srq_realize(eng) ||
+        !axon_sq_poll_realize(eng)) {
         axon_engine_unmake(eng);
         return NULL;
     }

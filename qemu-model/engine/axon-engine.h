@@ -71,6 +71,13 @@ typedef struct AxonEngineConf {
      * runs its QP's first packets itself (axon-roce-sched.c).
      */
     bool deferred_doorbells;
+    /*
+     * Send queue doorbell records (AXON_QP_SQ_DBREC): a QP's is read every
+     * sq_poll_ns from its doorbell on, until sq_poll_idle_ns pass without
+     * a new index. 0: records are never read, every post rings.
+     */
+    int64_t sq_poll_ns;
+    int64_t sq_poll_idle_ns;
     bool wire_loopback;         /* test hook: local QPs talk over the wire */
     uint32_t tx_ce_every;       /* test hook: mark every Nth ECT frame CE */
     /*

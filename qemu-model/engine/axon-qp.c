@@ -58,6 +58,15 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
                                    "reserved bytes set");
     }
+    /* the record follows the ring, which must not wrap around with it */
+    if (c->flags & ~AXON_QP_SQ_DBREC ||
+        (c->flags && (!sq_depth || c->sq_wqe_shift > AXON_WQE_MAX_SHIFT ||
+                      le64_to_cpu(c->sq_addr) + ((uint64_t)sq_depth <<
+                      c->sq_wqe_shift) + sizeof(struct axon_sq_dbrec) <
+                      le64_to_cpu(c->sq_addr)))) {
+        return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
+                                   "bad flags");
+    }
     if (c->type > AXON_QPT_XRC_TGT ||
         (c->type == AXON_QPT_XRC_TGT) != !!c->xrcdn) {
         return axon_engine_bad_cmd(eng, AXON_ADMIN_CREATE_QP,
@@ -117,6 +126,7 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
     qp->scq = scq;
     qp->rcq = c->type == AXON_QPT_XRC_INI ? NULL : rcq;
     qp->sig_all = c->sq_sig_all;
+    qp->sq_dbrec = c->flags & AXON_QP_SQ_DBREC;
     qp->sq.base = le64_to_cpu(c->sq_addr);
     qp->sq.depth = sq_depth;
     qp->sq.shift = c->sq_wqe_shift;
@@ -154,6 +164,7 @@ uint16_t axon_qp_create(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 static void axon_qp_forget(AxonEngine *eng, AxonQp *qp)
 {
     axon_roce_qp_stop(eng, qp);
+    axon_sq_poll_stop(eng, qp, true);
     qp->sq.pi = qp->sq.ci = 0;
     qp->rq.pi = qp->rq.ci = 0;
     qp->comp.sq_comp = qp->req.sq_fetch = qp->req.cur = 0;
@@ -533,6 +544,8 @@ uint16_t axon_qp_query_live(AxonEngine *eng, const struct axon_admin_cmd *cmd,
 static void axon_qp_free(AxonEngine *eng, AxonQp *qp)
 {
     axon_roce_qp_stop(eng, qp);
+    /* its queues are the driver's to free: nothing more is written */
+    axon_sq_poll_stop(eng, qp, false);
     /* an XRC target holds no CQ, SRQ or PD: its requests lend them */
     if (qp->type != AXON_QPT_XRC_TGT) {
         qp->scq->users--;

@@ -318,6 +318,13 @@ typedef struct AxonQp {
     TAILQ_ENTRY(AxonQp) sched;
     TAILQ_ENTRY(AxonQp) acks;
     bool in_acks;
+
+    /* axon-doorbell.c: the send queue's doorbell record */
+    bool sq_dbrec;              /* created with AXON_QP_SQ_DBREC */
+    bool sq_polled;             /* its record is read: in eng->sq_polls */
+    bool sq_poll_lost;          /* ... but was out of reach last time */
+    int64_t sq_poll_seen;       /* when a doorbell or the record last moved */
+    TAILQ_ENTRY(AxonQp) sq_polls;
 } AxonQp;
 
 /* One GID table entry, as set by AXON_ADMIN_SET_GID. */
@@ -397,6 +404,10 @@ struct AxonEngine {
     TAILQ_HEAD(, AxonQp) sched;
     TAILQ_HEAD(, AxonQp) acks;
 
+    /* axon-doorbell.c */
+    TAILQ_HEAD(, AxonQp) sq_polls;      /* QPs whose record is read */
+    AxonTimer *sq_poll_timer;
+
     AxonRdmaStats stats;
     AxonCounterSet cset[AXON_MAX_COUNTER_SETS];     /* [0] unused */
     AxonQpStats cset_freed;     /* what freed sets had counted */
@@ -438,6 +449,11 @@ void axon_qp_counters_le(const AxonQpStats *c, struct axon_qp_counters *out);
 
 /* axon-qp.c */
 void axon_qp_reset(AxonEngine *eng);
+
+/* axon-doorbell.c: send queue doorbell records */
+bool axon_sq_poll_realize(AxonEngine *eng);
+void axon_sq_poll_stop(AxonEngine *eng, AxonQp *qp, bool tell);
+void axon_sq_poll_exit(AxonEngine *eng);
 
 /* axon-counters.c: counter sets */
 void axon_cset_leave(AxonEngine *eng, AxonQp *qp);

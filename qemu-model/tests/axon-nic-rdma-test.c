@@ -472,6 +472,145 @@ static void test_rdma_send_stream(const void *dev_args)
     rdma_stop(r);
 }
 
+/* A send queue's doorbell record, after its R_WQ_DEPTH slots. */
+static uint64_t sq_dbrec(const TQp *qp)
+{
+    return qp->sq + ((uint64_t)R_WQ_DEPTH << R_WQE_SHIFT);
+}
+
+/*
+ * post_send() as a producer with a doorbell record does it: the index to
+ * the record, the doorbell only when the device does not poll it. True:
+ * the doorbell rang.
+ */
+static bool post_send_dbrec(Rdma *r, TQp *qp, struct axon_send_wqe *w,
+                            const void *inl)
+{
+    uint64_t addr = qp->sq + (qp->sq_pi % R_WQ_DEPTH) * (1u << R_WQE_SHIFT);
+
+    qtest_memwrite(r->a->qts, addr, w, sizeof(*w));
+    qtest_memwrite(r->a->qts, addr + sizeof(*w), inl,
+                   le32_to_cpu(w->inline_len));
+    qp->sq_pi++;
+    qtest_writel(r->a->qts, sq_dbrec(qp), qp->sq_pi | AXON_SQ_DBREC_POLL);
+    if (qtest_readl(r->a->qts, sq_dbrec(qp) + 4)) {
+        return false;
+    }
+    ring(r, R_UAR, AXON_DB_SQ, qp->qpn, qp->sq_pi);
+    return true;
+}
+
+/*
+ * Send queue doorbell records (AXON_QP_SQ_DBREC): two more QPs with
+ * records, between the fixture's rings. A stream of 2,000 WRITEs, posted
+ * as their completions come, rings the doorbell a few times only (the
+ * device polls the record every sq-poll-ns while the QP keeps posting);
+ * idle past sq-poll-idle-ns the polling word is 0 and the next post rings
+ * again. Then a reset while the device polls: its poll timer finds no QP,
+ * and the device serves the fixture's QPs again. dev_args: the device's
+ * properties (sq-poll-ns=2000: it polls, which it does not by default;
+ * x-engine-thread=on).
+ */
+static void test_rdma_sq_dbrec(const void *dev_args)
+{
+    Rdma *r = rdma_setup_on(NULL, 7, false, dev_args);
+    struct axon_admin_cmd cmd;
+    struct axon_send_wqe w = {};
+    struct axon_cqe cqe;
+    TQp q[2];
+    const int total = 2000;
+    int sent = 0, done = 0, rings = 0, idle = 0, i;
+    uint64_t v;
+
+    g_assert_cmphex(rd(r->a, AXON_REG_CAPS) & AXON_CAP_SQ_DBREC, ==,
+                    AXON_CAP_SQ_DBREC);
+    for (i = 0; i < 2; i++) {
+        q[i] = (TQp){ .sq = RSQ_ADDR(i) + 0x10000, .rq = RRQ_ADDR(i) + 0x10000,
+                      .scq = &r->cq[i], .rcq = &r->cq[i] };
+        qtest_memset(r->a->qts, q[i].sq, 0, 0x10000);
+        create_qp_cmd(&cmd, r->pdn, q[i].scq->cqn, q[i].rcq->cqn, q[i].sq,
+                      R_WQ_DEPTH);
+        cmd.create_qp.rq_addr = cpu_to_le64(q[i].rq);
+        cmd.create_qp.rq_depth = cpu_to_le16(R_WQ_DEPTH);
+        cmd.create_qp.rq_wqe_shift = R_WQE_SHIFT;
+        cmd.create_qp.flags = AXON_QP_SQ_DBREC;
+        g_assert_cmpuint(cmd_result(r->a, &cmd, AXON_ADMIN_CREATE_QP, &v), ==,
+                         AXON_ADMIN_SUCCESS);
+        q[i].qpn = v;
+    }
+    connect_qp(r, &q[0], q[1].qpn, 0x100, 0x200, 7);
+    connect_qp(r, &q[1], q[0].qpn, 0x200, 0x100, 7);
+    w.opcode = AXON_WR_RDMA_WRITE;
+    w.inline_len = cpu_to_le32(8);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 0x1000);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    while (done < total && idle < 2000) {
+        bool moved = false;
+        uint64_t addr;
+        bool phase;
+
+        while (sent < total && sent - done < 32) {
+            w.flags = AXON_WQE_INLINE |
+                      (sent % 8 == 7 || sent + 1 == total ?
+                       AXON_WQE_SIGNALED : 0);
+            w.wr_id = cpu_to_le64(sent);
+            rings += post_send_dbrec(r, &q[0], &w, "8 bytes!");
+            sent++;
+            moved = true;
+        }
+        addr = q[0].scq->ring + (q[0].scq->cons % R_CQ_DEPTH) * AXON_CQE_SIZE;
+        phase = !((q[0].scq->cons / R_CQ_DEPTH) & 1);
+        qtest_memread(r->a->qts, addr, &cqe, sizeof(cqe));
+        if (!!(cqe.flags & AXON_CQE_PHASE) == phase) {
+            g_assert_cmpuint(cqe.status, ==, AXON_WC_SUCCESS);
+            done = le64_to_cpu(cqe.wr_id) + 1;
+            q[0].scq->cons++;
+            qtest_writel(r->a->qts,
+                         q[0].scq->ring + R_CQ_DEPTH * AXON_CQE_SIZE,
+                         q[0].scq->cons);
+            moved = true;
+        }
+        if (!moved) {
+            idle++;
+            qtest_clock_step(r->a->qts, 1000);
+        } else {
+            idle = 0;
+        }
+    }
+    g_assert_cmpint(done, ==, total);
+    g_test_message("%d WRITEs rang %d doorbells", total, rings);
+    g_assert_cmpint(rings, >, 0);
+    g_assert_cmpint(rings, <, total / 10);
+    qtest_clock_step(r->a->qts, 100000);
+    g_assert_cmpuint(qtest_readl(r->a->qts, sq_dbrec(&q[0]) + 4), ==, 0);
+    /* the doorbell (taken in its MMIO write) sets the word again */
+    w.flags = AXON_WQE_INLINE | AXON_WQE_SIGNALED;
+    w.wr_id = cpu_to_le64(total);
+    g_assert_true(post_send_dbrec(r, &q[0], &w, "8 bytes!"));
+    g_assert_cmpuint(qtest_readl(r->a->qts, sq_dbrec(&q[0]) + 4), ==, 1);
+    expect_cqe(r, q[0].scq, total, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_DB_REJECTS), ==, 0);
+    /*
+     * a reset while the device polls q[0] (its word set again by a post):
+     * nothing more is written to its record, nothing taken from it; the
+     * fixture's QPs work after
+     */
+    w.wr_id = cpu_to_le64(total + 1);
+    post_send_dbrec(r, &q[0], &w, "8 bytes!");
+    g_assert_cmpuint(qtest_readl(r->a->qts, sq_dbrec(&q[0]) + 4), ==, 1);
+    rdma_configure(r, false, 7);
+    qtest_writel(r->a->qts, sq_dbrec(&q[0]), q[0].sq_pi + 1);
+    qtest_clock_step(r->a->qts, 100000);
+    g_assert_cmpuint(qtest_readl(r->a->qts, sq_dbrec(&q[0]) + 4), ==, 1);
+    g_assert_cmpuint(rd(r->a, AXON_REG_STAT_DB_REJECTS), ==, 0);
+    w.wr_id = cpu_to_le64(1);
+    w.remote_addr = cpu_to_le64(r->mr[1].iova + 0x1000);
+    w.rkey = cpu_to_le32(r->mr[1].key);
+    post_send(r, &r->qp[0], &w, NULL, "8 bytes!");
+    expect_cqe(r, r->qp[0].scq, 1, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS);
+    rdma_stop(r);
+}
+
 /*
  * Two QPs due in one engine run, the second with more packets than the
  * run has left: it goes on in the next run, not after an ACK timeout.
@@ -1504,6 +1643,11 @@ void axon_nic_rdma_tests(void)
                         test_rdma_send_stream);
     qtest_add_data_func("/axon-nic/rdma-send-stream-engine-thread",
                         ",x-engine-thread=on", test_rdma_send_stream);
+    qtest_add_data_func("/axon-nic/rdma-sq-dbrec", ",sq-poll-ns=2000",
+                        test_rdma_sq_dbrec);
+    qtest_add_data_func("/axon-nic/rdma-sq-dbrec-engine-thread",
+                        ",sq-poll-ns=2000,x-engine-thread=on",
+                        test_rdma_sq_dbrec);
     qtest_add_func("/axon-nic/rdma-ceq-full", test_rdma_ceq_full);
     qtest_add_data_func("/axon-nic/rdma-read-atomic", NULL,
                         test_rdma_read_atomic);

@@ -434,6 +434,9 @@ enum axon_qp_type {
  * @srqn: ``AXON_CAP_SRQ``: take receive WQEs from this SRQ, which needs no
  *	RQ of the QP's own; 0: the QP's own RQ
  * @xrcdn: ``AXON_QPT_XRC_TGT``: its XRC domain, not 0; 0 otherwise
+ * @flags: ``AXON_QP_SQ_DBREC`` (``AXON_CAP_SQ_DBREC``): the send queue is
+ *	followed by a &struct axon_sq_dbrec (see "Send queue doorbell
+ *	records" in axon_io_defs.h); another bit is BAD_PARAM
  * @reserved: 0
  *
  * An ``AXON_QPT_XRC_INI`` QP has no receive queue: @recv_cqn, @rq_addr,
@@ -455,8 +458,11 @@ struct axon_admin_create_qp {
 	__u8 type;
 	__le32 srqn;
 	__le32 xrcdn;
-	__u8 reserved[8];
+	__u8 flags;
+	__u8 reserved[7];
 };
+
+#define AXON_QP_SQ_DBREC		0x1
 
 /**
  * DOC: Shared receive queues

@@ -829,4 +829,54 @@ struct axon_cq_dbrec {
 
 #define AXON_CQ_DBREC_DEAD		0x1
 
+/**
+ * DOC: Send queue doorbell records
+ *
+ * With ``AXON_CAP_SQ_DBREC``, a QP created with ``AXON_QP_SQ_DBREC`` has
+ * a &struct axon_sq_dbrec right after its send queue's ring (at byte
+ * depth * 2^sq_wqe_shift of the contiguous queue), through which a
+ * producer that keeps posting is read by the device instead of ringing
+ * ``AXON_DB_SQ`` for each post. The producer, to post:
+ *
+ * 1. writes its WQEs, then @prod_index (the index it would ring, with
+ *    ``AXON_SQ_DBREC_POLL`` when it has WQEs in flight enough to want the
+ *    device to poll);
+ * 2. makes both visible and orders them before its next read (a full
+ *    barrier);
+ * 3. reads @polling, and rings ``AXON_DB_SQ`` as before when it is 0 (or
+ *    whenever it wants the doorbell's lower latency: a doorbell is always
+ *    taken, polled or not).
+ *
+ * The device sets @polling when an SQ doorbell of the QP is taken and
+ * the record's index carries ``AXON_SQ_DBREC_POLL``, then reads
+ * @prod_index on its own while the QP keeps posting, taking each new
+ * value as if it were rung at ``AXON_DB_SQ`` (a value the doorbell would
+ * refuse is counted in ``AXON_REG_STAT_DB_REJECTS`` and ends the
+ * polling). To stop when nothing new came for a while, it writes 0 to
+ * @polling and then reads @prod_index once more, so a post between the
+ * two is never missed: either the device sees its index or the producer
+ * sees 0 and rings. When the QP goes to RESET the device clears @polling
+ * and reads nothing more; a producer that resets its queues with the QP
+ * clears the record too. The device never polls a QP in
+ * RESET, and may not poll at all (@polling stays 0: every post rings, as
+ * without the record). A device that does not poll leaves the record as
+ * the producer wrote it.
+ */
+
+/**
+ * struct axon_sq_dbrec - the send queue's doorbell record after its ring
+ * @prod_index: written by the producer: the send queue's producer index
+ *	(free running, mod 2^16, in bits 15:0), and ``AXON_SQ_DBREC_POLL``
+ *	(bit 31) to have the next doorbell start the polling; bits 30:16
+ *	are ignored
+ * @polling: written by the device: not 0 while it reads @prod_index on
+ *	its own
+ */
+struct axon_sq_dbrec {
+	__le32 prod_index;
+	__le32 polling;
+};
+
+#define AXON_SQ_DBREC_POLL		0x80000000
+
 #endif /* _UAPI_AXON_IO_DEFS_H */

@@ -37,7 +37,7 @@
 
 #define AXON_DEV_MAGIC			0x4e4f5841 /* "AXON" */
 #define AXON_DEV_VERSION_MAJOR		1
-#define AXON_DEV_VERSION_MINOR		20
+#define AXON_DEV_VERSION_MINOR		21
 
 /**
  * DOC: VERSION register
@@ -506,6 +506,9 @@ enum axon_reg {
  *   26:26 : qp_cur_state - AXON_CAP_QP_CUR_STATE: MODIFY_QP checks the
  *         state the driver names (``AXON_QP_ATTR_CUR_STATE``, see "QP
  *         attribute mask" in axon_admin_cmds_defs.h), interface 1.20
+ *   27:27 : sq_dbrec - AXON_CAP_SQ_DBREC: send queue doorbell records
+ *         (``AXON_QP_SQ_DBREC``, see "Send queue doorbell records" in
+ *         axon_io_defs.h), interface 1.21
  */
 #define AXON_CAP_ADMIN_QUEUE		0x1
 #define AXON_CAP_ASYNC_EVENTS		0x2
@@ -534,6 +537,7 @@ enum axon_reg {
 #define AXON_CAP_ODP			0x1000000
 #define AXON_CAP_RUD_TRIM		0x2000000
 #define AXON_CAP_QP_CUR_STATE		0x4000000
+#define AXON_CAP_SQ_DBREC		0x8000000
 
 /**
  * DOC: FW_VERSION register

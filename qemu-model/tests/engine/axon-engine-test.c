@@ -420,6 +420,221 @@ static bool t_doorbell_deferred(int arg)
     return ok;
 }
 
+/* A pair whose SQs have doorbell records, the engines polling as asked. */
+static bool pair_open_dbrec(Pair *p, int64_t poll_ns)
+{
+    bool ok;
+
+    d_sq_dbrec = true;
+    world_sq_poll_ns = poll_ns;
+    world_sq_poll_idle_ns = 20000;
+    ok = pair_open(p, 1, seed + 47, AXON_QPT_RC, 1024, 7);
+    d_sq_dbrec = false;
+    world_sq_poll_ns = world_sq_poll_idle_ns = 0;
+    return ok;
+}
+
+/*
+ * Send queue doorbell records (AXON_QP_SQ_DBREC), with the engine polling
+ * every 1 us until 20 us pass idle. 0: a QP that keeps posting rings once
+ * and then only writes its record; idle, the engine clears the polling
+ * word and the next post rings again; every opcode completes with its
+ * data. 1: a record's index the doorbell would refuse is counted and ends
+ * the polling, the doorbell serves on; RESET clears the word; CREATE_QP
+ * with an unknown flag or a record without a send queue is refused. 2:
+ * an engine that does not poll never writes the record: every post rings.
+ * 3: a record that does not ask for polling (a ping-pong) is not polled:
+ * every post rings.
+ */
+static bool t_sq_dbrec(int arg)
+{
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_WRITE,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+    };
+    struct axon_admin_cmd cmd = {};
+    struct axon_qp_attr at = { .state = htole32(AXON_QPS_RESET) };
+    struct axon_sge sg;
+    DNode *a;
+    DQp *q;
+    uint32_t rejects;
+    uint64_t v;
+    Pair p;
+    bool ok = pair_open_dbrec(&p, arg == 2 ? 0 : 1000);
+    unsigned i;
+
+    if (!ok) {
+        pair_close(&p);
+        return false;
+    }
+    a = &p.n[0];
+    q = p.qp[0];
+    q->dbrec_quiet = arg == 3;
+    sg = d_sge(a, D_SRC, 8);
+    w.remote_addr = htole64(p.n[1].iova + D_DST);
+    w.rkey = htole32(p.n[1].key);
+    /* eight WRITEs, each posted as the last completes */
+    for (i = 0; ok && i < 8; i++) {
+        w.wr_id = htole64(0x500 + i);
+        d_post_send(a, q, &w, &sg);
+        ok = d_expect(a, q->scq, 0x500 + i, AXON_WC_RDMA_WRITE,
+                      AXON_WC_SUCCESS, NULL);
+    }
+    ok = ok && D_CHECK(a->sq_rings == (arg >= 2 ? 8u : 1u),
+                       "8 posts rang %u doorbells", a->sq_rings) &&
+         D_CHECK(d_sq_polling(a, q) == (arg < 2), "polling word %u",
+                 d_sq_polling(a, q));
+    world_run_to(p.w, world_now(p.w) + 50000);
+    ok = ok && D_CHECK(!d_sq_polling(a, q), "still polling when idle");
+    if (ok && arg == 0) {
+        w.wr_id = htole64(0x600);
+        d_post_send(a, q, &w, &sg);
+        ok = d_expect(a, q->scq, 0x600, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS,
+                      NULL) &&
+             D_CHECK(a->sq_rings == 2, "idle, a post rang %u doorbells",
+                     a->sq_rings - 1);
+        for (i = 0; ok && i < 8; i++) {
+            ok = xfer(&p, i % 2 ? AXON_WR_RDMA_READ : AXON_WR_SEND,
+                      i < 4 ? 8 : 70000, i);
+        }
+    }
+    if (ok && arg == 1) {
+        rejects = axon_engine_stat(a->eng, AXON_REG_STAT_DB_REJECTS);
+        w.wr_id = htole64(0x700);
+        d_post_send(a, q, &w, &sg);
+        ok = d_expect(a, q->scq, 0x700, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS,
+                      NULL) && D_CHECK(d_sq_polling(a, q), "not polling");
+        /* more WQEs than the ring holds */
+        d_sq_dbrec_write(a, q, (uint16_t)(q->sq_pi + D_WQ_DEPTH + 1));
+        world_run_to(p.w, world_now(p.w) + 5000);
+        ok = ok && D_CHECK(axon_engine_stat(a->eng, AXON_REG_STAT_DB_REJECTS) ==
+                           rejects + 1, "the record's index not refused") &&
+             D_CHECK(!d_sq_polling(a, q), "polling a refused record");
+        w.wr_id = htole64(0x701);
+        d_post_send(a, q, &w, &sg);
+        ok = ok && d_expect(a, q->scq, 0x701, AXON_WC_RDMA_WRITE,
+                            AXON_WC_SUCCESS, NULL) &&
+             D_CHECK(d_sq_polling(a, q), "the doorbell did not poll again") &&
+             D_CHECK(d_modify(a, q, AXON_QP_ATTR_STATE, &at, NULL) ==
+                     AXON_ADMIN_SUCCESS, "-> RESET") &&
+             D_CHECK(!d_sq_polling(a, q), "polling in RESET");
+        cmd.create_qp = (struct axon_admin_create_qp) {
+            .pdn = htole32(a->pdn), .send_cqn = htole32(q->scq->cqn),
+            .recv_cqn = htole32(q->scq->cqn), .uar = htole32(D_UAR),
+            .sq_addr = htole64(q->sq), .sq_depth = htole16(1),
+            .sq_wqe_shift = D_WQE_SHIFT, .rq_addr = htole64(q->rq),
+            .rq_depth = htole16(1), .rq_wqe_shift = D_WQE_SHIFT,
+            .flags = 2,
+        };
+        ok = ok && D_CHECK(d_cmd(a, axon_qp_create, AXON_ADMIN_CREATE_QP,
+                                 &cmd, &v) == AXON_ADMIN_BAD_PARAM,
+                           "CREATE_QP with flag 2 taken");
+        cmd.create_qp = (struct axon_admin_create_qp) {
+            .uar = htole32(D_UAR), .type = AXON_QPT_XRC_TGT,
+            .xrcdn = htole32(1), .flags = AXON_QP_SQ_DBREC,
+        };
+        ok = ok && D_CHECK(d_cmd(a, axon_qp_create, AXON_ADMIN_CREATE_QP,
+                                 &cmd, &v) == AXON_ADMIN_BAD_PARAM,
+                           "an XRC target with a record taken");
+    }
+    pair_close(&p);
+    return ok;
+}
+
+/* What the hook below posts, and on which QP, once. */
+static struct {
+    DNode *n;
+    DQp *qp;
+    struct axon_send_wqe w;
+    struct axon_sge sg;
+    bool posted;
+} late_post;
+
+/*
+ * A producer that read the polling word just before the engine cleared
+ * it: its WQE and index land between the clearing and the engine's last
+ * read of the record, and it rings nothing.
+ */
+static void post_at_clear(TNode *n, uint64_t addr, size_t len)
+{
+    DQp *qp = late_post.qp;
+    uint64_t word = qp->sq + ((uint64_t)d_wq_depth << D_WQE_SHIFT) +
+                    offsetof(struct axon_sq_dbrec, polling);
+
+    if (addr != word || len != 4 || late_post.posted ||
+        d_sq_polling(late_post.n, qp)) {
+        return;
+    }
+    late_post.posted = true;
+    d_write_send(late_post.n, qp, &late_post.w, &late_post.sg);
+    d_sq_dbrec_write(late_post.n, qp, qp->sq_pi | AXON_SQ_DBREC_POLL);
+}
+
+/*
+ * Send queue doorbell records, the engine's edges: a post that lands
+ * between the clearing of the polling word and the engine's last read of
+ * the index is taken without a doorbell; a QP destroyed while polled has
+ * nothing more written to its record.
+ */
+static bool t_sq_dbrec_edges(int arg)
+{
+    struct axon_admin_cmd cmd = {};
+    struct axon_send_wqe w = {
+        .opcode = AXON_WR_RDMA_WRITE,
+        .flags = AXON_WQE_SIGNALED,
+        .num_sge = 1,
+        .wr_id = htole64(0x800),
+    };
+    struct axon_sge sg;
+    uint64_t v;
+    TNode *tn;
+    DNode *a;
+    DQp *q;
+    Pair p;
+    bool ok = pair_open_dbrec(&p, 1000);
+
+    if (!ok) {
+        pair_close(&p);
+        return false;
+    }
+    a = &p.n[0];
+    q = p.qp[0];
+    tn = world_node(p.w, 0);
+    sg = d_sge(a, D_SRC, 8);
+    w.remote_addr = htole64(p.n[1].iova + D_DST);
+    w.rkey = htole32(p.n[1].key);
+    d_post_send(a, q, &w, &sg);
+    ok = d_expect(a, q->scq, 0x800, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS, NULL);
+    late_post.n = a;
+    late_post.qp = q;
+    late_post.w = w;
+    late_post.w.wr_id = htole64(0x801);
+    late_post.sg = sg;
+    late_post.posted = false;
+    tn->dma_written = post_at_clear;
+    world_run_to(p.w, world_now(p.w) + 50000);
+    tn->dma_written = NULL;
+    ok = ok && D_CHECK(late_post.posted, "the polling word never cleared") &&
+         d_expect(a, q->scq, 0x801, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS,
+                  NULL) &&
+         D_CHECK(a->sq_rings == 1, "%u doorbells for two posts", a->sq_rings);
+    /* polled again, then destroyed: the word stays as it was */
+    w.wr_id = htole64(0x802);
+    d_post_send(a, q, &w, &sg);
+    ok = ok && d_expect(a, q->scq, 0x802, AXON_WC_RDMA_WRITE, AXON_WC_SUCCESS,
+                        NULL) &&
+         D_CHECK(d_sq_polling(a, q), "not polling");
+    cmd.qp.qpn = htole32(q->qpn);
+    ok = ok && D_CHECK(d_cmd(a, axon_qp_destroy, AXON_ADMIN_DESTROY_QP, &cmd,
+                             &v) == AXON_ADMIN_SUCCESS, "DESTROY_QP");
+    world_run_to(p.w, world_now(p.w) + 100000);
+    ok = ok && D_CHECK(d_sq_polling(a, q) == 1,
+                       "the record of a destroyed QP written");
+    pair_close(&p);
+    return ok;
+}
+
 /* Several WQEs in flight at once, of every opcode, completing in order. */
 static bool t_rc_pipeline(int arg)
 {
@@ -2725,6 +2940,16 @@ int main(int argc, char **argv)
     add(t_doorbell_deferred, 0, "rc send doorbell runs its first packet");
     add(t_doorbell_deferred, 1, "rc deferred doorbells: the engine's run "
         "sends, every opcode completes");
+    add(t_sq_dbrec, 0, "rc SQ doorbell records: a busy QP rings once, idle "
+        "it rings again, every opcode completes");
+    add(t_sq_dbrec, 1, "rc SQ doorbell records: a refused index ends "
+        "polling, RESET clears it, bad CREATE_QP flags");
+    add(t_sq_dbrec, 2, "rc SQ doorbell records, engine not polling: every "
+        "post rings");
+    add(t_sq_dbrec, 3, "rc SQ doorbell records not asking for polling: "
+        "every post rings");
+    add(t_sq_dbrec_edges, 0, "rc SQ doorbell records: a post as polling "
+        "ends is taken; a destroyed QP's record is left alone");
     add(t_uc, 0, "uc SEND 0 B .. 16 MiB");
     add(t_uc, 1, "uc SEND_IMM 0 B .. 16 MiB");
     add(t_uc, 2, "uc WRITE 0 B .. 16 MiB");

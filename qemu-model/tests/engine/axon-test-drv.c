@@ -15,6 +15,7 @@
 
 unsigned d_errors;
 uint16_t d_wq_depth = D_WQ_DEPTH;
+bool d_sq_dbrec;
 
 void d_fail(const char *file, int line, const char *fmt, ...)
 {
@@ -266,6 +267,8 @@ static DQp *qp_make(DNode *n, uint8_t type, DCq *scq, DCq *rcq,
         c->sq_addr = htole64(qp->sq);
         c->sq_depth = htole16(d_wq_depth);
         c->sq_wqe_shift = D_WQE_SHIFT;
+        c->flags = d_sq_dbrec ? AXON_QP_SQ_DBREC : 0;
+        qp->dbrec = d_sq_dbrec;
     }
     if (rcq) {
         qp->rq = d_bus(n, D_RQ(n->nqp));
@@ -498,8 +501,39 @@ void d_write_send(DNode *n, DQp *qp, const struct axon_send_wqe *w,
     qp->sq_pi++;
 }
 
+/* The SQ's record, after its ring: its offset in node memory. */
+static uint64_t sq_dbrec(DNode *n, DQp *qp)
+{
+    return qp->sq - n->env->base + ((uint64_t)d_wq_depth << D_WQE_SHIFT);
+}
+
+void d_sq_dbrec_write(DNode *n, DQp *qp, uint32_t prod_index)
+{
+    uint32_t le = htole32(prod_index);
+
+    d_memwrite(n, sq_dbrec(n, qp) + offsetof(struct axon_sq_dbrec, prod_index),
+               &le, sizeof(le));
+}
+
+uint32_t d_sq_polling(DNode *n, DQp *qp)
+{
+    uint32_t le = 0;
+
+    d_memread(n, sq_dbrec(n, qp) + offsetof(struct axon_sq_dbrec, polling),
+              &le, sizeof(le));
+    return le32toh(le);
+}
+
 void d_ring_sq(DNode *n, DQp *qp)
 {
+    if (qp->dbrec) {
+        d_sq_dbrec_write(n, qp, qp->sq_pi |
+                         (qp->dbrec_quiet ? 0 : AXON_SQ_DBREC_POLL));
+        if (d_sq_polling(n, qp)) {
+            return;
+        }
+    }
+    n->sq_rings++;
     ring(n, AXON_DB_SQ, qp->qpn, qp->sq_pi);
 }
 

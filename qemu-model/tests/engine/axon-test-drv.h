@@ -58,6 +58,8 @@ typedef struct DQp {
     uint64_t sq, rq;            /* bus addresses */
     uint16_t sq_pi, rq_pi;
     DCq *scq, *rcq;
+    bool dbrec;                 /* its SQ has a doorbell record ... */
+    bool dbrec_quiet;           /* ... which never asks for polling */
 } DQp;
 
 /* An XRC SRQ (d_xrc_srq) */
@@ -82,10 +84,13 @@ typedef struct DNode {
     unsigned ncq;
     DQp qp[D_MAX_QP];
     unsigned nqp;
+    unsigned sq_rings;          /* SQ doorbells rung */
 } DNode;
 
 /* The SQ and RQ depth of the QPs d_qp() makes (D_WQ_DEPTH unless set). */
 extern uint16_t d_wq_depth;
+/* ... and whether their SQs have doorbell records (AXON_QP_SQ_DBREC) */
+extern bool d_sq_dbrec;
 
 /* Failures of the driver: the case that saw one fails. */
 extern unsigned d_errors;
@@ -145,7 +150,14 @@ void d_post_send(DNode *n, DQp *qp, const struct axon_send_wqe *w,
 /* Writes the WQE without ringing: d_ring_sq rings for all written. */
 void d_write_send(DNode *n, DQp *qp, const struct axon_send_wqe *w,
                   const struct axon_sge *sg);
+/*
+ * The SQ doorbell; with a record, the index goes there first and the
+ * doorbell rings only when the device does not poll it.
+ */
 void d_ring_sq(DNode *n, DQp *qp);
+/* The SQ record's words: the producer's index, the device's polling. */
+void d_sq_dbrec_write(DNode *n, DQp *qp, uint32_t prod_index);
+uint32_t d_sq_polling(DNode *n, DQp *qp);
 void d_post_recv(DNode *n, DQp *qp, uint64_t wr_id,
                  const struct axon_sge *sg, unsigned nsge);
 

@@ -113,6 +113,7 @@ static bool chance(TWorld *w, uint32_t ppm)
 
 uint8_t world_rud_trim_dscp;
 bool world_deferred_doorbells;
+int64_t world_sq_poll_ns, world_sq_poll_idle_ns;
 
 TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
                   uint64_t seed)
@@ -139,6 +140,8 @@ TWorld *world_new(unsigned nodes, unsigned planes, uint64_t mem_size,
             .max_pd = 64,
             .rud_trim_dscp = world_rud_trim_dscp,
             .deferred_doorbells = world_deferred_doorbells,
+            .sq_poll_ns = world_sq_poll_ns,
+            .sq_poll_idle_ns = world_sq_poll_idle_ns,
         };
 
         n->w = w;
@@ -659,6 +662,9 @@ static bool t_env_dma_write(AxonEnv *e, uint64_t addr, const void *buf,
         return false;
     }
     memcpy(p, buf, len);
+    if (env->dma_written) {
+        env->dma_written(env, addr, len);
+    }
     return true;
 }
 

@@ -75,6 +75,8 @@ struct TNode {
     uint64_t guest_errors;
     uint64_t dma_faults;        /* accesses out of range */
     uint64_t frames_tx, frames_rx, frames_rx_foreign;
+    /* test hook: after each DMA write of the engine, len bytes at addr */
+    void (*dma_written)(TNode *n, uint64_t addr, size_t len);
 };
 
 typedef struct TWorldStats {
@@ -95,6 +97,8 @@ void world_free(TWorld *w);
 extern uint8_t world_rud_trim_dscp;
 /* ... and whether they leave a send doorbell's work to their next run */
 extern bool world_deferred_doorbells;
+/* ... and how they poll send queue doorbell records (AxonEngineConf) */
+extern int64_t world_sq_poll_ns, world_sq_poll_idle_ns;
 
 TNode *world_node(TWorld *w, unsigned i);
 AxonEngine *world_engine(TWorld *w, unsigned i);
