@@ -93,6 +93,7 @@ struct axon_qp_req_case {
 	u32 comp_mask;
 	u32 driver_qp_type;
 	bool driver;
+	bool sq_dbrec;
 	bool tail_zero;
 	size_t outlen;
 	int err;
@@ -101,24 +102,32 @@ struct axon_qp_req_case {
 #define AXON_QP_RESP_LEN sizeof(struct axon_create_qp_resp)
 
 static const struct axon_qp_req_case axon_qp_req_cases[] = {
-	{ "zero request", 0, 0, false, true, AXON_QP_RESP_LEN, 0 },
-	{ "longer response buffer", 0, 0, false, true, AXON_QP_RESP_LEN + 8,
-	  0 },
-	{ "comp_mask bit 0", 1, 0, false, true, AXON_QP_RESP_LEN,
+	{ "zero request", 0, 0, false, false, true, AXON_QP_RESP_LEN, 0 },
+	{ "longer response buffer", 0, 0, false, false, true,
+	  AXON_QP_RESP_LEN + 8, 0 },
+	{ "comp_mask bit 0", 1, 0, false, false, true, AXON_QP_RESP_LEN,
 	  -EOPNOTSUPP },
-	{ "driver type on an RC QP", 0, AXON_QP_DRIVER_TYPE_RUD, false, true,
-	  AXON_QP_RESP_LEN, -EINVAL },
-	{ "RUD driver QP", 0, AXON_QP_DRIVER_TYPE_RUD, true, true,
+	{ "driver type on an RC QP", 0, AXON_QP_DRIVER_TYPE_RUD, false, false,
+	  true, AXON_QP_RESP_LEN, -EINVAL },
+	{ "RUD driver QP", 0, AXON_QP_DRIVER_TYPE_RUD, true, false, true,
 	  AXON_QP_RESP_LEN, 0 },
-	{ "driver QP without a type", 0, 0, true, true, AXON_QP_RESP_LEN,
-	  -EOPNOTSUPP },
-	{ "unknown driver type", 0, 0x80000000, true, true, AXON_QP_RESP_LEN,
-	  -EOPNOTSUPP },
-	{ "non-zero trailing bytes", 0, 0, false, false, AXON_QP_RESP_LEN,
+	{ "driver QP without a type", 0, 0, true, false, true,
+	  AXON_QP_RESP_LEN, -EOPNOTSUPP },
+	{ "unknown driver type", 0, 0x80000000, true, false, true,
+	  AXON_QP_RESP_LEN, -EOPNOTSUPP },
+	{ "non-zero trailing bytes", 0, 0, false, false, false,
+	  AXON_QP_RESP_LEN, -EINVAL },
+	{ "response too short", 0, 0, false, false, true, AXON_QP_RESP_LEN - 8,
 	  -EINVAL },
-	{ "response too short", 0, 0, false, true, AXON_QP_RESP_LEN - 8,
-	  -EINVAL },
-	{ "no response", 0, 0, false, true, 0, -EINVAL },
+	{ "no response", 0, 0, false, false, true, 0, -EINVAL },
+	{ "doorbell record", AXON_CREATE_QP_REQ_SQ_DBREC, 0, false, true, true,
+	  AXON_QP_RESP_LEN, 0 },
+	{ "doorbell record of a RUD QP", AXON_CREATE_QP_REQ_SQ_DBREC,
+	  AXON_QP_DRIVER_TYPE_RUD, true, true, true, AXON_QP_RESP_LEN, 0 },
+	{ "doorbell record, device without", AXON_CREATE_QP_REQ_SQ_DBREC, 0,
+	  false, false, true, AXON_QP_RESP_LEN, -EOPNOTSUPP },
+	{ "comp_mask bit 1 with records", 2, 0, false, true, true,
+	  AXON_QP_RESP_LEN, -EOPNOTSUPP },
 };
 
 AXON_KUNIT_DESC(axon_qp_req_case)
@@ -133,6 +142,7 @@ static void axon_qp_req_test(struct kunit *test)
 	};
 
 	KUNIT_EXPECT_EQ(test, axon_check_create_qp_req(&req, c->driver,
+						       c->sq_dbrec,
 						       c->tail_zero,
 						       c->outlen), c->err);
 }

@@ -120,6 +120,8 @@ struct axon_qp {
 	size_t rq_size;
 	uint32_t *sq_db;
 	uint32_t *rq_db;
+	/* after the SQ's ring; NULL: the QP has none, every post rings */
+	struct axon_sq_dbrec *sq_dbrec;
 	uint32_t qpn;
 	uint32_t dest_qpn;		/* RC: reported as src_qp */
 	/* ibv_wr_start() to ibv_wr_complete(): the batch being built */

@@ -34,11 +34,27 @@ static bool axon_cq_of_dead(struct ibv_cq *ibcq)
 	return axon_cq_dead(&to_axon_cq(ibcq)->ring);
 }
 
-/* Publish WQEs up to pi, then tell the device. Called under sq_lock. */
+/*
+ * Publish WQEs up to pi, then tell the device: a stream (WQEs enough in
+ * flight) through the doorbell record while the device polls it, else
+ * the doorbell. Called under sq_lock.
+ */
 static void axon_sq_ring(struct axon_qp *qp, uint32_t pi)
 {
+	bool stream;
+
 	__atomic_store_n(&qp->sq.pi, pi, __ATOMIC_RELEASE);
+	/* the WQEs before the record and the doorbell */
 	axon_to_device_barrier();
+	if (qp->sq_dbrec) {
+		stream = pi - __atomic_load_n(&qp->sq.ci, __ATOMIC_ACQUIRE) >=
+			 AXON_SQ_POLL_MIN_INFLIGHT;
+		axon_sq_dbrec_write(qp->sq_dbrec, pi, stream);
+		/* the record before the doorbell */
+		axon_to_device_barrier();
+		if (stream && axon_sq_dbrec_polled(qp->sq_dbrec))
+			return;
+	}
 	axon_ring_db(qp->sq_db, qp->qpn, pi);
 }
 
@@ -393,6 +409,9 @@ void axon_qp_reset_queues(struct axon_qp *qp)
 	pthread_spin_lock(&qp->rq_lock);
 	qp->sq.pi = qp->sq.ci = 0;
 	qp->rq.pi = qp->rq.ci = 0;
+	/* the device polls no QP in RESET: a word left set is stale */
+	if (qp->sq_dbrec)
+		*qp->sq_dbrec = (struct axon_sq_dbrec){ 0 };
 	pthread_spin_unlock(&qp->rq_lock);
 	pthread_spin_unlock(&qp->sq_lock);
 	axon_qp_unlock_cqs(qp);

@@ -535,13 +535,22 @@ bool axon_wq_resp_ok(uint32_t depth, uint8_t shift, uint8_t min_shift,
 	       size >= (uint64_t)depth << shift;
 }
 
-/* no_rq: the QP is on an SRQ or an XRC_SEND one */
+/*
+ * no_rq: the QP is on an SRQ or an XRC_SEND one; sq_dbrec: a doorbell
+ * record was asked for, so the response may give one, after the ring.
+ */
 static bool axon_qp_resp_ok(const struct axon_create_qp_resp *resp,
-			    bool no_rq)
+			    bool no_rq, bool sq_dbrec)
 {
+	uint64_t rec = resp->comp_mask & AXON_CREATE_QP_RESP_SQ_DBREC ?
+		       sizeof(struct axon_sq_dbrec) : 0;
+
 	return resp->qpn > 1 && resp->qpn <= AXON_MAX_QPN &&
+	       (sq_dbrec || !rec) &&
 	       axon_wq_resp_ok(resp->sq_depth, resp->sq_wqe_shift,
 			       AXON_SQ_MIN_WQE_SHIFT, resp->sq_size) &&
+	       resp->sq_size - ((uint64_t)resp->sq_depth <<
+				resp->sq_wqe_shift) >= rec &&
 	       (no_rq ? !resp->rq_depth && !resp->rq_size :
 		axon_wq_resp_ok(resp->rq_depth, resp->rq_wqe_shift,
 				AXON_RQ_MIN_WQE_SHIFT, resp->rq_size)) &&
@@ -604,8 +613,8 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	if (!qp)
 		return NULL;
 
-	/* No optional request fields are defined yet. */
-	cmd.drv_payload.comp_mask = 0;
+	if (ctx->resp_comp_mask & AXON_UCONTEXT_RESP_SQ_DBREC)
+		cmd.drv_payload.comp_mask = AXON_CREATE_QP_REQ_SQ_DBREC;
 	cmd.drv_payload.driver_qp_type = driver_qp_type;
 	/* create_flags is 0, and the command refuses the bit that says so. */
 	attr->comp_mask &= ~IBV_QP_INIT_ATTR_CREATE_FLAGS;
@@ -618,7 +627,9 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 		goto err_free;
 	}
 
-	if (!axon_qp_resp_ok(drv, attr->srq || xrc)) {
+	if (!axon_qp_resp_ok(drv, attr->srq || xrc,
+			     cmd.drv_payload.comp_mask &
+			     AXON_CREATE_QP_REQ_SQ_DBREC)) {
 		verbs_err(&ctx->ibvctx,
 			  "bad create_qp response: qpn %u, sq %u x 2^%u, rq %u x 2^%u\n",
 			  drv->qpn, drv->sq_depth, drv->sq_wqe_shift,
@@ -649,6 +660,10 @@ static struct axon_qp *axon_qp_alloc(struct ibv_context *context,
 	axon_wq_init(&qp->sq, qp->sq_buf, drv->sq_depth, drv->sq_wqe_shift,
 		     AXON_SEND_HDR_SIZE, ctx->max_sge);
 	qp->sq.max_inline = drv->max_inline;
+	if (drv->comp_mask & AXON_CREATE_QP_RESP_SQ_DBREC)
+		qp->sq_dbrec = (struct axon_sq_dbrec *)
+			((uint8_t *)qp->sq_buf +
+			 ((size_t)drv->sq_depth << drv->sq_wqe_shift));
 	if (qp->rq_buf)
 		axon_wq_init(&qp->rq, qp->rq_buf, drv->rq_depth,
 			     drv->rq_wqe_shift, AXON_RECV_HDR_SIZE,

@@ -71,6 +71,42 @@ static inline void axon_ring_db(uint32_t *db, uint32_t id, uint32_t value)
 	*(volatile uint32_t *)db = htole32(AXON_DB_WORD(id, value));
 }
 
+/*
+ * WQEs in flight (posted and not yet reaped from the CQ) from which a
+ * producer asks the device to poll its SQ's doorbell record: a stream.
+ * Fewer (a ping-pong) ring the doorbell, which the device serves at once,
+ * where a poll could only add its period. Unsignaled WQEs count until a
+ * later signaled one is reaped.
+ */
+#define AXON_SQ_POLL_MIN_INFLIGHT	4
+
+/*
+ * The SQ's new index into its doorbell record, asking for polling with
+ * @stream. The record always has the index the doorbell is about to ring
+ * (the caller orders it before the doorbell), so a device that polls
+ * never finds it behind.
+ */
+static inline void axon_sq_dbrec_write(struct axon_sq_dbrec *rec,
+				       uint32_t pi, bool stream)
+{
+	pi &= AXON_DB_VALUE_MASK;
+	__atomic_store_n(&rec->prod_index,
+			 htole32(stream ? pi | AXON_SQ_DBREC_POLL : pi),
+			 __ATOMIC_RELAXED);
+}
+
+/*
+ * Whether the device polls the record, so that a stream's post need not
+ * ring. The full barrier orders the index written before the polling
+ * word's read, as "Send queue doorbell records" in axon_io_defs.h asks:
+ * the device clears the word before its last read of the index.
+ */
+static inline bool axon_sq_dbrec_polled(struct axon_sq_dbrec *rec)
+{
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return __atomic_load_n(&rec->polling, __ATOMIC_RELAXED);
+}
+
 /* ibv_wr_opcode to enum axon_wr_opcode; -1 for what axon does not do. */
 static inline int axon_wr_opcode(enum ibv_wr_opcode op)
 {

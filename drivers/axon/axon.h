@@ -84,6 +84,7 @@ struct axon_dev {
 	bool wire_test;			/* AXON_CAP_WIRE_TEST: the model's */
 	bool counter_sets;		/* AXON_CAP_COUNTER_SETS */
 	bool qp_cur_state;		/* AXON_CAP_QP_CUR_STATE */
+	bool sq_dbrec;			/* AXON_CAP_SQ_DBREC */
 	u32 planes;			/* AXON_CAP_PLANES: AXON_REG_PLANES', or 1 */
 	phys_addr_t clock_phys;		/* its clock page in BAR 0 */
 	struct axon_eq ceq;
@@ -413,9 +414,10 @@ int axon_fill_res_qp_entry_raw(struct sk_buff *msg, struct ib_qp *ibqp);
 int axon_fill_res_cq_entry(struct sk_buff *msg, struct ib_cq *ibcq);
 int axon_fill_res_mr_entry(struct sk_buff *msg, struct ib_mr *ibmr);
 
-/* axon_wq.c: the WQE rings of QPs and SRQs */
+/* axon_wq.c: the WQE rings of QPs and SRQs, @tail bytes after the ring */
 int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
-		  u8 wqe_shift, u32 max_sge, bool user);
+		  u8 wqe_shift, u32 max_sge, bool user, size_t tail);
+bool axon_wq_dbrec_fits(u32 depth, u8 wqe_shift);
 void *axon_wq_slot(struct axon_wq *wq);
 bool axon_wq_full(struct axon_wq *wq);
 

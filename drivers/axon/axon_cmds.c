@@ -270,6 +270,7 @@ int axon_cmd_create_qp(struct axon_admin_queue *aq,
 	cmd.create_qp.srqn = cpu_to_le32(p->srqn);
 	cmd.create_qp.xrcdn = cpu_to_le32(p->xrcdn);
 	cmd.create_qp.type = p->type;
+	cmd.create_qp.flags = p->flags;
 	err = axon_admin_exec(aq, &cmd, &cqe);
 	if (err)
 		return err;

@@ -57,6 +57,7 @@ struct axon_qp_params {
 	u32 srqn;			/* 0: the QP's own RQ */
 	u32 xrcdn;			/* AXON_QPT_XRC_TGT's domain, else 0 */
 	enum axon_qp_type type;
+	u8 flags;			/* AXON_QP_SQ_DBREC */
 };
 
 /* CREATE_SRQ parameters, CPU byte order (see struct axon_admin_srq). */

@@ -79,6 +79,7 @@ static int axon_check_identity(struct axon_dev *adev)
 	adev->wire_test = caps & AXON_CAP_WIRE_TEST;
 	adev->counter_sets = adev->rdma && caps & AXON_CAP_COUNTER_SETS;
 	adev->qp_cur_state = adev->rdma && caps & AXON_CAP_QP_CUR_STATE;
+	adev->sq_dbrec = adev->rdma && caps & AXON_CAP_SQ_DBREC;
 	adev->planes = 1;
 	if (caps & AXON_CAP_PLANES) {
 		u32 planes = axon_rd(adev, AXON_REG_PLANES);

@@ -89,14 +89,16 @@ static int axon_qp_type(const struct axon_dev *adev, enum ib_qp_type type)
 	}
 }
 
+/* *@sq_dbrec: the caller asked for a send queue doorbell record */
 static int axon_check_create_qp(struct axon_dev *adev,
 				const struct ib_qp_init_attr *init_attr,
-				struct ib_udata *udata)
+				struct ib_udata *udata, bool *sq_dbrec)
 {
 	struct axon_create_qp_req req = {};
 	bool tail_zero;
 	int err;
 
+	*sq_dbrec = false;
 	if (axon_qp_type(adev, init_attr->qp_type) < 0 ||
 	    init_attr->rwq_ind_tbl || init_attr->create_flags)
 		return -EOPNOTSUPP;
@@ -131,12 +133,15 @@ static int axon_check_create_qp(struct axon_dev *adev,
 	err = ib_copy_from_udata(&req, udata, min(sizeof(req), udata->inlen));
 	if (err)
 		return err;
+	*sq_dbrec = req.comp_mask & AXON_CREATE_QP_REQ_SQ_DBREC;
 	return axon_check_create_qp_req(&req,
 					init_attr->qp_type == IB_QPT_DRIVER,
-					tail_zero, udata->outlen);
+					adev->sq_dbrec, tail_zero,
+					udata->outlen);
 }
 
-static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
+static int axon_create_qp_user(struct axon_qp *qp, bool sq_dbrec,
+			       struct ib_udata *udata)
 {
 	struct axon_ucontext *uctx =
 		rdma_udata_to_drv_context(udata, struct axon_ucontext,
@@ -152,6 +157,8 @@ static int axon_create_qp_user(struct axon_qp *qp, struct ib_udata *udata)
 		if (err)
 			return err;
 	}
+	if (sq_dbrec)
+		resp.comp_mask |= AXON_CREATE_QP_RESP_SQ_DBREC;
 	resp.qpn = qp->qpn;
 	resp.sq_depth = qp->sq.depth;
 	resp.rq_depth = qp->rq.depth;
@@ -212,9 +219,10 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	struct axon_qp *qp = to_aqp(ibqp);
 	struct axon_qp_params p = {};
 	struct axon_qp_geom g;
+	bool sq_dbrec;
 	int err;
 
-	err = axon_check_create_qp(adev, init_attr, udata);
+	err = axon_check_create_qp(adev, init_attr, udata, &sq_dbrec);
 	if (err)
 		goto err_out;
 	/* an XRC target faults on the pages it places too */
@@ -240,6 +248,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		g.max_recv_sge = 0;
 	}
 
+	sq_dbrec = sq_dbrec && axon_wq_dbrec_fits(g.sq_depth, g.sq_wqe_shift);
 	qp->kernel = !udata;
 	qp->sig_all = init_attr->sq_sig_type == IB_SIGNAL_ALL_WR;
 	qp->max_inline = g.max_inline;
@@ -247,14 +256,15 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	qp->dest_qpn = 0;
 	mutex_init(&qp->state_mutex);
 	err = axon_wq_alloc(adev, &qp->sq, g.sq_depth, g.sq_wqe_shift,
-			    g.max_send_sge, !!udata);
+			    g.max_send_sge, !!udata,
+			    sq_dbrec ? sizeof(struct axon_sq_dbrec) : 0);
 	if (err)
 		goto err_out;
 	if (!axon_qp_has_rq(qp)) {
 		spin_lock_init(&qp->rq.lock);	/* axon_qp_purge() takes it */
 	} else {
 		err = axon_wq_alloc(adev, &qp->rq, g.rq_depth, g.rq_wqe_shift,
-				    g.max_recv_sge, !!udata);
+				    g.max_recv_sge, !!udata, 0);
 		if (err)
 			goto err_free_sq;
 	}
@@ -275,6 +285,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 	p.sq_sig_all = qp->sig_all;
 	p.srqn = qp->srq ? qp->srq->srqn : 0;
 	p.type = axon_qp_type(adev, init_attr->qp_type);
+	p.flags = sq_dbrec ? AXON_QP_SQ_DBREC : 0;
 	err = axon_cmd_create_qp(&adev->aq, &p, &qp->qpn);
 	if (err == -ETIMEDOUT)
 		goto err_out;	/* the device may have made the QP on the rings */
@@ -288,7 +299,7 @@ int axon_create_qp(struct ib_qp *ibqp, struct ib_qp_init_attr *init_attr,
 		goto err_destroy_qp;
 	}
 	if (udata) {
-		err = axon_create_qp_user(qp, udata);
+		err = axon_create_qp_user(qp, sq_dbrec, udata);
 		if (err)
 			goto err_erase;
 	}

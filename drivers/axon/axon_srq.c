@@ -108,7 +108,8 @@ int axon_create_srq(struct ib_srq *ibsrq, struct ib_srq_init_attr *init_attr,
 	if (err)
 		goto err_out;
 	srq->kernel = !udata;
-	err = axon_wq_alloc(adev, &srq->wq, depth, wqe_shift, max_sge, !!udata);
+	err = axon_wq_alloc(adev, &srq->wq, depth, wqe_shift, max_sge, !!udata,
+			    0);
 	if (err)
 		goto err_out;
 

@@ -40,14 +40,16 @@ int axon_check_resp_only_udata(bool in_zero, size_t outlen, size_t resp_size)
 /*
  * create_qp udata: @req as far as userspace sent it, zero-filled;
  * @tail_zero: every byte beyond it is zero; the response must fit. A
- * driver QP (@driver) names a type axon has; any other QP names none.
+ * driver QP (@driver) names a type axon has; any other QP names none. A
+ * doorbell record is asked for only of a device that has them (@sq_dbrec).
  */
 int axon_check_create_qp_req(const struct axon_create_qp_req *req,
-			     bool driver, bool tail_zero, size_t outlen)
+			     bool driver, bool sq_dbrec, bool tail_zero,
+			     size_t outlen)
 {
 	if (!tail_zero || outlen < sizeof(struct axon_create_qp_resp))
 		return -EINVAL;
-	if (req->comp_mask)
+	if (req->comp_mask & ~(sq_dbrec ? AXON_CREATE_QP_REQ_SQ_DBREC : 0))
 		return -EOPNOTSUPP;
 	if (!driver)
 		return req->driver_qp_type ? -EINVAL : 0;

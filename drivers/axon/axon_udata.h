@@ -17,8 +17,8 @@ int axon_check_ucontext_req(const struct axon_alloc_ucontext_req *req,
 			    bool tail_zero);
 int axon_check_resp_only_udata(bool in_zero, size_t outlen, size_t resp_size);
 int axon_check_create_qp_req(const struct axon_create_qp_req *req,
-			     bool driver,
-			     bool tail_zero, size_t outlen);
+			     bool driver, bool sq_dbrec, bool tail_zero,
+			     size_t outlen);
 int axon_check_modify_qp_req(const struct axon_modify_qp_req *req, bool rud,
 			     bool tail_zero);
 

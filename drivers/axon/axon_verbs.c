@@ -251,6 +251,8 @@ static int axon_alloc_ucontext(struct ib_ucontext *ibuctx,
 	resp.max_cqe = min_t(u32, le32_to_cpu(a->max_cqe), AXON_CQ_MAX_DEPTH);
 	if (uctx->db_entry)
 		resp.db_mmap_key = rdma_user_mmap_get_offset(uctx->db_entry);
+	if (adev->sq_dbrec)
+		resp.comp_mask |= AXON_UCONTEXT_RESP_SQ_DBREC;
 	if (uctx->clock_entry) {
 		resp.comp_mask |= AXON_UCONTEXT_RESP_CLOCK;
 		resp.clock_mmap_key =

@@ -9,7 +9,7 @@
 #include "axon.h"
 
 int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
-		  u8 wqe_shift, u32 max_sge, bool user)
+		  u8 wqe_shift, u32 max_sge, bool user, size_t tail)
 {
 	wq->depth = depth;
 	wq->wqe_shift = wqe_shift;
@@ -17,8 +17,20 @@ int axon_wq_alloc(struct axon_dev *adev, struct axon_wq *wq, u32 depth,
 	wq->head = 0;
 	wq->tail = 0;
 	spin_lock_init(&wq->lock);
-	return axon_qmem_alloc(adev, &wq->mem, (size_t)depth << wqe_shift,
-			       user);
+	return axon_qmem_alloc(adev, &wq->mem,
+			       ((size_t)depth << wqe_shift) + tail, user);
+}
+
+/*
+ * Whether a send queue of @depth slots of 2^@wqe_shift bytes gets a
+ * doorbell record after its ring: a ring under 1 MiB takes the page more
+ * it may cost; a larger one (a power of 2, so page-aligned), whose
+ * allocation that page could take past the page allocator's largest
+ * order, does without, and its producer rings each post.
+ */
+bool axon_wq_dbrec_fits(u32 depth, u8 wqe_shift)
+{
+	return ((size_t)depth << wqe_shift) < SZ_1M;
 }
 
 void *axon_wq_slot(struct axon_wq *wq)

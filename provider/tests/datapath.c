@@ -1329,6 +1329,93 @@ static void test_xrc_poll(void)
 	cq->xrc_srqs = NULL;
 }
 
+/*
+ * An RC QP with a send queue doorbell record after its ring: the index
+ * goes to the record, asking the device to poll from four WQEs in flight
+ * (a stream); the doorbell rings unless the device polls and the QP
+ * streams (both ibv_post_send() and ibv_wr_complete()).
+ */
+#define DBREC_QPN	0x47
+
+static bool dbrec_post(struct axon_qp *q, uint32_t want_index, uint32_t db)
+{
+	struct ibv_sge sge = { .addr = 0x1000, .length = 16, .lkey = 0x100 };
+	struct ibv_send_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1,
+				  .opcode = IBV_WR_SEND }, *bad = NULL;
+
+	return !axon_post_send(&q->vqp.qp, &wr, &bad) &&
+	       le32toh(q->sq_dbrec->prod_index) == want_index &&
+	       db_word(AXON_DB_SQ) == db;
+}
+
+static void test_sq_dbrec(void)
+{
+	struct axon_qp *q = calloc(1, sizeof(*q));
+	struct ibv_qp_ex *qpx = &q->vqp.qp_ex;
+	uint32_t db;
+
+	*q = (struct axon_qp){ .ctx = ctx, .qpn = DBREC_QPN, .sq = qp->sq,
+			       .rq = qp->rq, .sq_db = qp->sq_db,
+			       .rq_db = qp->rq_db };
+	q->sq.depth = 8;
+	q->sq.buf = calloc(1, 8 * 128 + sizeof(struct axon_sq_dbrec));
+	q->sq_dbrec = (struct axon_sq_dbrec *)(q->sq.buf + 8 * 128);
+	q->rq.buf = calloc(4, 32);
+	q->sq.pi = q->sq.ci = q->rq.pi = q->rq.ci = 0;
+	q->vqp.qp = (struct ibv_qp){ .context = &ctx->ibvctx.context,
+				     .pd = &pd, .send_cq = &cq->vcq.cq,
+				     .recv_cq = &cq->vcq.cq,
+				     .qp_type = IBV_QPT_RC,
+				     .state = IBV_QPS_RTS };
+	pthread_spin_init(&q->sq_lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_spin_init(&q->rq_lock, PTHREAD_PROCESS_PRIVATE);
+	ctx->qp_table[0][DBREC_QPN] = q;
+	axon_qp_ex_set_ops(q);
+
+	check("dbrec-not-polled",
+	      dbrec_post(q, 1, AXON_DB_WORD(DBREC_QPN, 1)),
+	      "index 1 in the record and rung");
+	q->sq_dbrec->polling = htole32(1);
+	check("dbrec-polled-ping-pong",
+	      dbrec_post(q, 2, AXON_DB_WORD(DBREC_QPN, 2)) &&
+	      dbrec_post(q, 3, AXON_DB_WORD(DBREC_QPN, 3)),
+	      "polled, 2 and 3 in flight: rung, no polling asked");
+	check("dbrec-polled-stream",
+	      dbrec_post(q, 4 | AXON_SQ_DBREC_POLL,
+			 AXON_DB_WORD(DBREC_QPN, 3)),
+	      "polled, 4 in flight: polling asked, not rung");
+	db = db_word(AXON_DB_SQ);
+	ibv_wr_start(qpx);
+	qpx->wr_id = 5;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 16);
+	check("dbrec-wr-api-polled",
+	      !ibv_wr_complete(qpx) &&
+	      le32toh(q->sq_dbrec->prod_index) == (5 | AXON_SQ_DBREC_POLL) &&
+	      db_word(AXON_DB_SQ) == db,
+	      "ibv_wr_complete(): index 5 in the record, not rung");
+	q->sq_dbrec->polling = 0;
+	ibv_wr_start(qpx);
+	qpx->wr_id = 6;
+	ibv_wr_send(qpx);
+	ibv_wr_set_sge(qpx, 0x100, 0x1000, 16);
+	check("dbrec-wr-api-not-polled",
+	      !ibv_wr_complete(qpx) &&
+	      le32toh(q->sq_dbrec->prod_index) == (6 | AXON_SQ_DBREC_POLL) &&
+	      db_word(AXON_DB_SQ) == AXON_DB_WORD(DBREC_QPN, 6),
+	      "ibv_wr_complete(): index 6 in the record and rung");
+	/* the index is the doorbell's 16 bits, never the poll bit by wrap */
+	q->sq.pi = q->sq.ci = 0x7ffffffe;
+	check("dbrec-index-masked",
+	      dbrec_post(q, 0xffff, AXON_DB_WORD(DBREC_QPN, 0xffff)) &&
+	      (q->sq.ci = q->sq.pi, dbrec_post(q, 0, AXON_DB_WORD(DBREC_QPN, 0))),
+	      "posts 2^31 - 1 and 2^31: indexes 0xffff and 0, no poll bit");
+	q->sq_dbrec->polling = htole32(1);
+	axon_qp_reset_queues(q);
+	check("dbrec-reset", !q->sq_dbrec->prod_index && !q->sq_dbrec->polling,
+	      "RESET left the record set");
+}
+
 /* The checks each test makes (the plan). */
 #define POST_SEND_CHECKS	4
 #define POLL_CHECKS		10
@@ -1347,6 +1434,7 @@ static void test_xrc_poll(void)
 #define XRC_POST_CHECKS		4
 #define XRC_WR_API_CHECKS	4
 #define XRC_POLL_CHECKS		4
+#define DBREC_CHECKS		7
 
 int main(void)
 {
@@ -1356,7 +1444,8 @@ int main(void)
 		 2 * CQ_EX_CHECKS + CQ_TS_CHECKS + POST_ERR_CHECKS + RESET_CHECKS +
 		 DESTROY_CHECKS + UD_POST_CHECKS + UD_WR_API_CHECKS +
 		 UD_POLL_CHECKS + MW_CHECKS + UC_CHECKS + RUD_CHECKS +
-		 XRC_POST_CHECKS + XRC_WR_API_CHECKS + XRC_POLL_CHECKS);
+		 XRC_POST_CHECKS + XRC_WR_API_CHECKS + XRC_POLL_CHECKS +
+		 DBREC_CHECKS);
 	setup();
 	test_post_send();
 	test_poll();
@@ -1383,5 +1472,6 @@ int main(void)
 	test_xrc_post();
 	test_xrc_wr_api();
 	test_xrc_poll();
+	test_sq_dbrec();
 	return tap_done();
 }

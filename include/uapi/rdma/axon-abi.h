@@ -62,7 +62,9 @@ struct axon_alloc_ucontext_req {
 
 /**
  * struct axon_alloc_ucontext_resp - GET_CONTEXT driver response
- * @comp_mask: ``AXON_UCONTEXT_RESP_CLOCK`` when @clock_mmap_key is valid
+ * @comp_mask: ``AXON_UCONTEXT_RESP_CLOCK`` when @clock_mmap_key is valid;
+ *	``AXON_UCONTEXT_RESP_SQ_DBREC`` when create_qp takes
+ *	``AXON_CREATE_QP_REQ_SQ_DBREC``
  * @max_inline: bytes of inline data per send WQE
  * @max_sge: SGEs per WQE
  * @max_qp_wr: WQEs per work queue
@@ -89,6 +91,7 @@ struct axon_alloc_ucontext_resp {
 };
 
 #define AXON_UCONTEXT_RESP_CLOCK	0x1
+#define AXON_UCONTEXT_RESP_SQ_DBREC	0x2
 
 /**
  * struct axon_alloc_pd_resp - ALLOC_PD driver response
@@ -162,7 +165,9 @@ enum axon_qp_driver_type {
 
 /**
  * struct axon_create_qp_req - CREATE_QP driver data
- * @comp_mask: none defined yet, must be 0
+ * @comp_mask: ``AXON_CREATE_QP_REQ_SQ_DBREC`` (with
+ *	``AXON_UCONTEXT_RESP_SQ_DBREC``): give the send queue a doorbell
+ *	record; no other bit is defined
  * @driver_qp_type: for an IB_QPT_DRIVER QP, its &enum axon_qp_driver_type;
  *	0 for any other type
  */
@@ -171,9 +176,15 @@ struct axon_create_qp_req {
 	__u32 driver_qp_type;
 };
 
+#define AXON_CREATE_QP_REQ_SQ_DBREC	0x1
+
 /**
  * struct axon_create_qp_resp - CREATE_QP driver response
- * @comp_mask: 0
+ * @comp_mask: ``AXON_CREATE_QP_RESP_SQ_DBREC``: the send queue has a
+ *	doorbell record, a &struct axon_sq_dbrec at byte @sq_depth <<
+ *	@sq_wqe_shift of its mapping (see "Send queue doorbell records" in
+ *	axon_io_defs.h, part of <axon/axon_dev.h>). The kernel gives one to
+ *	a send queue ring under 1 MiB
  * @qpn: the device's QP number
  * @sq_depth: send WQEs, power of 2
  * @rq_depth: receive WQEs, power of 2; 0 for a QP on an SRQ
@@ -200,6 +211,8 @@ struct axon_create_qp_resp {
 	__aligned_u64 rq_mmap_key;
 	__aligned_u64 rq_size;
 };
+
+#define AXON_CREATE_QP_RESP_SQ_DBREC	0x1
 
 /**
  * DOC: RUD connection keys
